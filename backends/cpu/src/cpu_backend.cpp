@@ -1,0 +1,81 @@
+// The CPU backend: host buffers, "compilation" into an executor plan, and
+// synchronous dispatch over TBB. It is the reference implementation of the IR.
+#include <tbb/info.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "cpu_buffer.h"
+#include "executor.h"
+#include "program.h"
+#include "rill/core/error.h"
+
+namespace rill::cpu {
+
+namespace {
+
+int lanes_from_env() {
+    // RILL_CPU_LANES: block width of the lane executor (tuning and tests).
+    if (const char* v = std::getenv("RILL_CPU_LANES"); v && *v) {
+        int n = std::atoi(v);
+        if (n < 1 || n > 4096)
+            throw Error("RILL_CPU_LANES=" + std::string(v) + " is out of range; use 1 to 4096 (default 256)");
+        return n;
+    }
+    return 256;
+}
+
+class CpuBackend final : public Backend {
+public:
+    CpuBackend() : lanes_(lanes_from_env()) {
+        info_.name = "cpu";
+        const unsigned threads = static_cast<unsigned>(tbb::info::default_concurrency());
+        info_.device = "host CPU, " + std::to_string(threads) + " TBB threads";
+        info_.limits.subgroup_size = static_cast<std::uint32_t>(lanes_);
+        info_.limits.max_workgroup_size = 4096;
+        info_.limits.shared_memory_bytes = 1u << 20;
+        info_.limits.max_buffer_bytes = ~0ull;
+        info_.details.emplace_back("lanes per block", std::to_string(lanes_));
+    }
+
+    const BackendInfo& info() const override { return info_; }
+
+    std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
+        try {
+            return std::make_shared<CpuBuffer>(bytes);
+        } catch (const std::bad_alloc&) {
+            throw Error("cpu backend: out of host memory allocating " + std::to_string(bytes) +
+                        " bytes for a stream; use smaller streams or free others first");
+        }
+    }
+
+    void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
+        std::memcpy(static_cast<CpuBuffer&>(dst).bytes_ptr() + offset, src, bytes);
+    }
+    void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) override {
+        std::memcpy(dst, static_cast<CpuBuffer&>(src).bytes_ptr() + offset, bytes);
+    }
+    void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
+        std::memmove(static_cast<CpuBuffer&>(dst).bytes_ptr() + dst_offset,
+                     static_cast<CpuBuffer&>(src).bytes_ptr() + src_offset, bytes);
+    }
+
+    std::unique_ptr<Program> compile(const ir::Kernel& kernel, const Signature&) override {
+        return std::make_unique<CpuProgram>(kernel, lanes_);
+    }
+    void dispatch(Program& program, const ir::Kernel&, const Dispatch& d) override {
+        execute(static_cast<CpuProgram&>(program), d);
+    }
+    void finish() override {}
+
+private:
+    BackendInfo info_;
+    int lanes_;
+};
+
+}  // namespace
+
+RILL_REGISTER_BACKEND("cpu", 0, [] { return std::make_unique<CpuBackend>(); });
+
+}  // namespace rill::cpu

@@ -1,0 +1,185 @@
+// One loop per node over width * lanes values. Element-wise ops instantiate the
+// shared scalar semantics (core/semantics.h) per (op, type), so these loops are
+// what the compiler vectorizes; structure ops move components around.
+#include "eval_node.h"
+
+#include <bit>
+#include <cstring>
+
+#include "rill/core/error.h"
+#include "rill/core/op_traits.h"
+#include "rill/core/semantics.h"
+
+namespace rill::cpu {
+
+namespace {
+
+using u32 = std::uint32_t;
+using ir::Op;
+
+template <class T>
+T* as(u32* p) {
+    return reinterpret_cast<T*>(p);
+}
+template <class T>
+const T* as(const u32* p) {
+    return reinterpret_cast<const T*>(p);
+}
+
+template <class R>
+u32 bits_of(R v) {
+    if constexpr (std::is_same_v<R, float>) return std::bit_cast<u32>(v);
+    else return static_cast<u32>(v);
+}
+
+template <Op O, class T>
+void unary_loop(u32* __restrict out, const u32* __restrict a, int n) {
+    using R = decltype(sem::unary<O>(T{}));
+    const T* x = as<T>(a);
+    R* y = reinterpret_cast<R*>(out);
+    for (int i = 0; i < n; ++i) y[i] = sem::unary<O>(x[i]);
+}
+
+template <Op O, class T>
+void binary_loop(u32* __restrict out, const u32* a, const u32* b, int n) {
+    using R = decltype(sem::binary<O>(T{}, T{}));
+    const T* x = as<T>(a);
+    const T* y = as<T>(b);
+    R* z = reinterpret_cast<R*>(out);
+    for (int i = 0; i < n; ++i) z[i] = sem::binary<O>(x[i], y[i]);
+}
+
+void convert(u32* out, const u32* a, int n, Scalar from, Scalar to) {
+    auto run = [&]<class From>() {
+        const From* x = as<From>(a);
+        switch (to) {
+            case Scalar::Float: for (int i = 0; i < n; ++i) as<float>(out)[i] = sem::convert<float>(x[i]); break;
+            case Scalar::Int: for (int i = 0; i < n; ++i) as<std::int32_t>(out)[i] = sem::convert<std::int32_t>(x[i]); break;
+            case Scalar::Uint: for (int i = 0; i < n; ++i) out[i] = sem::convert<u32>(x[i]); break;
+            case Scalar::Bool: for (int i = 0; i < n; ++i) out[i] = x[i] != From{0} ? 1u : 0u; break;
+        }
+    };
+    switch (from) {
+        case Scalar::Float: run.operator()<float>(); break;
+        case Scalar::Int: run.operator()<std::int32_t>(); break;
+        case Scalar::Uint: case Scalar::Bool: run.operator()<u32>(); break;
+    }
+}
+
+}  // namespace
+
+void eval_node(NodeContext& ctx, const ir::Kernel& k, ir::ExprId id, int L) {
+    const ir::Node& n = k.node(id);
+    u32* out = ctx.column(id);
+    const int w = n.type.width;
+    auto arg = [&](int i) { return ctx.column(n.args[i]); };
+    auto arg_width = [&](int i) { return static_cast<int>(k.node(n.args[i]).type.width); };
+
+    switch (n.op) {
+        case Op::Const:
+            for (int c = 0; c < w; ++c) std::fill(out + c * L, out + (c + 1) * L, n.imm[c]);
+            return;
+        case Op::Uniform:
+            for (int c = 0; c < w; ++c) std::fill(out + c * L, out + (c + 1) * L, ctx.uniforms()[n.imm[0] + c]);
+            return;
+        case Op::InputLoad: ctx.load_input(id); return;
+        case Op::GatherLoad: ctx.load_gather(id); return;
+        case Op::IndexOf: ctx.index_of(id); return;
+        case Op::ReadVar: return;  // filled by its Def statement
+        case Op::Splat:
+            for (int c = 0; c < w; ++c) std::memcpy(out + c * L, arg(0), sizeof(u32) * L);
+            return;
+        case Op::Construct: {
+            int c = 0;
+            for (int i = 0; i < n.nargs; ++i) {
+                const int aw = arg_width(i);
+                std::memcpy(out + c * L, arg(i), sizeof(u32) * L * aw);
+                c += aw;
+            }
+            return;
+        }
+        case Op::Swizzle:
+            for (int c = 0; c < w; ++c) std::memcpy(out + c * L, arg(0) + n.imm[c] * L, sizeof(u32) * L);
+            return;
+        case Op::Insert: {
+            std::memcpy(out, arg(0), sizeof(u32) * L * w);
+            const int pw = arg_width(1);
+            for (int c = 0; c < pw; ++c) std::memcpy(out + n.imm[c] * L, arg(1) + c * L, sizeof(u32) * L);
+            return;
+        }
+        case Op::Cast:
+            convert(out, arg(0), w * L, k.node(n.args[0]).type.scalar, n.type.scalar);
+            return;
+        case Op::Bitcast:
+            std::memcpy(out, arg(0), sizeof(u32) * L * w);
+            return;
+        case Op::Select: {
+            const u32* cond = arg(0);
+            const u32* a = arg(1);
+            const u32* b = arg(2);
+            const bool per_component = arg_width(0) > 1;
+            for (int c = 0; c < w; ++c) {
+                const u32* cc = cond + (per_component ? c * L : 0);
+                for (int l = 0; l < L; ++l) {
+                    const u32 m = cc[l] ? ~0u : 0u;
+                    out[c * L + l] = (a[c * L + l] & m) | (b[c * L + l] & ~m);
+                }
+            }
+            return;
+        }
+        case Op::All: case Op::Any: {
+            const u32* a = arg(0);
+            const int aw = arg_width(0);
+            for (int l = 0; l < L; ++l) {
+                u32 r = n.op == Op::All ? 1u : 0u;
+                for (int c = 0; c < aw; ++c) r = n.op == Op::All ? (r & (a[c * L + l] != 0)) : (r | (a[c * L + l] != 0));
+                out[l] = r;
+            }
+            return;
+        }
+        case Op::Dot: {
+            const float* a = as<float>(arg(0));
+            const float* b = as<float>(arg(1));
+            float* y = as<float>(out);
+            const int aw = arg_width(0);
+            for (int l = 0; l < L; ++l) y[l] = a[l] * b[l];
+            for (int c = 1; c < aw; ++c)
+                for (int l = 0; l < L; ++l) y[l] += a[c * L + l] * b[c * L + l];
+            return;
+        }
+        case Op::Fma: {
+            const float* a = as<float>(arg(0));
+            const float* b = as<float>(arg(1));
+            const float* c = as<float>(arg(2));
+            float* y = as<float>(out);
+            for (int i = 0; i < w * L; ++i) y[i] = sem::fma(a[i], b[i], c[i]);
+            return;
+        }
+        case Op::BitfieldExtract: {
+            const u32* a = arg(0);
+            const std::int32_t* off = as<std::int32_t>(arg(1));
+            const std::int32_t* bits = as<std::int32_t>(arg(2));
+            for (int c = 0; c < w; ++c)
+                for (int l = 0; l < L; ++l) {
+                    const int i = c * L + l;
+                    out[i] = n.type.scalar == Scalar::Int
+                                 ? static_cast<u32>(sem::bitfield_extract(static_cast<std::int32_t>(a[i]), off[l], bits[l]))
+                                 : sem::bitfield_extract(a[i], off[l], bits[l]);
+                }
+            return;
+        }
+        default:
+            break;
+    }
+    const Scalar s = k.node(n.args[0]).type.scalar;
+    const int count = w * L;
+    bool done = false;
+    if (ir::is_elementwise_unary(n.op)) {
+        done = ir::visit_elementwise<false>(n.op, s, [&]<Op O, class T>() { unary_loop<O, T>(out, arg(0), count); });
+    } else if (ir::is_elementwise_binary(n.op)) {
+        done = ir::visit_elementwise<true>(n.op, s, [&]<Op O, class T>() { binary_loop<O, T>(out, arg(0), arg(1), count); });
+    }
+    RILL_ASSERT(done, std::string("CPU backend cannot evaluate ") + ir::op_name(n.op) + " on " + to_string(n.type));
+}
+
+}  // namespace rill::cpu

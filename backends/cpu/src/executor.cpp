@@ -1,0 +1,363 @@
+#include "executor.h"
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "cpu_buffer.h"
+#include "eval_node.h"
+#include "rill/core/error.h"
+
+namespace rill::cpu {
+
+namespace {
+
+using u32 = std::uint32_t;
+
+std::atomic<std::uint64_t> g_dispatch_serial{1};
+
+/// Per-thread working memory, reused across blocks and dispatches.
+struct Scratch {
+    std::vector<u32> words;              // node and variable columns
+    std::vector<std::uint8_t> computed;  // Lane-level memo flags, per block
+    std::vector<u32> masks;              // mask stack: (depth * 4 + k) * lanes
+    std::vector<std::int64_t> positions; // domain position per dim per lane
+    std::vector<std::int64_t> addresses; // element index per stream param per lane
+    std::vector<std::uint8_t> address_ready;
+    std::uint64_t dispatch = 0;          // dispatch whose Uniform nodes are in `words`
+};
+
+tbb::enumerable_thread_specific<Scratch>& scratch_pool() {
+    static tbb::enumerable_thread_specific<Scratch> pool;
+    return pool;
+}
+
+class BlockRunner final : public NodeContext {
+public:
+    BlockRunner(const CpuProgram& p, const Dispatch& d, Scratch& s, std::uint64_t serial)
+        : p_(p), k_(p.kernel()), d_(d), s_(s), lanes_(p.lanes()) {
+        const std::size_t nparams = k_.params.size();
+        if (s_.words.size() < p_.scratch_words()) s_.words.resize(p_.scratch_words(), 0u);
+        s_.computed.assign(k_.nodes.size(), 0);
+        s_.masks.resize(static_cast<std::size_t>(p_.max_depth() * 4 + 8) * lanes_);
+        s_.positions.resize(static_cast<std::size_t>(kMaxRank) * lanes_);
+        s_.addresses.resize(nparams * lanes_);
+        s_.address_ready.assign(nparams, 0);
+        if (s_.dispatch != serial) {
+            // Constants and uniforms: once per task, broadcast over all lanes.
+            for (ir::ExprId id : p_.uniform_nodes()) eval_node(*this, k_, id, lanes_);
+            s_.dispatch = serial;
+        }
+    }
+
+    void run_block(std::int64_t start, int count) {
+        start_ = start;
+        count_ = count;
+        positions_ready_ = false;
+        std::fill(s_.address_ready.begin(), s_.address_ready.end(), 0);
+        for (ir::ExprId id = 0; id < k_.nodes.size(); ++id)
+            if (p_.level(id) == Level::Lane) s_.computed[id] = 0;
+        u32* m = mask(0);
+        for (int l = 0; l < lanes_; ++l) m[l] = l < count ? ~0u : 0u;
+        depth_ = 1;
+        returned_ = false;
+        run(k_.body, m);
+        // The epilogue stores outputs for every lane, returned or not.
+        u32* all = mask(depth_++);
+        for (int l = 0; l < lanes_; ++l) all[l] = l < count ? ~0u : 0u;
+        run(k_.epilogue, all);
+    }
+
+    // --- NodeContext ---------------------------------------------------------
+    u32* column(ir::ExprId id) override { return s_.words.data() + p_.node_offset(id); }
+    const std::vector<u32>& uniforms() const override { return d_.uniforms; }
+    int lanes() const override { return lanes_; }
+
+    void load_input(ir::ExprId id) override {
+        const ir::Node& n = k_.node(id);
+        const StreamBinding& b = d_.streams[n.aux];
+        u32* out = column(id);
+        const int w = n.type.width;
+        if (b.iterator) {
+            iterator_values(b, n, out);
+            return;
+        }
+        const u32* mem = buffer_words(b);
+        const std::uint32_t words = k_.params[n.aux].words;
+        if (b.linear) {
+            const u32* src = mem + static_cast<std::size_t>(b.offset + start_) * words + n.imm[0];
+            if (w == 1 && words == 1) {
+                std::memcpy(out, src, sizeof(u32) * count_);
+            } else {
+                for (int c = 0; c < w; ++c)
+                    for (int l = 0; l < count_; ++l) out[c * lanes_ + l] = src[static_cast<std::size_t>(l) * words + c];
+            }
+            return;
+        }
+        const std::int64_t* addr = addresses(n.aux);
+        for (int c = 0; c < w; ++c)
+            for (int l = 0; l < count_; ++l)
+                out[c * lanes_ + l] = mem[static_cast<std::size_t>(addr[l]) * words + n.imm[0] + c];
+    }
+
+    void load_gather(ir::ExprId id) override {
+        const ir::Node& n = k_.node(id);
+        const StreamBinding& b = d_.streams[n.aux];
+        const std::uint32_t words = k_.params[n.aux].words;
+        const u32* idx = column(n.args[0]);
+        const int rank = b.shape.rank;
+        u32* out = column(id);
+        const u32* mem = buffer_words(b);
+        const int w = n.type.width;
+        for (int l = 0; l < lanes_; ++l) {
+            std::int64_t e = b.offset;
+            for (int d = 0; d < rank; ++d) {
+                std::int64_t i = static_cast<std::int32_t>(idx[d * lanes_ + l]);
+                i = std::clamp<std::int64_t>(i, 0, b.shape.dims[d] - 1);  // the edge-clamp rule
+                e += i * b.strides[d];
+            }
+            const u32* src = mem + static_cast<std::size_t>(e) * words + n.imm[0];
+            for (int c = 0; c < w; ++c) out[c * lanes_ + l] = src[c];
+        }
+    }
+
+    void index_of(ir::ExprId id) override {
+        const ir::Node& n = k_.node(id);
+        const StreamBinding& b = d_.streams[n.aux];
+        const int d = static_cast<int>(n.imm[0]);
+        const std::int64_t* pos = positions() + static_cast<std::size_t>(d) * lanes_;
+        u32* out = column(id);
+        for (int l = 0; l < count_; ++l)
+            out[l] = static_cast<u32>(pos[l] * b.resize_mul[d] / b.resize_div[d]);
+    }
+
+private:
+    u32* mask(int depth) { return s_.masks.data() + static_cast<std::size_t>(depth) * lanes_; }
+
+    static const u32* buffer_words(const StreamBinding& b) { return static_cast<const CpuBuffer*>(b.buffer)->words(); }
+
+    /// Domain position of each lane, per dimension (row-major unflattening).
+    const std::int64_t* positions() {
+        if (!positions_ready_) {
+            const Shape& dom = d_.domain;
+            for (int l = 0; l < count_; ++l) {
+                std::int64_t i = start_ + l;
+                for (int d = dom.rank - 1; d >= 0; --d) {
+                    s_.positions[static_cast<std::size_t>(d) * lanes_ + l] = i % dom.dims[d];
+                    i /= dom.dims[d];
+                }
+            }
+            positions_ready_ = true;
+        }
+        return s_.positions.data();
+    }
+
+    /// Element index of each lane's element in stream param `p` (after resize).
+    const std::int64_t* addresses(std::uint16_t p) {
+        std::int64_t* a = s_.addresses.data() + static_cast<std::size_t>(p) * lanes_;
+        if (s_.address_ready[p]) return a;
+        const StreamBinding& b = d_.streams[p];
+        if (b.linear) {
+            for (int l = 0; l < count_; ++l) a[l] = b.offset + start_ + l;
+        } else {
+            const std::int64_t* pos = positions();
+            for (int l = 0; l < count_; ++l) {
+                std::int64_t e = b.offset;
+                for (int d = 0; d < b.shape.rank; ++d)
+                    e += pos[static_cast<std::size_t>(d) * lanes_ + l] * b.resize_mul[d] / b.resize_div[d] * b.strides[d];
+                a[l] = e;
+            }
+        }
+        s_.address_ready[p] = 1;
+        return a;
+    }
+
+    void iterator_values(const StreamBinding& b, const ir::Node& n, u32* out) {
+        const IteratorRange& r = *b.iterator;
+        const std::int64_t* pos = positions();
+        for (int c = 0; c < n.type.width; ++c) {
+            const int d = b.shape.rank == 1 ? 0 : c;
+            const double extent = static_cast<double>(b.shape.dims[d]);
+            for (int l = 0; l < count_; ++l) {
+                const std::int64_t p = pos[static_cast<std::size_t>(d) * lanes_ + l] * b.resize_mul[d] / b.resize_div[d];
+                u32 v;
+                if (r.type.scalar == Scalar::Float) {
+                    const float s = std::bit_cast<float>(r.start[c]), e = std::bit_cast<float>(r.end[c]);
+                    v = std::bit_cast<u32>(s + (e - s) * static_cast<float>(static_cast<double>(p) / extent));
+                } else if (r.type.scalar == Scalar::Int) {
+                    const std::int64_t s = static_cast<std::int32_t>(r.start[c]), e = static_cast<std::int32_t>(r.end[c]);
+                    v = static_cast<u32>(s + (e - s) * p / b.shape.dims[d]);
+                } else {
+                    const std::int64_t s = r.start[c], e = r.end[c];
+                    v = static_cast<u32>(s + (e - s) * p / b.shape.dims[d]);
+                }
+                out[c * lanes_ + l] = v;
+            }
+        }
+    }
+
+    bool any(const u32* m) const {
+        u32 acc = 0;
+        for (int l = 0; l < lanes_; ++l) acc |= m[l];
+        return acc != 0;
+    }
+
+    void evaluate(ir::StmtId s) {
+        for (ir::ExprId id : p_.plan(s)) {
+            if (p_.level(id) == Level::Lane) {
+                if (s_.computed[id]) continue;
+                s_.computed[id] = 1;
+            }
+            eval_node(*this, k_, id, lanes_);
+        }
+    }
+
+    /// Loop bookkeeping: lanes that left through Break or Continue.
+    struct LoopMasks {
+        u32* broken;
+        u32* continued;
+    };
+
+    /// Runs block `b` for the lanes in `m`; lanes that Break, Continue or Return
+    /// are cleared from `m` (and recorded in the enclosing loop's masks).
+    void run(ir::BlockId b, u32* m) {
+        for (ir::StmtId sid : k_.block(b)) {
+            const ir::Stmt& st = k_.stmt(sid);
+            switch (st.kind) {
+                case ir::StmtKind::Nop:
+                    break;
+                case ir::StmtKind::Def: {
+                    const ir::Node& n = k_.node(st.a);
+                    std::memcpy(column(st.a), s_.words.data() + p_.var_offset(n.aux),
+                                sizeof(u32) * n.type.width * lanes_);
+                    break;
+                }
+                case ir::StmtKind::Assign: {
+                    evaluate(sid);
+                    const int w = k_.vars[st.a].width;
+                    u32* dst = s_.words.data() + p_.var_offset(st.a);
+                    const u32* src = column(st.b);
+                    for (int c = 0; c < w; ++c)
+                        for (int l = 0; l < lanes_; ++l)
+                            dst[c * lanes_ + l] = (src[c * lanes_ + l] & m[l]) | (dst[c * lanes_ + l] & ~m[l]);
+                    break;
+                }
+                case ir::StmtKind::Store:
+                    evaluate(sid);
+                    store(st, m);
+                    break;
+                case ir::StmtKind::If: {
+                    evaluate(sid);
+                    const u32* cond = column(st.a);
+                    u32* t = mask(depth_++);
+                    u32* e = mask(depth_++);
+                    for (int l = 0; l < lanes_; ++l) {
+                        const u32 c = cond[l] ? ~0u : 0u;
+                        t[l] = m[l] & c;
+                        e[l] = m[l] & ~c;
+                    }
+                    if (any(t)) run(st.b, t);
+                    if (any(e)) run(st.c, e);
+                    for (int l = 0; l < lanes_; ++l) m[l] = t[l] | e[l];
+                    depth_ -= 2;
+                    break;
+                }
+                case ir::StmtKind::Loop: {
+                    u32* active = mask(depth_++);
+                    LoopMasks lm{mask(depth_++), mask(depth_++)};
+                    std::memcpy(active, m, sizeof(u32) * lanes_);
+                    std::memset(lm.broken, 0, sizeof(u32) * lanes_);
+                    loops_.push_back(lm);
+                    while (any(active)) {
+                        std::memset(lm.continued, 0, sizeof(u32) * lanes_);
+                        run(st.a, active);
+                        for (int l = 0; l < lanes_; ++l) active[l] |= lm.continued[l];
+                        run(st.b, active);
+                    }
+                    loops_.pop_back();
+                    // Lanes leave a loop only through Break (or Return, which keeps them out).
+                    std::memcpy(m, lm.broken, sizeof(u32) * lanes_);
+                    depth_ -= 3;
+                    break;
+                }
+                case ir::StmtKind::Break:
+                case ir::StmtKind::Continue: {
+                    RILL_ASSERT(!loops_.empty(), "break or continue outside a loop");
+                    u32* into = st.kind == ir::StmtKind::Break ? loops_.back().broken : loops_.back().continued;
+                    for (int l = 0; l < lanes_; ++l) {
+                        into[l] |= m[l];
+                        m[l] = 0;
+                    }
+                    return;
+                }
+                case ir::StmtKind::Return:
+                    std::memset(m, 0, sizeof(u32) * lanes_);
+                    return;
+            }
+        }
+    }
+
+    void store(const ir::Stmt& st, const u32* m) {
+        const StreamBinding& b = d_.streams[st.a];
+        const std::uint32_t words = k_.params[st.a].words;
+        const ir::Node& n = k_.node(st.b);
+        const u32* src = column(st.b);
+        u32* mem = static_cast<CpuBuffer*>(b.buffer)->words();
+        const int w = n.type.width;
+        if (b.linear) {
+            u32* dst = mem + static_cast<std::size_t>(b.offset + start_) * words + st.c;
+            if (w == 1 && words == 1) {
+                // Epilogue stores run on all valid lanes: a straight copy.
+                std::memcpy(dst, src, sizeof(u32) * count_);
+            } else {
+                for (int c = 0; c < w; ++c)
+                    for (int l = 0; l < count_; ++l) dst[static_cast<std::size_t>(l) * words + c] = src[c * lanes_ + l];
+            }
+            return;
+        }
+        const std::int64_t* addr = addresses(st.a);
+        for (int l = 0; l < count_; ++l) {
+            if (!m[l]) continue;
+            for (int c = 0; c < w; ++c) mem[static_cast<std::size_t>(addr[l]) * words + st.c + c] = src[c * lanes_ + l];
+        }
+    }
+
+    const CpuProgram& p_;
+    const ir::Kernel& k_;
+    const Dispatch& d_;
+    Scratch& s_;
+    const int lanes_;
+    std::int64_t start_ = 0;
+    int count_ = 0;
+    int depth_ = 0;
+    bool positions_ready_ = false;
+    bool returned_ = false;
+    std::vector<LoopMasks> loops_;
+};
+
+}  // namespace
+
+void execute(const CpuProgram& program, const Dispatch& dispatch) {
+    const std::int64_t n = dispatch.domain.size();
+    const int lanes = program.lanes();
+    const std::int64_t blocks = (n + lanes - 1) / lanes;
+    const std::uint64_t serial = g_dispatch_serial++;
+    auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
+        Scratch& s = scratch_pool().local();
+        BlockRunner runner(program, dispatch, s, serial);
+        for (std::int64_t b = r.begin(); b != r.end(); ++b) {
+            const std::int64_t start = b * lanes;
+            runner.run_block(start, static_cast<int>(std::min<std::int64_t>(lanes, n - start)));
+        }
+    };
+    if (blocks <= 1) {
+        body(tbb::blocked_range<std::int64_t>(0, blocks));
+    } else {
+        tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, blocks, 4), body);
+    }
+}
+
+}  // namespace rill::cpu

@@ -1,0 +1,54 @@
+// A kernel compiled for the CPU backend: no machine code, but a plan for the
+// lane executor. Each IR node gets a column of `lanes` values per component in
+// a per-thread scratch area; each statement gets the post-order list of nodes
+// it must evaluate. Nodes are classified once:
+//   Uniform  depends only on constants: computed once per task
+//   Lane     depends on loads/positions but no variable: memoized per block
+//   Varying  depends on a variable read: recomputed wherever it is used
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "rill/core/backend.h"
+#include "rill/core/ir.h"
+
+namespace rill::cpu {
+
+enum class Level : std::uint8_t { Uniform, Lane, Varying };
+
+class CpuProgram final : public Program {
+public:
+    CpuProgram(const ir::Kernel& k, int lanes);
+
+    const ir::Kernel& kernel() const { return *kernel_; }
+    int lanes() const { return lanes_; }
+
+    Level level(ir::ExprId id) const { return levels_[id]; }
+    /// First word of node `id`'s column block in scratch (width * lanes words).
+    std::size_t node_offset(ir::ExprId id) const { return node_offsets_[id]; }
+    std::size_t var_offset(ir::VarId v) const { return var_offsets_[v]; }
+    std::size_t scratch_words() const { return scratch_words_; }
+
+    /// Nodes statement `s` evaluates, in dependency order (Uniform nodes excluded).
+    const std::vector<ir::ExprId>& plan(ir::StmtId s) const { return plans_[s]; }
+    const std::vector<ir::ExprId>& uniform_nodes() const { return uniform_nodes_; }
+    int max_depth() const { return max_depth_; }
+
+private:
+    void plan_statement(ir::StmtId s, ir::ExprId root);
+    int depth_of(ir::BlockId b) const;
+
+    std::shared_ptr<const ir::Kernel> kernel_;
+    int lanes_;
+    std::vector<Level> levels_;
+    std::vector<std::size_t> node_offsets_;
+    std::vector<std::size_t> var_offsets_;
+    std::size_t scratch_words_ = 0;
+    std::vector<std::vector<ir::ExprId>> plans_;
+    std::vector<ir::ExprId> uniform_nodes_;
+    int max_depth_ = 0;
+};
+
+}  // namespace rill::cpu

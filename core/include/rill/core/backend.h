@@ -1,0 +1,125 @@
+// The one interface a backend implements: buffers, compile, dispatch, sync.
+//
+// Backends are folders of overrides of this class (Dawn's *Impl pattern) that
+// register themselves with RILL_REGISTER_BACKEND; the core never names one.
+// No API type (vk::, GL) appears here or in any public header.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rill/core/ir.h"
+#include "rill/core/shape.h"
+
+namespace rill {
+
+/// Device memory owned by a backend.
+class Buffer {
+public:
+    virtual ~Buffer() = default;
+    std::size_t bytes = 0;
+};
+
+/// A kernel compiled for one backend and one binding signature.
+class Program {
+public:
+    virtual ~Program() = default;
+};
+
+/// Where an iterator stream's values come from: value = start + (end - start) * pos / n
+/// per component, with component c following dimension rank-1-c (or the only
+/// dimension of a 1D stream). Stored as bit patterns of the element's scalar kind.
+struct IteratorRange {
+    Type type{};
+    std::uint32_t start[4]{};
+    std::uint32_t end[4]{};
+};
+
+/// How one stream argument is bound for a dispatch. Positions are in elements.
+/// The element at stream position p (after implicit resize from the domain
+/// position q: p[d] = q[d] * resize_mul[d] / resize_div[d]) lives at word
+///   (offset + sum_d p[d] * strides[d]) * words
+/// of the buffer.
+struct StreamBinding {
+    Buffer* buffer = nullptr;                 // null for an iterator
+    const IteratorRange* iterator = nullptr;  // set for an iterator stream
+    Shape shape;
+    std::int64_t offset = 0;
+    std::array<std::int64_t, kMaxRank> strides{};
+    std::array<std::int64_t, kMaxRank> resize_mul{1, 1, 1, 1};
+    std::array<std::int64_t, kMaxRank> resize_div{1, 1, 1, 1};
+    /// Same shape as the domain and densely packed: element = offset + linear index.
+    bool linear = false;
+};
+
+/// What varies between calls of a compiled program, beyond its IR: lets a
+/// backend specialize code (e.g. linear addressing), and keys the program cache.
+struct Signature {
+    std::vector<std::uint8_t> stream_kinds;  // per param: 0 uniform, 1 linear, 2 general, 3 iterator
+    std::uint64_t hash() const;
+    friend bool operator==(const Signature&, const Signature&) = default;
+};
+
+struct Dispatch {
+    Shape domain;                       // the output shape: one invocation per element
+    std::vector<StreamBinding> streams; // one per kernel param (unused for constants)
+    std::vector<std::uint32_t> uniforms;
+};
+
+struct DeviceLimits {
+    std::uint32_t subgroup_size = 0;
+    std::uint32_t max_workgroup_size = 0;
+    std::uint64_t shared_memory_bytes = 0;
+    std::uint64_t max_buffer_bytes = 0;
+};
+
+struct BackendInfo {
+    std::string name;    // "cpu", "vulkan", "opengl"
+    std::string device;  // human-readable device description
+    DeviceLimits limits;
+    std::vector<std::pair<std::string, std::string>> details;  // extra lines for rill-info
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual const BackendInfo& info() const = 0;
+
+    virtual std::shared_ptr<Buffer> allocate(std::size_t bytes) = 0;
+    virtual void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
+    virtual void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) = 0;
+    virtual void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset,
+                      std::size_t bytes) = 0;
+
+    /// Throws rill::Error naming the kernel when the device cannot compile it.
+    virtual std::unique_ptr<Program> compile(const ir::Kernel& kernel, const Signature& sig) = 0;
+    /// May return before the work is done; reading a buffer or finish() waits.
+    virtual void dispatch(Program& program, const ir::Kernel& kernel, const Dispatch& d) = 0;
+    virtual void finish() = 0;
+};
+
+/// How a backend makes itself known. `priority` orders "best available".
+struct BackendFactory {
+    std::string name;
+    int priority = 0;
+    std::function<std::unique_ptr<Backend>()> create;  // throws rill::Error if unusable here
+};
+
+bool register_backend(BackendFactory factory);
+/// Registered backends, best first.
+std::vector<BackendFactory> registered_backends();
+
+}  // namespace rill
+
+#define RILL_CONCAT_INNER(a, b) a##b
+#define RILL_CONCAT(a, b) RILL_CONCAT_INNER(a, b)
+/// In a backend's .cpp: RILL_REGISTER_BACKEND("cpu", 0, [] { return std::make_unique<CpuBackend>(); });
+#define RILL_REGISTER_BACKEND(name, priority, ...)                                   \
+    [[maybe_unused]] static const bool RILL_CONCAT(rill_backend_registered_, __LINE__) = \
+        ::rill::register_backend(::rill::BackendFactory{name, priority, __VA_ARGS__})

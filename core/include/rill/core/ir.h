@@ -1,0 +1,204 @@
+// The rill IR: what a traced kernel body becomes, and what every backend consumes.
+//
+// Expressions are pure nodes in an arena, addressed by 32-bit ids and
+// hash-consed at construction (one node per distinct computation), with
+// constants folded. Mutable state lives in local variable slots; reading one
+// yields a ReadVar node that is *defined* by a Def statement at the point of the
+// read, so a value captured in a C++ variable keeps its meaning even after the
+// variable it came from is reassigned. Statements are structured (If, Loop),
+// which maps 1:1 onto GLSL and onto the masked lane executor of the CPU backend.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "rill/core/types.h"
+
+namespace rill::ir {
+
+using ExprId = std::uint32_t;
+using StmtId = std::uint32_t;
+using BlockId = std::uint32_t;
+using VarId = std::uint32_t;
+inline constexpr std::uint32_t kNone = 0xffffffffu;
+
+// X(name, arity). The one list of expression operations: enums, names and
+// dispatch tables are generated from it, and every `switch` over Op is compiled
+// with -Werror=switch so that a new op breaks the build where it is not handled.
+#define RILL_FOR_EACH_OP(X)                                                       \
+    /* leaves */                                                                 \
+    X(Const, 0) X(Uniform, 0) X(InputLoad, 0) X(IndexOf, 0) X(ReadVar, 0)        \
+    X(GatherLoad, 1)                                                             \
+    /* structure */                                                              \
+    X(Splat, 1) X(Construct, 4) X(Swizzle, 1) X(Insert, 2) X(Cast, 1)            \
+    X(Bitcast, 1) X(Select, 3)                                                   \
+    /* unary */                                                                  \
+    X(Neg, 1) X(Not, 1) X(BitNot, 1) X(Abs, 1) X(Sign, 1) X(Floor, 1)            \
+    X(Ceil, 1) X(Round, 1) X(Trunc, 1) X(Fract, 1) X(Sqrt, 1) X(InverseSqrt, 1)  \
+    X(Exp, 1) X(Exp2, 1) X(Log, 1) X(Log2, 1) X(Sin, 1) X(Cos, 1) X(Tan, 1)      \
+    X(Asin, 1) X(Acos, 1) X(Atan, 1) X(Sinh, 1) X(Cosh, 1) X(Tanh, 1)            \
+    X(Asinh, 1) X(Acosh, 1) X(Atanh, 1) X(IsNan, 1) X(IsInf, 1) X(BitCount, 1)   \
+    X(FindLSB, 1) X(FindMSB, 1) X(BitReverse, 1) X(All, 1) X(Any, 1)             \
+    /* binary */                                                                 \
+    X(Add, 2) X(Sub, 2) X(Mul, 2) X(Div, 2) X(Rem, 2) X(Mod, 2) X(Min, 2)        \
+    X(Max, 2) X(Pow, 2) X(Atan2, 2) X(Dot, 2) X(LogicalAnd, 2) X(LogicalOr, 2)   \
+    X(BitAnd, 2) X(BitOr, 2) X(BitXor, 2) X(Shl, 2) X(Shr, 2) X(Eq, 2) X(Ne, 2)  \
+    X(Lt, 2) X(Le, 2) X(Gt, 2) X(Ge, 2)                                          \
+    /* ternary */                                                                \
+    X(Fma, 3) X(BitfieldExtract, 3)
+
+enum class Op : std::uint8_t {
+#define RILL_OP_ENUM(name, arity) name,
+    RILL_FOR_EACH_OP(RILL_OP_ENUM)
+#undef RILL_OP_ENUM
+};
+
+const char* op_name(Op op);
+/// Operand count of an op; Construct takes 1 to 4 (its node's nargs says how many).
+int op_arity(Op op);
+
+/// One expression node. Meaning of `aux` and `imm` per op:
+///   Const       imm[0..width) = bit patterns of the components
+///   Uniform     aux = param, imm[0] = word offset of the field inside the constant
+///   InputLoad   aux = param, imm[0] = word offset of the field inside the element
+///   GatherLoad  aux = param, imm[0] = word offset; args[0] = index (int or intN)
+///   IndexOf     aux = param, imm[0] = dimension (0 = outermost)
+///   ReadVar     aux = var, imm[0] = a serial number (never merged by CSE)
+///   Swizzle     imm[0..width) = source component of each result component
+///   Insert      imm[0..width of args[1]) = destination component of each
+///               component of args[1] inside a copy of args[0]
+///   Cast        value conversion to `type`; Bitcast reinterprets the bits
+struct Node {
+    Op op{};
+    Type type{};
+    std::uint8_t nargs = 0;
+    std::uint16_t aux = 0;
+    ExprId args[4] = {kNone, kNone, kNone, kNone};
+    std::uint32_t imm[4] = {0, 0, 0, 0};
+
+    friend bool operator==(const Node&, const Node&) = default;
+};
+static_assert(sizeof(Node) <= 40, "keep IR nodes small: the arena is scanned by every pass");
+
+enum class StmtKind : std::uint8_t { Nop, Def, Assign, Store, If, Loop, Break, Continue, Return };
+const char* stmt_name(StmtKind kind);
+
+/// One statement. Operands per kind:
+///   Nop       (a placeholder where a variable was declared; see dsl/var.h)
+///   Def       a = expression evaluated and bound here (ReadVar or any node)
+///   Assign    a = var, b = expression
+///   Store     a = output param, b = expression, c = word offset of the field
+///   If        a = condition, b = then block, c = else block
+///   Loop      a = body block, b = continuing block (runs after body and on Continue)
+///   Break / Continue / Return: none
+struct Stmt {
+    StmtKind kind = StmtKind::Nop;
+    std::uint32_t a = kNone, b = kNone, c = kNone;
+};
+
+enum class ParamKind : std::uint8_t { Uniform, Input, Output, Gather };
+const char* param_kind_name(ParamKind kind);
+
+/// A kernel parameter as the IR and the backends see it. Element layouts are
+/// `words` 32-bit words with fields at word offsets (scalars/vectors only).
+struct Param {
+    std::string name;        // user-facing name, for error messages
+    std::string type_name;   // user-facing element type, e.g. "float4" or "Ray"
+    ParamKind kind = ParamKind::Input;
+    std::uint32_t words = 0;          // element (or constant) size in 32-bit words
+    std::uint32_t uniform_offset = 0; // Uniform: first word in the constant block
+    std::uint8_t gather_rank = 0;     // Gather: rank the index type implies
+    std::uint8_t indexof_rank = 0;    // rank that indexof() on this param assumes (0 = unused)
+};
+
+/// A traced kernel: parameters, expression arena, variables and structured code.
+class Kernel {
+public:
+    std::string name;
+    std::vector<Param> params;
+    std::uint32_t uniform_words = 0;
+
+    std::vector<Node> nodes;
+    std::vector<Stmt> stmts;
+    std::vector<std::vector<StmtId>> blocks;
+    std::vector<Type> vars;
+    BlockId body = kNone;      // the user's code
+    BlockId epilogue = kNone;  // output stores; runs after body, also after Return
+
+    const Node& node(ExprId id) const { return nodes[id]; }
+    const Stmt& stmt(StmtId id) const { return stmts[id]; }
+    const std::vector<StmtId>& block(BlockId id) const { return blocks[id]; }
+
+    /// Content hash of the whole kernel (names of params excluded): the cache key.
+    std::uint64_t hash() const;
+};
+
+/// Builds a Kernel: one constructor per node kind that checks operand types,
+/// folds constants, and hash-conses (Dr.Jit's "check, fold, CSE, append").
+class Builder {
+public:
+    explicit Builder(Kernel& k) : k_(k) {}
+
+    ExprId constant(Type t, const std::uint32_t bits[4]);
+    ExprId constant_f(float v);
+    ExprId constant_i(std::int32_t v);
+    ExprId constant_u(std::uint32_t v);
+    ExprId constant_b(bool v);
+
+    ExprId uniform(std::uint16_t param, std::uint32_t word, Type t);
+    ExprId input(std::uint16_t param, std::uint32_t word, Type t);
+    ExprId gather(std::uint16_t param, std::uint32_t word, Type t, ExprId index);
+    ExprId index_of(std::uint16_t param, std::uint32_t dim);
+    ExprId read_var(VarId v);  // also appends the Def statement
+
+    ExprId splat(ExprId a, int width);
+    ExprId construct(Type t, const ExprId* parts, int n);
+    ExprId swizzle(ExprId a, const int* comps, int n);
+    ExprId insert(ExprId vec, ExprId part, const int* comps);
+    ExprId cast(ExprId a, Scalar to);
+    ExprId bitcast(ExprId a, Scalar to);
+    ExprId select(ExprId cond, ExprId a, ExprId b);
+    ExprId unary(Op op, ExprId a);
+    ExprId binary(Op op, ExprId a, ExprId b);
+    ExprId ternary(Op op, ExprId a, ExprId b, ExprId c);
+
+    // statements, appended to the current block
+    BlockId new_block();
+    BlockId current_block() const { return cur_; }
+    void set_current_block(BlockId b) { cur_ = b; }
+    StmtId append(Stmt s);
+    VarId new_var(Type t);
+
+    Kernel& kernel() { return k_; }
+
+private:
+    ExprId intern(const Node& n);
+    ExprId fold(const Node& n);
+
+    struct NodeHash {
+        std::size_t operator()(const Node& n) const;
+    };
+    Kernel& k_;
+    std::unordered_map<Node, ExprId, NodeHash> cse_;
+    BlockId cur_ = kNone;
+    std::uint32_t read_serial_ = 0;
+};
+
+/// Result type of a unary/binary op on operands of type `a` (and `b`); throws
+/// rill::Error on a type the op does not accept (the DSL prevents this at compile
+/// time; IR built by hand can still get it wrong).
+Type result_type(Op op, Type a, Type b);
+
+/// Op::Cast on one scalar's bits (the rule every backend follows; see semantics.h).
+std::uint32_t convert_scalar_bits(std::uint32_t bits, Scalar from, Scalar to);
+
+/// Readable text of a kernel: parameters, then its code with expressions inline.
+std::string print(const Kernel& k);
+
+/// Checks structural invariants (operands defined before use and in scope,
+/// types, block structure); aborts with file and line where one is broken.
+void validate(const Kernel& k);
+
+}  // namespace rill::ir

@@ -1,0 +1,184 @@
+// Runtime and Stream<T>: the user-facing objects of the core.
+//
+//   rill::Runtime rt;                                // RILL_BACKEND or best available
+//   auto x = rt.stream<rill::float4>({n}, host_x);   // allocate + upload
+//   saxpy(2.0f, x, y, result);                       // asynchronous kernel call
+//   std::vector<rill::float4> r = result.download(); // waits for the result
+//
+// A Runtime owns one backend. Streams keep their runtime alive, so a Runtime
+// object may go out of scope before its streams. Copying a Runtime or a Stream
+// copies a handle: both refer to the same backend or the same data.
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rill/core/backend.h"
+#include "rill/core/element.h"
+#include "rill/core/error.h"
+#include "rill/core/shape.h"
+
+namespace rill {
+
+namespace detail {
+struct RuntimeState;
+struct KernelState;
+}  // namespace detail
+
+/// Type-erased part of Stream<T>: a view (shape, offset, strides) of a buffer.
+class StreamBase {
+public:
+    const Shape& shape() const { return shape_; }
+    std::int64_t size() const { return shape_.size(); }
+    bool empty() const { return size() == 0; }
+    /// True for iterator streams (values computed, no storage).
+    bool is_iterator() const { return iterator_ != nullptr; }
+    const std::string& element_type_name() const { return type_name_; }
+    std::uint32_t element_words() const { return words_; }
+
+    // For the runtime and backends; not needed by users.
+    const std::shared_ptr<detail::RuntimeState>& runtime_state() const { return rt_; }
+    Buffer* buffer() const { return buffer_.get(); }
+    const IteratorRange* iterator() const { return iterator_.get(); }
+    std::int64_t offset() const { return offset_; }
+    const std::array<std::int64_t, kMaxRank>& strides() const { return strides_; }
+
+protected:
+    StreamBase() = default;
+    /// Turns this handle into a row-major view of `shape` over the same elements.
+    void reshape_view(const Shape& shape, const char* who);
+    void upload_bytes(const void* src, std::size_t bytes);
+    void download_bytes(void* dst, std::size_t bytes) const;
+
+    friend class Runtime;
+    std::shared_ptr<detail::RuntimeState> rt_;
+    std::shared_ptr<Buffer> buffer_;
+    std::shared_ptr<const IteratorRange> iterator_;
+    Shape shape_;
+    std::int64_t offset_ = 0;
+    std::array<std::int64_t, kMaxRank> strides_{};
+    std::uint32_t words_ = 0;
+    std::string type_name_;
+};
+
+/// A typed, shaped stream living on one backend.
+template <StreamElement T>
+class Stream : public StreamBase {
+public:
+    using element_type = T;
+    Stream() = default;
+
+    /// Copies host data into the stream (Brook's streamRead). `data.size()` must
+    /// equal size().
+    Stream& upload(std::span<const T> data) {
+        check_host_size(data.size(), "upload");
+        upload_bytes(data.data(), data.size() * sizeof(T));
+        return *this;
+    }
+    Stream& upload(const std::vector<T>& data) { return upload(std::span<const T>(data)); }
+
+    /// Copies the stream to the host (Brook's streamWrite); waits for pending
+    /// kernels that write it.
+    std::vector<T> download() const {
+        std::vector<T> out(static_cast<std::size_t>(size()));
+        download_bytes(out.data(), out.size() * sizeof(T));
+        return out;
+    }
+    void download(std::span<T> out) const {
+        check_host_size(out.size(), "download");
+        download_bytes(out.data(), out.size() * sizeof(T));
+    }
+
+    /// The same elements seen with another shape of the same size (no copy).
+    Stream reshape(const Shape& shape) const {
+        Stream s = *this;
+        s.reshape_view(shape, "reshape");
+        return s;
+    }
+
+private:
+    void check_host_size(std::size_t n, const char* what) const {
+        if (static_cast<std::int64_t>(n) != size())
+            throw Error(std::string("Stream<") + type_name_ + ">::" + what + ": the host data has " +
+                        std::to_string(n) + " elements but the stream has shape " + shape_.str() +
+                        " (" + std::to_string(size()) + " elements); pass exactly " +
+                        std::to_string(size()) + " elements");
+    }
+};
+
+struct RuntimeStats {
+    std::uint64_t programs_compiled = 0;  // backend compiles (cache misses)
+    std::uint64_t dispatches = 0;
+};
+
+class Runtime {
+public:
+    /// The backend named by $RILL_BACKEND, or the best one that works here.
+    Runtime();
+    /// A named backend ("cpu", "vulkan", "opengl"); throws rill::Error listing
+    /// the available ones if the name is unknown or the backend cannot start.
+    explicit Runtime(const std::string& backend);
+
+    const BackendInfo& info() const;
+    const std::string& backend_name() const { return info().name; }
+
+    template <StreamElement T>
+    Stream<T> stream(Shape shape) {
+        Stream<T> s;
+        init_stream(s, shape, element_words<T>, element_name<T>::get());
+        return s;
+    }
+    template <StreamElement T>
+    Stream<T> stream(Shape shape, std::span<const T> data) {
+        Stream<T> s = stream<T>(shape);
+        s.upload(data);
+        return s;
+    }
+    template <StreamElement T>
+    Stream<T> stream(Shape shape, const std::vector<T>& data) {
+        return stream<T>(shape, std::span<const T>(data));
+    }
+
+    /// An iterator stream (Brook 3.4): element at position p has the value
+    /// start + (end - start) * p / n per component, computed when a kernel reads
+    /// it, with no storage. A 1D iterator interpolates every component along its
+    /// one dimension; an N-D iterator of an N-vector interpolates component c
+    /// along dimension c (dimension order, like indexof and gather indices).
+    /// Iterators are inputs only.
+    template <StreamElement T>
+        requires IrValueType<T>
+    Stream<T> iterator(Shape shape, T start, T end) {
+        IteratorRange r;
+        r.type = ir_type_of<T>::value;
+        std::memcpy(r.start, &start, sizeof(T));
+        std::memcpy(r.end, &end, sizeof(T));
+        Stream<T> s;
+        init_iterator(s, shape, element_words<T>, element_name<T>::get(), r);
+        return s;
+    }
+
+    /// Waits until every kernel call issued so far has finished.
+    void finish();
+    RuntimeStats stats() const;
+
+    /// The runtime a stream lives on.
+    static Runtime of(const StreamBase& s);
+
+    /// Names of the backends compiled into this build, best first.
+    static std::vector<std::string> registered_backends();
+
+    Backend& backend() const;
+    const std::shared_ptr<detail::RuntimeState>& state() const { return state_; }
+
+private:
+    explicit Runtime(std::shared_ptr<detail::RuntimeState> s) : state_(std::move(s)) {}
+    void init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name);
+    void init_iterator(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name,
+                       const IteratorRange& range);
+    std::shared_ptr<detail::RuntimeState> state_;
+};
+
+}  // namespace rill

@@ -1,0 +1,210 @@
+// Kernel call: check arguments (shapes, implicit resize, aliasing, runtime),
+// find or compile the program, dispatch. Every user mistake here names the
+// kernel, the argument and the fix.
+#include "rill/core/launch.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "runtime_state.h"
+
+namespace rill::detail {
+
+KernelState::KernelState(std::shared_ptr<const ir::Kernel> k) : ir(std::move(k)), ir_hash(ir->hash()) {}
+
+namespace {
+
+using ir::ParamKind;
+
+class Call {
+public:
+    Call(const ir::Kernel& k, std::span<const LaunchArg> args) : k_(k), args_(args) {}
+
+    [[noreturn]] void fail(std::size_t i, const std::string& what) const {
+        throw Error("kernel '" + k_.name + "': argument '" + k_.params[i].name + "' (" +
+                    ir::param_kind_name(k_.params[i].kind) + " of " + k_.params[i].type_name + ") " + what);
+    }
+
+    std::shared_ptr<RuntimeState> check_runtime() const {
+        std::shared_ptr<RuntimeState> rt;
+        std::size_t first = 0;
+        for (std::size_t i = 0; i < args_.size(); ++i) {
+            const StreamBase* s = args_[i].stream;
+            if (k_.params[i].kind == ParamKind::Uniform) continue;
+            if (!s->runtime_state())
+                fail(i, "is an empty Stream handle; create it with Runtime::stream before the call");
+            if (!rt) {
+                rt = s->runtime_state();
+                first = i;
+            } else if (s->runtime_state() != rt) {
+                fail(i, "lives on another rill::Runtime than argument '" + k_.params[first].name +
+                            "'; create all streams of one call from the same Runtime");
+            }
+        }
+        if (!rt)
+            throw Error("kernel '" + k_.name + "': has no stream arguments, so there is nothing to run "
+                        "over; give it an Out<T> stream");
+        return rt;
+    }
+
+    Shape domain() const {
+        std::size_t first = k_.params.size();
+        for (std::size_t i = 0; i < args_.size(); ++i) {
+            if (k_.params[i].kind != ParamKind::Output) continue;
+            const StreamBase* s = args_[i].stream;
+            if (s->is_iterator()) fail(i, "is an iterator stream, which cannot be written; pass a stream from Runtime::stream");
+            if (first == k_.params.size()) {
+                first = i;
+            } else if (!(s->shape() == args_[first].stream->shape())) {
+                fail(i, "has shape " + s->shape().str() + " but output '" + k_.params[first].name +
+                            "' has shape " + args_[first].stream->shape().str() +
+                            "; all outputs of a kernel must have the same shape");
+            }
+        }
+        if (first == k_.params.size())
+            throw Error("kernel '" + k_.name + "': has no Out<T> parameter, so there is no shape to run "
+                        "over; add an output stream");
+        return args_[first].stream->shape();
+    }
+
+    StreamBinding bind(std::size_t i, const Shape& dom) const {
+        const ir::Param& p = k_.params[i];
+        const StreamBase& s = *args_[i].stream;
+        StreamBinding b;
+        b.buffer = s.buffer();
+        b.iterator = s.iterator();
+        b.shape = s.shape();
+        b.offset = s.offset();
+        b.strides = s.strides();
+        if (p.kind == ParamKind::Gather) {
+            if (s.shape().rank != p.gather_rank)
+                fail(i, "is indexed with " + std::to_string(p.gather_rank) + " coordinate(s) but the stream has shape " +
+                            s.shape().str() + " (rank " + std::to_string(s.shape().rank) +
+                            "); declare Gather<" + p.type_name + ", " + std::to_string(s.shape().rank) +
+                            "> or reshape the stream");
+            if (s.empty() && dom.size() > 0)
+                fail(i, "is empty, so a gather has no element to read (gathers clamp to the edge); "
+                        "pass a stream with at least one element");
+            return b;
+        }
+        if (p.kind == ParamKind::Input) {
+            if (s.shape().rank != dom.rank)
+                fail(i, "has shape " + s.shape().str() + " but the output has shape " + dom.str() +
+                            "; an input must have the output's rank (reshape it, e.g. to 1x" +
+                            std::to_string(s.size()) + ")");
+            for (int d = 0; d < dom.rank; ++d) {
+                const std::int64_t in = s.shape().dims[d], out = dom.dims[d];
+                if (in == out) continue;
+                if (in > 0 && out > 0 && out % in == 0) {
+                    b.resize_div[d] = out / in;  // repeat: 123 -> 111222333
+                } else if (in > 0 && out > 0 && in % out == 0) {
+                    b.resize_mul[d] = in / out;  // stride: 123456789 -> 13579... by in/out
+                } else {
+                    fail(i, "has shape " + s.shape().str() + " but the output has shape " + dom.str() +
+                                ": dimension " + std::to_string(d) + " (" + std::to_string(in) + " vs " +
+                                std::to_string(out) + ") is not an integer ratio, so it can be neither "
+                                "repeated nor strided; make one size divide the other");
+                }
+            }
+        }
+        if (p.indexof_rank && s.shape().rank != p.indexof_rank)
+            fail(i, "is used with indexof<" + std::to_string(p.indexof_rank) + "> but has rank " +
+                        std::to_string(s.shape().rank) + "; use indexof<" + std::to_string(s.shape().rank) + ">");
+        bool dense = true;
+        std::int64_t stride = 1;
+        for (int d = s.shape().rank - 1; d >= 0; --d) {
+            dense = dense && s.strides()[d] == stride;
+            stride *= s.shape().dims[d];
+        }
+        b.linear = dense && s.shape() == dom;
+        return b;
+    }
+
+    void check_aliasing(const Shape&) const {
+        for (std::size_t i = 0; i < args_.size(); ++i) {
+            if (k_.params[i].kind == ParamKind::Uniform || !args_[i].stream->buffer()) continue;
+            for (std::size_t j = i + 1; j < args_.size(); ++j) {
+                if (k_.params[j].kind == ParamKind::Uniform) continue;
+                const StreamBase* a = args_[i].stream;
+                const StreamBase* b = args_[j].stream;
+                if (a->buffer() != b->buffer()) continue;
+                ParamKind ka = k_.params[i].kind, kb = k_.params[j].kind;
+                bool a_out = ka == ParamKind::Output, b_out = kb == ParamKind::Output;
+                if (!a_out && !b_out) continue;  // reading one stream twice is fine
+                bool same_view = a->offset() == b->offset() && a->shape() == b->shape() && a->strides() == b->strides();
+                if (a_out && b_out)
+                    fail(j, "is the same stream as output '" + k_.params[i].name +
+                                "'; two outputs of one call must be different streams");
+                std::size_t gather = (ka == ParamKind::Gather) ? i : (kb == ParamKind::Gather ? j : args_.size());
+                if (gather != args_.size())
+                    fail(gather, "is also an output of this call; a stream read by gathers cannot be written "
+                                 "by the same kernel call (other invocations would see half-written data). "
+                                 "Write into a new stream instead");
+                if (!same_view)
+                    fail(j, "shares storage with '" + k_.params[i].name +
+                                "' through a different view; in-place kernels must read and write the same elements");
+            }
+        }
+    }
+
+private:
+    const ir::Kernel& k_;
+    std::span<const LaunchArg> args_;
+};
+
+std::uint8_t stream_kind(const StreamBinding& b) {
+    if (b.iterator) return 3;
+    return b.linear ? 1 : 2;
+}
+
+}  // namespace
+
+void launch(const KernelState& ks, std::span<const LaunchArg> args) {
+    const ir::Kernel& k = *ks.ir;
+    RILL_ASSERT(args.size() == k.params.size(), "argument count differs from the traced kernel");
+    Call call(k, args);
+    std::shared_ptr<RuntimeState> rt = call.check_runtime();
+    Dispatch d;
+    d.domain = call.domain();
+    call.check_aliasing(d.domain);
+    d.streams.resize(k.params.size());
+    d.uniforms.assign(k.uniform_words, 0u);
+    Signature sig;
+    sig.stream_kinds.resize(k.params.size(), 0);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const ir::Param& p = k.params[i];
+        if (p.kind == ParamKind::Uniform) {
+            RILL_ASSERT(args[i].bytes == p.words * 4u, "constant size differs from the traced parameter");
+            std::memcpy(d.uniforms.data() + p.uniform_offset, args[i].value, args[i].bytes);
+            continue;
+        }
+        d.streams[i] = call.bind(i, d.domain);
+        sig.stream_kinds[i] = stream_kind(d.streams[i]);
+    }
+    if (d.domain.size() == 0) return;
+
+    const std::uint64_t sig_hash = sig.hash();
+    Program* program = nullptr;
+    {
+        std::lock_guard lock(ks.last_mutex);
+        if (ks.last.runtime_serial == rt->serial && ks.last.signature_hash == sig_hash) program = ks.last.program;
+    }
+    if (!program) {
+        std::lock_guard lock(rt->programs_mutex);
+        auto& slot = rt->programs[RuntimeState::Key{ks.ir_hash, sig_hash}];
+        if (!slot) {
+            std::ostringstream name;
+            name << k.name << "-" << std::hex << ks.ir_hash << ".ir.txt";
+            dump_file(name.str(), ir::print(k));
+            slot = rt->backend->compile(k, sig);
+            ++rt->programs_compiled;
+        }
+        program = slot.get();
+        std::lock_guard lock2(ks.last_mutex);
+        ks.last = KernelState::Last{rt->serial, sig_hash, program};
+    }
+    rt->backend->dispatch(*program, k, d);
+    ++rt->dispatches;
+}
+
+}  // namespace rill::detail

@@ -1,0 +1,139 @@
+// The IR as text: what RILL_DUMP writes and what pass tests compare.
+#include <bit>
+#include <sstream>
+
+#include "rill/core/error.h"
+#include "rill/core/ir.h"
+
+namespace rill::ir {
+
+namespace {
+
+class Printer {
+public:
+    explicit Printer(const Kernel& k) : k_(k) {}
+
+    std::string run() {
+        out_ << "kernel " << k_.name << " (hash " << std::hex << k_.hash() << std::dec << ")\n";
+        for (std::size_t i = 0; i < k_.params.size(); ++i) {
+            const Param& p = k_.params[i];
+            out_ << "  param " << i << " '" << p.name << "': " << param_kind_name(p.kind) << " "
+                 << p.type_name << " (" << p.words << " words";
+            if (p.kind == ParamKind::Uniform) out_ << " at word " << p.uniform_offset;
+            if (p.gather_rank) out_ << ", rank " << int(p.gather_rank);
+            if (p.indexof_rank) out_ << ", indexof rank " << int(p.indexof_rank);
+            out_ << ")\n";
+        }
+        for (std::size_t v = 0; v < k_.vars.size(); ++v)
+            out_ << "  var v" << v << ": " << to_string(k_.vars[v]) << "\n";
+        out_ << "body:\n";
+        block(k_.body, 1);
+        out_ << "epilogue:\n";
+        block(k_.epilogue, 1);
+        return out_.str();
+    }
+
+private:
+    void indent(int depth) { out_ << std::string(2 * depth, ' '); }
+
+    std::string expr(ExprId id) {
+        const Node& n = k_.node(id);
+        std::ostringstream s;
+        switch (n.op) {
+            case Op::Const:
+                s << to_string(n.type) << "(";
+                for (int c = 0; c < n.type.width; ++c) {
+                    if (c) s << ", ";
+                    switch (n.type.scalar) {
+                        case Scalar::Float: s << std::bit_cast<float>(n.imm[c]); break;
+                        case Scalar::Int: s << static_cast<std::int32_t>(n.imm[c]); break;
+                        case Scalar::Uint: s << n.imm[c] << "u"; break;
+                        case Scalar::Bool: s << (n.imm[c] ? "true" : "false"); break;
+                    }
+                }
+                s << ")";
+                return s.str();
+            case Op::Uniform: s << "const." << k_.params[n.aux].name << "@" << n.imm[0]; return s.str();
+            case Op::InputLoad: s << "in." << k_.params[n.aux].name << "@" << n.imm[0]; return s.str();
+            case Op::IndexOf: s << "indexof(" << k_.params[n.aux].name << ")[" << n.imm[0] << "]"; return s.str();
+            case Op::ReadVar: s << "r" << id; return s.str();
+            case Op::GatherLoad:
+                s << k_.params[n.aux].name << "@" << n.imm[0] << "[" << expr(n.args[0]) << "]";
+                return s.str();
+            case Op::Swizzle:
+            case Op::Insert: {
+                s << op_name(n.op) << "<";
+                int w = n.op == Op::Swizzle ? n.type.width : k_.node(n.args[1]).type.width;
+                for (int c = 0; c < w; ++c) s << "xyzw"[n.imm[c]];
+                s << ">";
+                break;
+            }
+            case Op::Cast: case Op::Bitcast: case Op::Splat: case Op::Construct:
+                s << op_name(n.op) << "<" << to_string(n.type) << ">";
+                break;
+            default:
+                s << op_name(n.op);
+                break;
+        }
+        s << "(";
+        for (int i = 0; i < n.nargs; ++i) s << (i ? ", " : "") << expr(n.args[i]);
+        s << ")";
+        return s.str();
+    }
+
+    void block(BlockId b, int depth) {
+        if (b == kNone) return;
+        for (StmtId id : k_.block(b)) {
+            const Stmt& st = k_.stmt(id);
+            switch (st.kind) {
+                case StmtKind::Nop:
+                    break;
+                case StmtKind::Def:
+                    indent(depth);
+                    out_ << "r" << st.a << " = v" << k_.node(st.a).aux << "\n";
+                    break;
+                case StmtKind::Assign:
+                    indent(depth);
+                    out_ << "v" << st.a << " := " << expr(st.b) << "\n";
+                    break;
+                case StmtKind::Store:
+                    indent(depth);
+                    out_ << "out." << k_.params[st.a].name << "@" << st.c << " = " << expr(st.b) << "\n";
+                    break;
+                case StmtKind::If:
+                    indent(depth);
+                    out_ << "if " << expr(st.a) << "\n";
+                    block(st.b, depth + 1);
+                    if (!k_.block(st.c).empty()) {
+                        indent(depth);
+                        out_ << "else\n";
+                        block(st.c, depth + 1);
+                    }
+                    break;
+                case StmtKind::Loop:
+                    indent(depth);
+                    out_ << "loop\n";
+                    block(st.a, depth + 1);
+                    if (!k_.block(st.b).empty()) {
+                        indent(depth);
+                        out_ << "continuing\n";
+                        block(st.b, depth + 1);
+                    }
+                    break;
+                case StmtKind::Break: case StmtKind::Continue: case StmtKind::Return:
+                    indent(depth);
+                    out_ << stmt_name(st.kind) << "\n";
+                    break;
+            }
+        }
+    }
+
+    const Kernel& k_;
+    std::ostringstream out_;
+};
+
+}  // namespace
+
+std::string print(const Kernel& k) { return Printer(k).run(); }
+
+}  // namespace rill::ir

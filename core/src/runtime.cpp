@@ -1,0 +1,171 @@
+#include "rill/core/runtime.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "rill/core/launch.h"
+#include "runtime_state.h"
+
+namespace rill {
+
+namespace {
+
+std::atomic<std::uint64_t> next_serial{1};
+
+std::string names_of(const std::vector<BackendFactory>& fs) {
+    std::string s;
+    for (const auto& f : fs) s += (s.empty() ? "" : ", ") + f.name;
+    return s.empty() ? "(none)" : s;
+}
+
+std::shared_ptr<detail::RuntimeState> make_state(std::unique_ptr<Backend> b) {
+    auto st = std::make_shared<detail::RuntimeState>();
+    st->backend = std::move(b);
+    st->serial = next_serial++;
+    return st;
+}
+
+std::shared_ptr<detail::RuntimeState> open_named(const std::string& name) {
+    auto fs = ::rill::registered_backends();
+    for (const auto& f : fs) {
+        if (f.name != name) continue;
+        try {
+            return make_state(f.create());
+        } catch (const Error& e) {
+            throw Error("rill::Runtime: backend '" + name + "' cannot start on this machine: " + e.what() +
+                        " (backends in this build: " + names_of(fs) + ")");
+        }
+    }
+    throw Error("rill::Runtime: unknown backend '" + name + "'; this build has: " + names_of(fs) +
+                ". Pass one of these names or unset RILL_BACKEND to pick the best available.");
+}
+
+}  // namespace
+
+Runtime::Runtime() {
+    if (const char* env = std::getenv("RILL_BACKEND"); env && *env) {
+        state_ = open_named(env);
+        return;
+    }
+    std::string why;
+    for (const auto& f : ::rill::registered_backends()) {
+        try {
+            state_ = make_state(f.create());
+            return;
+        } catch (const Error& e) {
+            why += "\n  " + f.name + ": " + e.what();
+        }
+    }
+    throw Error("rill::Runtime: no backend can start on this machine:" + why);
+}
+
+Runtime::Runtime(const std::string& backend) : state_(open_named(backend)) {}
+
+const BackendInfo& Runtime::info() const { return state_->backend->info(); }
+Backend& Runtime::backend() const { return *state_->backend; }
+void Runtime::finish() { state_->backend->finish(); }
+
+RuntimeStats Runtime::stats() const {
+    return RuntimeStats{state_->programs_compiled.load(), state_->dispatches.load()};
+}
+
+std::vector<std::string> Runtime::registered_backends() {
+    std::vector<std::string> names;
+    for (const auto& f : rill::registered_backends()) names.push_back(f.name);
+    return names;
+}
+
+void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name) {
+    if (shape.rank == 0)
+        throw Error("Runtime::stream<" + type_name + ">: give a shape of 1 to 4 dimensions, e.g. {n}");
+    s.rt_ = state_;
+    s.shape_ = shape;
+    s.words_ = words;
+    s.type_name_ = std::move(type_name);
+    std::int64_t stride = 1;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+        s.strides_[d] = stride;
+        stride *= shape.dims[d];
+    }
+    const auto bytes = static_cast<std::size_t>(shape.size()) * words * 4;
+    // Empty streams still get a (tiny) buffer so that they can be bound like any other.
+    s.buffer_ = state_->backend->allocate(bytes == 0 ? 4 : bytes);
+}
+
+void Runtime::init_iterator(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name,
+                            const IteratorRange& range) {
+    if (shape.rank == 0)
+        throw Error("Runtime::iterator<" + type_name + ">: give a shape of 1 to 4 dimensions, e.g. {n}");
+    if (shape.rank > 1 && range.type.width != shape.rank)
+        throw Error("Runtime::iterator<" + type_name + ">: a " + std::to_string(shape.rank) +
+                    "-D iterator needs a vector of " + std::to_string(shape.rank) +
+                    " components (one per dimension), or use a 1-D shape");
+    s.rt_ = state_;
+    s.shape_ = shape;
+    s.words_ = words;
+    s.type_name_ = std::move(type_name);
+    std::int64_t stride = 1;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+        s.strides_[d] = stride;
+        stride *= shape.dims[d];
+    }
+    s.iterator_ = std::make_shared<const IteratorRange>(range);
+}
+
+Runtime Runtime::of(const StreamBase& s) {
+    if (!s.runtime_state())
+        throw Error("Runtime::of: the stream was default-constructed; create it with Runtime::stream");
+    return Runtime(s.runtime_state());
+}
+
+void StreamBase::reshape_view(const Shape& shape, const char* who) {
+    if (shape.size() != shape_.size() || shape.rank == 0)
+        throw Error(std::string("Stream::") + who + ": shape " + shape.str() + " has " + std::to_string(shape.size()) +
+                    " elements but the stream has shape " + shape_.str() + " (" + std::to_string(shape_.size()) +
+                    "); the element count must stay the same");
+    std::int64_t stride = 1;
+    for (int d = shape_.rank - 1; d >= 0; --d) {
+        if (shape_.dims[d] != 1 && strides_[d] != stride)
+            throw Error(std::string("Stream::") + who + ": the stream is a strided view; copy it into a new "
+                        "stream with a kernel before reshaping it");
+        stride *= shape_.dims[d];
+    }
+    shape_ = shape;
+    stride = 1;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+        strides_[d] = stride;
+        stride *= shape.dims[d];
+    }
+}
+
+void StreamBase::upload_bytes(const void* src, std::size_t bytes) {
+    if (!rt_) throw Error("Stream::upload: the stream was default-constructed; create it with Runtime::stream");
+    if (iterator_) throw Error("Stream::upload: iterator streams compute their values and cannot be written");
+    if (bytes) rt_->backend->upload(*buffer_, static_cast<std::size_t>(offset_) * words_ * 4, src, bytes);
+}
+
+void StreamBase::download_bytes(void* dst, std::size_t bytes) const {
+    if (!rt_) throw Error("Stream::download: the stream was default-constructed; create it with Runtime::stream");
+    if (iterator_)
+        throw Error("Stream::download: an iterator stream has no storage; copy it into a stream with a kernel first");
+    if (bytes) rt_->backend->download(*buffer_, static_cast<std::size_t>(offset_) * words_ * 4, dst, bytes);
+}
+
+namespace detail {
+
+void dump_file(const std::string& file, const std::string& text) {
+    const char* dir = std::getenv("RILL_DUMP");
+    if (!dir || !*dir) return;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::ofstream out(std::filesystem::path(dir) / file);
+    if (!out) throw Error("RILL_DUMP: cannot write '" + file + "' into '" + std::string(dir) +
+                          "'; make the directory writable or unset RILL_DUMP");
+    out << text;
+}
+
+}  // namespace detail
+
+}  // namespace rill

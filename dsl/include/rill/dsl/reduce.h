@@ -1,0 +1,195 @@
+// Reductions (Brook section 3.3) with a combiner written in the DSL:
+//
+//   auto sum = rill::reduction("sum", [](rill::In<float> a, rill::Reduce<float> r) { r += a; });
+//   sum(T, y);                 // T {50, 50} -> y {50, 1}: each y element sums a row of T
+//   float total = sum.value(x); // everything, to the host
+//
+// The combiner must be associative; it need not be commutative: elements are
+// combined in stream order, grouped as the runtime sees fit. The output's
+// shape decides what is reduced: each output element combines the block of
+// input elements it covers (input dims divided by output dims; every ratio must
+// be an integer). A one-element output receives the reduction of everything.
+//
+// Written in the DSL only (a fold kernel per input rank, and a second pass when
+// one pass would leave too little parallelism), so it runs on every backend.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <optional>
+
+#include "rill/core/stream_ops.h"
+#include "rill/dsl/control.h"
+#include "rill/dsl/kernel.h"
+
+namespace rill {
+
+/// The accumulator of a reduction combiner: read it and assign to it.
+template <StreamElement T>
+class Reduce : public Var<dsl::dsl_t<T>> {
+    using Base = Var<dsl::dsl_t<T>>;
+
+public:
+    explicit Reduce(Base& acc) : Base(dsl::AliasTag{}, acc) {}
+    Reduce(const Reduce& other) : Base(dsl::AliasTag{}, const_cast<Reduce&>(other)) {}
+    using Base::operator=;
+    Reduce& operator=(const Reduce& other) {
+        Base::operator=(static_cast<const Base&>(other));
+        return *this;
+    }
+};
+
+namespace dsl {
+
+/// Block geometry of one reduction pass (see reduce.cpp).
+struct FoldPlan {
+    int4 out_dims{1, 1, 1, 1};
+    int4 block{1, 1, 1, 1};
+    std::int64_t outputs = 0, block_size = 0, chunk = 0, chunks = 0;
+};
+FoldPlan plan_reduction(const std::string& name, const Shape& in, const Shape& out);
+FoldPlan plan_rows(std::int64_t rows, std::int64_t cols);
+
+template <int R>
+using index_t = std::conditional_t<R == 1, std::int32_t, vec<std::int32_t, (R < 2 ? 2 : R)>>;
+
+/// Component d (known when tracing) of an int4 value.
+inline Expr<std::int32_t> component(const Expr<int4>& v, int d) {
+    return Expr<std::int32_t>(FromId{builder().swizzle(v.id(), &d, 1)});
+}
+
+}  // namespace dsl
+
+template <StreamElement T>
+class Reduction {
+    using Combine = std::function<void(In<T>, Reduce<T>)>;
+    template <int R>
+    using Fold = Kernel<Gather<T, R>, Out<T>, Int4, Int4, Int, Int>;
+
+public:
+    Reduction(std::string name, Combine combine) : state_(std::make_shared<State>()) {
+        state_->name = std::move(name);
+        state_->combine = std::move(combine);
+    }
+
+    /// Reduces `in` into the smaller stream `out` (or everything into a
+    /// one-element `out`). Asynchronous, like a kernel call.
+    void operator()(const Stream<T>& in, const Stream<T>& out) const {
+        if (out.empty()) return;
+        dsl::FoldPlan p = dsl::plan_reduction(state_->name, in.shape(), out.shape());
+        Runtime rt = Runtime::of(in);
+        Stream<T> target = reshape(out, Shape{p.outputs, 1});
+        if (p.chunks == 1) {
+            fold_pass(in, target, p);
+            return;
+        }
+        Stream<T> partial = rt.stream<T>(Shape{p.outputs, p.chunks});
+        fold_pass(in, partial, p);
+        while (true) {
+            dsl::FoldPlan q = dsl::plan_rows(p.outputs, partial.shape()[1]);
+            if (q.chunks == 1) {
+                fold_pass(partial, target, q);
+                return;
+            }
+            Stream<T> next = rt.stream<T>(Shape{q.outputs, q.chunks});
+            fold_pass(partial, next, q);
+            partial = next;
+        }
+    }
+
+    /// Reduces every element of `in` and returns the result to the host.
+    T value(const Stream<T>& in) const {
+        Stream<T> one = Runtime::of(in).template stream<T>(Shape{1});
+        (*this)(in, one);
+        return one.download()[0];
+    }
+
+    const std::string& name() const { return state_->name; }
+
+private:
+    void fold_pass(const Stream<T>& in, const Stream<T>& out, const dsl::FoldPlan& p) const {
+        switch (in.shape().rank) {
+            case 1: fold_kernel<1>()(in, out, p.out_dims, p.block, int(p.chunk), int(p.block_size)); break;
+            case 2: fold_kernel<2>()(in, out, p.out_dims, p.block, int(p.chunk), int(p.block_size)); break;
+            case 3: fold_kernel<3>()(in, out, p.out_dims, p.block, int(p.chunk), int(p.block_size)); break;
+            case 4: fold_kernel<4>()(in, out, p.out_dims, p.block, int(p.chunk), int(p.block_size)); break;
+            default: RILL_UNREACHABLE("stream rank out of range");
+        }
+    }
+
+    /// The fold kernel for inputs of rank R, traced on first use.
+    template <int R>
+    const Fold<R>& fold_kernel() const {
+        std::lock_guard lock(state_->mutex);
+        auto& slot = std::get<R - 1>(state_->folds);
+        if (!slot) slot.emplace(trace_fold<R>());
+        return *slot;
+    }
+
+    template <int R>
+    Fold<R> trace_fold() const {
+        Combine combine = state_->combine;
+        return kernel(state_->name + "(in, out, out_dims, block, chunk, block_size)",
+                      [combine](Gather<T, R> in, Out<T> out, Int4 out_dims, Int4 block, Int chunk, Int block_size) {
+            auto jc = indexof<2>(out);
+            Expr<int4> dims = out_dims, blk = block;
+            // Block origin of output j (row-major over out_dims).
+            std::array<ir::ExprId, 4> base{};
+            ir::ExprId rest = jc.x().id();
+            for (int d = R - 1; d >= 0; --d) {
+                Expr<std::int32_t> r(dsl::FromId{rest});
+                base[d] = ((r % dsl::component(dims, d)) * dsl::component(blk, d)).id();
+                rest = (r / dsl::component(dims, d)).id();
+            }
+            // Element t of the block, t in [0, block_size), row-major over the block.
+            auto element = [&](Expr<std::int32_t> t) {
+                std::array<ir::ExprId, 4> idx{};
+                ir::ExprId rem = t.id();
+                for (int d = R - 1; d >= 0; --d) {
+                    Expr<std::int32_t> r(dsl::FromId{rem});
+                    idx[d] = (Expr<std::int32_t>(dsl::FromId{base[d]}) + r % dsl::component(blk, d)).id();
+                    rem = (r / dsl::component(blk, d)).id();
+                }
+                if constexpr (R == 1) return in[Expr<std::int32_t>(dsl::FromId{idx[0]})];
+                else return in[Expr<dsl::index_t<R>>(dsl::FromId{dsl::builder().construct(Type{Scalar::Int, R}, idx.data(), R)})];
+            };
+            Expr<std::int32_t> t0 = jc.y() * chunk;
+            Expr<std::int32_t> t1 = min(t0 + chunk, block_size);
+            Var<dsl::dsl_t<T>> acc = element(t0);
+            For(t0 + 1, t1, [&](Int t) {
+                auto v = element(t);
+                In<T> a(dsl::FromValue{}, v);
+                combine(a, Reduce<T>(acc));
+            });
+            out = acc;
+        });
+    }
+
+    struct State {
+        std::string name;
+        Combine combine;
+        std::mutex mutex;
+        std::tuple<std::optional<Fold<1>>, std::optional<Fold<2>>, std::optional<Fold<3>>, std::optional<Fold<4>>> folds;
+    };
+    std::shared_ptr<State> state_;
+};
+
+namespace dsl {
+template <class F>
+struct reduction_element;
+template <class C, class R, class A, class B>
+struct reduction_element<R (C::*)(A, B) const> {
+    using type = typename std::remove_cvref_t<A>::element_type;
+    static_assert(std::is_same_v<std::remove_cvref_t<A>, In<type>> && std::is_same_v<std::remove_cvref_t<B>, Reduce<type>>,
+                  "rill::reduction: the combiner takes (rill::In<T> a, rill::Reduce<T> r) and updates r with a");
+};
+}  // namespace dsl
+
+/// Makes a reduction from a combiner lambda (In<T> a, Reduce<T> r) that folds a into r.
+template <class F>
+auto reduction(std::string name, F&& combine) {
+    using T = typename dsl::reduction_element<decltype(&std::remove_cvref_t<F>::operator())>::type;
+    return Reduction<T>(std::move(name), std::function<void(In<T>, Reduce<T>)>(std::forward<F>(combine)));
+}
+
+}  // namespace rill
