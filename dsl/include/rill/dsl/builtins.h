@@ -153,14 +153,22 @@ auto fma(const A& a, const B& b, const C& c) {
 
 /// Component-wise choice: cond ? a : b (cond is a bool or a bool vector of a's width).
 template <class C, class A, class B>
-    requires dsl::Value<C> && dsl::BinaryOperands<A, B>
+    requires dsl::Value<C> && (dsl::BinaryOperands<A, B> || (dsl::Literal<A> && dsl::Literal<B>))
 auto select(const C& cond, const A& a, const B& b) {
-    dsl::check_common<A, B>();
-    constexpr Type t = dsl::common_type<A, B>();
     constexpr Type ct = dsl::type_v<dsl::value_t<C>>;
+    constexpr Type t = [] {
+        if constexpr (dsl::Literal<A> && dsl::Literal<B>) {
+            static_assert(std::is_same_v<A, B>, "rill::select: give both literals the same type (1.0f and 0.0f, 1 and 0)");
+            return Type{dsl::literal_scalar<A>(Scalar::Bool), ct.width};
+        } else {
+            dsl::check_common<A, B>();
+            return dsl::common_type<A, B>();
+        }
+    }();
     static_assert(ct.scalar == Scalar::Bool && (ct.width == 1 || ct.width == t.width),
                   "rill::select(cond, a, b): cond must be a bool, or a bool vector as wide as a and b");
-    return Expr<dsl::host_t<t.scalar, t.width>>(dsl::FromId{dsl::builder().select(cond.id(), dsl::operand_as(a, t), dsl::operand_as(b, t))});
+    return Expr<dsl::host_t<t.scalar, t.width>>(
+        dsl::FromId{dsl::builder().select(cond.id(), dsl::operand_as(a, t), dsl::operand_as(b, t))});
 }
 
 /// 0 where x < edge, else 1.

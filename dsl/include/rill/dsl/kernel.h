@@ -190,16 +190,16 @@ struct kernel_of<std::tuple<Ps...>> {
 };
 
 /// Traces `body` with parameters of types Ps... and returns the finished IR.
-template <class F, class... Ps>
-std::shared_ptr<const ir::Kernel> trace_kernel(const std::string& signature, F& body, std::tuple<Ps...>*) {
+template <class F, class... Ps, std::size_t... I>
+std::shared_ptr<const ir::Kernel> trace_kernel(const std::string& signature, F& body, std::tuple<Ps...>*,
+                                               std::index_sequence<I...>) {
     static_assert((param_traits<Ps>::valid && ...),
                   "rill::kernel: every lambda parameter must be rill::In<T>, rill::Out<T>, "
                   "rill::Gather<T, R>, or a constant rill::Var<T> (rill::Float, rill::Int3, a RILL_STRUCT ...)");
     KernelSignature sig = parse_signature(signature, sizeof...(Ps));
     TraceScope scope(sig.name);
-    std::size_t i = 0;
     // Braced init runs the constructors left to right: parameters get indices in order.
-    std::tuple<Ps...> params{make_param<Ps>(sig.params[i++])...};
+    std::tuple<Ps...> params{make_param<Ps>(sig.params[I])...};
     std::apply(body, params);
     begin_epilogue();
     std::apply([](auto&... p) { (store_if_output(p), ...); }, params);
@@ -212,7 +212,8 @@ template <class F>
 auto kernel(const std::string& signature, F&& body) {
     using Params = typename dsl::lambda_params<std::remove_cvref_t<F>>::type;
     using K = typename dsl::kernel_of<Params>::type;
-    auto ir = dsl::trace_kernel(signature, body, static_cast<Params*>(nullptr));
+    auto ir = dsl::trace_kernel(signature, body, static_cast<Params*>(nullptr),
+                                std::make_index_sequence<std::tuple_size_v<Params>>{});
     return K(std::make_shared<detail::KernelState>(std::move(ir)));
 }
 

@@ -71,13 +71,15 @@ consteval int operand_type_or_1(Scalar) {
     else return 1;
 }
 
-/// The scalar kind a C++ literal takes when combined with a value of kind `other`.
+/// The scalar kind a C++ literal takes when combined with a value of kind
+/// `other` (pass Scalar::Bool for "no other value": the literal's own kind).
 template <class L>
 consteval Scalar literal_scalar(Scalar other) {
     using T = std::remove_cvref_t<L>;
     if constexpr (std::is_same_v<T, bool>) return Scalar::Bool;
     else if constexpr (std::is_floating_point_v<T>) return Scalar::Float;
-    else return other == Scalar::Float || other == Scalar::Uint ? other : Scalar::Int;
+    else if (other != Scalar::Bool) return other;
+    else return std::is_signed_v<T> ? Scalar::Int : Scalar::Uint;
 }
 
 /// Can literal type L stand for a value of scalar kind `target` without
@@ -178,16 +180,21 @@ struct AliasTag {};
 template <class Parent, int... C>
 class SwizzleRef;
 
+template <class X>
+consteval bool part_fits(Scalar s) {
+    if constexpr (Value<X>) return ir_type_of<value_t<X>>::value.scalar == s;
+    else return literal_fits<X>(s);
+}
+
 /// A vector built from parts: Float4(v.xyz(), 1.0f), Int2(i, j), Float3(s) (splat).
 template <class T, class... Xs>
 ir::ExprId make_vector(const Xs&... xs) {
     constexpr Type t = type_v<T>;
     constexpr int widths[] = {operand_type_or_1<Xs>(t.scalar)...};
     constexpr int total = (operand_type_or_1<Xs>(t.scalar) + ...);
-    static_assert(((!Value<Xs> || type_v<value_t<Xs>>.scalar == t.scalar) && ...),
-                  "rill: a vector constructor got a part of another scalar type; convert it with rill::cast<T>");
-    static_assert(((Value<Xs> || literal_fits<Xs>(t.scalar)) && ...),
-                  "rill: a vector constructor got a literal that does not fit its scalar type");
+    static_assert((part_fits<Xs>(t.scalar) && ...),
+                  "rill: a vector constructor got a part of another scalar type, or a literal that does not "
+                  "fit (a float literal in an int vector?); convert it with rill::cast<T>");
     static_assert(total == t.width || (sizeof...(Xs) == 1 && total == 1),
                   "rill: the parts of a vector constructor must add up to its width (e.g. Float4(v.xyz(), w))");
     if constexpr (sizeof...(Xs) == 1 && total == 1) {
@@ -415,6 +422,9 @@ public:
         return *this;
     }
     SwizzleRef& operator=(const SwizzleRef& other) { return *this = Expr<value_type>(FromId{other.id()}); }
+
+    using T = value_type;
+#include "rill/dsl/swizzles.inc"
 
 private:
     Parent& p_;

@@ -1,0 +1,61 @@
+#include "backend_fixture.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace rill::test {
+
+std::vector<std::string> backends_under_test() {
+    std::vector<std::string> names = Runtime::registered_backends();
+    if (const char* req = std::getenv("RILL_REQUIRE_BACKENDS"); req && *req) {
+        std::stringstream ss(req);
+        std::string name;
+        while (std::getline(ss, name, ',')) {
+            if (std::find(names.begin(), names.end(), name) == names.end()) {
+                std::fprintf(stderr, "RILL_REQUIRE_BACKENDS names '%s', which this build does not have\n", name.c_str());
+                std::abort();
+            }
+        }
+    }
+    return names;
+}
+
+std::vector<std::int64_t> edge_sizes() {
+    return {0, 1, 2, 3, 7, 31, 255, 256, 257, 1023, 1025, 4093, 65535, 65537, 100003};
+}
+
+std::mt19937& rng() {
+    static thread_local std::mt19937 gen;
+    static thread_local std::string seeded_for;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+    if (name != seeded_for) {
+        gen.seed(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
+        seeded_for = name;
+    }
+    return gen;
+}
+
+std::vector<float> random_floats(std::size_t n, float lo, float hi) {
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(n);
+    for (auto& x : v) x = d(rng());
+    return v;
+}
+
+std::vector<std::int32_t> random_ints(std::size_t n, std::int32_t lo, std::int32_t hi) {
+    std::uniform_int_distribution<std::int32_t> d(lo, hi);
+    std::vector<std::int32_t> v(n);
+    for (auto& x : v) x = d(rng());
+    return v;
+}
+
+bool close(double got, double want, double abs_tol, double rel_tol) {
+    if (std::isnan(want)) return std::isnan(got);
+    if (std::isinf(want)) return got == want;
+    if (std::isnan(got) || std::isinf(got)) return false;
+    return std::fabs(got - want) <= abs_tol + rel_tol * std::fabs(want);
+}
+
+}  // namespace rill::test

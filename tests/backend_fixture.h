@@ -1,0 +1,48 @@
+// Every test is written once and runs on every backend of the build
+// (Dawn's DAWN_INSTANTIATE_TEST, Dr.Jit's TEST_ALL). A backend that is built
+// in but cannot start makes its tests fail, never skip: a machine that has a
+// backend always tests it. RILL_REQUIRE_BACKENDS=cpu,vulkan,opengl (CI)
+// additionally fails the run when one of those is not even built in.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <rill/rill.h>
+
+namespace rill::test {
+
+std::vector<std::string> backends_under_test();
+
+class BackendTest : public ::testing::TestWithParam<std::string> {
+protected:
+    Runtime& rt() {
+        if (!rt_) rt_ = std::make_unique<Runtime>(GetParam());
+        return *rt_;
+    }
+
+private:
+    std::unique_ptr<Runtime> rt_;
+};
+
+/// Sizes every 1D test should survive: empty, tiny, around powers of two, primes.
+std::vector<std::int64_t> edge_sizes();
+
+/// Deterministic random generator seeded per test (printed on failure via SCOPED_TRACE).
+std::mt19937& rng();
+
+std::vector<float> random_floats(std::size_t n, float lo, float hi);
+std::vector<std::int32_t> random_ints(std::size_t n, std::int32_t lo, std::int32_t hi);
+
+/// True when `got` is within abs + rel * |want| of the float64 reference (NaN
+/// matches NaN; infinities must match exactly).
+bool close(double got, double want, double abs_tol, double rel_tol);
+
+}  // namespace rill::test
+
+#define RILL_INSTANTIATE_FOR_BACKENDS(Suite)                                                   \
+    INSTANTIATE_TEST_SUITE_P(Backends, Suite, ::testing::ValuesIn(::rill::test::backends_under_test()), \
+                             [](const ::testing::TestParamInfo<std::string>& info) { return info.param; })
