@@ -1,0 +1,140 @@
+// Divergent control flow: every lane takes its own branches and trip counts;
+// the reference is the same program written in plain C++.
+#include <cmath>
+
+#include "backend_fixture.h"
+
+namespace rill::test {
+namespace {
+
+class ControlFlow : public BackendTest {};
+
+// Collatz steps: a loop whose trip count differs per lane, with Break.
+std::int32_t collatz_ref(std::int32_t v) {
+    std::int32_t steps = 0;
+    std::uint32_t x = static_cast<std::uint32_t>(v);
+    while (x != 1 && steps < 500) {
+        x = (x % 2 == 0) ? x / 2 : 3 * x + 1;
+        ++steps;
+    }
+    return steps;
+}
+
+TEST_P(ControlFlow, DivergentWhileWithBreak) {
+    auto k = kernel("collatz(v, steps)", [](In<std::int32_t> v, Out<std::int32_t> steps) {
+        UInt x = cast<std::uint32_t>(v);
+        Int n = 0;
+        While([&] { return x != 1u; }, [&] {
+            If(n >= 500, [] { Break(); });
+            If((x & 1u) == 0u, [&] { x = x / 2u; }).Else([&] { x = 3u * x + 1u; });
+            n += 1;
+        });
+        steps = n;
+    });
+    for (std::int64_t size : edge_sizes()) {
+        SCOPED_TRACE(size);
+        std::vector<std::int32_t> v = random_ints(static_cast<std::size_t>(size), 1, 100000);
+        auto sv = rt().stream<std::int32_t>({size}, v);
+        auto ss = rt().stream<std::int32_t>({size});
+        k(sv, ss);
+        std::vector<std::int32_t> got = ss.download();
+        for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(got[i], collatz_ref(v[i])) << "v=" << v[i];
+    }
+}
+
+TEST_P(ControlFlow, NestedLoopsContinueAndElif) {
+    auto k = kernel("nested(a, r)", [](In<std::int32_t> a, Out<std::int32_t> r) {
+        Int acc = 0;
+        For(0, a % 13, [&](Int i) {
+            If(i % 3 == 1, [] { Continue(); });
+            For(i, 10, 2, [&](Int j) {
+                If(j > 7, [] { Break(); })
+                    .Elif(j == 4, [&] { acc += 100; })
+                    .Else([&] { acc += i * j; });
+            });
+        });
+        For(5, 0, -2, [&](Int i) { acc -= i; });  // 5, 3, 1
+        r = acc;
+    });
+    std::vector<std::int32_t> a = random_ints(1001, 0, 1000);
+    auto sa = rt().stream<std::int32_t>({1001}, a);
+    auto sr = rt().stream<std::int32_t>({1001});
+    k(sa, sr);
+    auto got = sr.download();
+    for (std::size_t n = 0; n < a.size(); ++n) {
+        std::int32_t acc = 0;
+        for (int i = 0; i < a[n] % 13; ++i) {
+            if (i % 3 == 1) continue;
+            for (int j = i; j < 10; j += 2) {
+                if (j > 7) break;
+                else if (j == 4) acc += 100;
+                else acc += i * j;
+            }
+        }
+        for (int i = 5; i > 0; i -= 2) acc -= i;
+        ASSERT_EQ(got[n], acc) << "a=" << a[n];
+    }
+}
+
+TEST_P(ControlFlow, EarlyReturnKeepsWhatWasAssigned) {
+    auto k = kernel("early(x, r, s)", [](In<float> x, Out<float> r, Out<float> s) {
+        r = 1.0f;
+        If(x < 0.0f, [&] {
+            s = -1.0f;
+            Return();
+        });
+        r = sqrt(x);
+        For(0, 100, [&](Int i) {
+            If(cast<float>(i) > x, [] { Return(); });
+            s = cast<float>(i);
+        });
+    });
+    std::vector<float> x = random_floats(777, -50.f, 150.f);
+    auto sx = rt().stream<float>({777}, x);
+    auto sr = rt().stream<float>({777});
+    auto ss = rt().stream<float>({777});
+    k(sx, sr, ss);
+    auto r = sr.download();
+    auto s = ss.download();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        float want_r = 1.0f, want_s = 0.0f;
+        if (x[i] < 0) {
+            want_s = -1.0f;
+        } else {
+            want_r = std::sqrt(x[i]);
+            for (int j = 0; j < 100; ++j) {
+                if (static_cast<float>(j) > x[i]) break;
+                want_s = static_cast<float>(j);
+            }
+        }
+        ASSERT_EQ(r[i], want_r) << x[i];
+        ASSERT_EQ(s[i], want_s) << x[i];
+    }
+}
+
+// Helper functions on DSL types are ordinary C++ functions, inlined by tracing.
+Expr<float> horner(const Float& x, const std::vector<float>& coeffs) {
+    Float acc = 0.0f;
+    for (float c : coeffs) acc = acc * x + c;
+    return acc;
+}
+
+TEST_P(ControlFlow, CppHelperFunctionsAndConstants) {
+    const std::vector<float> coeffs = {0.5f, -1.0f, 2.0f, 3.0f};
+    auto k = kernel("poly(x, scale, r)", [&](In<float> x, Float scale, Out<float> r) { r = horner(x, coeffs) * scale; });
+    std::vector<float> x = random_floats(500, -2.f, 2.f);
+    auto sx = rt().stream<float>({500}, x);
+    auto sr = rt().stream<float>({500});
+    k(sx, 3.0f, sr);
+    auto got = sr.download();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        float acc = 0.0f;
+        for (float c : coeffs) acc = acc * x[i] + c;
+        ASSERT_EQ(got[i], acc * 3.0f);
+    }
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(ControlFlow);
+
+}  // namespace
+}  // namespace rill::test

@@ -1,0 +1,159 @@
+// Reductions against float64 / int64 references: to one value, and to
+// smaller streams whose shape decides the blocks, in 1 to 4 dimensions.
+#include <cmath>
+#include <numeric>
+
+#include "backend_fixture.h"
+
+struct ArgMin {
+    float value;
+    std::int32_t index;
+};
+RILL_STRUCT(ArgMin, value, index);
+
+namespace rill::test {
+namespace {
+
+class Reductions : public BackendTest {};
+
+auto float_sum() {
+    return reduction("sum", [](In<float> a, Reduce<float> r) { r += a; });
+}
+
+// A sum of n floats in any order is within n * eps * sum|x| of the exact sum.
+double sum_tolerance(std::size_t n, double abs_sum) { return 2.0 * std::max<double>(n, 1) * 1.2e-7 * abs_sum + 1e-30; }
+
+TEST_P(Reductions, SumToOneValueAtEdgeSizes) {
+    auto sum = float_sum();
+    for (std::int64_t n : edge_sizes()) {
+        if (n == 0) continue;
+        SCOPED_TRACE(n);
+        std::vector<float> x = random_floats(static_cast<std::size_t>(n), -1, 1);
+        double want = 0, abs_sum = 0;
+        for (float v : x) {
+            want += v;
+            abs_sum += std::fabs(v);
+        }
+        auto s = rt().stream<float>({n}, x);
+        EXPECT_NEAR(sum.value(s), want, sum_tolerance(x.size(), abs_sum));
+    }
+    // 2^24 + 1 ones: a sequential float sum would stop at 2^24.
+    const std::int64_t big = (1 << 24) + 1;
+    auto ones = rt().stream<float>({big}, std::vector<float>(big, 1.0f));
+    EXPECT_NEAR(sum.value(ones), double(big), 2.0);
+}
+
+TEST_P(Reductions, IntegerMinMaxAreExact) {
+    auto mn = reduction("min", [](In<std::int32_t> a, Reduce<std::int32_t> r) { r = min(r, a); });
+    auto mx = reduction("max", [](In<std::int32_t> a, Reduce<std::int32_t> r) { r = max(r, a); });
+    auto sum = reduction("isum", [](In<std::int32_t> a, Reduce<std::int32_t> r) { r += a; });
+    for (std::int64_t n : {1, 2, 1000, 65537, 1000003}) {
+        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -100000000, 100000000);
+        auto s = rt().stream<std::int32_t>({n}, x);
+        EXPECT_EQ(mn.value(s), *std::min_element(x.begin(), x.end()));
+        EXPECT_EQ(mx.value(s), *std::max_element(x.begin(), x.end()));
+        std::int64_t total = std::accumulate(x.begin(), x.end(), std::int64_t{0});
+        EXPECT_EQ(sum.value(s), static_cast<std::int32_t>(static_cast<std::uint32_t>(total)));  // wraps
+    }
+}
+
+TEST_P(Reductions, StructCombinerArgMin) {
+    auto argmin = reduction("argmin", [](In<ArgMin> a, Reduce<ArgMin> r) {
+        If(a.value < r.value || (a.value == r.value && a.index < r.index), [&] { r = a; });
+    });
+    const std::int64_t n = 100003;
+    std::vector<ArgMin> x(n);
+    auto v = random_ints(n, 0, 5000);  // many ties: the lowest index must win
+    for (std::int64_t i = 0; i < n; ++i) x[i] = ArgMin{float(v[i]), std::int32_t(i)};
+    auto s = rt().stream<ArgMin>({n}, x);
+    ArgMin got = argmin.value(s);
+    auto it = std::min_element(x.begin(), x.end(), [](const ArgMin& a, const ArgMin& b) { return a.value < b.value; });
+    EXPECT_EQ(got.value, it->value);
+    EXPECT_EQ(got.index, it->index);
+}
+
+TEST_P(Reductions, NonCommutativeCombinerKeepsOrder) {
+    // Composition of affine maps x -> a x + b is associative but not commutative.
+    auto compose = reduction("compose", [](In<float2> f, Reduce<float2> acc) {
+        acc = Float2(f.x() * acc.x(), f.x() * acc.y() + f.y());
+    });
+    const std::int64_t n = 5000;
+    std::vector<float2> f(n);
+    for (auto& v : f) v = float2{random_floats(1, 0.9f, 1.1f)[0], random_floats(1, -1, 1)[0]};
+    auto s = rt().stream<float2>({n}, f);
+    float2 got = compose.value(s);
+    double a = 1, b = 0;  // apply f[0], then f[1], ...
+    for (const auto& v : f) {
+        a = v.x * a;
+        b = v.x * b + v.y;
+    }
+    // The combined map of f[0..n) in order is x -> a*x + b with a = prod, b as above.
+    EXPECT_NEAR(got.x, a, 1e-3 * std::fabs(a));
+    EXPECT_NEAR(got.y, b, 1e-3 * (std::fabs(b) + 1));
+}
+
+TEST_P(Reductions, ToSmallerStreamsInEveryRank) {
+    auto sum = float_sum();
+    struct Case {
+        Shape in, out;
+    };
+    const std::vector<Case> cases = {
+        {{1000}, {10}},      {{1000}, {1000}},          {{50, 50}, {50, 1}},    {{50, 50}, {1, 50}},
+        {{64, 30}, {8, 5}},  {{3, 4, 5}, {3, 2, 1}},    {{2, 6, 4, 9}, {2, 3, 1, 3}}, {{7, 300007}, {7, 1}},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.in.str() + " -> " + c.out.str());
+        std::vector<float> x = random_floats(static_cast<std::size_t>(c.in.size()), -1, 1);
+        auto si = rt().stream<float>(c.in, x);
+        auto so = rt().stream<float>(c.out);
+        sum(si, so);
+        auto got = so.download();
+        std::vector<double> want(static_cast<std::size_t>(c.out.size()), 0.0), mag(want.size(), 0.0);
+        for (std::int64_t i = 0; i < c.in.size(); ++i) {
+            std::int64_t rem = i, o = 0, stride = 1;
+            std::int64_t pos[4];
+            for (int d = c.in.rank - 1; d >= 0; --d) {
+                pos[d] = rem % c.in.dims[d];
+                rem /= c.in.dims[d];
+            }
+            for (int d = c.in.rank - 1; d >= 0; --d) {
+                o += pos[d] / (c.in.dims[d] / c.out.dims[d]) * stride;
+                stride *= c.out.dims[d];
+            }
+            want[o] += x[i];
+            mag[o] += std::fabs(x[i]);
+        }
+        const double block = double(c.in.size()) / double(c.out.size());
+        for (std::size_t o = 0; o < want.size(); ++o)
+            ASSERT_NEAR(got[o], want[o], sum_tolerance(std::size_t(block), mag[o])) << "output " << o;
+    }
+}
+
+TEST_P(Reductions, SgemvThroughMulAndSum) {
+    // Brook's example: T = A * x (x repeated over rows), then y = row sums of T.
+    auto mul = kernel("mul(a, b, c)", [](In<float> a, In<float> b, Out<float> c) { c = a * b; });
+    auto sum = float_sum();
+    const std::int64_t rows = 97, cols = 131;
+    auto A = random_floats(rows * cols, -1, 1);
+    auto x = random_floats(cols, -1, 1);
+    auto sA = rt().stream<float>({rows, cols}, A);
+    auto sx = rt().stream<float>({1, cols}, x);
+    auto T = rt().stream<float>({rows, cols});
+    auto y = rt().stream<float>({rows, 1});
+    mul(sA, sx, T);
+    sum(T, y);
+    auto got = y.download();
+    for (std::int64_t i = 0; i < rows; ++i) {
+        double want = 0, mag = 0;
+        for (std::int64_t j = 0; j < cols; ++j) {
+            want += double(A[i * cols + j]) * x[j];
+            mag += std::fabs(double(A[i * cols + j]) * x[j]);
+        }
+        ASSERT_NEAR(got[i], want, sum_tolerance(cols, mag) + 1e-6) << i;
+    }
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(Reductions);
+
+}  // namespace
+}  // namespace rill::test

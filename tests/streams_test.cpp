@@ -1,0 +1,275 @@
+// Streams: shapes of 1 to 4 dimensions, empty streams, edge sizes, implicit
+// resize (repeat and stride per dimension), gathers with edge clamping,
+// iterator streams, in-place kernels, structs, constants.
+#include <numeric>
+
+#include "backend_fixture.h"
+
+struct Ray {
+    rill::float3 o, d;
+    float tmax;
+};
+RILL_STRUCT(Ray, o, d, tmax);
+
+struct Hit {
+    rill::float4 data;
+    Ray ray;
+    std::int32_t id;
+    rill::bool32 valid;
+};
+RILL_STRUCT(Hit, data, ray, id, valid);
+
+namespace rill::test {
+namespace {
+
+static_assert(sizeof(Ray) == 28, "a stream of Ray is 28 bytes an element");
+
+class Streams : public BackendTest {};
+
+TEST_P(Streams, CopyAtEdgeSizesIncludingEmpty) {
+    auto copy = kernel("copy(x, r)", [](In<float> x, Out<float> r) { r = x + 1.0f; });
+    for (std::int64_t n : edge_sizes()) {
+        SCOPED_TRACE(n);
+        std::vector<float> x = random_floats(static_cast<std::size_t>(n), -1, 1);
+        auto sx = rt().stream<float>({n}, x);
+        auto sr = rt().stream<float>({n});
+        copy(sx, sr);
+        auto got = sr.download();
+        ASSERT_EQ(got.size(), x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] + 1.0f) << i;
+    }
+    auto e = rt().stream<float>({0, 5});
+    EXPECT_TRUE(e.empty());
+    EXPECT_TRUE(e.download().empty());
+}
+
+TEST_P(Streams, NewStreamsAreZero) {
+    auto s = rt().stream<int4>({3, 7});
+    for (const int4& v : s.download()) ASSERT_EQ(v, (int4{0, 0, 0, 0}));
+}
+
+TEST_P(Streams, IndexOfInEveryRank) {
+    auto k1 = kernel("i1(r)", [](Out<std::int32_t> r) { r = indexof(r); });
+    auto k2 = kernel("i2(r)", [](Out<int2> r) { r = indexof<2>(r); });
+    auto k3 = kernel("i3(r)", [](Out<int3> r) { r = indexof<3>(r); });
+    auto k4 = kernel("i4(r)", [](Out<int4> r) { r = indexof<4>(r); });
+    auto s1 = rt().stream<std::int32_t>({257});
+    auto s2 = rt().stream<int2>({7, 13});
+    auto s3 = rt().stream<int3>({3, 5, 11});
+    auto s4 = rt().stream<int4>({2, 3, 5, 7});
+    k1(s1);
+    k2(s2);
+    k3(s3);
+    k4(s4);
+    auto g1 = s1.download();
+    for (int i = 0; i < 257; ++i) ASSERT_EQ(g1[i], i);
+    auto g2 = s2.download();
+    for (int i = 0; i < 7; ++i)
+        for (int j = 0; j < 13; ++j) ASSERT_EQ(g2[i * 13 + j], (int2{i, j}));
+    auto g3 = s3.download();
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 5; ++j)
+            for (int l = 0; l < 11; ++l) ASSERT_EQ(g3[(i * 5 + j) * 11 + l], (int3{i, j, l}));
+    auto g4 = s4.download();
+    for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 3; ++b)
+            for (int c = 0; c < 5; ++c)
+                for (int d = 0; d < 7; ++d) ASSERT_EQ(g4[((a * 3 + b) * 5 + c) * 7 + d], (int4{a, b, c, d}));
+}
+
+TEST_P(Streams, ImplicitResizeRepeatsAndStrides) {
+    // out {6, 8}; a {3, 16} (repeat rows x2, stride columns /2); b {6, 1} (repeat columns)
+    auto k = kernel("resize(a, b, r)", [](In<std::int32_t> a, In<std::int32_t> b, Out<int4> r) {
+        auto ia = indexof<2>(a);
+        r = Int4(a, b, ia.x(), ia.y());
+    });
+    std::vector<std::int32_t> a(3 * 16), b(6);
+    std::iota(a.begin(), a.end(), 0);
+    std::iota(b.begin(), b.end(), 1000);
+    auto sa = rt().stream<std::int32_t>({3, 16}, a);
+    auto sb = rt().stream<std::int32_t>({6, 1}, b);
+    auto sr = rt().stream<int4>({6, 8});
+    k(sa, sb, sr);
+    auto got = sr.download();
+    for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 8; ++j) {
+            const int ai = i / 2, aj = j * 2;  // Brook: repeat 123 -> 112233, stride 123456 -> 135
+            ASSERT_EQ(got[i * 8 + j], (int4{a[ai * 16 + aj], b[i], ai, aj})) << i << "," << j;
+        }
+}
+
+TEST_P(Streams, ResizeIn1DAnd3D) {
+    auto k = kernel("r1(a, r)", [](In<float> a, Out<float> r) { r = a; });
+    std::vector<float> a = {1, 2, 3};
+    auto sa = rt().stream<float>({3}, a);
+    auto rep = rt().stream<float>({9});
+    k(sa, rep);
+    EXPECT_EQ(rep.download(), (std::vector<float>{1, 1, 1, 2, 2, 2, 3, 3, 3}));
+    std::vector<float> b = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    auto sb = rt().stream<float>({9}, b);
+    auto str = rt().stream<float>({3});
+    k(sb, str);
+    EXPECT_EQ(str.download(), (std::vector<float>{1, 4, 7}));
+
+    auto k3 = kernel("r3(a, r)", [](In<std::int32_t> a, Out<std::int32_t> r) { r = a; });
+    std::vector<std::int32_t> c(2 * 6 * 2);
+    std::iota(c.begin(), c.end(), 0);
+    auto sc = rt().stream<std::int32_t>({2, 6, 2}, c);
+    auto out = rt().stream<std::int32_t>({4, 3, 4});
+    k3(sc, out);
+    auto got = out.download();
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j)
+            for (int l = 0; l < 4; ++l) ASSERT_EQ(got[(i * 3 + j) * 4 + l], c[((i / 2) * 6 + j * 2) * 2 + l / 2]);
+}
+
+TEST_P(Streams, GathersClampToTheEdgeInEveryRank) {
+    auto k1 = kernel("g1(t, i, r)", [](Gather<float> t, In<std::int32_t> i, Out<float> r) { r = t[i]; });
+    auto k2 = kernel("g2(t, i, r)", [](Gather<float, 2> t, In<int2> i, Out<float> r) { r = t[i]; });
+    auto k4 = kernel("g4(t, i, r)", [](Gather<float, 4> t, In<int4> i, Out<float> r) { r = t[i]; });
+    const std::int64_t n = 101;
+    std::vector<float> t = random_floats(n, -10, 10);
+    std::vector<std::int32_t> idx = random_ints(1000, -300, 300);
+    idx[0] = -2147483647 - 1;
+    idx[1] = 2147483647;
+    auto st = rt().stream<float>({n}, t);
+    auto si = rt().stream<std::int32_t>({1000}, idx);
+    auto sr = rt().stream<float>({1000});
+    k1(st, si, sr);
+    auto got = sr.download();
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(got[i], t[std::clamp<std::int64_t>(idx[i], 0, n - 1)]);
+
+    auto t2 = rt().stream<float>({13, 7}, random_floats(91, 0, 1));
+    auto h2 = t2.download();
+    std::vector<int2> i2(500);
+    for (auto& v : i2) v = int2{random_ints(1, -20, 30)[0], random_ints(1, -20, 30)[0]};
+    auto si2 = rt().stream<int2>({500}, i2);
+    auto sr2 = rt().stream<float>({500});
+    k2(t2, si2, sr2);
+    auto g2 = sr2.download();
+    for (int i = 0; i < 500; ++i)
+        ASSERT_EQ(g2[i], h2[std::clamp(i2[i].x, 0, 12) * 7 + std::clamp(i2[i].y, 0, 6)]);
+
+    auto t4 = rt().stream<float>({2, 3, 4, 5}, random_floats(120, 0, 1));
+    auto h4 = t4.download();
+    std::vector<int4> i4(300);
+    for (auto& v : i4) {
+        auto r = random_ints(4, -3, 7);
+        v = int4{r[0], r[1], r[2], r[3]};
+    }
+    auto si4 = rt().stream<int4>({300}, i4);
+    auto sr4 = rt().stream<float>({300});
+    k4(t4, si4, sr4);
+    auto g4 = sr4.download();
+    for (int i = 0; i < 300; ++i) {
+        int a = std::clamp(i4[i].x, 0, 1), b = std::clamp(i4[i].y, 0, 2), c = std::clamp(i4[i].z, 0, 3),
+            d = std::clamp(i4[i].w, 0, 4);
+        ASSERT_EQ(g4[i], h4[((a * 3 + b) * 4 + c) * 5 + d]);
+    }
+}
+
+TEST_P(Streams, IteratorStreams) {
+    auto k = kernel("it2(b, r)", [](In<float2> b, Out<float2> r) { r = b; });
+    auto b = rt().iterator<float2>({4, 10}, float2{0.0f, 0.0f}, float2{4.0f, 1.0f});
+    auto r = rt().stream<float2>({4, 10});
+    k(b, r);
+    auto got2 = r.download();
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 10; ++j) ASSERT_EQ(got2[i * 10 + j], (float2{float(i), j / 10.0f})) << i << "," << j;
+    EXPECT_THROW(b.download(), Error);
+    auto it1 = rt().iterator<float>({10}, 0.0f, 100.0f);
+    auto r1 = rt().stream<float>({10});
+    kernel("it1(a, r)", [](In<float> a, Out<float> r) { r = a; })(it1, r1);
+    auto got1 = r1.download();
+    for (int i = 0; i < 10; ++i) ASSERT_FLOAT_EQ(got1[i], 10.0f * i);
+    // A 2D iterator needs one component per dimension.
+    EXPECT_THROW(rt().iterator<float>({4, 10}, 0.0f, 100.0f), Error);
+    auto a1 = rt().iterator<std::int32_t>({40}, 10, 50);
+    auto ki = kernel("iti(a, b, r)", [](In<std::int32_t> a, In<float2> b, Out<float2> r) { r = b + cast<float>(a); });
+    auto r2 = rt().stream<float2>({40});
+    auto b1 = rt().iterator<float2>({40}, float2{0, 0}, float2{40, -40});
+    ki(a1, b1, r2);
+    auto got = r2.download();
+    for (int i = 0; i < 40; ++i) ASSERT_EQ(got[i], (float2{float(i) + 10 + i, -float(i) + 10 + i})) << i;
+}
+
+TEST_P(Streams, InPlaceKernels) {
+    auto k = kernel("inplace(x, x_out)", [](In<float> x, Out<float> y) {
+        y = x * 2.0f;
+        y = y + x;  // reads the input's value, not the output written so far
+    });
+    std::vector<float> x = random_floats(4097, -1, 1);
+    auto s = rt().stream<float>({4097}, x);
+    k(s, s);
+    auto got = s.download();
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] * 2.0f + x[i]);
+}
+
+TEST_P(Streams, StructsAsStreamsConstantsAndGathers) {
+    auto k = kernel("structs(rays, table, shift, hits)", [](In<Ray> ray, Gather<Hit> table, Var<Ray> shift, Out<Hit> hit) {
+        Var<Hit> h = table[cast<int>(ray.tmax)];
+        h.ray.o = ray.o + shift.o;
+        h.ray.d.z() = ray.d.x() * shift.tmax;
+        h.data.w() = dot(ray.d, shift.d);
+        h.id = h.id + 1;
+        h.valid = ray.tmax > 2.0f;
+        hit = h;
+    });
+    std::vector<Hit> table(5);
+    for (int i = 0; i < 5; ++i) {
+        table[i].data = float4{float(i), 1, 2, 3};
+        table[i].ray = Ray{{1, 1, 1}, {0, 0, float(i)}, 7};
+        table[i].id = 10 * i;
+        table[i].valid = false;
+    }
+    std::vector<Ray> rays(300);
+    auto f = random_floats(300 * 7, -1, 6);
+    std::memcpy(static_cast<void*>(rays.data()), f.data(), sizeof(Ray) * rays.size());
+    Ray shift{{1, 2, 3}, {0.5f, -1, 2}, 3};
+    auto st = rt().stream<Hit>({5}, table);
+    auto sr = rt().stream<Ray>({300}, rays);
+    auto sh = rt().stream<Hit>({300});
+    k(sr, st, shift, sh);
+    auto got = sh.download();
+    for (std::size_t i = 0; i < rays.size(); ++i) {
+        const Ray& r = rays[i];
+        Hit h = table[std::clamp(static_cast<int>(r.tmax), 0, 4)];
+        h.ray.o = float3{r.o.x + 1, r.o.y + 2, r.o.z + 3};
+        h.ray.d.z = r.d.x * 3;
+        h.data.w = r.d.x * 0.5f + r.d.y * -1.0f + r.d.z * 2.0f;
+        h.id += 1;
+        h.valid = r.tmax > 2.0f;
+        ASSERT_EQ(got[i].data.x, h.data.x);
+        ASSERT_NEAR(got[i].data.w, h.data.w, 1e-5f);
+        ASSERT_EQ(got[i].ray.o, h.ray.o);
+        ASSERT_EQ(got[i].ray.d, h.ray.d);
+        ASSERT_EQ(got[i].ray.tmax, h.ray.tmax);
+        ASSERT_EQ(got[i].id, h.id);
+        ASSERT_EQ(static_cast<bool>(got[i].valid), static_cast<bool>(h.valid));
+    }
+}
+
+TEST_P(Streams, MultipleOutputsAndBoolStreams) {
+    auto k = kernel("split(x, lo, hi, neg)", [](In<float> x, Out<float> lo, Out<float> hi, Out<bool32> neg) {
+        lo = min(x, 0.5f);
+        hi = max(x, 0.5f);
+        neg = x < 0.0f;
+    });
+    auto x = random_floats(1025, -1, 1);
+    auto sx = rt().stream<float>({1025}, x);
+    auto lo = rt().stream<float>({1025}), hi = rt().stream<float>({1025});
+    auto neg = rt().stream<bool32>({1025});
+    k(sx, lo, hi, neg);
+    auto l = lo.download(), h = hi.download();
+    auto ng = neg.download();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        ASSERT_EQ(l[i], std::min(x[i], 0.5f));
+        ASSERT_EQ(h[i], std::max(x[i], 0.5f));
+        ASSERT_EQ(ng[i].value, x[i] < 0.0f ? 1u : 0u);
+    }
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(Streams);
+
+}  // namespace
+}  // namespace rill::test
