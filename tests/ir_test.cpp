@@ -58,8 +58,26 @@ TEST(Ir, UnusedValuesCostNothingAndVariablesStayLazy) {
         Float b = a + 1.0f;
         r = b;
     });
-    // Only the output needs a real variable.
-    EXPECT_EQ(k.ir().vars.size(), 1u) << ir::print(k.ir());
+    // After forward_variables not even the output needs a variable.
+    EXPECT_EQ(k.ir().vars.size(), 0u) << ir::print(k.ir());
+}
+
+TEST(Ir, ForwardingKeepsVariablesThatLoopsAndBranchesChange) {
+    auto k = kernel("fwd(x, r)", [](In<float> x, Out<float> r) {
+        Float acc = x;                                  // forwarded into the loop's first read? no: the loop changes it
+        For(0, 4, [&](Int) { acc = acc * 2.0f; });
+        Float y = acc + 1.0f;                           // read after the loop: stays a variable read
+        If(x > 0.0f, [&] { y = -y; });
+        r = y;
+    });
+    const ir::Kernel& ir = k.ir();
+    // acc, y and the loop counter remain; the output is stored from y directly.
+    EXPECT_EQ(ir.vars.size(), 3u) << ir::print(ir);
+    Runtime rt("cpu");
+    auto xs = rt.stream<float>({4}, std::vector<float>{-1, 0, 1, 2});
+    auto rs = rt.stream<float>({4});
+    k(xs, rs);
+    EXPECT_EQ(rs.download(), (std::vector<float>{-15, 1, -17, -33}));
 }
 
 TEST(Ir, DumpWritesTheIrOfEveryKernelRun) {

@@ -288,11 +288,23 @@ ExprId Builder::index_of(std::uint16_t param, std::uint32_t dim) {
     return intern(leaf(Op::IndexOf, Type{Scalar::Int, 1}, param, dim));
 }
 ExprId Builder::read_var(VarId v) {
-    Node n = leaf(Op::ReadVar, k_.vars[v], static_cast<std::uint16_t>(v), read_serial_++);
-    RILL_ASSERT(v < 0xffff, "too many variables");
-    ExprId id = intern(n);
+    ExprId id = read_var_node(v);
     append(Stmt{StmtKind::Def, id});
     return id;
+}
+
+ExprId Builder::read_var_node(VarId v) {
+    RILL_ASSERT(v < 0xffff, "too many variables");
+    return intern(leaf(Op::ReadVar, k_.vars[v], static_cast<std::uint16_t>(v), read_serial_++));
+}
+
+ExprId Builder::remap(const Node& n, const std::vector<ExprId>& map) {
+    Node m = n;
+    for (int i = 0; i < n.nargs; ++i) {
+        m.args[i] = map[n.args[i]];
+        RILL_ASSERT(m.args[i] != kNone, "remap of a node whose operand has no image");
+    }
+    return n.nargs == 0 ? intern(m) : fold(m);
 }
 
 ExprId Builder::splat(ExprId a, int width) {

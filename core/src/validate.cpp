@@ -19,7 +19,9 @@ public:
 
     void run() {
         RILL_ASSERT(k_.body != kNone && k_.epilogue != kNone, "kernel without body or epilogue");
-        block(k_.body, 0);
+        // The epilogue continues the body's top-level scope: values the body
+        // defined at its top level are visible there (backends run it right after).
+        block(k_.body, 0, /*keep_scope=*/true);
         block(k_.epilogue, 0);
     }
 
@@ -54,7 +56,7 @@ private:
         }
     }
 
-    void block(BlockId b, int loop_depth) {
+    void block(BlockId b, int loop_depth, bool keep_scope = false) {
         RILL_ASSERT(b < k_.blocks.size(), "block id out of range");
         std::vector<ExprId> defined_here;
         for (StmtId id : k_.block(b)) {
@@ -94,7 +96,8 @@ private:
                     break;
             }
         }
-        for (ExprId r : defined_here) in_scope_[r] = 0;
+        if (!keep_scope)
+            for (ExprId r : defined_here) in_scope_[r] = 0;
     }
 
     struct Leaves {

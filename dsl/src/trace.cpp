@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cctype>
 
+#include "rill/core/passes.h"
 #include "rill/dsl/kernel.h"
 
 namespace rill::dsl {
@@ -183,8 +184,7 @@ TraceScope::TraceScope(const std::string& name) : ctx_(std::make_unique<TraceCon
 TraceScope::~TraceScope() { g_trace = saved_; }
 
 std::shared_ptr<const ir::Kernel> TraceScope::finish() {
-    ir::validate(ctx_->kernel);
-    return std::make_shared<const ir::Kernel>(std::move(ctx_->kernel));
+    return std::make_shared<const ir::Kernel>(ir::lower(ctx_->kernel));
 }
 
 std::uint16_t add_param(const std::string& name, const std::string& type_name, ir::ParamKind kind,

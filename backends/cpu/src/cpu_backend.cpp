@@ -19,8 +19,8 @@ int lanes_from_env() {
     // RILL_CPU_LANES: block width of the lane executor (tuning and tests).
     if (const char* v = std::getenv("RILL_CPU_LANES"); v && *v) {
         int n = std::atoi(v);
-        if (n < 1 || n > 4096)
-            throw Error("RILL_CPU_LANES=" + std::string(v) + " is out of range; use 1 to 4096 (default 256)");
+        if (n < 1 || n > 65536)
+            throw Error("RILL_CPU_LANES=" + std::string(v) + " is out of range; use 1 to 65536 (default 256)");
         return n;
     }
     return 256;

@@ -19,6 +19,37 @@ using u32 = std::uint32_t;
 
 std::atomic<std::uint64_t> g_dispatch_serial{1};
 
+// Tight loops over lanes, written with restrict pointers so that they vectorize.
+void set_valid(u32* __restrict m, int lanes, int count) {
+    for (int l = 0; l < lanes; ++l) m[l] = l < count ? ~0u : 0u;
+}
+
+void blend(u32* __restrict dst, const u32* __restrict src, const u32* __restrict m, int lanes, int width) {
+    for (int c = 0; c < width; ++c) {
+        u32* __restrict d = dst + c * lanes;
+        const u32* __restrict v = src + c * lanes;
+        for (int l = 0; l < lanes; ++l) d[l] = (v[l] & m[l]) | (d[l] & ~m[l]);
+    }
+}
+
+void split_mask(const u32* __restrict m, const u32* __restrict cond, u32* __restrict t, u32* __restrict e, int lanes) {
+    for (int l = 0; l < lanes; ++l) {
+        const u32 c = 0u - static_cast<u32>(cond[l] != 0);
+        t[l] = m[l] & c;
+        e[l] = m[l] & ~c;
+    }
+}
+
+void merge_masks(u32* __restrict m, const u32* __restrict a, const u32* __restrict b, int lanes) {
+    for (int l = 0; l < lanes; ++l) m[l] = a[l] | b[l];
+}
+
+bool all_set(const u32* __restrict m, int lanes) {
+    u32 acc = ~0u;
+    for (int l = 0; l < lanes; ++l) acc &= m[l];
+    return acc == ~0u;
+}
+
 /// Per-thread working memory, reused across blocks and dispatches.
 struct Scratch {
     std::vector<u32> words;              // node and variable columns
@@ -46,6 +77,17 @@ public:
         s_.positions.resize(static_cast<std::size_t>(kMaxRank) * lanes_);
         s_.addresses.resize(nparams * lanes_);
         s_.address_ready.assign(nparams, 0);
+        cols_.resize(k_.nodes.size());
+        for (ir::ExprId id = 0; id < k_.nodes.size(); ++id) cols_[id] = s_.words.data() + p_.node_offset(id);
+        // Inputs may be read in place only from buffers this call does not write.
+        direct_ok_.assign(nparams, 0);
+        for (std::size_t i = 0; i < nparams; ++i) {
+            if (k_.params[i].kind == ir::ParamKind::Uniform || !d_.streams[i].buffer) continue;
+            bool written = false;
+            for (std::size_t j = 0; j < nparams; ++j)
+                written = written || (k_.params[j].kind == ir::ParamKind::Output && d_.streams[j].buffer == d_.streams[i].buffer);
+            direct_ok_[i] = d_.streams[i].linear && k_.params[i].words == 1 && (!written || k_.params[i].kind == ir::ParamKind::Output);
+        }
         if (s_.dispatch != serial) {
             // Constants and uniforms: once per task, broadcast over all lanes.
             for (ir::ExprId id : p_.uniform_nodes()) eval_node(*this, k_, id, lanes_);
@@ -56,23 +98,25 @@ public:
     void run_block(std::int64_t start, int count) {
         start_ = start;
         count_ = count;
+        for (ir::ExprId id : redirected_) cols_[id] = s_.words.data() + p_.node_offset(id);
+        redirected_.clear();
         positions_ready_ = false;
         std::fill(s_.address_ready.begin(), s_.address_ready.end(), 0);
         for (ir::ExprId id = 0; id < k_.nodes.size(); ++id)
             if (p_.level(id) == Level::Lane) s_.computed[id] = 0;
         u32* m = mask(0);
-        for (int l = 0; l < lanes_; ++l) m[l] = l < count ? ~0u : 0u;
+        set_valid(m, lanes_, count);
         depth_ = 1;
         returned_ = false;
         run(k_.body, m);
         // The epilogue stores outputs for every lane, returned or not.
         u32* all = mask(depth_++);
-        for (int l = 0; l < lanes_; ++l) all[l] = l < count ? ~0u : 0u;
+        set_valid(all, lanes_, count);
         run(k_.epilogue, all);
     }
 
     // --- NodeContext ---------------------------------------------------------
-    u32* column(ir::ExprId id) override { return s_.words.data() + p_.node_offset(id); }
+    u32* column(ir::ExprId id) override { return cols_[id]; }
     const std::vector<u32>& uniforms() const override { return d_.uniforms; }
     int lanes() const override { return lanes_; }
 
@@ -87,6 +131,12 @@ public:
         }
         const u32* mem = buffer_words(b);
         const std::uint32_t words = k_.params[n.aux].words;
+        if (direct_ok_[n.aux] && count_ == lanes_) {
+            // A full block of a dense scalar stream: read it where it lies.
+            cols_[id] = const_cast<u32*>(mem) + static_cast<std::size_t>(b.offset + start_);
+            redirected_.push_back(id);
+            return;
+        }
         if (b.linear) {
             const u32* src = mem + static_cast<std::size_t>(b.offset + start_) * words + n.imm[0];
             if (w == 1 && words == 1) {
@@ -239,13 +289,12 @@ private:
                     evaluate(sid);
                     const int w = k_.vars[st.a].width;
                     u32* dst = s_.words.data() + p_.var_offset(st.a);
-                    const u32* src = column(st.b);
-                    for (int c = 0; c < w; ++c)
-                        for (int l = 0; l < lanes_; ++l)
-                            dst[c * lanes_ + l] = (src[c * lanes_ + l] & m[l]) | (dst[c * lanes_ + l] & ~m[l]);
+                    if (all_set(m, lanes_)) std::memcpy(dst, column(st.b), sizeof(u32) * w * lanes_);
+                    else blend(dst, column(st.b), m, lanes_, w);
                     break;
                 }
                 case ir::StmtKind::Store:
+                    direct_store_target(st);
                     evaluate(sid);
                     store(st, m);
                     break;
@@ -254,14 +303,10 @@ private:
                     const u32* cond = column(st.a);
                     u32* t = mask(depth_++);
                     u32* e = mask(depth_++);
-                    for (int l = 0; l < lanes_; ++l) {
-                        const u32 c = cond[l] ? ~0u : 0u;
-                        t[l] = m[l] & c;
-                        e[l] = m[l] & ~c;
-                    }
+                    split_mask(m, cond, t, e, lanes_);
                     if (any(t)) run(st.b, t);
                     if (any(e)) run(st.c, e);
-                    for (int l = 0; l < lanes_; ++l) m[l] = t[l] | e[l];
+                    merge_masks(m, t, e, lanes_);
                     depth_ -= 2;
                     break;
                 }
@@ -300,6 +345,18 @@ private:
         }
     }
 
+    /// For a full block of a dense scalar output, computes the stored value
+    /// straight into the output's memory (no scratch column, no copy).
+    void direct_store_target(const ir::Stmt& st) {
+        const ir::Node& n = k_.node(st.b);
+        if (!direct_ok_[st.a] || count_ != lanes_ || n.type.width != 1) return;
+        if (p_.level(st.b) == Level::Uniform || s_.computed[st.b]) return;
+        if (n.op == ir::Op::ReadVar || n.op == ir::Op::InputLoad || n.op == ir::Op::GatherLoad || n.op == ir::Op::IndexOf)
+            return;
+        cols_[st.b] = static_cast<CpuBuffer*>(d_.streams[st.a].buffer)->words() + d_.streams[st.a].offset + start_;
+        redirected_.push_back(st.b);
+    }
+
     void store(const ir::Stmt& st, const u32* m) {
         const StreamBinding& b = d_.streams[st.a];
         const std::uint32_t words = k_.params[st.a].words;
@@ -309,6 +366,7 @@ private:
         const int w = n.type.width;
         if (b.linear) {
             u32* dst = mem + static_cast<std::size_t>(b.offset + start_) * words + st.c;
+            if (src == dst) return;  // computed in place by direct_store_target
             if (w == 1 && words == 1) {
                 // Epilogue stores run on all valid lanes: a straight copy.
                 std::memcpy(dst, src, sizeof(u32) * count_);
@@ -336,6 +394,9 @@ private:
     bool positions_ready_ = false;
     bool returned_ = false;
     std::vector<LoopMasks> loops_;
+    std::vector<u32*> cols_;              // where each node's column lives this block
+    std::vector<ir::ExprId> redirected_;  // nodes whose column points into a stream
+    std::vector<std::uint8_t> direct_ok_; // param can be read/written in place
 };
 
 }  // namespace

@@ -152,6 +152,11 @@ public:
     ExprId gather(std::uint16_t param, std::uint32_t word, Type t, ExprId index);
     ExprId index_of(std::uint16_t param, std::uint32_t dim);
     ExprId read_var(VarId v);  // also appends the Def statement
+    /// A ReadVar node without its Def statement (for passes that copy statements).
+    ExprId read_var_node(VarId v);
+    /// Re-creates node `n` of another kernel with its operands mapped through
+    /// `map` (folding and hash-consing again).
+    ExprId remap(const Node& n, const std::vector<ExprId>& map);
 
     ExprId splat(ExprId a, int width);
     ExprId construct(Type t, const ExprId* parts, int n);
