@@ -32,7 +32,9 @@ void expect_hits_match(const showcase::Image& img, const std::vector<showcase::T
 
 TEST_P(Showcase, PrimaryRaysMatchHostReference) {
     auto mesh = showcase::make_torus(16, 8, 0.9f, 0.35f);
-    auto img = showcase::trace_primary_rays(rt(), mesh, 61, 47);  // odd sizes on purpose
+    // Odd height, even width: no ray lies exactly in the torus's symmetry plane,
+    // where rays graze shared edges and float and float64 may disagree.
+    auto img = showcase::trace_primary_rays(rt(), mesh, 62, 47);
     std::size_t hits = 0;
     for (const auto& h : img.hits) hits += h.w >= 0;
     EXPECT_GT(hits, 100u) << "the torus must be in view";
