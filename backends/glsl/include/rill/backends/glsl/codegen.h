@@ -1,0 +1,34 @@
+// IR -> GLSL 4.50 compute shader, shared by the Vulkan and OpenGL backends.
+//
+// Streams are bound as `uint[]` storage buffers and read/written at word
+// offsets, so the tight C++ layout (float3 = 12 bytes, structs without padding)
+// needs no std430 padding. Everything that varies per call (domain, stream
+// geometry, constants) lives in an "info" word array that the backend writes
+// per dispatch (info_layout.h); a push constant / uniform gives its base.
+#pragma once
+
+#include <string>
+
+#include "rill/core/backend.h"
+#include "rill/core/ir.h"
+
+namespace rill::glsl {
+
+/// How bindings are spelled for the target API.
+enum class Dialect { Vulkan, OpenGL };
+
+struct ShaderOptions {
+    Dialect dialect = Dialect::Vulkan;
+    std::uint32_t workgroup_size = 256;
+};
+
+struct Shader {
+    std::string source;
+    /// Binding of each stream param (kNone for constants); the info buffer is last.
+    std::vector<std::uint32_t> stream_binding;
+    std::uint32_t info_binding = 0;
+};
+
+Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
+
+}  // namespace rill::glsl

@@ -1,0 +1,13 @@
+// GLSL -> SPIR-V with shaderc, in process. A compile failure is a user-facing
+// error that names the kernel and quotes the generated line it points at.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rill::vk {
+
+std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source);
+
+}  // namespace rill::vk

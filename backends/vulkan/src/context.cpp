@@ -1,0 +1,226 @@
+#include "context.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "rill/core/error.h"
+
+namespace rill::vk {
+
+namespace {
+
+const char* result_name(VkResult r) {
+    switch (r) {
+        case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+        case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+        case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+        case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+        case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+        case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+        case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+        case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
+        default: return "a Vulkan error";
+    }
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                          VkDebugUtilsMessageTypeFlagsEXT, const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                          void* user) {
+    if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+        auto* ctx = static_cast<Context*>(user);
+        std::lock_guard lock(ctx->messages_mutex);
+        ctx->messages.emplace_back(data->pMessage ? data->pMessage : "(no message)");
+    }
+    return VK_FALSE;
+}
+
+bool layer_available(const char* name) {
+    std::uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, nullptr);
+    std::vector<VkLayerProperties> layers(n);
+    vkEnumerateInstanceLayerProperties(&n, layers.data());
+    for (const auto& l : layers)
+        if (std::strcmp(l.layerName, name) == 0) return true;
+    return false;
+}
+
+VkInstance make_instance(bool validation) {
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "rill";
+    app.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ci.pApplicationInfo = &app;
+    const char* layer = "VK_LAYER_KHRONOS_validation";
+    const char* ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (validation) {
+        ci.enabledLayerCount = 1;
+        ci.ppEnabledLayerNames = &layer;
+        ci.enabledExtensionCount = 1;
+        ci.ppEnabledExtensionNames = &ext;
+    }
+    VkInstance inst = VK_NULL_HANDLE;
+    VkResult r = vkCreateInstance(&ci, nullptr, &inst);
+    if (r != VK_SUCCESS)
+        throw Error(std::string("vulkan backend: no Vulkan driver answered (vkCreateInstance: ") + result_name(r) +
+                    "); install a Vulkan driver (Debian: mesa-vulkan-drivers) or use another backend");
+    return inst;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(VkInstance inst) {
+    std::uint32_t n = 0;
+    vkEnumeratePhysicalDevices(inst, &n, nullptr);
+    std::vector<VkPhysicalDevice> devs(n);
+    vkEnumeratePhysicalDevices(inst, &n, devs.data());
+    return devs;
+}
+
+int compute_family(VkPhysicalDevice d) {
+    std::uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(d, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> fams(n);
+    vkGetPhysicalDeviceQueueFamilyProperties(d, &n, fams.data());
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return static_cast<int>(i);
+    return -1;
+}
+
+}  // namespace
+
+void check(VkResult r, const char* what) {
+    if (r == VK_SUCCESS) return;
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+        throw Error(std::string("vulkan backend: out of ") + (r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "device" : "host") +
+                    " memory in " + what + "; use smaller streams or release others first");
+    if (r == VK_ERROR_DEVICE_LOST)
+        throw Error(std::string("vulkan backend: the device was lost in ") + what +
+                    " (a driver reset, often a kernel that ran too long); create a new rill::Runtime");
+    throw Error(std::string("vulkan backend: ") + what + " failed with " + result_name(r));
+}
+
+Context::Context() {
+    const char* v = std::getenv("RILL_VULKAN_VALIDATION");
+    validation = v && *v && std::string(v) != "0";
+    if (validation && !layer_available("VK_LAYER_KHRONOS_validation"))
+        throw Error("vulkan backend: RILL_VULKAN_VALIDATION is set but the Khronos validation layer is not installed "
+                    "(Debian: vulkan-validationlayers)");
+    instance = make_instance(validation);
+    try {
+        if (validation) {
+            auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+                vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
+            VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+            mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+            mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                             VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+            mi.pfnUserCallback = on_message;
+            mi.pUserData = this;
+            check(create(instance, &mi, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
+        }
+        std::vector<VkPhysicalDevice> devs = physical_devices(instance);
+        if (devs.empty())
+            throw Error("vulkan backend: Vulkan reports no device; install a driver (Debian: mesa-vulkan-drivers)");
+        int chosen = -1;
+        if (const char* want = std::getenv("RILL_DEVICE"); want && *want) {
+            char* end = nullptr;
+            long idx = std::strtol(want, &end, 10);
+            for (std::size_t i = 0; i < devs.size(); ++i) {
+                VkPhysicalDeviceProperties p;
+                vkGetPhysicalDeviceProperties(devs[i], &p);
+                if ((*end == '\0' && static_cast<long>(i) == idx) || std::strstr(p.deviceName, want)) {
+                    chosen = static_cast<int>(i);
+                    break;
+                }
+            }
+            if (chosen < 0) {
+                std::string names;
+                for (const auto& n : list_devices()) names += "\n  " + n;
+                throw Error("vulkan backend: RILL_DEVICE='" + std::string(want) + "' matches no device; devices:" + names);
+            }
+        } else {
+            // Prefer a discrete GPU, then integrated, then anything (lavapipe).
+            int best = -1;
+            for (std::size_t i = 0; i < devs.size(); ++i) {
+                VkPhysicalDeviceProperties p;
+                vkGetPhysicalDeviceProperties(devs[i], &p);
+                int score = p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ? 3
+                            : p.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? 2 : 1;
+                if (compute_family(devs[i]) >= 0 && score > best) {
+                    best = score;
+                    chosen = static_cast<int>(i);
+                }
+            }
+        }
+        physical = devs[static_cast<std::size_t>(chosen)];
+        const int family = compute_family(physical);
+        if (family < 0) throw Error("vulkan backend: the chosen device has no compute queue");
+        queue_family = static_cast<std::uint32_t>(family);
+        vkGetPhysicalDeviceProperties(physical, &properties);
+        vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+        VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+        VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+        p2.pNext = &sub;
+        vkGetPhysicalDeviceProperties2(physical, &p2);
+        subgroup_size = sub.subgroupSize;
+
+        const float priority = 1.0f;
+        VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+        qi.queueFamilyIndex = queue_family;
+        qi.queueCount = 1;
+        qi.pQueuePriorities = &priority;
+        VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+        di.queueCreateInfoCount = 1;
+        di.pQueueCreateInfos = &qi;
+        check(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
+        vkGetDeviceQueue(device, queue_family, 0, &queue);
+    } catch (...) {
+        release();
+        throw;
+    }
+}
+
+Context::~Context() { release(); }
+
+void Context::release() {
+    if (device) vkDestroyDevice(device, nullptr);
+    device = VK_NULL_HANDLE;
+    if (messenger) {
+        auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+            vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
+        if (destroy) destroy(instance, messenger, nullptr);
+        messenger = VK_NULL_HANDLE;
+    }
+    if (instance) vkDestroyInstance(instance, nullptr);
+    instance = VK_NULL_HANDLE;
+}
+
+int Context::memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const {
+    for (std::uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+        if ((allowed & (1u << i)) && (memory.memoryTypes[i].propertyFlags & want) == want) return static_cast<int>(i);
+    return -1;
+}
+
+std::vector<std::string> Context::take_messages() {
+    std::lock_guard lock(messages_mutex);
+    return std::exchange(messages, {});
+}
+
+std::vector<std::string> list_devices() {
+    std::vector<std::string> out;
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ci.pApplicationInfo = &app;
+    VkInstance inst = VK_NULL_HANDLE;
+    if (vkCreateInstance(&ci, nullptr, &inst) != VK_SUCCESS) return out;
+    auto devs = physical_devices(inst);
+    for (std::size_t i = 0; i < devs.size(); ++i) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(devs[i], &p);
+        out.push_back(std::to_string(i) + ": " + p.deviceName);
+    }
+    vkDestroyInstance(inst, nullptr);
+    return out;
+}
+
+}  // namespace rill::vk

@@ -1,0 +1,52 @@
+// The Vulkan objects a backend needs for its whole life: instance (with the
+// validation layer when RILL_VULKAN_VALIDATION=1), the chosen physical device
+// (RILL_DEVICE = index or name substring), the logical device and a compute
+// queue. Kept in a shared_ptr so that buffers can outlive the Runtime.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rill/core/backend.h"
+
+namespace rill::vk {
+
+/// Throws rill::Error for a failed Vulkan call, naming the call and the result.
+void check(VkResult r, const char* what);
+
+struct Context {
+    Context();
+    ~Context();
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    VkQueue queue = VK_NULL_HANDLE;
+    std::uint32_t queue_family = 0;
+    VkPhysicalDeviceProperties properties{};
+    VkPhysicalDeviceMemoryProperties memory{};
+    std::uint32_t subgroup_size = 0;
+    bool validation = false;
+
+    /// Index of a memory type with all of `want` among `allowed`, or -1.
+    int memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const;
+
+    /// Validation messages since the last call (empty without validation).
+    std::vector<std::string> take_messages();
+    std::mutex messages_mutex;
+    std::vector<std::string> messages;
+
+private:
+    void release();
+};
+
+/// Devices Vulkan reports here, for rill-info and RILL_DEVICE.
+std::vector<std::string> list_devices();
+
+}  // namespace rill::vk

@@ -1,0 +1,510 @@
+// The Vulkan backend. Kernel calls, uploads and copies are recorded into one
+// command buffer and submitted together when the host needs a result
+// (download, finish) or a per-batch resource runs out. A barrier is recorded
+// only before a command that touches a buffer written since the last barrier
+// (or writes one read since then). Streams live in device-local memory;
+// transfers go through host-visible staging buffers.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_set>
+
+#include "compile.h"
+#include "context.h"
+#include "rill/backends/glsl/codegen.h"
+#include "rill/backends/glsl/info_layout.h"
+#include "rill/core/error.h"
+#include "rill/core/launch.h"
+
+namespace rill::vk {
+
+namespace {
+
+constexpr std::uint32_t kWorkgroup = 256;
+constexpr VkDeviceSize kInfoRingBytes = 4u << 20;
+constexpr std::uint32_t kSetsPerPool = 1024;
+
+/// A host-visible buffer, persistently mapped.
+struct HostBuffer {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    void* mapped = nullptr;
+    VkDeviceSize size = 0, used = 0;
+};
+
+class Device {
+public:
+    Context ctx;
+
+    Device() {
+        VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+        pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+        pi.queueFamilyIndex = ctx.queue_family;
+        check(vkCreateCommandPool(ctx.device, &pi, nullptr, &pool_), "vkCreateCommandPool");
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = pool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        check(vkAllocateCommandBuffers(ctx.device, &ai, &cmd_), "vkAllocateCommandBuffers");
+        VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        check(vkCreateFence(ctx.device, &fi, nullptr, &fence_), "vkCreateFence");
+        VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 16};
+        VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        dpi.maxSets = kSetsPerPool;
+        dpi.poolSizeCount = 1;
+        dpi.pPoolSizes = &ps;
+        check(vkCreateDescriptorPool(ctx.device, &dpi, nullptr, &descriptors_), "vkCreateDescriptorPool");
+        info_ = host_buffer(kInfoRingBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+    }
+
+    ~Device() {
+        try {
+            finish();
+        } catch (...) {
+            // Destruction cannot report; the device is torn down regardless.
+        }
+        vkDeviceWaitIdle(ctx.device);
+        release_now();
+        destroy_host(info_);
+        for (auto& s : staging_) destroy_host(s);
+        destroy_host(readback_);
+        vkDestroyDescriptorPool(ctx.device, descriptors_, nullptr);
+        vkDestroyFence(ctx.device, fence_, nullptr);
+        vkDestroyCommandPool(ctx.device, pool_, nullptr);
+    }
+
+    std::mutex mutex;
+
+    // --- memory ----------------------------------------------------------------
+
+    void create_buffer(VkDeviceSize size, VkBufferUsageFlags usage, VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback,
+                       VkBuffer& buf, VkDeviceMemory& mem) {
+        VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+        bi.size = size;
+        bi.usage = usage;
+        bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+        check(vkCreateBuffer(ctx.device, &bi, nullptr, &buf), "vkCreateBuffer");
+        VkMemoryRequirements req;
+        vkGetBufferMemoryRequirements(ctx.device, buf, &req);
+        int type = ctx.memory_type(req.memoryTypeBits, want);
+        if (type < 0) type = ctx.memory_type(req.memoryTypeBits, fallback);
+        if (type < 0) {
+            vkDestroyBuffer(ctx.device, buf, nullptr);
+            throw Error("vulkan backend: the device has no suitable memory type for a buffer");
+        }
+        VkMemoryAllocateInfo mi{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        mi.allocationSize = req.size;
+        mi.memoryTypeIndex = static_cast<std::uint32_t>(type);
+        VkResult r = vkAllocateMemory(ctx.device, &mi, nullptr, &mem);
+        if (r != VK_SUCCESS) {
+            vkDestroyBuffer(ctx.device, buf, nullptr);
+            check(r, "vkAllocateMemory (a stream buffer)");
+        }
+        check(vkBindBufferMemory(ctx.device, buf, mem, 0), "vkBindBufferMemory");
+    }
+
+    HostBuffer host_buffer(VkDeviceSize size, VkBufferUsageFlags usage) {
+        HostBuffer h;
+        h.size = size;
+        const VkMemoryPropertyFlags hv = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        create_buffer(size, usage, hv | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, hv, h.buffer, h.memory);
+        check(vkMapMemory(ctx.device, h.memory, 0, VK_WHOLE_SIZE, 0, &h.mapped), "vkMapMemory");
+        return h;
+    }
+
+    void destroy_host(HostBuffer& h) {
+        if (!h.buffer) return;
+        vkDestroyBuffer(ctx.device, h.buffer, nullptr);
+        vkFreeMemory(ctx.device, h.memory, nullptr);
+        h = HostBuffer{};
+    }
+
+    /// Frees a stream buffer once no recorded command can still use it.
+    void release(VkBuffer buf, VkDeviceMemory mem) {
+        std::lock_guard lock(mutex);
+        pending_release_.emplace_back(buf, mem);
+        if (!recording_) release_now();
+    }
+
+    // --- recording -------------------------------------------------------------
+
+    VkCommandBuffer cmd() {
+        if (!recording_) {
+            VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+            bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+            check(vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
+            recording_ = true;
+        }
+        return cmd_;
+    }
+
+    /// Records a barrier if the command about to be recorded reads `reads` or
+    /// writes `writes` in a way that conflicts with what ran since the last one.
+    void hazard(std::initializer_list<VkBuffer> reads, std::initializer_list<VkBuffer> writes) {
+        hazard(std::vector<VkBuffer>(reads), std::vector<VkBuffer>(writes));
+    }
+    void hazard(const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes) {
+        bool need = false;
+        for (VkBuffer b : reads) need = need || written_.count(b);
+        for (VkBuffer b : writes) need = need || touched_.count(b);
+        if (need) {
+            VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+            mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
+                               VK_ACCESS_TRANSFER_READ_BIT;
+            mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                               VK_ACCESS_TRANSFER_WRITE_BIT;
+            const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+            vkCmdPipelineBarrier(cmd(), stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+            written_.clear();
+            touched_.clear();
+            ++barriers;
+        }
+        for (VkBuffer b : reads) touched_.insert(b);
+        for (VkBuffer b : writes) {
+            touched_.insert(b);
+            written_.insert(b);
+        }
+    }
+
+    /// Staging space for an upload recorded in this batch.
+    std::pair<VkBuffer, VkDeviceSize> stage(const void* src, VkDeviceSize bytes) {
+        for (auto& s : staging_) {
+            if (s.size - s.used >= bytes) {
+                const VkDeviceSize at = s.used;
+                std::memcpy(static_cast<char*>(s.mapped) + at, src, bytes);
+                s.used += (bytes + 15) & ~VkDeviceSize{15};
+                return {s.buffer, at};
+            }
+        }
+        if (recording_ && !staging_.empty()) {
+            // Full: run what was recorded, then start over with all staging free.
+            submit_and_wait();
+            return stage(src, bytes);
+        }
+        staging_.push_back(host_buffer(std::max<VkDeviceSize>(bytes, 16u << 20), VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
+        return stage(src, bytes);
+    }
+
+    /// Space for `words` info words in the ring; returns the word offset.
+    std::uint32_t info(const std::vector<std::uint32_t>& words) {
+        const VkDeviceSize bytes = ((words.size() * 4) + 63) & ~VkDeviceSize{63};
+        if (bytes > info_.size)
+            throw Error("vulkan backend: a kernel has too many parameters for the info buffer");
+        if (info_.used + bytes > info_.size) submit_and_wait();
+        const VkDeviceSize at = info_.used;
+        std::memcpy(static_cast<char*>(info_.mapped) + at, words.data(), words.size() * 4);
+        info_.used += bytes;
+        return static_cast<std::uint32_t>(at / 4);
+    }
+    VkBuffer info_buffer() const { return info_.buffer; }
+
+    VkDescriptorSet descriptor_set(VkDescriptorSetLayout layout) {
+        VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+        ai.descriptorPool = descriptors_;
+        ai.descriptorSetCount = 1;
+        ai.pSetLayouts = &layout;
+        VkDescriptorSet set = VK_NULL_HANDLE;
+        VkResult r = vkAllocateDescriptorSets(ctx.device, &ai, &set);
+        if (r == VK_ERROR_OUT_OF_POOL_MEMORY || r == VK_ERROR_FRAGMENTED_POOL) {
+            submit_and_wait();
+            r = vkAllocateDescriptorSets(ctx.device, &ai, &set);
+        }
+        check(r, "vkAllocateDescriptorSets");
+        return set;
+    }
+
+    /// Copies `bytes` from device buffer `src` at `offset` to host memory.
+    void read(VkBuffer src, VkDeviceSize offset, void* dst, VkDeviceSize bytes) {
+        if (readback_.size < bytes) {
+            if (recording_) submit_and_wait();
+            destroy_host(readback_);
+            readback_ = host_buffer(std::max<VkDeviceSize>(bytes, 1u << 20), VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+        }
+        hazard({src}, {readback_.buffer});
+        VkBufferCopy region{offset, 0, bytes};
+        vkCmdCopyBuffer(cmd(), src, readback_.buffer, 1, &region);
+        submit_and_wait();
+        std::memcpy(dst, readback_.mapped, bytes);
+    }
+
+    void finish() {
+        if (recording_) submit_and_wait();
+        check_validation();
+    }
+
+    void check_validation() {
+        auto msgs = ctx.take_messages();
+        if (msgs.empty()) return;
+        std::string all;
+        for (const auto& m : msgs) all += "\n  " + m;
+        throw Error("vulkan backend: the Khronos validation layer reported " + std::to_string(msgs.size()) +
+                    " message(s):" + all);
+    }
+
+    std::uint64_t submits = 0, barriers = 0;
+
+private:
+    void submit_and_wait() {
+        if (!recording_) return;
+        check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
+        recording_ = false;
+        VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &cmd_;
+        check(vkQueueSubmit(ctx.queue, 1, &si, fence_), "vkQueueSubmit");
+        check(vkWaitForFences(ctx.device, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        check(vkResetFences(ctx.device, 1, &fence_), "vkResetFences");
+        check(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
+        check(vkResetDescriptorPool(ctx.device, descriptors_, 0), "vkResetDescriptorPool");
+        info_.used = 0;
+        for (auto& s : staging_) s.used = 0;
+        written_.clear();
+        touched_.clear();
+        release_now();
+        ++submits;
+    }
+
+    void release_now() {
+        for (auto [b, m] : pending_release_) {
+            vkDestroyBuffer(ctx.device, b, nullptr);
+            vkFreeMemory(ctx.device, m, nullptr);
+        }
+        pending_release_.clear();
+    }
+
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+    VkDescriptorPool descriptors_ = VK_NULL_HANDLE;
+    HostBuffer info_, readback_;
+    std::vector<HostBuffer> staging_;
+    bool recording_ = false;
+    std::unordered_set<VkBuffer> written_, touched_;
+    std::vector<std::pair<VkBuffer, VkDeviceMemory>> pending_release_;
+};
+
+class VkStreamBuffer final : public Buffer {
+public:
+    VkStreamBuffer(std::shared_ptr<Device> dev, std::size_t nbytes) : dev_(std::move(dev)) {
+        bytes = nbytes;
+        dev_->create_buffer(nbytes,
+                            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, buffer, memory);
+    }
+    ~VkStreamBuffer() override { dev_->release(buffer, memory); }
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+
+private:
+    std::shared_ptr<Device> dev_;
+};
+
+class VkProgram final : public Program {
+public:
+    VkProgram(std::shared_ptr<Device> dev, const ir::Kernel& k, const Signature& sig) : dev_(std::move(dev)) {
+        glsl::ShaderOptions opt;
+        opt.dialect = glsl::Dialect::Vulkan;
+        opt.workgroup_size = kWorkgroup;
+        shader = glsl::generate(k, sig, opt);
+        std::ostringstream name;
+        name << k.name << "-" << std::hex << k.hash() << "-" << sig.hash() << ".vulkan.comp";
+        detail::dump_file(name.str(), shader.source);
+        const std::vector<std::uint32_t> spirv = compile_glsl(k.name, shader.source);
+        VkDevice d = dev_->ctx.device;
+        VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+        mi.codeSize = spirv.size() * 4;
+        mi.pCode = spirv.data();
+        check(vkCreateShaderModule(d, &mi, nullptr, &module), "vkCreateShaderModule");
+        const std::uint32_t n = shader.info_binding + 1;
+        std::vector<VkDescriptorSetLayoutBinding> bindings(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            bindings[i].binding = i;
+            bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            bindings[i].descriptorCount = 1;
+            bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+        }
+        VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+        li.bindingCount = n;
+        li.pBindings = bindings.data();
+        check(vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout), "vkCreateDescriptorSetLayout");
+        VkPushConstantRange pr{VK_SHADER_STAGE_COMPUTE_BIT, 0, 4};
+        VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+        pli.setLayoutCount = 1;
+        pli.pSetLayouts = &set_layout;
+        pli.pushConstantRangeCount = 1;
+        pli.pPushConstantRanges = &pr;
+        check(vkCreatePipelineLayout(d, &pli, nullptr, &layout), "vkCreatePipelineLayout");
+        VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+        ci.stage = VkPipelineShaderStageCreateInfo{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+        ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        ci.stage.module = module;
+        ci.stage.pName = "main";
+        ci.layout = layout;
+        check(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline), "vkCreateComputePipelines");
+    }
+    ~VkProgram() override {
+        VkDevice d = dev_->ctx.device;
+        {
+            std::lock_guard lock(dev_->mutex);
+            try {
+                dev_->finish();
+            } catch (...) {
+            }
+        }
+        vkDestroyPipeline(d, pipeline, nullptr);
+        vkDestroyPipelineLayout(d, layout, nullptr);
+        vkDestroyDescriptorSetLayout(d, set_layout, nullptr);
+        vkDestroyShaderModule(d, module, nullptr);
+    }
+
+    glsl::Shader shader;
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+
+private:
+    std::shared_ptr<Device> dev_;
+};
+
+VkBuffer handle(Buffer* b) { return static_cast<VkStreamBuffer*>(b)->buffer; }
+
+class VulkanBackend final : public Backend {
+public:
+    VulkanBackend() : dev_(std::make_shared<Device>()) {
+        const Context& c = dev_->ctx;
+        info_.name = "vulkan";
+        info_.device = std::string(c.properties.deviceName) + " (Vulkan " +
+                       std::to_string(VK_API_VERSION_MAJOR(c.properties.apiVersion)) + "." +
+                       std::to_string(VK_API_VERSION_MINOR(c.properties.apiVersion)) + "." +
+                       std::to_string(VK_API_VERSION_PATCH(c.properties.apiVersion)) + ")";
+        info_.limits.subgroup_size = c.subgroup_size;
+        info_.limits.max_workgroup_size = c.properties.limits.maxComputeWorkGroupInvocations;
+        info_.limits.shared_memory_bytes = c.properties.limits.maxComputeSharedMemorySize;
+        info_.limits.max_buffer_bytes = c.properties.limits.maxStorageBufferRange;
+        info_.details.emplace_back("driver version", std::to_string(c.properties.driverVersion));
+        info_.details.emplace_back("max storage buffer", std::to_string(c.properties.limits.maxStorageBufferRange) + " bytes");
+        info_.details.emplace_back("validation layer", c.validation ? "on" : "off (RILL_VULKAN_VALIDATION=1)");
+        std::string all;
+        for (const auto& d : list_devices()) all += (all.empty() ? "" : "; ") + d;
+        info_.details.emplace_back("devices (RILL_DEVICE)", all);
+    }
+
+    ~VulkanBackend() override {
+        std::lock_guard lock(dev_->mutex);
+        try {
+            dev_->finish();
+        } catch (...) {
+        }
+    }
+
+    const BackendInfo& info() const override { return info_; }
+
+    std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
+        if (bytes > info_.limits.max_buffer_bytes)
+            throw Error("vulkan backend: a stream of " + std::to_string(bytes) + " bytes exceeds the device's " +
+                        std::to_string(info_.limits.max_buffer_bytes) + "-byte storage buffer limit; split it");
+        auto buf = std::make_shared<VkStreamBuffer>(dev_, bytes);
+        std::lock_guard lock(dev_->mutex);
+        dev_->hazard({}, {buf->buffer});
+        vkCmdFillBuffer(dev_->cmd(), buf->buffer, 0, VK_WHOLE_SIZE, 0);  // new streams are zero
+        return buf;
+    }
+
+    void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
+        std::lock_guard lock(dev_->mutex);
+        // Large uploads go in pieces that fit a staging buffer.
+        const std::size_t piece = 64u << 20;
+        for (std::size_t done = 0; done < bytes; done += piece) {
+            const std::size_t n = std::min(piece, bytes - done);
+            auto [staging, at] = dev_->stage(static_cast<const char*>(src) + done, n);
+            dev_->hazard({staging}, {handle(&dst)});
+            VkBufferCopy region{at, offset + done, n};
+            vkCmdCopyBuffer(dev_->cmd(), staging, handle(&dst), 1, &region);
+        }
+    }
+
+    void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) override {
+        std::lock_guard lock(dev_->mutex);
+        const std::size_t piece = 64u << 20;
+        for (std::size_t done = 0; done < bytes; done += piece) {
+            const std::size_t n = std::min(piece, bytes - done);
+            dev_->read(handle(&src), offset + done, static_cast<char*>(dst) + done, n);
+        }
+        dev_->check_validation();
+    }
+
+    void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
+        std::lock_guard lock(dev_->mutex);
+        dev_->hazard({handle(&src)}, {handle(&dst)});
+        VkBufferCopy region{src_offset, dst_offset, bytes};
+        vkCmdCopyBuffer(dev_->cmd(), handle(&src), handle(&dst), 1, &region);
+    }
+
+    std::unique_ptr<Program> compile(const ir::Kernel& k, const Signature& sig) override {
+        return std::make_unique<VkProgram>(dev_, k, sig);
+    }
+
+    void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
+        auto& p = static_cast<VkProgram&>(program);
+        std::lock_guard lock(dev_->mutex);
+        glsl::pack_info(k, d, info_words_);
+        const std::uint32_t base = dev_->info(info_words_);
+        VkDescriptorSet set = dev_->descriptor_set(p.set_layout);
+
+        std::vector<VkDescriptorBufferInfo> infos(p.shader.info_binding + 1);
+        std::vector<VkBuffer> reads, writes;
+        for (std::uint32_t i = 0; i < k.params.size(); ++i) {
+            const std::uint32_t b = p.shader.stream_binding[i];
+            if (b == ir::kNone) continue;
+            VkBuffer buf = handle(d.streams[i].buffer);
+            infos[b] = VkDescriptorBufferInfo{buf, 0, VK_WHOLE_SIZE};
+            (k.params[i].kind == ir::ParamKind::Output ? writes : reads).push_back(buf);
+        }
+        infos[p.shader.info_binding] = VkDescriptorBufferInfo{dev_->info_buffer(), 0, VK_WHOLE_SIZE};
+        std::vector<VkWriteDescriptorSet> ws(infos.size());
+        for (std::uint32_t i = 0; i < infos.size(); ++i) {
+            ws[i] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+            ws[i].dstSet = set;
+            ws[i].dstBinding = i;
+            ws[i].descriptorCount = 1;
+            ws[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            ws[i].pBufferInfo = &infos[i];
+        }
+        vkUpdateDescriptorSets(dev_->ctx.device, static_cast<std::uint32_t>(ws.size()), ws.data(), 0, nullptr);
+
+        dev_->hazard(reads, writes);
+        VkCommandBuffer cmd = dev_->cmd();
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+        vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &base);
+        const std::uint64_t groups = (static_cast<std::uint64_t>(d.domain.size()) + kWorkgroup - 1) / kWorkgroup;
+        const std::uint64_t max_x = dev_->ctx.properties.limits.maxComputeWorkGroupCount[0];
+        const std::uint64_t gx = std::min(groups, max_x);
+        const std::uint64_t gy = (groups + gx - 1) / gx;
+        if (gy > dev_->ctx.properties.limits.maxComputeWorkGroupCount[1])
+            throw Error("kernel '" + k.name + "': " + std::to_string(d.domain.size()) +
+                        " invocations exceed the device's dispatch limits; split the output stream");
+        vkCmdDispatch(cmd, static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy), 1);
+    }
+
+    void finish() override {
+        std::lock_guard lock(dev_->mutex);
+        dev_->finish();
+    }
+
+private:
+    std::shared_ptr<Device> dev_;
+    BackendInfo info_;
+    std::vector<std::uint32_t> info_words_;
+};
+
+}  // namespace
+
+// Ahead of the CPU backend: a GPU is the better default when one works.
+RILL_REGISTER_BACKEND("vulkan", 20, [] { return std::make_unique<VulkanBackend>(); });
+
+}  // namespace rill::vk
