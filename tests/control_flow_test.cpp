@@ -107,7 +107,7 @@ TEST_P(ControlFlow, EarlyReturnKeepsWhatWasAssigned) {
                 want_s = static_cast<float>(j);
             }
         }
-        ASSERT_EQ(r[i], want_r) << x[i];
+        ASSERT_NEAR(r[i], want_r, 3e-7f * want_r) << x[i];  // sqrt: within 3 ULP on GPUs
         ASSERT_EQ(s[i], want_s) << x[i];
     }
 }

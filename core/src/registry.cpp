@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "rill/core/backend.h"
 
@@ -29,6 +32,34 @@ std::vector<BackendFactory> registered_backends() {
     Registry& r = registry();
     std::lock_guard lock(r.mutex);
     return r.factories;
+}
+
+void KernelTimes::add(const std::string& kernel, double ms) {
+    for (auto& t : times_)
+        if (t.kernel == kernel) {
+            ++t.calls;
+            t.total_ms += ms;
+            return;
+        }
+    times_.push_back(KernelTime{kernel, 1, ms});
+}
+
+std::vector<KernelTime> KernelTimes::list() const { return times_; }
+
+std::string KernelTimes::summary(const std::string& backend) const {
+    std::string s = "rill profile (" + backend + "): kernel, calls, total ms, mean us\n";
+    char line[256];
+    for (const auto& t : times_) {
+        std::snprintf(line, sizeof line, "  %-32s %8llu %10.3f %10.2f\n", t.kernel.c_str(),
+                      static_cast<unsigned long long>(t.calls), t.total_ms, 1000.0 * t.total_ms / double(t.calls));
+        s += line;
+    }
+    return s;
+}
+
+bool profiling_from_env() {
+    const char* v = std::getenv("RILL_PROFILE");
+    return v && *v && std::string(v) != "0";
 }
 
 std::uint64_t Signature::hash() const {

@@ -2,6 +2,8 @@
 // synchronous dispatch over TBB. It is the reference implementation of the IR.
 #include <tbb/info.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -64,14 +66,30 @@ public:
     std::unique_ptr<Program> compile(const ir::Kernel& kernel, const Signature&) override {
         return std::make_unique<CpuProgram>(kernel, lanes_);
     }
-    void dispatch(Program& program, const ir::Kernel&, const Dispatch& d) override {
+    void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
+        if (!profiling_) {
+            execute(static_cast<CpuProgram&>(program), d);
+            return;
+        }
+        const auto t0 = std::chrono::steady_clock::now();
         execute(static_cast<CpuProgram&>(program), d);
+        times_.add(k.name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     void finish() override {}
+
+    void set_profiling(bool on) override { profiling_ = on; }
+    std::vector<KernelTime> kernel_times() override { return times_.list(); }
+    void reset_kernel_times() override { times_.reset(); }
+
+    ~CpuBackend() override {
+        if (profiling_from_env()) std::fputs(times_.summary("cpu").c_str(), stderr);
+    }
 
 private:
     BackendInfo info_;
     int lanes_;
+    bool profiling_ = profiling_from_env();
+    KernelTimes times_;
 };
 
 }  // namespace

@@ -363,6 +363,11 @@ private:
                 if (n.type.scalar == Scalar::Uint) return a(0);
                 break;
             case Op::Atan2: return "atan(" + a(0) + ", " + a(1) + ")";
+            case Op::Rem:
+                // GLSL leaves % with negative operands undefined (NVIDIA differs from
+                // lavapipe); rill defines it as C++ does, through truncating division.
+                if (n.type.scalar == Scalar::Int) return "(" + a(0) + " - " + a(1) + " * (" + a(0) + " / " + a(1) + "))";
+                break;
             case Op::LogicalAnd: case Op::LogicalOr:
                 if (n.type.width > 1) {
                     const std::string u = "uvec" + std::to_string(n.type.width);

@@ -25,6 +25,7 @@ namespace {
 constexpr std::uint32_t kWorkgroup = 256;
 constexpr VkDeviceSize kInfoRingBytes = 4u << 20;
 constexpr std::uint32_t kSetsPerPool = 1024;
+constexpr std::uint32_t kTimedPerBatch = 1024;  // dispatches with timestamps per submission
 
 /// A host-visible buffer, persistently mapped.
 struct HostBuffer {
@@ -57,6 +58,10 @@ public:
         dpi.pPoolSizes = &ps;
         check(vkCreateDescriptorPool(ctx.device, &dpi, nullptr, &descriptors_), "vkCreateDescriptorPool");
         info_ = host_buffer(kInfoRingBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+        VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = 2 * kTimedPerBatch;
+        check(vkCreateQueryPool(ctx.device, &qi, nullptr, &queries_), "vkCreateQueryPool");
     }
 
     ~Device() {
@@ -71,6 +76,7 @@ public:
         for (auto& s : staging_) destroy_host(s);
         destroy_host(readback_);
         vkDestroyDescriptorPool(ctx.device, descriptors_, nullptr);
+        vkDestroyQueryPool(ctx.device, queries_, nullptr);
         vkDestroyFence(ctx.device, fence_, nullptr);
         vkDestroyCommandPool(ctx.device, pool_, nullptr);
     }
@@ -136,8 +142,36 @@ public:
             bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
             check(vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
             recording_ = true;
+            if (profiling) vkCmdResetQueryPool(cmd_, queries_, 0, 2 * kTimedPerBatch);
         }
         return cmd_;
+    }
+
+    // --- profiling ---------------------------------------------------------------
+
+    bool profiling = profiling_from_env();
+    KernelTimes times;
+
+    /// Makes room in this batch for one dispatch with `info_words` info words
+    /// (submitting the batch first if any per-batch resource is short), so that
+    /// nothing allocated for the dispatch is reset by a submit halfway through.
+    void reserve(std::size_t info_words) {
+        const VkDeviceSize bytes = ((info_words * 4) + 63) & ~VkDeviceSize{63};
+        if (bytes > info_.size) throw Error("vulkan backend: a kernel has too many parameters for the info buffer");
+        if (info_.used + bytes > info_.size || sets_ == kSetsPerPool || (profiling && timed_.size() == kTimedPerBatch))
+            submit_and_wait();
+    }
+
+    /// Brackets the next recorded dispatch with timestamps (when profiling).
+    void begin_timing(const std::string& kernel) {
+        if (!profiling) return;
+        VkCommandBuffer c = cmd();
+        timed_.push_back(kernel);
+        vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, 2 * static_cast<std::uint32_t>(timed_.size() - 1));
+    }
+    void end_timing() {
+        if (!profiling) return;
+        vkCmdWriteTimestamp(cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, 2 * static_cast<std::uint32_t>(timed_.size() - 1) + 1);
     }
 
     /// Records a barrier if the command about to be recorded reads `reads` or
@@ -187,12 +221,10 @@ public:
         return stage(src, bytes);
     }
 
-    /// Space for `words` info words in the ring; returns the word offset.
+    /// Space for `words` info words in the ring (reserved); returns the word offset.
     std::uint32_t info(const std::vector<std::uint32_t>& words) {
         const VkDeviceSize bytes = ((words.size() * 4) + 63) & ~VkDeviceSize{63};
-        if (bytes > info_.size)
-            throw Error("vulkan backend: a kernel has too many parameters for the info buffer");
-        if (info_.used + bytes > info_.size) submit_and_wait();
+        RILL_ASSERT(info_.used + bytes <= info_.size, "info ring used without reserve()");
         const VkDeviceSize at = info_.used;
         std::memcpy(static_cast<char*>(info_.mapped) + at, words.data(), words.size() * 4);
         info_.used += bytes;
@@ -206,12 +238,9 @@ public:
         ai.descriptorSetCount = 1;
         ai.pSetLayouts = &layout;
         VkDescriptorSet set = VK_NULL_HANDLE;
-        VkResult r = vkAllocateDescriptorSets(ctx.device, &ai, &set);
-        if (r == VK_ERROR_OUT_OF_POOL_MEMORY || r == VK_ERROR_FRAGMENTED_POOL) {
-            submit_and_wait();
-            r = vkAllocateDescriptorSets(ctx.device, &ai, &set);
-        }
-        check(r, "vkAllocateDescriptorSets");
+        RILL_ASSERT(sets_ < kSetsPerPool, "descriptor pool used without reserve()");
+        check(vkAllocateDescriptorSets(ctx.device, &ai, &set), "vkAllocateDescriptorSets");
+        ++sets_;
         return set;
     }
 
@@ -256,8 +285,19 @@ private:
         check(vkQueueSubmit(ctx.queue, 1, &si, fence_), "vkQueueSubmit");
         check(vkWaitForFences(ctx.device, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
         check(vkResetFences(ctx.device, 1, &fence_), "vkResetFences");
+        if (!timed_.empty()) {
+            std::vector<std::uint64_t> stamps(2 * timed_.size());
+            check(vkGetQueryPoolResults(ctx.device, queries_, 0, static_cast<std::uint32_t>(stamps.size()),
+                                        stamps.size() * 8, stamps.data(), 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                  "vkGetQueryPoolResults");
+            const double ns_per_tick = ctx.properties.limits.timestampPeriod;
+            for (std::size_t i = 0; i < timed_.size(); ++i)
+                times.add(timed_[i], double(stamps[2 * i + 1] - stamps[2 * i]) * ns_per_tick * 1e-6);
+            timed_.clear();
+        }
         check(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
         check(vkResetDescriptorPool(ctx.device, descriptors_, 0), "vkResetDescriptorPool");
+        sets_ = 0;
         info_.used = 0;
         for (auto& s : staging_) s.used = 0;
         written_.clear();
@@ -282,6 +322,9 @@ private:
     std::vector<HostBuffer> staging_;
     bool recording_ = false;
     std::unordered_set<VkBuffer> written_, touched_;
+    VkQueryPool queries_ = VK_NULL_HANDLE;
+    std::vector<std::string> timed_;
+    std::uint32_t sets_ = 0;
     std::vector<std::pair<VkBuffer, VkDeviceMemory>> pending_release_;
 };
 
@@ -399,6 +442,7 @@ public:
             dev_->finish();
         } catch (...) {
         }
+        if (profiling_from_env()) std::fputs(dev_->times.summary("vulkan").c_str(), stderr);
     }
 
     const BackendInfo& info() const override { return info_; }
@@ -452,6 +496,7 @@ public:
         auto& p = static_cast<VkProgram&>(program);
         std::lock_guard lock(dev_->mutex);
         glsl::pack_info(k, d, info_words_);
+        dev_->reserve(info_words_.size());
         const std::uint32_t base = dev_->info(info_words_);
         VkDescriptorSet set = dev_->descriptor_set(p.set_layout);
 
@@ -488,12 +533,30 @@ public:
         if (gy > dev_->ctx.properties.limits.maxComputeWorkGroupCount[1])
             throw Error("kernel '" + k.name + "': " + std::to_string(d.domain.size()) +
                         " invocations exceed the device's dispatch limits; split the output stream");
-        vkCmdDispatch(cmd, static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy), 1);
+        dev_->begin_timing(k.name);
+        vkCmdDispatch(dev_->cmd(), static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy), 1);
+        dev_->end_timing();
     }
 
     void finish() override {
         std::lock_guard lock(dev_->mutex);
         dev_->finish();
+    }
+
+    void set_profiling(bool on) override {
+        std::lock_guard lock(dev_->mutex);
+        dev_->finish();
+        dev_->profiling = on;
+    }
+    std::vector<KernelTime> kernel_times() override {
+        std::lock_guard lock(dev_->mutex);
+        dev_->finish();
+        return dev_->times.list();
+    }
+    void reset_kernel_times() override {
+        std::lock_guard lock(dev_->mutex);
+        dev_->finish();
+        dev_->times.reset();
     }
 
 private:

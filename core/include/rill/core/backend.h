@@ -85,6 +85,13 @@ struct BackendInfo {
     std::vector<std::pair<std::string, std::string>> details;  // extra lines for rill-info
 };
 
+/// Time spent in one kernel, summed over its calls since the last reset.
+struct KernelTime {
+    std::string kernel;
+    std::uint64_t calls = 0;
+    double total_ms = 0.0;  // device time (GPU timestamps) or host time (CPU)
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -102,7 +109,28 @@ public:
     /// May return before the work is done; reading a buffer or finish() waits.
     virtual void dispatch(Program& program, const ir::Kernel& kernel, const Dispatch& d) = 0;
     virtual void finish() = 0;
+
+    /// Per-kernel times, when profiling is on (set_profiling or RILL_PROFILE=1).
+    virtual void set_profiling(bool on) = 0;
+    virtual std::vector<KernelTime> kernel_times() = 0;
+    virtual void reset_kernel_times() = 0;
 };
+
+/// Accumulates per-kernel times; shared by backends.
+class KernelTimes {
+public:
+    void add(const std::string& kernel, double ms);
+    std::vector<KernelTime> list() const;
+    void reset() { times_.clear(); }
+    /// "kernel  calls  total ms  mean us" lines, for RILL_PROFILE=1 at exit.
+    std::string summary(const std::string& backend) const;
+
+private:
+    std::vector<KernelTime> times_;
+};
+
+/// True when RILL_PROFILE is set to something other than 0.
+bool profiling_from_env();
 
 /// How a backend makes itself known. `priority` orders "best available".
 struct BackendFactory {

@@ -162,6 +162,13 @@ public:
 
     /// Waits until every kernel call issued so far has finished.
     void finish();
+
+    /// Per-kernel device times (GPU timestamps; host time on the CPU backend).
+    /// Off unless turned on here or with RILL_PROFILE=1 (which also prints a
+    /// summary when the runtime is destroyed). kernel_times() waits for pending work.
+    void set_profiling(bool on) { backend().set_profiling(on); }
+    std::vector<KernelTime> kernel_times() { return backend().kernel_times(); }
+    void reset_kernel_times() { backend().reset_kernel_times(); }
     RuntimeStats stats() const;
 
     /// The runtime a stream lives on.

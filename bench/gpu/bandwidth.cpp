@@ -1,0 +1,134 @@
+// GPU bandwidth and dispatch cost of a rill backend (default: the best one).
+//
+//   rill-bench-bandwidth [log2 n = 28] [output.json]
+//
+// Copy and SAXPY over n floats, timed over batches of back-to-back calls
+// (host wall time around a batch, after a warm-up, divided by the count);
+// and the cost per kernel of 1000 small dependent dispatches. Every result is
+// checked against the host before it is timed.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <rill/rill.h>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Timing {
+    double host_ms = 0;    // wall time per call around a batch, median of batches
+    double device_ms = 0;  // the kernels' own time (GPU timestamps), median of batches
+};
+
+template <class F>
+Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
+    std::vector<double> host, device;
+    f();
+    rt.finish();
+    for (int r = 0; r < repeats; ++r) {
+        rt.reset_kernel_times();
+        auto t0 = Clock::now();
+        for (int i = 0; i < batch; ++i) f();
+        rt.finish();
+        host.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / batch);
+        double total = 0;
+        for (const auto& t : rt.kernel_times()) total += t.total_ms;
+        device.push_back(total / batch);
+    }
+    std::sort(host.begin(), host.end());
+    std::sort(device.begin(), device.end());
+    return {host[host.size() / 2], device[device.size() / 2]};
+}
+
+[[noreturn]] void fail(const std::string& what) {
+    std::fprintf(stderr, "rill-bench-bandwidth: wrong result: %s\n", what.c_str());
+    std::exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int log2n = argc > 1 ? std::atoi(argv[1]) : 28;
+    const std::string json = argc > 2 ? argv[2] : "";
+    const std::int64_t n = std::int64_t{1} << log2n;
+    rill::Runtime rt;
+    std::printf("backend %s: %s\n", rt.backend_name().c_str(), rt.info().device.c_str());
+
+    auto copy = rill::kernel("copy(x, r)", [](rill::In<float> x, rill::Out<float> r) { r = x; });
+    auto saxpy = rill::kernel("saxpy(a, x, y, r)", [](rill::Float a, rill::In<float> x, rill::In<float> y,
+                                                    rill::Out<float> r) { r = a * x + y; });
+    std::vector<float> hx(n), hy(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+        hx[i] = static_cast<float>(i % 1024);
+        hy[i] = static_cast<float>(i % 7);
+    }
+    auto x = rt.stream<float>({n}, hx);
+    auto y = rt.stream<float>({n}, hy);
+    auto r = rt.stream<float>({n});
+
+    copy(x, r);
+    std::vector<float> out = r.download();
+    for (std::int64_t i = 0; i < n; i += 4097)
+        if (out[i] != hx[i]) fail("copy at " + std::to_string(i));
+    saxpy(2.0f, x, y, r);
+    out = r.download();
+    for (std::int64_t i = 0; i < n; i += 4097)
+        if (out[i] != 2.0f * hx[i] + hy[i]) fail("saxpy at " + std::to_string(i));
+
+    rt.set_profiling(true);
+    // Warm up: GPUs raise their clocks only after some work.
+    for (auto t0 = Clock::now(); Clock::now() - t0 < std::chrono::milliseconds(500);) {
+        for (int i = 0; i < 10; ++i) saxpy(2.0f, x, y, r);
+        rt.finish();
+    }
+    const Timing copy_t = median_ms(20, 5, [&] { copy(x, r); }, rt);
+    const Timing saxpy_t = median_ms(20, 5, [&] { saxpy(2.0f, x, y, r); }, rt);
+    const double copy_ms = copy_t.device_ms, saxpy_ms = saxpy_t.device_ms;
+    const double copy_gbs = 2.0 * n * 4 / copy_ms / 1e6, saxpy_gbs = 3.0 * n * 4 / saxpy_ms / 1e6;
+
+    // 1000 small dependent kernels: each reads what the previous one wrote.
+    auto inc = rill::kernel("inc(x, r)", [](rill::In<float> x, rill::Out<float> r) { r = x + 1.0f; });
+    auto a = rt.stream<float>({1024}), b = rt.stream<float>({1024});
+    auto chain = [&] {
+        for (int i = 0; i < 500; ++i) {
+            inc(a, b);
+            inc(b, a);
+        }
+    };
+    chain();
+    rt.finish();
+    const float before = a.download()[0];
+    const double chain_ms = median_ms(1, 5, chain, rt).host_ms;
+    const float after = a.download()[0];
+    if (after != before + 1000.0f * 6) fail("dependent chain: " + std::to_string(after));
+    const double per_kernel_us = chain_ms * 1000.0 / 1000.0;
+
+    // First compile of a new kernel (a fresh constant makes the IR new).
+    const float salt = static_cast<float>(Clock::now().time_since_epoch().count() % 100000);
+    auto fresh = rill::kernel("fresh(x, r)", [salt](rill::In<float> x, rill::Out<float> r) { r = x * salt; });
+    auto t0 = Clock::now();
+    fresh(a, b);
+    rt.finish();
+    const double first_call_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+
+    std::printf("\n| workload | size | device time | host time | bandwidth (device time) |\n|---|---|---|---|---|\n");
+    std::printf("| copy  | 2^%d floats | %.3f ms | %.3f ms | %.1f GB/s |\n", log2n, copy_ms, copy_t.host_ms, copy_gbs);
+    std::printf("| saxpy | 2^%d floats | %.3f ms | %.3f ms | %.1f GB/s |\n", log2n, saxpy_ms, saxpy_t.host_ms, saxpy_gbs);
+    std::printf("| 1000 dependent kernels | 1024 floats | %.3f us per kernel | |\n", per_kernel_us);
+    std::printf("| first call of a new kernel (trace excluded: compile + dispatch) | 1024 floats | %.2f ms | |\n",
+                first_call_ms);
+    if (!json.empty()) {
+        std::ofstream f(json);
+        f << "{\"backend\":\"" << rt.backend_name() << "\",\"device\":\"" << rt.info().device << "\",\"log2n\":" << log2n
+          << ",\"copy_host_ms\":" << copy_t.host_ms << ",\"saxpy_host_ms\":" << saxpy_t.host_ms << ",\"copy_ms\":" << copy_ms << ",\"copy_gbs\":" << copy_gbs << ",\"saxpy_ms\":" << saxpy_ms
+          << ",\"saxpy_gbs\":" << saxpy_gbs << ",\"dependent_kernel_us\":" << per_kernel_us
+          << ",\"first_call_ms\":" << first_call_ms << "}\n";
+    }
+    return 0;
+}

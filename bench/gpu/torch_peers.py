@@ -1,0 +1,27 @@
+# Same-run peers on the GPU machine: copy and SAXPY through PyTorch (CUDA),
+# timed with CUDA events. Prints one JSON line.
+import json, sys
+import torch
+
+n = 1 << int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 28
+x = torch.rand(n, device="cuda")
+y = torch.rand(n, device="cuda")
+r = torch.empty_like(x)
+
+def timed(f, reps=20):
+    f(); torch.cuda.synchronize()
+    times = []
+    for _ in range(5):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(reps):
+            f()
+        b.record(); torch.cuda.synchronize()
+        times.append(a.elapsed_time(b) / reps)
+    return sorted(times)[len(times) // 2]
+
+copy_ms = timed(lambda: r.copy_(x))
+saxpy_ms = timed(lambda: torch.add(y, x, alpha=2.0, out=r))
+print(json.dumps({"peer": "torch " + torch.__version__, "device": torch.cuda.get_device_name(),
+                  "copy_ms": copy_ms, "copy_gbs": 2 * n * 4 / copy_ms / 1e6,
+                  "saxpy_ms": saxpy_ms, "saxpy_gbs": 3 * n * 4 / saxpy_ms / 1e6}))
