@@ -26,6 +26,7 @@ TEST_P(Lifecycle, ManyRuntimesInAnyOrderLeakNothing) {
     { Runtime warm(GetParam()); run_once(warm, 1.0f); }
     const std::size_t fds = open_fds();
     for (int i = 0; i < 20; ++i) {
+        SCOPED_TRACE("round " + std::to_string(i) + ", open file descriptors " + std::to_string(open_fds()));
         auto a = std::make_unique<Runtime>(GetParam());
         auto b = std::make_unique<Runtime>(GetParam());
         run_once(*a, float(i));

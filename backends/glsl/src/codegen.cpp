@@ -44,9 +44,12 @@ public:
         out_ << "    const uint gid = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * "
              << opt_.workgroup_size << "u);\n";
         out_ << "    if (gid >= I(0u)) return;\n";
-        out_ << "    uint pos[4];\n";
-        out_ << "    { uint r = gid; pos[3] = r % I(4u); r /= I(4u); pos[2] = r % I(3u); r /= I(3u);"
-                " pos[1] = r % I(2u); r /= I(2u); pos[0] = r; }\n";
+        if (needs_positions()) {
+            // Only kernels that resize, use views, iterators or indexof pay for these divisions.
+            out_ << "    uint pos[4];\n";
+            out_ << "    { uint r = gid; pos[3] = r % I(4u); r /= I(4u); pos[2] = r % I(3u); r /= I(3u);"
+                    " pos[1] = r % I(2u); r /= I(2u); pos[0] = r; }\n";
+        }
         for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
             const ir::Param& prm = k_.params[p];
             if (prm.kind != ir::ParamKind::Input && prm.kind != ir::ParamKind::Output) continue;
@@ -73,6 +76,16 @@ public:
 
 private:
     int kind(std::uint32_t p) const { return sig_.stream_kinds.empty() ? 2 : sig_.stream_kinds[p]; }
+
+    bool needs_positions() const {
+        for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
+            const auto kind_p = k_.params[p].kind;
+            if ((kind_p == ir::ParamKind::Input || kind_p == ir::ParamKind::Output) && kind(p) != 1) return true;
+        }
+        for (const ir::Node& n : k_.nodes)
+            if (n.op == Op::IndexOf) return true;
+        return false;
+    }
 
     void header(Shader& sh) {
         const bool vk = opt_.dialect == Dialect::Vulkan;

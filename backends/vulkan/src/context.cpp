@@ -75,6 +75,16 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance inst) {
     return devs;
 }
 
+bool device_extension(VkPhysicalDevice d, const char* name) {
+    std::uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(d, nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> exts(n);
+    vkEnumerateDeviceExtensionProperties(d, nullptr, &n, exts.data());
+    for (const auto& e : exts)
+        if (std::strcmp(e.extensionName, name) == 0) return true;
+    return false;
+}
+
 int compute_family(VkPhysicalDevice d) {
     std::uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(d, &n, nullptr);
@@ -171,8 +181,17 @@ Context::Context() {
         VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
         di.queueCreateInfoCount = 1;
         di.pQueueCreateInfos = &qi;
+        const char* push_ext = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+        const bool has_push = device_extension(physical, push_ext);
+        if (has_push) {
+            di.enabledExtensionCount = 1;
+            di.ppEnabledExtensionNames = &push_ext;
+        }
         check(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
         vkGetDeviceQueue(device, queue_family, 0, &queue);
+        if (has_push)
+            push_descriptor_set = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
+                vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSetKHR"));
     } catch (...) {
         release();
         throw;

@@ -33,6 +33,8 @@ struct Context {
     VkPhysicalDeviceMemoryProperties memory{};
     std::uint32_t subgroup_size = 0;
     bool validation = false;
+    /// VK_KHR_push_descriptor: descriptors recorded with the dispatch, no sets to allocate.
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;
 
     /// Index of a memory type with all of `want` among `allowed`, or -1.
     int memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const;

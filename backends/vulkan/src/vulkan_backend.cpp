@@ -370,6 +370,7 @@ public:
             bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
         }
         VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+        if (dev_->ctx.push_descriptor_set) li.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
         li.bindingCount = n;
         li.pBindings = bindings.data();
         check(vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout), "vkCreateDescriptorSetLayout");
@@ -498,7 +499,8 @@ public:
         glsl::pack_info(k, d, info_words_);
         dev_->reserve(info_words_.size());
         const std::uint32_t base = dev_->info(info_words_);
-        VkDescriptorSet set = dev_->descriptor_set(p.set_layout);
+        const bool push = dev_->ctx.push_descriptor_set != nullptr;
+        VkDescriptorSet set = push ? VK_NULL_HANDLE : dev_->descriptor_set(p.set_layout);
 
         std::vector<VkDescriptorBufferInfo> infos(p.shader.info_binding + 1);
         std::vector<VkBuffer> reads, writes;
@@ -519,12 +521,16 @@ public:
             ws[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
             ws[i].pBufferInfo = &infos[i];
         }
-        vkUpdateDescriptorSets(dev_->ctx.device, static_cast<std::uint32_t>(ws.size()), ws.data(), 0, nullptr);
+        if (!push) vkUpdateDescriptorSets(dev_->ctx.device, static_cast<std::uint32_t>(ws.size()), ws.data(), 0, nullptr);
 
         dev_->hazard(reads, writes);
         VkCommandBuffer cmd = dev_->cmd();
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+        if (push)
+            dev_->ctx.push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
+                                          static_cast<std::uint32_t>(ws.size()), ws.data());
+        else
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
         vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &base);
         const std::uint64_t groups = (static_cast<std::uint64_t>(d.domain.size()) + kWorkgroup - 1) / kWorkgroup;
         const std::uint64_t max_x = dev_->ctx.properties.limits.maxComputeWorkGroupCount[0];
