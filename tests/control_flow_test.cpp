@@ -112,6 +112,23 @@ TEST_P(ControlFlow, EarlyReturnKeepsWhatWasAssigned) {
     }
 }
 
+TEST_P(ControlFlow, LargeDomainsWithEarlyReturn) {
+    // Large enough that GPU backends give each invocation several elements.
+    auto k = kernel("big(x, r)", [](In<std::int32_t> x, Out<std::int32_t> r) {
+        r = -1;
+        If(x % 3 == 0, [] { Return(); });
+        r = x * 2;
+    });
+    const std::int64_t n = (std::int64_t{1} << 22) + 3;
+    std::vector<std::int32_t> x(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) x[i] = static_cast<std::int32_t>(i);
+    auto sx = rt().stream<std::int32_t>({n}, x);
+    auto sr = rt().stream<std::int32_t>({n});
+    k(sx, sr);
+    auto got = sr.download();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], i % 3 == 0 ? -1 : 2 * x[i]) << i;
+}
+
 // Helper functions on DSL types are ordinary C++ functions, inlined by tracing.
 Expr<float> horner(const Float& x, const std::vector<float>& coeffs) {
     Float acc = 0.0f;

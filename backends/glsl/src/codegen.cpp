@@ -40,10 +40,9 @@ public:
     Shader run() {
         Shader sh;
         header(sh);
-        out_ << "void main() {\n";
-        out_ << "    const uint gid = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * "
-             << opt_.workgroup_size << "u);\n";
-        out_ << "    if (gid >= I(0u)) return;\n";
+        // One function per element, so that Return keeps its meaning when an
+        // invocation handles several elements (grid-stride loop in main).
+        out_ << "void rill_element(const uint gid) {\n";
         if (needs_positions()) {
             // Only kernels that resize, use views, iterators or indexof pay for these divisions.
             out_ << "    uint pos[4];\n";
@@ -69,6 +68,12 @@ public:
         scopes_.emplace_back();
         block(k_.body, 1);
         block(k_.epilogue, 1);
+        out_ << "}\n";
+        out_ << "void main() {\n";
+        out_ << "    const uint n = I(0u);\n";
+        out_ << "    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * " << opt_.workgroup_size << "u;\n";
+        out_ << "    for (uint gid = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * "
+             << opt_.workgroup_size << "u); gid < n; gid += stride) rill_element(gid);\n";
         out_ << "}\n";
         sh.source = out_.str();
         return sh;

@@ -1,5 +1,6 @@
 #include "context.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -26,14 +27,7 @@ const char* result_name(VkResult r) {
 
 VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                           VkDebugUtilsMessageTypeFlagsEXT, const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                          void* user) {
-    if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
-        auto* ctx = static_cast<Context*>(user);
-        std::lock_guard lock(ctx->messages_mutex);
-        ctx->messages.emplace_back(data->pMessage ? data->pMessage : "(no message)");
-    }
-    return VK_FALSE;
-}
+                                          void* user);
 
 bool layer_available(const char* name) {
     std::uint32_t n = 0;
@@ -44,6 +38,19 @@ bool layer_available(const char* name) {
         if (std::strcmp(l.layerName, name) == 0) return true;
     return false;
 }
+
+/// The process's one VkInstance, created on first use and kept until exit:
+/// creating and destroying instances repeatedly makes the NVIDIA driver fail
+/// vkCreateInstance with VK_ERROR_INCOMPATIBLE_DRIVER after a few dozen
+/// (seen on the H100, driver 580), and one instance is cheaper anyway.
+struct SharedInstance {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    bool validation = false;
+    std::mutex mutex;
+    std::vector<Context*> listeners;  // contexts that collect validation messages
+};
+SharedInstance& shared_instance();
 
 VkInstance make_instance(bool validation) {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -114,19 +121,32 @@ Context::Context() {
     if (validation && !layer_available("VK_LAYER_KHRONOS_validation"))
         throw Error("vulkan backend: RILL_VULKAN_VALIDATION is set but the Khronos validation layer is not installed "
                     "(Debian: vulkan-validationlayers)");
-    instance = make_instance(validation);
-    try {
-        if (validation) {
-            auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-                vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
-            VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-            mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-            mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                             VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-            mi.pfnUserCallback = on_message;
-            mi.pUserData = this;
-            check(create(instance, &mi, nullptr, &messenger), "vkCreateDebugUtilsMessengerEXT");
+    {
+        SharedInstance& si = shared_instance();
+        std::lock_guard lock(si.mutex);
+        if (!si.instance) {
+            si.instance = make_instance(validation);
+            si.validation = validation;
+            if (validation) {
+                auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+                    vkGetInstanceProcAddr(si.instance, "vkCreateDebugUtilsMessengerEXT"));
+                VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+                mi.messageSeverity =
+                    VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+                mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                                 VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+                mi.pfnUserCallback = on_message;
+                mi.pUserData = &si;
+                check(create(si.instance, &mi, nullptr, &si.messenger), "vkCreateDebugUtilsMessengerEXT");
+            }
+        } else if (validation && !si.validation) {
+            throw Error("vulkan backend: RILL_VULKAN_VALIDATION was set after the first Vulkan runtime of this process "
+                        "started; set it before the first one");
         }
+        instance = si.instance;
+        si.listeners.push_back(this);
+    }
+    try {
         std::vector<VkPhysicalDevice> devs = physical_devices(instance);
         if (devs.empty())
             throw Error("vulkan backend: Vulkan reports no device; install a driver (Debian: mesa-vulkan-drivers)");
@@ -144,7 +164,7 @@ Context::Context() {
             }
             if (chosen < 0) {
                 std::string names;
-                for (const auto& n : list_devices()) names += "\n  " + n;
+                for (const auto& n : device_names()) names += "\n  " + n;
                 throw Error("vulkan backend: RILL_DEVICE='" + std::string(want) + "' matches no device; devices:" + names);
             }
         } else {
@@ -203,15 +223,35 @@ Context::~Context() { release(); }
 void Context::release() {
     if (device) vkDestroyDevice(device, nullptr);
     device = VK_NULL_HANDLE;
-    if (messenger) {
-        auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-            vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
-        if (destroy) destroy(instance, messenger, nullptr);
-        messenger = VK_NULL_HANDLE;
-    }
-    if (instance) vkDestroyInstance(instance, nullptr);
-    instance = VK_NULL_HANDLE;
+    SharedInstance& si = shared_instance();
+    std::lock_guard lock(si.mutex);
+    si.listeners.erase(std::remove(si.listeners.begin(), si.listeners.end(), this), si.listeners.end());
+    instance = VK_NULL_HANDLE;  // the shared instance stays for the next runtime
 }
+
+namespace {
+
+SharedInstance& shared_instance() {
+    static SharedInstance* si = new SharedInstance;  // never destroyed: drivers may still call back at exit
+    return *si;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                          VkDebugUtilsMessageTypeFlagsEXT, const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                          void* user) {
+    if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+        // Messages cannot be attributed to one runtime: every live one hears them.
+        auto* si = static_cast<SharedInstance*>(user);
+        std::lock_guard lock(si->mutex);
+        for (Context* ctx : si->listeners) {
+            std::lock_guard lock2(ctx->messages_mutex);
+            ctx->messages.emplace_back(data->pMessage ? data->pMessage : "(no message)");
+        }
+    }
+    return VK_FALSE;
+}
+
+}  // namespace
 
 int Context::memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const {
     for (std::uint32_t i = 0; i < memory.memoryTypeCount; ++i)
@@ -224,21 +264,14 @@ std::vector<std::string> Context::take_messages() {
     return std::exchange(messages, {});
 }
 
-std::vector<std::string> list_devices() {
+std::vector<std::string> Context::device_names() const {
     std::vector<std::string> out;
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ci.pApplicationInfo = &app;
-    VkInstance inst = VK_NULL_HANDLE;
-    if (vkCreateInstance(&ci, nullptr, &inst) != VK_SUCCESS) return out;
-    auto devs = physical_devices(inst);
+    auto devs = physical_devices(instance);
     for (std::size_t i = 0; i < devs.size(); ++i) {
         VkPhysicalDeviceProperties p;
         vkGetPhysicalDeviceProperties(devs[i], &p);
         out.push_back(std::to_string(i) + ": " + p.deviceName);
     }
-    vkDestroyInstance(inst, nullptr);
     return out;
 }
 

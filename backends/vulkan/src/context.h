@@ -23,8 +23,7 @@ struct Context {
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
 
-    VkInstance instance = VK_NULL_HANDLE;
-    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    VkInstance instance = VK_NULL_HANDLE;  // the process-wide instance (context.cpp)
     VkPhysicalDevice physical = VK_NULL_HANDLE;
     VkDevice device = VK_NULL_HANDLE;
     VkQueue queue = VK_NULL_HANDLE;
@@ -39,6 +38,9 @@ struct Context {
     /// Index of a memory type with all of `want` among `allowed`, or -1.
     int memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const;
 
+    /// "index: name" of every device of the instance (for rill-info and RILL_DEVICE).
+    std::vector<std::string> device_names() const;
+
     /// Validation messages since the last call (empty without validation).
     std::vector<std::string> take_messages();
     std::mutex messages_mutex;
@@ -47,8 +49,5 @@ struct Context {
 private:
     void release();
 };
-
-/// Devices Vulkan reports here, for rill-info and RILL_DEVICE.
-std::vector<std::string> list_devices();
 
 }  // namespace rill::vk

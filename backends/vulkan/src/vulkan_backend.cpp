@@ -433,7 +433,7 @@ public:
         info_.details.emplace_back("max storage buffer", std::to_string(c.properties.limits.maxStorageBufferRange) + " bytes");
         info_.details.emplace_back("validation layer", c.validation ? "on" : "off (RILL_VULKAN_VALIDATION=1)");
         std::string all;
-        for (const auto& d : list_devices()) all += (all.empty() ? "" : "; ") + d;
+        for (const auto& d : c.device_names()) all += (all.empty() ? "" : "; ") + d;
         info_.details.emplace_back("devices (RILL_DEVICE)", all);
     }
 
@@ -532,7 +532,11 @@ public:
         else
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
         vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &base);
-        const std::uint64_t groups = (static_cast<std::uint64_t>(d.domain.size()) + kWorkgroup - 1) / kWorkgroup;
+        // Large domains: each invocation takes several elements (a grid-stride loop
+        // in the shader), which keeps a memory-bound kernel at the bandwidth roof.
+        const std::uint64_t elements = static_cast<std::uint64_t>(d.domain.size());
+        const std::uint64_t per_invocation = elements >= (std::uint64_t{1} << 22) ? 4 : 1;
+        const std::uint64_t groups = (elements + kWorkgroup * per_invocation - 1) / (kWorkgroup * per_invocation);
         const std::uint64_t max_x = dev_->ctx.properties.limits.maxComputeWorkGroupCount[0];
         const std::uint64_t gx = std::min(groups, max_x);
         const std::uint64_t gy = (groups + gx - 1) / gx;
