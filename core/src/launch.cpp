@@ -181,6 +181,10 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args) {
         d.streams[i] = call.bind(i, d.domain);
         sig.stream_kinds[i] = stream_kind(d.streams[i]);
     }
+    sig.distinct_buffers = true;
+    for (std::size_t i = 0; i < args.size(); ++i)
+        for (std::size_t j = i + 1; j < args.size(); ++j)
+            if (d.streams[i].buffer && d.streams[i].buffer == d.streams[j].buffer) sig.distinct_buffers = false;
     if (d.domain.size() == 0) return;
 
     const std::uint64_t sig_hash = sig.hash();

@@ -65,7 +65,7 @@ bool profiling_from_env() {
 std::uint64_t Signature::hash() const {
     std::uint64_t h = 0xcbf29ce484222325ull;
     for (std::uint8_t k : stream_kinds) h = (h ^ k) * 0x100000001b3ull;
-    return h;
+    return (h ^ (distinct_buffers ? 0x5bu : 0xa4u)) * 0x100000001b3ull;
 }
 
 }  // namespace rill

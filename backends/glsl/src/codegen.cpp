@@ -72,8 +72,13 @@ public:
         out_ << "void main() {\n";
         out_ << "    const uint n = I(0u);\n";
         out_ << "    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * " << opt_.workgroup_size << "u;\n";
-        out_ << "    for (uint gid = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * "
-             << opt_.workgroup_size << "u); gid < n; gid += stride) rill_element(gid);\n";
+        out_ << "    uint gid = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * "
+             << opt_.workgroup_size << "u);\n";
+        // Unrolled by four: independent elements keep several loads in flight.
+        out_ << "    for (; gid + 3u * stride < n && gid + 3u * stride > gid; gid += 4u * stride) {\n"
+                "        rill_element(gid); rill_element(gid + stride);\n"
+                "        rill_element(gid + 2u * stride); rill_element(gid + 3u * stride);\n    }\n";
+        out_ << "    for (; gid < n; gid += stride) rill_element(gid);\n";
         out_ << "}\n";
         sh.source = out_.str();
         return sh;
@@ -102,7 +107,10 @@ private:
         for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
             if (k_.params[p].kind == ir::ParamKind::Uniform || kind(p) == 3) continue;
             sh.stream_binding[p] = binding;
+            // restrict lets the compiler overlap the loads of several elements with
+            // earlier stores; only when no buffer is bound twice (in-place calls).
             out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") "
+                 << (sig_.distinct_buffers ? "restrict " : "")
                  << (k_.params[p].kind == ir::ParamKind::Output ? "" : "readonly ") << "buffer Stream" << p
                  << " { uint data[]; } s" << p << ";  // '" << k_.params[p].name << "'\n";
             ++binding;

@@ -61,6 +61,7 @@ struct StreamBinding {
 /// backend specialize code (e.g. linear addressing), and keys the program cache.
 struct Signature {
     std::vector<std::uint8_t> stream_kinds;  // per param: 0 uniform, 1 linear, 2 general, 3 iterator
+    bool distinct_buffers = false;           // no buffer is bound to two params (restrict is safe)
     std::uint64_t hash() const;
     friend bool operator==(const Signature&, const Signature&) = default;
 };
