@@ -13,6 +13,15 @@ std::size_t open_fds() {
     return n;
 }
 
+std::string fd_targets() {
+    std::string s;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        s += "\n  " + e.path().filename().string() + " -> " + std::filesystem::read_symlink(e.path(), ec).string();
+    }
+    return s;
+}
+
 class Lifecycle : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Lifecycle, ManyRuntimesInAnyOrderLeakNothing) {
@@ -39,7 +48,7 @@ TEST_P(Lifecycle, ManyRuntimesInAnyOrderLeakNothing) {
     }
     Runtime last(GetParam());
     run_once(last, 3.0f);
-    EXPECT_LE(open_fds(), fds + 2) << "file descriptors leak across runtimes";
+    EXPECT_LE(open_fds(), fds + 2) << "file descriptors leak across runtimes; open now:" << fd_targets();
 }
 
 TEST_P(Lifecycle, StreamsMayOutliveTheirRuntimeHandle) {

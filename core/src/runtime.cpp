@@ -68,7 +68,7 @@ Backend& Runtime::backend() const { return *state_->backend; }
 void Runtime::finish() { state_->backend->finish(); }
 
 RuntimeStats Runtime::stats() const {
-    return RuntimeStats{state_->programs_compiled.load(), state_->dispatches.load()};
+    return RuntimeStats{state_->programs_compiled.load(), state_->backend->shader_compiles(), state_->dispatches.load()};
 }
 
 std::vector<std::string> Runtime::registered_backends() {

@@ -78,6 +78,17 @@ TEST_P(Errors, Reductions) {
     EXPECT_ERROR(sum(in, out1), "reduction 'sum'", "rank");
 }
 
+TEST_P(Errors, OutOfMemoryIsAnErrorAndTheRuntimeStaysUsable) {
+    // 2^42 floats = 16 TiB: more than any machine here has, on any backend.
+    // (On GPUs the storage-buffer size limit usually answers first.)
+    EXPECT_ERROR(rt().stream<float>({std::int64_t{1} << 42}), "stream", "17592186044416 bytes");
+    auto k = kernel("after(x, r)", [](In<float> x, Out<float> r) { r = x + 1.0f; });
+    auto x = rt().stream<float>({5}, std::vector<float>(5, 1.0f));
+    auto r = rt().stream<float>({5});
+    k(x, r);
+    EXPECT_EQ(r.download(), std::vector<float>(5, 2.0f));
+}
+
 TEST(ErrorsAnyBackend, UnknownBackendListsTheAvailableOnes) {
     EXPECT_ERROR(Runtime("no-such-backend"), "unknown backend 'no-such-backend'", "cpu");
 }

@@ -5,6 +5,8 @@
 // (or writes one read since then). Streams live in device-local memory;
 // transfers go through host-visible staging buffers.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -13,6 +15,8 @@
 
 #include "compile.h"
 #include "context.h"
+#include "rill/core/disk_cache.h"
+#include "spirv_tools.h"
 #include "rill/backends/glsl/codegen.h"
 #include "rill/backends/glsl/info_layout.h"
 #include "rill/core/error.h"
@@ -58,6 +62,7 @@ public:
         dpi.pPoolSizes = &ps;
         check(vkCreateDescriptorPool(ctx.device, &dpi, nullptr, &descriptors_), "vkCreateDescriptorPool");
         info_ = host_buffer(kInfoRingBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+        open_pipeline_cache();
         VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
         qi.queryCount = 2 * kTimedPerBatch;
@@ -77,11 +82,24 @@ public:
         destroy_host(readback_);
         vkDestroyDescriptorPool(ctx.device, descriptors_, nullptr);
         vkDestroyQueryPool(ctx.device, queries_, nullptr);
+        save_pipeline_cache();
+        vkDestroyPipelineCache(ctx.device, pipeline_cache, nullptr);
         vkDestroyFence(ctx.device, fence_, nullptr);
         vkDestroyCommandPool(ctx.device, pool_, nullptr);
     }
 
     std::mutex mutex;
+    VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+    std::uint64_t shader_compiles = 0;
+
+    /// Identity of the device and driver: part of every disk-cache key.
+    std::uint64_t device_key() const {
+        const auto& p = ctx.properties;
+        std::uint64_t h = disk_cache::hash_bytes(p.pipelineCacheUUID, VK_UUID_SIZE);
+        h = disk_cache::hash_bytes(&p.vendorID, sizeof p.vendorID, h);
+        h = disk_cache::hash_bytes(&p.deviceID, sizeof p.deviceID, h);
+        return disk_cache::hash_bytes(&p.driverVersion, sizeof p.driverVersion, h);
+    }
 
     // --- memory ----------------------------------------------------------------
 
@@ -275,6 +293,37 @@ public:
     std::uint64_t submits = 0, barriers = 0;
 
 private:
+    std::string pipeline_cache_name() const {
+        char name[64];
+        std::snprintf(name, sizeof name, "vulkan-pipelines-%016llx.bin", static_cast<unsigned long long>(device_key()));
+        return name;
+    }
+
+    // The driver's own pipeline cache, persisted: the SPIR-V cache skips
+    // shaderc, this one skips the driver's compile of SPIR-V to machine code.
+    void open_pipeline_cache() {
+        VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+        auto data = disk_cache::load(pipeline_cache_name(), device_key());
+        if (data) {
+            ci.initialDataSize = data->size();
+            ci.pInitialData = data->data();
+        }
+        if (vkCreatePipelineCache(ctx.device, &ci, nullptr, &pipeline_cache) != VK_SUCCESS) {
+            ci.initialDataSize = 0;  // a driver that rejects the stored data starts empty
+            ci.pInitialData = nullptr;
+            check(vkCreatePipelineCache(ctx.device, &ci, nullptr, &pipeline_cache), "vkCreatePipelineCache");
+        }
+    }
+
+    void save_pipeline_cache() {
+        std::size_t size = 0;
+        if (vkGetPipelineCacheData(ctx.device, pipeline_cache, &size, nullptr) != VK_SUCCESS || size == 0) return;
+        std::vector<std::uint8_t> data(size);
+        if (vkGetPipelineCacheData(ctx.device, pipeline_cache, &size, data.data()) != VK_SUCCESS) return;
+        data.resize(size);
+        disk_cache::store(pipeline_cache_name(), device_key(), data);
+    }
+
     void submit_and_wait() {
         if (!recording_) return;
         check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
@@ -355,7 +404,9 @@ public:
         std::ostringstream name;
         name << k.name << "-" << std::hex << k.hash() << "-" << sig.hash() << ".vulkan.comp";
         detail::dump_file(name.str(), shader.source);
-        const std::vector<std::uint32_t> spirv = compile_glsl(k.name, shader.source);
+        const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source);
+        if (std::getenv("RILL_DUMP")) detail::dump_file(name.str() + ".spvasm", disassemble(spirv));
+        check_interface(k.name, spirv, shader.info_binding + 1, 4);
         VkDevice d = dev_->ctx.device;
         VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
         mi.codeSize = spirv.size() * 4;
@@ -387,7 +438,29 @@ public:
         ci.stage.module = module;
         ci.stage.pName = "main";
         ci.layout = layout;
-        check(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline), "vkCreateComputePipelines");
+        check(vkCreateComputePipelines(d, dev_->pipeline_cache, 1, &ci, nullptr, &pipeline), "vkCreateComputePipelines");
+    }
+
+    /// SPIR-V from the disk cache, or compiled (and stored) on a miss. The key
+    /// covers the generated code, the device and driver, and the compile options.
+    std::vector<std::uint32_t> spirv_for(const std::string& kernel, const std::string& source) {
+        static constexpr char kOptions[] = "vulkan1.2 -O shaderc-2023.2 rill-codegen-1";
+        std::uint64_t key = disk_cache::hash_bytes(source.data(), source.size(), dev_->device_key());
+        key = disk_cache::hash_bytes(kOptions, sizeof kOptions, key);
+        char name[48];
+        std::snprintf(name, sizeof name, "vulkan-%016llx.spv", static_cast<unsigned long long>(key));
+        if (auto bytes = disk_cache::load(name, key); bytes && bytes->size() % 4 == 0 && !bytes->empty()) {
+            std::vector<std::uint32_t> words(bytes->size() / 4);
+            std::memcpy(words.data(), bytes->data(), bytes->size());
+            if (words[0] == 0x07230203u) return words;  // the SPIR-V magic number
+        }
+        std::vector<std::uint32_t> words = compile_glsl(kernel, source);
+        {
+            std::lock_guard lock(dev_->mutex);
+            ++dev_->shader_compiles;
+        }
+        disk_cache::store(name, key, std::span(reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * 4));
+        return words;
     }
     ~VkProgram() override {
         VkDevice d = dev_->ctx.device;
@@ -551,6 +624,11 @@ public:
     void finish() override {
         std::lock_guard lock(dev_->mutex);
         dev_->finish();
+    }
+
+    std::uint64_t shader_compiles() const override {
+        std::lock_guard lock(dev_->mutex);
+        return dev_->shader_compiles;
     }
 
     void set_profiling(bool on) override {

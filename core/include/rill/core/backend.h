@@ -111,6 +111,9 @@ public:
     virtual void dispatch(Program& program, const ir::Kernel& kernel, const Dispatch& d) = 0;
     virtual void finish() = 0;
 
+    /// Shader compilations from source so far (a warm disk cache keeps it at 0).
+    virtual std::uint64_t shader_compiles() const { return 0; }
+
     /// Per-kernel times, when profiling is on (set_profiling or RILL_PROFILE=1).
     virtual void set_profiling(bool on) = 0;
     virtual std::vector<KernelTime> kernel_times() = 0;

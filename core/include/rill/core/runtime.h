@@ -110,7 +110,8 @@ private:
 };
 
 struct RuntimeStats {
-    std::uint64_t programs_compiled = 0;  // backend compiles (cache misses)
+    std::uint64_t programs_compiled = 0;  // programs built for this runtime (in-memory cache misses)
+    std::uint64_t shader_compiles = 0;    // of those, compiled from source (not found in the disk cache)
     std::uint64_t dispatches = 0;
 };
 
