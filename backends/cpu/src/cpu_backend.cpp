@@ -8,6 +8,8 @@
 #include <cstring>
 #include <thread>
 
+#include <unistd.h>
+
 #include "cpu_buffer.h"
 #include "executor.h"
 #include "program.h"
@@ -44,6 +46,14 @@ public:
     const BackendInfo& info() const override { return info_; }
 
     std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
+        // Refuse what cannot fit in physical memory up front: with memory
+        // overcommit, calloc would "succeed" and the process die later.
+        const std::uint64_t physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+                                       static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+        if (bytes > physical)
+            throw Error("cpu backend: out of host memory: a stream of " + std::to_string(bytes) +
+                        " bytes is more than this machine's " + std::to_string(physical) +
+                        " bytes; use smaller streams");
         try {
             return std::make_shared<CpuBuffer>(bytes);
         } catch (const std::bad_alloc&) {

@@ -43,14 +43,28 @@ bool layer_available(const char* name) {
 /// creating and destroying instances repeatedly makes the NVIDIA driver fail
 /// vkCreateInstance with VK_ERROR_INCOMPATIBLE_DRIVER after a few dozen
 /// (seen on the H100, driver 580), and one instance is cheaper anyway.
+/// One logical device per physical device, shared by every runtime of the
+/// process (like CUDA's primary context): the NVIDIA driver keeps file
+/// descriptors from each device created, and runtimes start faster this way.
+struct SharedDevice {
+    VkDevice device = VK_NULL_HANDLE;
+    VkQueue queue = VK_NULL_HANDLE;
+    std::uint32_t family = 0;
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;
+    std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
+};
+
 struct SharedInstance {
     VkInstance instance = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
     bool validation = false;
     std::mutex mutex;
     std::vector<Context*> listeners;  // contexts that collect validation messages
+    std::vector<std::pair<VkPhysicalDevice, std::unique_ptr<SharedDevice>>> devices;
 };
 SharedInstance& shared_instance();
+bool device_extension(VkPhysicalDevice d, const char* name);
+SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family);
 
 VkInstance make_instance(bool validation) {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -193,25 +207,11 @@ Context::Context() {
         vkGetPhysicalDeviceProperties2(physical, &p2);
         subgroup_size = sub.subgroupSize;
 
-        const float priority = 1.0f;
-        VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-        qi.queueFamilyIndex = queue_family;
-        qi.queueCount = 1;
-        qi.pQueuePriorities = &priority;
-        VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-        di.queueCreateInfoCount = 1;
-        di.pQueueCreateInfos = &qi;
-        const char* push_ext = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
-        const bool has_push = device_extension(physical, push_ext);
-        if (has_push) {
-            di.enabledExtensionCount = 1;
-            di.ppEnabledExtensionNames = &push_ext;
-        }
-        check(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
-        vkGetDeviceQueue(device, queue_family, 0, &queue);
-        if (has_push)
-            push_descriptor_set = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
-                vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSetKHR"));
+        SharedDevice& shared = shared_device(physical, queue_family);
+        device = shared.device;
+        queue = shared.queue;
+        queue_mutex = &shared.queue_mutex;
+        push_descriptor_set = shared.push_descriptor_set;
     } catch (...) {
         release();
         throw;
@@ -221,8 +221,7 @@ Context::Context() {
 Context::~Context() { release(); }
 
 void Context::release() {
-    if (device) vkDestroyDevice(device, nullptr);
-    device = VK_NULL_HANDLE;
+    device = VK_NULL_HANDLE;  // shared: stays for the next runtime on this device
     SharedInstance& si = shared_instance();
     std::lock_guard lock(si.mutex);
     si.listeners.erase(std::remove(si.listeners.begin(), si.listeners.end(), this), si.listeners.end());
@@ -230,6 +229,36 @@ void Context::release() {
 }
 
 namespace {
+
+SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
+    SharedInstance& si = shared_instance();
+    std::lock_guard lock(si.mutex);
+    for (auto& [pd, dev] : si.devices)
+        if (pd == physical) return *dev;
+    auto dev = std::make_unique<SharedDevice>();
+    dev->family = family;
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    qi.queueFamilyIndex = family;
+    qi.queueCount = 1;
+    qi.pQueuePriorities = &priority;
+    VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    di.queueCreateInfoCount = 1;
+    di.pQueueCreateInfos = &qi;
+    const char* push_ext = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    const bool has_push = device_extension(physical, push_ext);
+    if (has_push) {
+        di.enabledExtensionCount = 1;
+        di.ppEnabledExtensionNames = &push_ext;
+    }
+    check(vkCreateDevice(physical, &di, nullptr, &dev->device), "vkCreateDevice");
+    vkGetDeviceQueue(dev->device, family, 0, &dev->queue);
+    if (has_push)
+        dev->push_descriptor_set =
+            reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(vkGetDeviceProcAddr(dev->device, "vkCmdPushDescriptorSetKHR"));
+    si.devices.emplace_back(physical, std::move(dev));
+    return *si.devices.back().second;
+}
 
 SharedInstance& shared_instance() {
     static SharedInstance* si = new SharedInstance;  // never destroyed: drivers may still call back at exit

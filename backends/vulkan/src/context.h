@@ -25,8 +25,9 @@ struct Context {
 
     VkInstance instance = VK_NULL_HANDLE;  // the process-wide instance (context.cpp)
     VkPhysicalDevice physical = VK_NULL_HANDLE;
-    VkDevice device = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;   // shared by the runtimes of the process (context.cpp)
     VkQueue queue = VK_NULL_HANDLE;
+    std::mutex* queue_mutex = nullptr;  // held around vkQueueSubmit
     std::uint32_t queue_family = 0;
     VkPhysicalDeviceProperties properties{};
     VkPhysicalDeviceMemoryProperties memory{};

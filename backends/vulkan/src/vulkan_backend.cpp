@@ -75,8 +75,7 @@ public:
         } catch (...) {
             // Destruction cannot report; the device is torn down regardless.
         }
-        vkDeviceWaitIdle(ctx.device);
-        release_now();
+        release_now();  // finish() waited for this runtime's work; the device is shared
         destroy_host(info_);
         for (auto& s : staging_) destroy_host(s);
         destroy_host(readback_);
@@ -331,7 +330,10 @@ private:
         VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
         si.commandBufferCount = 1;
         si.pCommandBuffers = &cmd_;
-        check(vkQueueSubmit(ctx.queue, 1, &si, fence_), "vkQueueSubmit");
+        {
+            std::lock_guard queue_lock(*ctx.queue_mutex);
+            check(vkQueueSubmit(ctx.queue, 1, &si, fence_), "vkQueueSubmit");
+        }
         check(vkWaitForFences(ctx.device, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
         check(vkResetFences(ctx.device, 1, &fence_), "vkResetFences");
         if (!timed_.empty()) {
