@@ -83,6 +83,8 @@ struct BackendInfo {
     std::string name;    // "cpu", "vulkan", "opengl"
     std::string device;  // human-readable device description
     DeviceLimits limits;
+    /// Compiled kernels persist on disk (a second process compiles nothing).
+    bool persistent_cache = false;
     std::vector<std::pair<std::string, std::string>> details;  // extra lines for rill-info
 };
 

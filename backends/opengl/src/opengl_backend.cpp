@@ -1,0 +1,423 @@
+// The OpenGL backend: OpenGL 4.3+ compute shaders on a headless EGL context.
+// Streams are buffer objects bound as SSBOs; the GLSL comes from the shared
+// generator (backends/glsl). GL orders commands itself; rill adds a
+// glMemoryBarrier only where a dispatch, copy or read-back touches a buffer a
+// shader wrote since the last barrier. Program binaries persist on disk when
+// the driver offers a binary format.
+#include <GL/glew.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_set>
+
+#include "egl_context.h"
+#include "rill/backends/glsl/codegen.h"
+#include "rill/backends/glsl/info_layout.h"
+#include "rill/core/disk_cache.h"
+#include "rill/core/error.h"
+#include "rill/core/launch.h"
+
+namespace rill::gl {
+
+namespace {
+
+constexpr std::uint32_t kWorkgroup = 256;
+constexpr GLsizeiptr kInfoRingBytes = 4 << 20;
+
+bool debug_from_env() {
+    const char* v = std::getenv("RILL_GL_DEBUG");
+    return v && *v && std::string(v) != "0";
+}
+
+/// Everything a GL runtime owns, shared with its buffers (which may outlive it).
+struct State {
+    explicit State(bool debug) : ctx(debug), debug(debug) {}
+    EglContext ctx;
+    std::mutex mutex;
+    bool debug;
+    std::vector<std::string> messages;  // KHR_debug errors and high-severity messages
+    bool profiling = profiling_from_env();
+    KernelTimes times;
+    std::vector<std::pair<std::string, GLuint>> pending_queries;
+    std::unordered_set<GLuint> written;  // written by shaders since the last barrier
+    GLuint info = 0;
+    GLsizeiptr info_used = 0;
+    std::uint64_t shader_compiles = 0;
+    bool binaries = false;  // the driver offers program binary formats
+    std::uint64_t device_key = 0;
+
+    void barrier_if_written(std::initializer_list<GLuint> buffers, GLbitfield bits) {
+        for (GLuint b : buffers)
+            if (written.count(b)) {
+                glMemoryBarrier(bits);
+                written.clear();
+                return;
+            }
+    }
+
+    void collect_queries() {
+        for (auto& [name, q] : pending_queries) {
+            GLuint64 ns = 0;
+            glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
+            times.add(name, static_cast<double>(ns) * 1e-6);
+            glDeleteQueries(1, &q);
+        }
+        pending_queries.clear();
+    }
+
+    void check_debug() {
+        if (!debug) return;
+        for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())
+            messages.push_back("glGetError: 0x" + [e] {
+                char b[16];
+                std::snprintf(b, sizeof b, "%x", e);
+                return std::string(b);
+            }());
+        if (messages.empty()) return;
+        std::string all;
+        for (const auto& m : messages) all += "\n  " + m;
+        messages.clear();
+        throw Error("opengl backend: the driver reported GL errors or high-severity debug messages:" + all);
+    }
+};
+
+void GLAPIENTRY on_debug_message(GLenum, GLenum type, GLuint, GLenum severity, GLsizei, const GLchar* message,
+                                 const void* user) {
+    if (type == GL_DEBUG_TYPE_ERROR || severity == GL_DEBUG_SEVERITY_HIGH) {
+        auto* st = static_cast<State*>(const_cast<void*>(user));
+        st->messages.emplace_back(message ? message : "(no message)");
+    }
+}
+
+class GlBuffer final : public Buffer {
+public:
+    GlBuffer(std::shared_ptr<State> st, std::size_t nbytes) : st_(std::move(st)) {
+        bytes = nbytes;
+        glCreateBuffers(1, &id);
+        glNamedBufferStorage(id, static_cast<GLsizeiptr>(nbytes), nullptr, GL_DYNAMIC_STORAGE_BIT);
+        if (glGetError() == GL_OUT_OF_MEMORY) {
+            glDeleteBuffers(1, &id);
+            throw Error("opengl backend: out of device memory allocating a stream of " + std::to_string(nbytes) +
+                        " bytes; use smaller streams or release others first");
+        }
+        const GLuint zero = 0;  // new streams are zero
+        glClearNamedBufferData(id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    }
+    ~GlBuffer() override {
+        std::lock_guard lock(st_->mutex);
+        try {
+            st_->ctx.make_current();
+            st_->written.erase(id);
+            glDeleteBuffers(1, &id);
+        } catch (...) {
+            // Destruction on a thread that cannot take the context leaks the buffer
+            // until the context goes; nothing better can be done from a destructor.
+        }
+    }
+    GLuint id = 0;
+
+private:
+    std::shared_ptr<State> st_;
+};
+
+GLuint handle(Buffer* b) { return static_cast<GlBuffer*>(b)->id; }
+
+/// The generated line a GL compile log points at ("0:12(5): ..." on Mesa,
+/// "0(12) : ..." on NVIDIA).
+std::string quote_line(const std::string& log, const std::string& source) {
+    int line = 0;
+    if (std::sscanf(log.c_str(), "0:%d", &line) != 1 && std::sscanf(log.c_str(), "0(%d)", &line) != 1) return {};
+    std::istringstream in(source);
+    std::string text;
+    for (int i = 1; std::getline(in, text); ++i)
+        if (i == line) return "\n  generated line " + std::to_string(line) + ": " + text;
+    return {};
+}
+
+class GlProgram final : public Program {
+public:
+    GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
+        glsl::ShaderOptions opt;
+        opt.dialect = glsl::Dialect::OpenGL;
+        opt.workgroup_size = kWorkgroup;
+        shader = glsl::generate(k, sig, opt);
+        std::ostringstream name;
+        name << k.name << "-" << std::hex << k.hash() << "-" << sig.hash() << ".opengl.comp";
+        detail::dump_file(name.str(), shader.source);
+        std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
+        char file[48];
+        std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
+        id = glCreateProgram();
+        if (st_->binaries && load_binary(file, key)) return;
+        compile(k.name);
+        ++st_->shader_compiles;
+        if (st_->binaries) store_binary(file, key);
+    }
+    ~GlProgram() override {
+        std::lock_guard lock(st_->mutex);
+        try {
+            st_->ctx.make_current();
+            glDeleteProgram(id);
+        } catch (...) {
+        }
+    }
+
+    glsl::Shader shader;
+    GLuint id = 0;
+
+private:
+    void compile(const std::string& kernel) {
+        GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
+        const char* src = shader.source.c_str();
+        glShaderSource(sh, 1, &src, nullptr);
+        glCompileShader(sh);
+        GLint ok = 0;
+        glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            GLint len = 0;
+            glGetShaderiv(sh, GL_INFO_LOG_LENGTH, &len);
+            std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
+            glGetShaderInfoLog(sh, len, nullptr, log.data());
+            glDeleteShader(sh);
+            glDeleteProgram(id);
+            throw Error("opengl backend: kernel '" + kernel + "' failed to compile: " + log + quote_line(log, shader.source) +
+                        "\nThis is a bug in rill's GLSL generator unless the kernel uses a feature the driver lacks; "
+                        "RILL_DUMP=<dir> writes the whole shader.");
+        }
+        glAttachShader(id, sh);
+        glProgramParameteri(id, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
+        glLinkProgram(id);
+        glDeleteShader(sh);
+        GLint linked = 0;
+        glGetProgramiv(id, GL_LINK_STATUS, &linked);
+        if (!linked) {
+            char log[2048] = {};
+            glGetProgramInfoLog(id, sizeof log, nullptr, log);
+            glDeleteProgram(id);
+            throw Error("opengl backend: kernel '" + kernel + "' failed to link: " + log);
+        }
+    }
+
+    bool load_binary(const std::string& file, std::uint64_t key) {
+        auto data = disk_cache::load(file, key);
+        if (!data || data->size() <= 4) return false;
+        GLenum format = 0;
+        std::memcpy(&format, data->data(), 4);
+        glProgramBinary(id, format, data->data() + 4, static_cast<GLsizei>(data->size() - 4));
+        GLint linked = 0;
+        glGetProgramiv(id, GL_LINK_STATUS, &linked);
+        if (linked) return true;
+        // A driver that rejects a stored binary (updated driver...) compiles anew.
+        glDeleteProgram(id);
+        id = glCreateProgram();
+        while (glGetError() != GL_NO_ERROR) {
+        }
+        return false;
+    }
+
+    void store_binary(const std::string& file, std::uint64_t key) {
+        GLint len = 0;
+        glGetProgramiv(id, GL_PROGRAM_BINARY_LENGTH, &len);
+        if (len <= 0) return;
+        std::vector<std::uint8_t> data(static_cast<std::size_t>(len) + 4);
+        GLenum format = 0;
+        glGetProgramBinary(id, len, nullptr, &format, data.data() + 4);
+        std::memcpy(data.data(), &format, 4);
+        disk_cache::store(file, key, data);
+    }
+
+    std::shared_ptr<State> st_;
+};
+
+class OpenGlBackend final : public Backend {
+public:
+    OpenGlBackend() : st_(std::make_shared<State>(debug_from_env())) {
+        State& s = *st_;
+        if (s.debug) {
+            glEnable(GL_DEBUG_OUTPUT);
+            glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
+            glDebugMessageCallback(on_debug_message, st_.get());
+        }
+        const std::string vendor = reinterpret_cast<const char*>(glGetString(GL_VENDOR));
+        const std::string renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+        const std::string version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+        const std::string identity = vendor + "|" + renderer + "|" + version + "|rill-codegen-1";
+        s.device_key = disk_cache::hash_bytes(identity.data(), identity.size());
+        GLint formats = 0;
+        glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+        s.binaries = formats > 0;
+        glCreateBuffers(1, &s.info);
+        glNamedBufferStorage(s.info, kInfoRingBytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
+        info_.name = "opengl";
+        info_.device = renderer + " (" + version + ", " + s.ctx.platform() + ")";
+        GLint v = 0;
+        glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &v);
+        info_.limits.max_workgroup_size = static_cast<std::uint32_t>(v);
+        glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &v);
+        info_.limits.shared_memory_bytes = static_cast<std::uint64_t>(v);
+        GLint64 ssbo = 0;
+        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
+        info_.limits.max_buffer_bytes = static_cast<std::uint64_t>(ssbo);
+        glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
+        glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);
+        info_.persistent_cache = s.binaries;
+        info_.details.emplace_back("vendor", vendor);
+        info_.details.emplace_back("program binary formats", std::to_string(formats) + (s.binaries ? "" : " (no disk cache)"));
+        info_.details.emplace_back("debug output", s.debug ? "on" : "off (RILL_GL_DEBUG=1)");
+        s.check_debug();
+    }
+
+    ~OpenGlBackend() override {
+        std::lock_guard lock(st_->mutex);
+        try {
+            st_->ctx.make_current();
+            st_->collect_queries();
+            glDeleteBuffers(1, &st_->info);
+            st_->ctx.release();
+        } catch (...) {
+        }
+        if (profiling_from_env()) std::fputs(st_->times.summary("opengl").c_str(), stderr);
+    }
+
+    const BackendInfo& info() const override { return info_; }
+
+    std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
+        if (bytes > info_.limits.max_buffer_bytes)
+            throw Error("opengl backend: a stream of " + std::to_string(bytes) + " bytes exceeds the driver's " +
+                        std::to_string(info_.limits.max_buffer_bytes) + "-byte shader storage block limit; split it");
+        std::lock_guard lock(st_->mutex);
+        st_->ctx.make_current();
+        auto b = std::make_shared<GlBuffer>(st_, bytes);
+        st_->check_debug();
+        return b;
+    }
+
+    void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
+        std::lock_guard lock(st_->mutex);
+        st_->ctx.make_current();
+        st_->barrier_if_written({handle(&dst)}, GL_BUFFER_UPDATE_BARRIER_BIT);
+        glNamedBufferSubData(handle(&dst), static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), src);
+        st_->check_debug();
+    }
+
+    void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) override {
+        std::lock_guard lock(st_->mutex);
+        st_->ctx.make_current();
+        st_->barrier_if_written({handle(&src)}, GL_BUFFER_UPDATE_BARRIER_BIT);
+        glGetNamedBufferSubData(handle(&src), static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), dst);
+        st_->check_debug();
+    }
+
+    void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
+        std::lock_guard lock(st_->mutex);
+        st_->ctx.make_current();
+        st_->barrier_if_written({handle(&src), handle(&dst)}, GL_BUFFER_UPDATE_BARRIER_BIT);
+        glCopyNamedBufferSubData(handle(&src), handle(&dst), static_cast<GLintptr>(src_offset),
+                                 static_cast<GLintptr>(dst_offset), static_cast<GLsizeiptr>(bytes));
+    }
+
+    std::unique_ptr<Program> compile(const ir::Kernel& k, const Signature& sig) override {
+        std::lock_guard lock(st_->mutex);
+        st_->ctx.make_current();
+        auto p = std::make_unique<GlProgram>(st_, k, sig);
+        st_->check_debug();
+        return p;
+    }
+
+    void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
+        auto& p = static_cast<GlProgram&>(program);
+        std::lock_guard lock(st_->mutex);
+        State& s = *st_;
+        s.ctx.make_current();
+        glsl::pack_info(k, d, info_words_);
+        const GLsizeiptr bytes = static_cast<GLsizeiptr>((info_words_.size() * 4 + 255) & ~std::size_t{255});
+        if (bytes > kInfoRingBytes) throw Error("opengl backend: kernel '" + k.name + "' has too many parameters");
+        if (s.info_used + bytes > kInfoRingBytes) s.info_used = 0;  // GL orders the overwrite after earlier reads
+        glNamedBufferSubData(s.info, s.info_used, static_cast<GLsizeiptr>(info_words_.size() * 4), info_words_.data());
+        const GLuint base = static_cast<GLuint>(s.info_used / 4);
+        s.info_used += bytes;
+
+        std::vector<GLuint> touched;
+        for (std::uint32_t i = 0; i < k.params.size(); ++i) {
+            const std::uint32_t b = p.shader.stream_binding[i];
+            if (b == ir::kNone) continue;
+            touched.push_back(handle(d.streams[i].buffer));
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, touched.back());
+        }
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, p.shader.info_binding, s.info);
+        for (GLuint b : touched)
+            if (s.written.count(b)) {
+                glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+                s.written.clear();
+                break;
+            }
+        glUseProgram(p.id);
+        glProgramUniform1ui(p.id, 0, base);
+        const std::uint64_t elements = static_cast<std::uint64_t>(d.domain.size());
+        const std::uint64_t per_invocation = elements >= (std::uint64_t{1} << 22) ? 4 : 1;
+        const std::uint64_t groups = (elements + kWorkgroup * per_invocation - 1) / (kWorkgroup * per_invocation);
+        const std::uint64_t gx = std::min<std::uint64_t>(groups, static_cast<std::uint64_t>(max_groups_[0]));
+        const std::uint64_t gy = (groups + gx - 1) / gx;
+        if (gy > static_cast<std::uint64_t>(max_groups_[1]))
+            throw Error("kernel '" + k.name + "': too many invocations for the driver's dispatch limits; split the output");
+        GLuint query = 0;
+        if (s.profiling) {
+            glGenQueries(1, &query);
+            glBeginQuery(GL_TIME_ELAPSED, query);
+        }
+        glDispatchCompute(static_cast<GLuint>(gx), static_cast<GLuint>(gy), 1);
+        if (s.profiling) {
+            glEndQuery(GL_TIME_ELAPSED);
+            s.pending_queries.emplace_back(k.name, query);
+        }
+        for (std::uint32_t i = 0; i < k.params.size(); ++i)
+            if (k.params[i].kind == ir::ParamKind::Output) s.written.insert(handle(d.streams[i].buffer));
+        s.check_debug();
+    }
+
+    void finish() override {
+        std::lock_guard lock(st_->mutex);
+        st_->ctx.make_current();
+        glFinish();
+        st_->collect_queries();
+        st_->check_debug();
+        st_->ctx.release();  // another thread may use this runtime next
+    }
+
+    std::uint64_t shader_compiles() const override {
+        std::lock_guard lock(st_->mutex);
+        return st_->shader_compiles;
+    }
+    void set_profiling(bool on) override {
+        finish();
+        std::lock_guard lock(st_->mutex);
+        st_->profiling = on;
+    }
+    std::vector<KernelTime> kernel_times() override {
+        finish();
+        std::lock_guard lock(st_->mutex);
+        return st_->times.list();
+    }
+    void reset_kernel_times() override {
+        finish();
+        std::lock_guard lock(st_->mutex);
+        st_->times.reset();
+    }
+
+private:
+    std::shared_ptr<State> st_;
+    BackendInfo info_;
+    std::vector<std::uint32_t> info_words_;
+    GLint max_groups_[2] = {65535, 65535};
+};
+
+}  // namespace
+
+// Behind Vulkan (batching, explicit barriers), ahead of the CPU.
+RILL_REGISTER_BACKEND("opengl", 10, [] { return std::make_unique<OpenGlBackend>(); });
+
+}  // namespace rill::gl
