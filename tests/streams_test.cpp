@@ -43,6 +43,52 @@ TEST_P(Streams, CopyAtEdgeSizesIncludingEmpty) {
     EXPECT_TRUE(e.download().empty());
 }
 
+TEST_P(Streams, LargeCopiesWithAndWithoutFinish) {
+    auto copy = kernel("big_copy(x, r)", [](In<float> x, Out<float> r) { r = x; });
+    // Exact powers of two matter: there every element falls in the unrolled
+    // part of the GPU backends' grid-stride loop, none in its remainder.
+    for (std::int64_t n : {std::int64_t{1} << 22, (std::int64_t{1} << 22) + 5, std::int64_t{1} << 24})
+    for (bool finish_first : {false, true}) {
+        SCOPED_TRACE(std::to_string(n) + (finish_first ? " elements, finish() before download" : " elements, download right away"));
+        std::vector<float> x(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 1021 + 1);
+        auto sx = rt().stream<float>({n}, x);
+        auto sr = rt().stream<float>({n});
+        copy(sx, sr);
+        if (finish_first) rt().finish();
+        auto got = sr.download();
+        std::int64_t wrong = 0, first = -1;
+        for (std::int64_t i = 0; i < n; ++i)
+            if (got[i] != x[i] && wrong++ == 0) first = i;
+        EXPECT_EQ(wrong, 0) << "first wrong element " << first << ": " << (first >= 0 ? got[first] : 0.0f);
+    }
+}
+
+TEST_P(Streams, BandwidthBenchmarkSequence) {
+    // What bench/gpu/bandwidth.cpp does before it times anything.
+    auto copy = kernel("copy(x, r)", [](In<float> x, Out<float> r) { r = x; });
+    auto saxpy = kernel("saxpy(a, x, y, r)", [](Float a, In<float> x, In<float> y, Out<float> r) { r = a * x + y; });
+    const std::int64_t n = std::int64_t{1} << 22;
+    std::vector<float> hx(n), hy(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+        hx[i] = static_cast<float>(i % 1024);
+        hy[i] = static_cast<float>(i % 7);
+    }
+    auto x = rt().stream<float>({n}, hx);
+    auto y = rt().stream<float>({n}, hy);
+    auto r = rt().stream<float>({n});
+    copy(x, r);
+    rt().finish();
+    std::vector<float> out = r.download();
+    std::int64_t wrong = 0, first = -1;
+    for (std::int64_t i = 0; i < n; ++i)
+        if (out[i] != hx[i] && wrong++ == 0) first = i;
+    EXPECT_EQ(wrong, 0) << "copy: first wrong element " << first;
+    saxpy(2.0f, x, y, r);
+    out = r.download();
+    for (std::int64_t i = 0; i < n; i += 4097) ASSERT_EQ(out[i], 2.0f * hx[i] + hy[i]) << i;
+}
+
 TEST_P(Streams, NewStreamsAreZero) {
     auto s = rt().stream<int4>({3, 7});
     for (const int4& v : s.download()) ASSERT_EQ(v, (int4{0, 0, 0, 0}));

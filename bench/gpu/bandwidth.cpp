@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
     const std::uint64_t compiles_before = rt.stats().shader_compiles;
     std::vector<float> out = r.download();
     for (std::int64_t i = 0; i < n; i += 4097)
-        if (out[i] != hx[i]) fail("copy at " + std::to_string(i));
+        if (out[i] != hx[i])
+            fail("copy at " + std::to_string(i) + ": " + std::to_string(out[i]) + " instead of " + std::to_string(hx[i]));
     saxpy(2.0f, x, y, r);
     out = r.download();
     for (std::int64_t i = 0; i < n; i += 4097)

@@ -389,6 +389,12 @@ private:
                 if (n.type.scalar == Scalar::Uint) return a(0);
                 break;
             case Op::Atan2: return "atan(" + a(0) + ", " + a(1) + ")";
+            case Op::Asinh: {
+                // Some drivers (NVIDIA's GL) evaluate log(x + sqrt(x*x + 1)) as written,
+                // which cancels for large negative x; this form is stable everywhere.
+                const std::string x = a(0);
+                return "(sign(" + x + ") * log(abs(" + x + ") + sqrt(" + x + " * " + x + " + 1.0)))";
+            }
             case Op::Rem:
                 // GLSL leaves % with negative operands undefined (NVIDIA differs from
                 // lavapipe); rill defines it as C++ does, through truncating division.

@@ -17,6 +17,64 @@ bool try_initialize(EGLDisplay d) {
     return eglInitialize(d, &major, &minor) == EGL_TRUE;
 }
 
+// Every GL function beyond 1.1 that rill calls, by name without the gl prefix.
+#define RILL_GL_FUNCTIONS(X) \
+    X(AttachShader) \
+    X(BeginQuery) \
+    X(BindBufferBase) \
+    X(ClearNamedBufferData) \
+    X(CompileShader) \
+    X(CopyNamedBufferSubData) \
+    X(CreateBuffers) \
+    X(CreateProgram) \
+    X(CreateShader) \
+    X(DebugMessageCallback) \
+    X(DeleteBuffers) \
+    X(DeleteProgram) \
+    X(DeleteQueries) \
+    X(DeleteShader) \
+    X(DispatchCompute) \
+    X(EndQuery) \
+    X(GenQueries) \
+    X(GetInteger64v) \
+    X(GetIntegeri_v) \
+    X(GetNamedBufferSubData) \
+    X(GetProgramBinary) \
+    X(GetProgramInfoLog) \
+    X(GetProgramiv) \
+    X(GetQueryObjectui64v) \
+    X(GetShaderInfoLog) \
+    X(GetShaderiv) \
+    X(LinkProgram) \
+    X(MemoryBarrier) \
+    X(NamedBufferStorage) \
+    X(NamedBufferSubData) \
+    X(ProgramBinary) \
+    X(ProgramParameteri) \
+    X(ProgramUniform1ui) \
+    X(ShaderSource) \
+    X(UseProgram)
+
+/// Points GLEW's function pointers at the EGL context's own entry points.
+/// Debian's GLEW is a GLX build: glewInit() fetches pointers through
+/// glXGetProcAddressARB, and in a process that has not loaded the NVIDIA
+/// driver through another API first (Vulkan), those GLVND stubs silently did
+/// nothing on the H100 (kernels wrote no data). eglGetProcAddress returns the
+/// real entry points for the current EGL context.
+void load_gl_functions_through_egl() {
+    std::string missing;
+#define RILL_GL_LOAD(name)                                                              \
+    if (void* p = reinterpret_cast<void*>(eglGetProcAddress("gl" #name)))               \
+        reinterpret_cast<void*&>(__glew##name) = p;                                     \
+    else                                                                                \
+        missing += " gl" #name;
+    RILL_GL_FUNCTIONS(RILL_GL_LOAD)
+#undef RILL_GL_LOAD
+    if (!missing.empty())
+        throw Error("opengl backend: the driver lacks OpenGL 4.5 functions rill needs:" + missing +
+                    "; use another backend");
+}
+
 }  // namespace
 
 EglContext::EglContext(bool debug) {
@@ -80,6 +138,7 @@ EglContext::EglContext(bool debug) {
     // point and then reports GLEW_ERROR_NO_GLX_DISPLAY (4), which is harmless here.
     if (glew != GLEW_OK && glew != 4u)
         throw Error("opengl backend: GLEW could not load the OpenGL functions (error " + std::to_string(glew) + ")");
+    load_gl_functions_through_egl();
     if (!glDispatchCompute)
         throw Error("opengl backend: the OpenGL driver has no compute shaders (glDispatchCompute missing)");
 }

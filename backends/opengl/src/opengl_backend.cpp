@@ -296,11 +296,18 @@ public:
         return b;
     }
 
+    // Transfers go in pieces: a single 1 GiB glNamedBufferSubData failed on the
+    // H100's driver (the data silently stayed zero without the debug output).
+    static constexpr std::size_t kPiece = std::size_t{64} << 20;
+
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
         st_->barrier_if_written({handle(&dst)}, GL_BUFFER_UPDATE_BARRIER_BIT);
-        glNamedBufferSubData(handle(&dst), static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), src);
+        for (std::size_t done = 0; done < bytes; done += kPiece)
+            glNamedBufferSubData(handle(&dst), static_cast<GLintptr>(offset + done),
+                                 static_cast<GLsizeiptr>(std::min(kPiece, bytes - done)), static_cast<const char*>(src) + done);
+        check_transfer("upload");
         st_->check_debug();
     }
 
@@ -308,8 +315,24 @@ public:
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
         st_->barrier_if_written({handle(&src)}, GL_BUFFER_UPDATE_BARRIER_BIT);
-        glGetNamedBufferSubData(handle(&src), static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), dst);
+        for (std::size_t done = 0; done < bytes; done += kPiece)
+            glGetNamedBufferSubData(handle(&src), static_cast<GLintptr>(offset + done),
+                                    static_cast<GLsizeiptr>(std::min(kPiece, bytes - done)), static_cast<char*>(dst) + done);
+        check_transfer("download");
         st_->check_debug();
+    }
+
+    /// Errors of transfers are checked always, not only with RILL_GL_DEBUG: a
+    /// failed transfer must never look like data.
+    void check_transfer(const char* what) {
+        const GLenum e = glGetError();
+        if (e == GL_NO_ERROR) return;
+        if (e == GL_OUT_OF_MEMORY)
+            throw Error(std::string("opengl backend: out of memory during a stream ") + what +
+                        "; use smaller streams or release others first");
+        char code[16];
+        std::snprintf(code, sizeof code, "0x%x", e);
+        throw Error(std::string("opengl backend: a stream ") + what + " failed with GL error " + code);
     }
 
     void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
