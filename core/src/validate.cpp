@@ -113,4 +113,14 @@ private:
 
 void validate(const Kernel& k) { Validator(k).run(); }
 
+bool contains_return(const Kernel& k, BlockId b) {
+    for (StmtId s : k.block(b)) {
+        const Stmt& st = k.stmt(s);
+        if (st.kind == StmtKind::Return) return true;
+        if (st.kind == StmtKind::If && (contains_return(k, st.b) || contains_return(k, st.c))) return true;
+        if (st.kind == StmtKind::Loop && (contains_return(k, st.a) || contains_return(k, st.b))) return true;
+    }
+    return false;
+}
+
 }  // namespace rill::ir

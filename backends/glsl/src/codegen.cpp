@@ -64,7 +64,6 @@ public:
         }
         for (std::size_t v = 0; v < k_.vars.size(); ++v)
             out_ << "    " << type_name(k_.vars[v]) << " v" << v << ";\n";
-        body_has_return_ = has_return(k_.body);
         scopes_.emplace_back();
         block(k_.body, 1);
         block(k_.epilogue, 1);
@@ -121,16 +120,6 @@ private:
         if (vk) out_ << "layout(push_constant) uniform Push { uint base; } rill_push;\n#define INFO_BASE rill_push.base\n";
         else out_ << "layout(location = 0) uniform uint rill_info_base;\n#define INFO_BASE rill_info_base\n";
         out_ << "uint I(uint i) { return info[INFO_BASE + i]; }\n";
-    }
-
-    bool has_return(ir::BlockId b) const {
-        for (ir::StmtId s : k_.block(b)) {
-            const ir::Stmt& st = k_.stmt(s);
-            if (st.kind == StmtKind::Return) return true;
-            if (st.kind == StmtKind::If && (has_return(st.b) || has_return(st.c))) return true;
-            if (st.kind == StmtKind::Loop && (has_return(st.a) || has_return(st.b))) return true;
-        }
-        return false;
     }
 
     void indent(int depth) { out_ << std::string(4 * depth, ' '); }
@@ -547,13 +536,27 @@ private:
     std::ostringstream out_;
     std::vector<char> emitted_;
     std::vector<std::vector<ExprId>> scopes_;
-    bool body_has_return_ = false;
 };
 
 }  // namespace
 
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {
     return Generator(k, sig, opt).run();
+}
+
+std::string quote_source_line(const std::string& log, const std::string& source) {
+    // shaderc: "name.comp:12: error", Mesa: "0:12(5): error", NVIDIA: "0(12) : error".
+    int line = 0;
+    const auto colon = log.find(':');
+    if (std::sscanf(log.c_str(), "0:%d", &line) != 1 && std::sscanf(log.c_str(), "0(%d)", &line) != 1 &&
+        colon != std::string::npos)
+        line = std::atoi(log.c_str() + colon + 1);
+    if (line <= 0) return {};
+    std::istringstream in(source);
+    std::string text;
+    for (int i = 1; std::getline(in, text); ++i)
+        if (i == line) return "\n  generated line " + std::to_string(line) + ": " + text;
+    return {};
 }
 
 }  // namespace rill::glsl

@@ -126,18 +126,6 @@ private:
 
 GLuint handle(Buffer* b) { return static_cast<GlBuffer*>(b)->id; }
 
-/// The generated line a GL compile log points at ("0:12(5): ..." on Mesa,
-/// "0(12) : ..." on NVIDIA).
-std::string quote_line(const std::string& log, const std::string& source) {
-    int line = 0;
-    if (std::sscanf(log.c_str(), "0:%d", &line) != 1 && std::sscanf(log.c_str(), "0(%d)", &line) != 1) return {};
-    std::istringstream in(source);
-    std::string text;
-    for (int i = 1; std::getline(in, text); ++i)
-        if (i == line) return "\n  generated line " + std::to_string(line) + ": " + text;
-    return {};
-}
-
 class GlProgram final : public Program {
 public:
     GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
@@ -184,7 +172,7 @@ private:
             glGetShaderInfoLog(sh, len, nullptr, log.data());
             glDeleteShader(sh);
             glDeleteProgram(id);
-            throw Error("opengl backend: kernel '" + kernel + "' failed to compile: " + log + quote_line(log, shader.source) +
+            throw Error("opengl backend: kernel '" + kernel + "' failed to compile: " + log + glsl::quote_source_line(log, shader.source) +
                         "\nThis is a bug in rill's GLSL generator unless the kernel uses a feature the driver lacks; "
                         "RILL_DUMP=<dir> writes the whole shader.");
         }

@@ -4,24 +4,10 @@
 
 #include <sstream>
 
+#include "rill/backends/glsl/codegen.h"
 #include "rill/core/error.h"
 
 namespace rill::vk {
-
-namespace {
-// shaderc reports "name:LINE: error: ..."; return that line of the source.
-std::string quote_line(const std::string& message, const std::string& source) {
-    const auto colon = message.find(':');
-    if (colon == std::string::npos) return {};
-    const int line = std::atoi(message.c_str() + colon + 1);
-    if (line <= 0) return {};
-    std::istringstream in(source);
-    std::string text;
-    for (int i = 1; std::getline(in, text); ++i)
-        if (i == line) return "\n  generated line " + std::to_string(line) + ": " + text;
-    return {};
-}
-}  // namespace
 
 std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source) {
     static const shaderc::Compiler compiler;
@@ -32,7 +18,7 @@ std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const st
     if (result.GetCompilationStatus() != shaderc_compilation_status_success) {
         const std::string msg = result.GetErrorMessage();
         throw Error("vulkan backend: kernel '" + kernel_name + "' failed to compile to SPIR-V: " + msg +
-                    quote_line(msg, source) +
+                    glsl::quote_source_line(msg, source) +
                     "\nThis is a bug in rill's GLSL generator unless the kernel uses a feature the device lacks; "
                     "RILL_DUMP=<dir> writes the whole shader.");
     }

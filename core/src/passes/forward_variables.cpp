@@ -23,22 +23,12 @@ public:
     Kernel run() {
         std::vector<ExprId> known(k_.vars.size(), kNone);
         block(k_.body, known);
-        if (has_return(k_.body)) std::fill(known.begin(), known.end(), kNone);
+        if (contains_return(k_, k_.body)) std::fill(known.begin(), known.end(), kNone);
         block(k_.epilogue, known);
         return rebuild();
     }
 
 private:
-    bool has_return(BlockId b) const {
-        for (StmtId s : k_.block(b)) {
-            const Stmt& st = k_.stmt(s);
-            if (st.kind == StmtKind::Return) return true;
-            if (st.kind == StmtKind::If && (has_return(st.b) || has_return(st.c))) return true;
-            if (st.kind == StmtKind::Loop && (has_return(st.a) || has_return(st.b))) return true;
-        }
-        return false;
-    }
-
     void assigned_in(BlockId b, std::vector<char>& out) const {
         for (StmtId s : k_.block(b)) {
             const Stmt& st = k_.stmt(s);

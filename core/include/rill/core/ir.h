@@ -199,6 +199,9 @@ Type result_type(Op op, Type a, Type b);
 /// Op::Cast on one scalar's bits (the rule every backend follows; see semantics.h).
 std::uint32_t convert_scalar_bits(std::uint32_t bits, Scalar from, Scalar to);
 
+/// Whether block `b` (or a block nested in it) contains a Return statement.
+bool contains_return(const Kernel& k, BlockId b);
+
 /// Readable text of a kernel: parameters, then its code with expressions inline.
 std::string print(const Kernel& k);
 

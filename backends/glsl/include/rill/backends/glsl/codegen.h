@@ -31,4 +31,8 @@ struct Shader {
 
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
 
+/// "\n  generated line N: <text>" for the line a compiler log points at
+/// (shaderc, Mesa and NVIDIA formats), or "" when it names none.
+std::string quote_source_line(const std::string& log, const std::string& source);
+
 }  // namespace rill::glsl
