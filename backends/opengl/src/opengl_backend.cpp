@@ -50,10 +50,14 @@ struct State {
     bool binaries = false;  // the driver offers program binary formats
     std::uint64_t device_key = 0;
 
-    void barrier_if_written(std::initializer_list<GLuint> buffers, GLbitfield bits) {
+    /// One barrier covers every later consumer (shader reads, read-backs,
+    /// copies, updates), so that forgetting all writes afterwards is sound;
+    /// a barrier with only the bits of the consumer at hand left a later
+    /// read-back unordered.
+    void barrier_if_written(std::initializer_list<GLuint> buffers) {
         for (GLuint b : buffers)
             if (written.count(b)) {
-                glMemoryBarrier(bits);
+                glMemoryBarrier(GL_ALL_BARRIER_BITS);
                 written.clear();
                 return;
             }
@@ -280,21 +284,28 @@ public:
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
         auto b = std::make_shared<GlBuffer>(st_, bytes);
+        st_->written.insert(b->id);  // the zero-fill is GPU work that later commands must follow
         st_->check_debug();
         return b;
     }
 
-    // Transfers go in pieces: a single 1 GiB glNamedBufferSubData failed on the
-    // H100's driver (the data silently stayed zero without the debug output).
+    // Uploads go in 64 KiB pieces: on the H100's driver (580.159) a single
+    // glNamedBufferSubData of 256 KiB or more that follows a GPU clear of the
+    // buffer was overwritten by that clear, silently, with no GL error; small
+    // pieces take the driver's ordered path (found by bisecting in device runs
+    // 17-20; tests: Streams.CopyAtEdgeSizes, Streams.LargeCopies... in a GL-only
+    // process). Read-backs have no such problem and go in large pieces.
+    static constexpr std::size_t kUploadPiece = std::size_t{64} << 10;
     static constexpr std::size_t kPiece = std::size_t{64} << 20;
 
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
-        st_->barrier_if_written({handle(&dst)}, GL_BUFFER_UPDATE_BARRIER_BIT);
-        for (std::size_t done = 0; done < bytes; done += kPiece)
+        st_->barrier_if_written({handle(&dst)});
+        for (std::size_t done = 0; done < bytes; done += kUploadPiece)
             glNamedBufferSubData(handle(&dst), static_cast<GLintptr>(offset + done),
-                                 static_cast<GLsizeiptr>(std::min(kPiece, bytes - done)), static_cast<const char*>(src) + done);
+                                 static_cast<GLsizeiptr>(std::min(kUploadPiece, bytes - done)),
+                                 static_cast<const char*>(src) + done);
         check_transfer("upload");
         st_->check_debug();
     }
@@ -302,7 +313,7 @@ public:
     void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
-        st_->barrier_if_written({handle(&src)}, GL_BUFFER_UPDATE_BARRIER_BIT);
+        st_->barrier_if_written({handle(&src)});
         for (std::size_t done = 0; done < bytes; done += kPiece)
             glGetNamedBufferSubData(handle(&src), static_cast<GLintptr>(offset + done),
                                     static_cast<GLsizeiptr>(std::min(kPiece, bytes - done)), static_cast<char*>(dst) + done);
@@ -326,7 +337,7 @@ public:
     void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
-        st_->barrier_if_written({handle(&src), handle(&dst)}, GL_BUFFER_UPDATE_BARRIER_BIT);
+        st_->barrier_if_written({handle(&src), handle(&dst)});
         glCopyNamedBufferSubData(handle(&src), handle(&dst), static_cast<GLintptr>(src_offset),
                                  static_cast<GLintptr>(dst_offset), static_cast<GLsizeiptr>(bytes));
     }
@@ -360,12 +371,7 @@ public:
             glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, touched.back());
         }
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, p.shader.info_binding, s.info);
-        for (GLuint b : touched)
-            if (s.written.count(b)) {
-                glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-                s.written.clear();
-                break;
-            }
+        for (GLuint b : touched) s.barrier_if_written({b});
         glUseProgram(p.id);
         glProgramUniform1ui(p.id, 0, base);
         const std::uint64_t elements = static_cast<std::uint64_t>(d.domain.size());

@@ -61,18 +61,6 @@ struct SharedInstance {
     std::mutex mutex;
     std::vector<Context*> listeners;  // contexts that collect validation messages
     std::vector<std::pair<VkPhysicalDevice, std::unique_ptr<SharedDevice>>> devices;
-
-    // At normal exit, after every runtime (static destruction runs in reverse
-    // order of construction, and this is built inside the first runtime's).
-    ~SharedInstance() {
-        for (auto& [pd, dev] : devices) vkDestroyDevice(dev->device, nullptr);
-        if (messenger) {
-            auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-                vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
-            if (destroy) destroy(instance, messenger, nullptr);
-        }
-        if (instance) vkDestroyInstance(instance, nullptr);
-    }
 };
 SharedInstance& shared_instance();
 bool device_extension(VkPhysicalDevice d, const char* name);
@@ -273,8 +261,11 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
 }
 
 SharedInstance& shared_instance() {
-    static SharedInstance si;
-    return si;
+    // Never destroyed: tearing the device down in a static destructor crashed
+    // at exit on the H100 (after the driver's own exit handlers, with GL also
+    // loaded). The process exit releases it; LeakSanitizer is told (tests/lsan.supp).
+    static SharedInstance* si = new SharedInstance;
+    return *si;
 }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
