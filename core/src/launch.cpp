@@ -120,6 +120,21 @@ public:
         return b;
     }
 
+    /// Element range [lo, hi] a view can touch (empty views touch nothing).
+    static std::pair<std::int64_t, std::int64_t> extent(const StreamBase& s) {
+        std::int64_t hi = s.offset();
+        for (int d = 0; d < s.shape().rank; ++d) hi += (s.shape().dims[d] - 1) * s.strides()[d];
+        return {s.offset(), hi};
+    }
+    static bool overlap(const StreamBase& a, const StreamBase& b) {
+        if (a.empty() || b.empty()) return false;
+        const auto [alo, ahi] = extent(a);
+        const auto [blo, bhi] = extent(b);
+        return alo <= bhi && blo <= ahi;
+    }
+
+    /// Views of one buffer may meet in a call only when they cannot race:
+    /// disjoint regions, or the very same view as input and output (in place).
     void check_aliasing(const Shape&) const {
         for (std::size_t i = 0; i < args_.size(); ++i) {
             if (k_.params[i].kind == ParamKind::Uniform || !args_[i].stream->buffer()) continue;
@@ -131,18 +146,20 @@ public:
                 ParamKind ka = k_.params[i].kind, kb = k_.params[j].kind;
                 bool a_out = ka == ParamKind::Output, b_out = kb == ParamKind::Output;
                 if (!a_out && !b_out) continue;  // reading one stream twice is fine
+                if (!overlap(*a, *b)) continue;  // disjoint domains of one stream
                 bool same_view = a->offset() == b->offset() && a->shape() == b->shape() && a->strides() == b->strides();
                 if (a_out && b_out)
-                    fail(j, "is the same stream as output '" + k_.params[i].name +
-                                "'; two outputs of one call must be different streams");
+                    fail(j, "overlaps output '" + k_.params[i].name +
+                                "' (the same stream, or overlapping views of it); two outputs of one call must not overlap");
                 std::size_t gather = (ka == ParamKind::Gather) ? i : (kb == ParamKind::Gather ? j : args_.size());
                 if (gather != args_.size())
                     fail(gather, "is also an output of this call; a stream read by gathers cannot be written "
                                  "by the same kernel call (other invocations would see half-written data). "
-                                 "Write into a new stream instead");
+                                 "Write into a new stream, or into a domain that does not overlap the gathered one");
                 if (!same_view)
                     fail(j, "shares storage with '" + k_.params[i].name +
-                                "' through a different view; in-place kernels must read and write the same elements");
+                                "' through an overlapping but different view; in-place kernels must read and write "
+                                "the same elements");
             }
         }
     }

@@ -140,19 +140,6 @@ void StreamBase::reshape_view(const Shape& shape, const char* who) {
     }
 }
 
-void StreamBase::upload_bytes(const void* src, std::size_t bytes) {
-    if (!rt_) throw Error("Stream::upload: the stream was default-constructed; create it with Runtime::stream");
-    if (iterator_) throw Error("Stream::upload: iterator streams compute their values and cannot be written");
-    if (bytes) rt_->backend->upload(*buffer_, static_cast<std::size_t>(offset_) * words_ * 4, src, bytes);
-}
-
-void StreamBase::download_bytes(void* dst, std::size_t bytes) const {
-    if (!rt_) throw Error("Stream::download: the stream was default-constructed; create it with Runtime::stream");
-    if (iterator_)
-        throw Error("Stream::download: an iterator stream has no storage; copy it into a stream with a kernel first");
-    if (bytes) rt_->backend->download(*buffer_, static_cast<std::size_t>(offset_) * words_ * 4, dst, bytes);
-}
-
 namespace detail {
 
 void dump_file(const std::string& file, const std::string& text) {

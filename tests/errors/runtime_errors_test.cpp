@@ -44,7 +44,9 @@ TEST_P(Errors, GatherRankAndAliasing) {
     auto empty = rt().stream<float>({0});
     EXPECT_ERROR(g1(empty, s), "kernel 'self'", "argument 'table'", "is empty");
     auto twice = kernel("twice(a, b)", [](Out<float> a, Out<float> b) { a = 1.0f; b = 2.0f; });
-    EXPECT_ERROR(twice(s, s), "kernel 'twice'", "argument 'b'", "different streams");
+    EXPECT_ERROR(twice(s, s), "kernel 'twice'", "argument 'b'", "must not overlap");
+    EXPECT_ERROR(twice(s.domain({0}, {6}), s.domain({4}, {10})), "kernel 'twice'", "argument 'b'", "must not overlap");
+    EXPECT_ERROR(s.domain({2}, {11}), "Stream::domain", "[2, 11)", "inside the stream's shape 10");
 }
 
 TEST_P(Errors, StreamFromAnotherRuntime) {

@@ -36,6 +36,9 @@ public:
     bool empty() const { return size() == 0; }
     /// True for iterator streams (values computed, no storage).
     bool is_iterator() const { return iterator_ != nullptr; }
+    /// True when the elements are densely packed in row-major order (a fresh
+    /// stream, or a reshape of one); domain and stride views usually are not.
+    bool contiguous() const;
     const std::string& element_type_name() const { return type_name_; }
     std::uint32_t element_words() const { return words_; }
 
@@ -50,8 +53,12 @@ protected:
     StreamBase() = default;
     /// Turns this handle into a row-major view of `shape` over the same elements.
     void reshape_view(const Shape& shape, const char* who);
+    void domain_view(std::initializer_list<std::int64_t> begin, std::initializer_list<std::int64_t> end);
+    void stride_view(std::initializer_list<std::int64_t> step);
     void upload_bytes(const void* src, std::size_t bytes);
     void download_bytes(void* dst, std::size_t bytes) const;
+    /// A fresh, densely packed stream of this view's shape and element size.
+    StreamBase dense_like() const;
 
     friend class Runtime;
     std::shared_ptr<detail::RuntimeState> rt_;
@@ -96,6 +103,22 @@ public:
     Stream reshape(const Shape& shape) const {
         Stream s = *this;
         s.reshape_view(shape, "reshape");
+        return s;
+    }
+
+    /// The sub-region [begin, end) in every dimension, as a view of the same
+    /// elements (no copy). Usable as kernel input, output or gather argument; a
+    /// kernel writing to a domain leaves the rest of the stream untouched.
+    Stream domain(std::initializer_list<std::int64_t> begin, std::initializer_list<std::int64_t> end) const {
+        Stream s = *this;
+        s.domain_view(begin, end);
+        return s;
+    }
+
+    /// Every step[d]-th element in dimension d, as a view (no copy).
+    Stream stride(std::initializer_list<std::int64_t> step) const {
+        Stream s = *this;
+        s.stride_view(step);
         return s;
     }
 
