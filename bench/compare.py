@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Regression guard (not a timed test): compares a new benchmark folder with the
+recorded one and flags every ratio that fell by more than the run-to-run spread.
+
+    bench/compare.py RECORDED_DIR NEW_DIR [--spread 0.03]
+
+Ratios (rill / peer, same run) are compared, never absolute times, so a slower
+or busier machine does not raise false alarms. Exit status 1 when a ratio fell.
+"""
+import argparse
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from table import load, ratios  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("recorded")
+    ap.add_argument("new")
+    ap.add_argument("--spread", type=float, default=0.03,
+                    help="relative run-to-run spread of a ratio (0.03 = 3%%, measured over repeated runs)")
+    args = ap.parse_args()
+    old = {(w, b, p): r for w, b, _, p, _, r in ratios(load(args.recorded))}
+    new = {(w, b, p): r for w, b, _, p, _, r in ratios(load(args.new))}
+    fell = 0
+    for key in sorted(old.keys() & new.keys()):
+        before, after = old[key], new[key]
+        change = after / before - 1.0
+        flag = change < -args.spread
+        fell += flag
+        print(f"{'FELL' if flag else 'ok  '} {key[0]:>6} {key[1]:>7} vs {key[2]:<8} {before:.3f} -> {after:.3f} ({change:+.1%})")
+    for key in sorted(old.keys() - new.keys()):
+        print(f"gone {key}")
+    return 1 if fell else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

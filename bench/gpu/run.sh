@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole GPU benchmark run, on the GPU machine, after the recipe in
+# ../shared/device/README.md (binaries built here and carried in .device/):
+#
+#   bench/gpu/run.sh OUTDIR [log2 n = 28]
+#
+# Runs rill on every GPU backend and its peers in one go (a hand-written Vulkan
+# copy kernel, CUB through nvcc when CUDA is there, PyTorch when it is there),
+# writes every result as JSON into OUTDIR and prints one table of ratios.
+set -uo pipefail
+out=${1:?usage: bench/gpu/run.sh OUTDIR [log2 n]}
+n=${2:-28}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+[ -f .device/env.sh ] && source .device/env.sh
+
+rill-vk-copy-peer "$n" > "$out/peer_vk_copy.json" || echo "hand-written Vulkan peer failed" >&2
+for backend in vulkan opengl; do
+    RILL_BACKEND=$backend rill-bench-bandwidth "$n" "$out/rill_$backend.json" > "$out/rill_$backend.txt" 2>&1 \
+        || echo "rill on $backend failed: $(tail -1 "$out/rill_$backend.txt")" >&2
+done
+if command -v nvcc > /dev/null; then
+    nvcc -O3 -std=c++17 -arch=sm_90 "$here/cub_peers.cu" -o /tmp/rill_cub_peers \
+        && /tmp/rill_cub_peers "$n" > "$out/peer_cub.json" || echo "CUB peer failed" >&2
+fi
+if python3 -c "import torch" 2> /dev/null; then
+    python3 "$here/torch_peers.py" "$n" > "$out/peer_torch.json" || echo "PyTorch peer failed" >&2
+fi
+python3 "$here/../table.py" "$out"

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""One table from a folder of benchmark JSON files (bench/gpu/run.sh writes them).
+
+Every rill figure is shown beside the peer measured in the same run, as a ratio.
+"""
+import json
+import pathlib
+import sys
+
+
+def load(folder):
+    results = {}
+    for path in sorted(pathlib.Path(folder).glob("*.json")):
+        try:
+            results[path.stem] = json.loads(path.read_text().strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            print(f"skipping {path.name}: not one JSON object", file=sys.stderr)
+    return results
+
+
+def ratios(results):
+    """(workload, backend, rill value, peer name, peer value, ratio) rows; higher is better."""
+    rows = []
+    peers = {name: r for name, r in results.items() if name.startswith("peer_")}
+    for name, r in results.items():
+        if not name.startswith("rill_"):
+            continue
+        backend = name[len("rill_"):]
+        for workload, key in (("copy", "copy_gbs"), ("saxpy", "saxpy_gbs")):
+            if key not in r:
+                continue
+            for peer_name, p in peers.items():
+                # The same workload in the peer; a peer that only copies is the
+                # bandwidth roof every streaming workload is measured against.
+                peer_key = key if key in p else ("copy_gbs" if "saxpy_gbs" not in p and "copy_gbs" in p else None)
+                if peer_key:
+                    label = peer_name[len("peer_"):] + ("" if peer_key == key else " (copy roof)")
+                    rows.append((workload, backend, r[key], label, p[peer_key], r[key] / p[peer_key]))
+    return rows
+
+
+def main():
+    folder = sys.argv[1]
+    results = load(folder)
+    print("| workload | rill backend | rill GB/s | peer | peer GB/s | ratio |")
+    print("|---|---|---|---|---|---|")
+    for w, b, rv, pn, pv, ratio in ratios(results):
+        print(f"| {w} | {b} | {rv:.1f} | {pn} | {pv:.1f} | {ratio:.3f} |")
+    for name, r in results.items():
+        if "dependent_kernel_us" in r:
+            print(f"| 1000 dependent kernels | {name[5:]} | {r['dependent_kernel_us']:.2f} us/kernel | | | |")
+    cub = results.get("peer_cub")
+    if cub:
+        print(f"\nCUB same run: scan {cub['scan_gelems']:.1f} G elem/s, select {cub['select_gelems']:.1f}, "
+              f"reduce {cub['reduce_gelems']:.1f}, radix sort keys {cub['sort_keys_gkeys']:.2f} G keys/s, "
+              f"pairs {cub['sort_pairs_gpairs']:.2f} G pairs/s")
+
+
+if __name__ == "__main__":
+    main()
