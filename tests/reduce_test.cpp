@@ -157,3 +157,76 @@ RILL_INSTANTIATE_FOR_BACKENDS(Reductions);
 
 }  // namespace
 }  // namespace rill::test
+
+namespace rill::test {
+namespace {
+
+class BuiltinReductions : public BackendTest {};
+
+TEST_P(BuiltinReductions, SumProductMinMaxOnScalarsAndVectors) {
+    for (std::int64_t n : {1, 2, 255, 4093, 65537}) {
+        SCOPED_TRACE(n);
+        auto xi = random_ints(static_cast<std::size_t>(n), -1000, 1000);
+        auto si = rt().stream<std::int32_t>({n}, xi);
+        std::int64_t s = 0;
+        for (auto v : xi) s += v;
+        EXPECT_EQ(reductions::sum<std::int32_t>().value(si), s);
+        EXPECT_EQ(reductions::min<std::int32_t>().value(si), *std::min_element(xi.begin(), xi.end()));
+        EXPECT_EQ(reductions::max<std::int32_t>().value(si), *std::max_element(xi.begin(), xi.end()));
+        auto xf = random_floats(static_cast<std::size_t>(n * 4), 0.5f, 1.5f);
+        std::vector<float4> v4(static_cast<std::size_t>(n));
+        std::memcpy(static_cast<void*>(v4.data()), xf.data(), sizeof(float4) * v4.size());
+        auto s4 = rt().stream<float4>({n}, v4);
+        const float4 mx = reductions::max<float4>().value(s4), sm = reductions::sum<float4>().value(s4);
+        for (int c = 0; c < 4; ++c) {
+            float m = -1;
+            double t = 0;
+            for (auto& v : v4) {
+                m = std::max(m, v[c]);
+                t += v[c];
+            }
+            EXPECT_EQ(mx[c], m);
+            EXPECT_NEAR(sm[c], t, 2.4e-7 * n * 1.5 + 1e-6);
+        }
+    }
+    // product of values near 1 against float64
+    auto xp = random_floats(1000, 0.999f, 1.001f);
+    auto sp = rt().stream<float>({1000}, xp);
+    double want = 1;
+    for (float v : xp) want *= v;
+    EXPECT_NEAR(reductions::product<float>().value(sp), want, 1e-4);
+}
+
+TEST_P(BuiltinReductions, LogicalAndOr) {
+    std::vector<bool32> all_true(777, bool32(true)), one_false = all_true;
+    one_false[500] = false;
+    auto a = rt().stream<bool32>({777}, all_true), b = rt().stream<bool32>({777}, one_false);
+    EXPECT_TRUE(bool(reductions::logical_and().value(a)));
+    EXPECT_FALSE(bool(reductions::logical_and().value(b)));
+    std::vector<bool32> none(777, bool32(false)), one = none;
+    one[3] = true;
+    EXPECT_FALSE(bool(reductions::logical_or().value(rt().stream<bool32>({777}, none))));
+    EXPECT_TRUE(bool(reductions::logical_or().value(rt().stream<bool32>({777}, one))));
+}
+
+TEST_P(BuiltinReductions, ArgMinArgMaxTakeTheFirstOfTies) {
+    auto x = random_ints(50021, -30, 30);  // many ties
+    auto s = rt().stream<std::int32_t>({50021}, x);
+    auto mn = reductions::argmin(s), mx = reductions::argmax(s);
+    auto imin = std::min_element(x.begin(), x.end()), imax = std::max_element(x.begin(), x.end());
+    EXPECT_EQ(mn.value, *imin);
+    EXPECT_EQ(mn.index, imin - x.begin());
+    EXPECT_EQ(mx.value, *imax);
+    EXPECT_EQ(mx.index, imax - x.begin());
+    auto f = random_floats(3 * 7 * 11, -5, 5);
+    auto sf = rt().stream<float>({3, 7, 11}, f);
+    auto fm = reductions::argmax(sf);
+    auto it = std::max_element(f.begin(), f.end());
+    EXPECT_EQ(fm.value, *it);
+    EXPECT_EQ(fm.index, it - f.begin());
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(BuiltinReductions);
+
+}  // namespace
+}  // namespace rill::test

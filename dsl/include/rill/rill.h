@@ -8,5 +8,6 @@
 #include "rill/core/runtime.h"
 #include "rill/dsl/control.h"
 #include "rill/dsl/kernel.h"
+#include "rill/dsl/builtin_reductions.h"
 #include "rill/dsl/reduce.h"
 #include "rill/core/stream_ops.h"
