@@ -53,7 +53,25 @@ bool try_initialize(EGLDisplay d) {
     X(ProgramParameteri) \
     X(ProgramUniform1ui) \
     X(ShaderSource) \
-    X(UseProgram)
+    X(UseProgram) \
+    X(CreateFramebuffers) \
+    X(CreateRenderbuffers) \
+    X(NamedRenderbufferStorage) \
+    X(NamedFramebufferRenderbuffer) \
+    X(CheckNamedFramebufferStatus) \
+    X(BindFramebuffer) \
+    X(ClearNamedFramebufferfv) \
+    X(CreateVertexArrays) \
+    X(BindVertexArray) \
+    X(VertexArrayVertexBuffer) \
+    X(EnableVertexArrayAttrib) \
+    X(VertexArrayAttribFormat) \
+    X(VertexArrayAttribBinding) \
+    X(ProgramUniform1f) \
+    X(ProgramUniform4f) \
+    X(DeleteFramebuffers) \
+    X(DeleteRenderbuffers) \
+    X(DeleteVertexArrays)
 
 /// Points GLEW's function pointers at the EGL context's own entry points.
 /// Debian's GLEW is a GLX build: glewInit() fetches pointers through

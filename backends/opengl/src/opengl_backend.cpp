@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "egl_context.h"
+#include "rill/backends/opengl.h"
 #include "rill/backends/glsl/codegen.h"
 #include "rill/backends/glsl/info_layout.h"
 #include "rill/core/disk_cache.h"
@@ -425,6 +426,8 @@ public:
         st_->times.reset();
     }
 
+    const std::shared_ptr<State>& state() const { return st_; }
+
 private:
     std::shared_ptr<State> st_;
     BackendInfo info_;
@@ -432,9 +435,176 @@ private:
     GLint max_groups_[2] = {65535, 65535};
 };
 
+GLuint compile_stage(GLenum stage, const char* source) {
+    GLuint sh = glCreateShader(stage);
+    glShaderSource(sh, 1, &source, nullptr);
+    glCompileShader(sh);
+    GLint ok = 0;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    RILL_ASSERT(ok, "the offscreen renderer's own shader failed to compile");
+    return sh;
+}
+
 }  // namespace
+
+State& state_of(Runtime& rt) {
+    auto* gl = dynamic_cast<OpenGlBackend*>(&rt.backend());
+    if (!gl)
+        throw Error("rill::opengl: runtime '" + rt.backend_name() +
+                    "' is not an OpenGL runtime; create it with rill::Runtime(\"opengl\")");
+    return *gl->state();
+}
+
+GLuint buffer_of(const StreamBase& s) {
+    auto* b = dynamic_cast<GlBuffer*>(s.buffer());
+    if (!b)
+        throw Error("rill::opengl: the stream (" + s.element_type_name() + ", shape " + s.shape().str() +
+                    ") is not stored in an OpenGL runtime (or is an iterator); create it with an OpenGL rill::Runtime");
+    return b->id;
+}
 
 // Behind Vulkan (batching, explicit barriers), ahead of the CPU.
 RILL_REGISTER_BACKEND("opengl", 10, [] { return std::make_unique<OpenGlBackend>(); });
 
 }  // namespace rill::gl
+
+namespace rill::opengl {
+
+using gl::State;
+
+std::uint32_t buffer_name(const StreamBase& s) { return gl::buffer_of(s); }
+std::size_t offset_bytes(const StreamBase& s) { return static_cast<std::size_t>(s.offset()) * s.element_words() * 4; }
+std::size_t stride_bytes(const StreamBase& s) {
+    if (s.shape().rank != 1 && !s.contiguous())
+        throw Error("rill::opengl: a multi-dimensional strided view has no single vertex stride; copy it into a new "
+                    "stream (or reshape a contiguous one) first");
+    const std::int64_t step = s.shape().rank == 1 ? s.strides()[0] : 1;
+    return static_cast<std::size_t>(step) * s.element_words() * 4;
+}
+
+void make_current(Runtime& rt) {
+    State& st = gl::state_of(rt);
+    std::lock_guard lock(st.mutex);
+    st.ctx.make_current();
+    if (!st.written.empty()) {
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+        st.written.clear();
+    }
+}
+
+struct OffscreenRenderer::Impl {
+    std::shared_ptr<State> st;
+    GLuint fbo = 0, color = 0, program = 0, vao = 0;
+};
+
+OffscreenRenderer::OffscreenRenderer(Runtime& rt, int width, int height) : impl_(new Impl), width_(width), height_(height) {
+    if (width < 1 || height < 1)
+        throw Error("rill::opengl::OffscreenRenderer: the size must be at least 1x1, got " + std::to_string(width) + "x" +
+                    std::to_string(height));
+    auto* gl = dynamic_cast<gl::OpenGlBackend*>(&rt.backend());
+    if (!gl) gl::state_of(rt);  // throws the explanation
+    impl_->st = gl->state();
+    State& st = *impl_->st;
+    std::lock_guard lock(st.mutex);
+    st.ctx.make_current();
+    glCreateRenderbuffers(1, &impl_->color);
+    glNamedRenderbufferStorage(impl_->color, GL_RGBA8, width, height);
+    glCreateFramebuffers(1, &impl_->fbo);
+    glNamedFramebufferRenderbuffer(impl_->fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, impl_->color);
+    RILL_ASSERT(glCheckNamedFramebufferStatus(impl_->fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE,
+                "offscreen framebuffer incomplete");
+    static const char* vs = "#version 430 core\n"
+                            "layout(location = 0) in vec2 position;\n"
+                            "layout(location = 0) uniform float point_size;\n"
+                            "void main() { gl_Position = vec4(position, 0.0, 1.0); gl_PointSize = point_size; }\n";
+    static const char* fs = "#version 430 core\n"
+                            "layout(location = 1) uniform vec4 color;\n"
+                            "out vec4 fragment;\n"
+                            "void main() { fragment = color; }\n";
+    GLuint v = gl::compile_stage(GL_VERTEX_SHADER, vs), f = gl::compile_stage(GL_FRAGMENT_SHADER, fs);
+    impl_->program = glCreateProgram();
+    glAttachShader(impl_->program, v);
+    glAttachShader(impl_->program, f);
+    glLinkProgram(impl_->program);
+    glDeleteShader(v);
+    glDeleteShader(f);
+    GLint linked = 0;
+    glGetProgramiv(impl_->program, GL_LINK_STATUS, &linked);
+    RILL_ASSERT(linked, "the offscreen renderer's program failed to link");
+    glCreateVertexArrays(1, &impl_->vao);
+    glEnableVertexArrayAttrib(impl_->vao, 0);
+    glVertexArrayAttribFormat(impl_->vao, 0, 2, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(impl_->vao, 0, 0);
+    st.check_debug();
+}
+
+OffscreenRenderer::~OffscreenRenderer() {
+    State& st = *impl_->st;
+    std::lock_guard lock(st.mutex);
+    try {
+        st.ctx.make_current();
+        glDeleteVertexArrays(1, &impl_->vao);
+        glDeleteProgram(impl_->program);
+        glDeleteFramebuffers(1, &impl_->fbo);
+        glDeleteRenderbuffers(1, &impl_->color);
+    } catch (...) {
+    }
+}
+
+void OffscreenRenderer::clear(float4 color) {
+    State& st = *impl_->st;
+    std::lock_guard lock(st.mutex);
+    st.ctx.make_current();
+    const float c[4] = {color.x, color.y, color.z, color.w};
+    glClearNamedFramebufferfv(impl_->fbo, GL_COLOR, 0, c);
+    st.check_debug();
+}
+
+namespace {
+void draw(State& st, GLuint fbo, GLuint program, GLuint vao, const Stream<float2>& s, GLenum mode,
+          float size, float4 color, int width, int height) {
+    const GLuint buf = gl::buffer_of(s);
+    std::lock_guard lock(st.mutex);
+    st.ctx.make_current();
+    st.barrier_if_written({buf});  // kernels that wrote the positions come first
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glViewport(0, 0, width, height);
+    glUseProgram(program);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glProgramUniform1f(program, 0, size);
+    glProgramUniform4f(program, 1, color.x, color.y, color.z, color.w);
+    glBindVertexArray(vao);
+    glVertexArrayVertexBuffer(vao, 0, buf, static_cast<GLintptr>(offset_bytes(s)), static_cast<GLsizei>(stride_bytes(s)));
+    glDrawArrays(mode, 0, static_cast<GLsizei>(mode == GL_TRIANGLES ? s.size() / 3 * 3 : s.size()));
+    glBindVertexArray(0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    st.check_debug();
+}
+}  // namespace
+
+void OffscreenRenderer::draw_points(const Stream<float2>& positions, float size, float4 color) {
+    draw(*impl_->st, impl_->fbo, impl_->program, impl_->vao, positions, GL_POINTS, size, color, width_, height_);
+}
+
+void OffscreenRenderer::draw_triangles(const Stream<float2>& corners, float4 color) {
+    draw(*impl_->st, impl_->fbo, impl_->program, impl_->vao, corners, GL_TRIANGLES, 1.0f, color, width_, height_);
+}
+
+std::vector<std::uint8_t> OffscreenRenderer::read_rgba() {
+    State& st = *impl_->st;
+    std::lock_guard lock(st.mutex);
+    st.ctx.make_current();
+    std::vector<std::uint8_t> pixels(static_cast<std::size_t>(width_) * height_ * 4);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, impl_->fbo);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    st.check_debug();
+    // GL's first row is the bottom one; images start at the top.
+    const std::size_t row = static_cast<std::size_t>(width_) * 4;
+    for (int y = 0; y < height_ / 2; ++y)
+        std::swap_ranges(pixels.begin() + y * row, pixels.begin() + (y + 1) * row, pixels.begin() + (height_ - 1 - y) * row);
+    return pixels;
+}
+
+}  // namespace rill::opengl

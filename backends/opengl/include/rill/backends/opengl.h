@@ -1,0 +1,62 @@
+// OpenGL interop: use rill streams in your own GL drawing with no copy through
+// the host (UberFlow renders its particles this way), and a small offscreen
+// renderer that works headless (CI included).
+//
+//   rill::Runtime rt("opengl");
+//   auto pos = rt.stream<rill::float2>({n});          // written by kernels
+//   rill::opengl::OffscreenRenderer r(rt, 256, 256);
+//   r.clear({0, 0, 0, 1});
+//   r.draw_points(pos, 3.0f, {1, 1, 1, 1});            // reads the stream where it is
+//   std::vector<std::uint8_t> rgba = r.read_rgba();    // top row first
+//
+// No GL type appears here: buffer names are plain 32-bit integers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "rill/core/runtime.h"
+
+namespace rill::opengl {
+
+/// The GL buffer object holding `s` (a stream of an OpenGL runtime), e.g. to
+/// bind it as a vertex buffer: element i starts at byte offset_bytes(s) +
+/// i * stride_bytes(s). Call make_current(rt) first on the thread that draws.
+/// Kernels that wrote the stream are ordered before your GL commands.
+/// Throws rill::Error for a stream of another backend or an iterator.
+std::uint32_t buffer_name(const StreamBase& s);
+std::size_t offset_bytes(const StreamBase& s);
+std::size_t stride_bytes(const StreamBase& s);
+
+/// Makes the runtime's GL context current on this thread (for your GL calls)
+/// and orders every kernel issued so far before them.
+void make_current(Runtime& rt);
+
+/// Draws streams into an RGBA8 framebuffer of its own (no window needed).
+class OffscreenRenderer {
+public:
+    OffscreenRenderer(Runtime& rt, int width, int height);
+    ~OffscreenRenderer();
+    OffscreenRenderer(const OffscreenRenderer&) = delete;
+    OffscreenRenderer& operator=(const OffscreenRenderer&) = delete;
+
+    void clear(float4 color);
+    /// One point per element; positions are float2 in normalized device
+    /// coordinates ([-1, 1], y up), `size` in pixels.
+    void draw_points(const Stream<float2>& positions, float size, float4 color);
+    /// One triangle per three elements (float2, normalized device coordinates).
+    void draw_triangles(const Stream<float2>& corners, float4 color);
+    /// The pixels, width * height * 4 bytes, top row first.
+    std::vector<std::uint8_t> read_rgba();
+
+    int width() const { return width_; }
+    int height() const { return height_; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    int width_, height_;
+};
+
+}  // namespace rill::opengl

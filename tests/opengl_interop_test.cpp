@@ -1,0 +1,76 @@
+// OpenGL interop: streams written by kernels are drawn straight from their GL
+// buffers by the offscreen renderer; the pixels are checked one by one.
+#include <gtest/gtest.h>
+
+#include <rill/backends/opengl.h>
+#include <rill/rill.h>
+
+namespace rill::test {
+namespace {
+
+constexpr int kW = 16, kH = 16;
+
+TEST(OpenGlInterop, KernelWrittenPointsAreDrawnWhereTheyShouldBe) {
+    Runtime rt("opengl");
+    // A kernel writes the positions: point i sits on pixel (3 i mod 16, 2 i + 1).
+    auto place = kernel("place(w, h, p)", [](Float w, Float h, Out<float2> p) {
+        Int i = indexof(p);
+        Float col = cast<float>((i * 3) % 16), row = cast<float>(i * 2 + 1);
+        p = Float2(2.0f * (col + 0.5f) / w - 1.0f, 1.0f - 2.0f * (row + 0.5f) / h);
+    });
+    auto pos = rt.stream<float2>({7});
+    place(float(kW), float(kH), pos);
+    opengl::OffscreenRenderer r(rt, kW, kH);
+    r.clear(float4{0, 0, 0, 1});
+    r.draw_points(pos, 1.0f, float4{1, 1, 1, 1});
+    const auto px = r.read_rgba();
+    ASSERT_EQ(px.size(), std::size_t(kW * kH * 4));
+    std::vector<int> lit(kW * kH, 0);
+    for (int i = 0; i < 7; ++i) lit[(2 * i + 1) * kW + (3 * i) % 16] = 1;
+    for (int row = 0; row < kH; ++row)
+        for (int col = 0; col < kW; ++col) {
+            const std::uint8_t* p = &px[(row * kW + col) * 4];
+            const int want = lit[row * kW + col] ? 255 : 0;
+            ASSERT_EQ(p[0], want) << "pixel " << col << "," << row;
+            ASSERT_EQ(p[3], 255);
+        }
+}
+
+TEST(OpenGlInterop, TrianglesAndBufferNames) {
+    Runtime rt("opengl");
+    // One triangle covering the left half of the image (x < 0).
+    std::vector<float2> tri = {{-1, -1}, {0, -1}, {0, 3}};
+    std::vector<float2> strip = {{-1, 3}, {0, 3}, {-1, -1}};
+    std::vector<float2> both(tri);
+    both.insert(both.end(), strip.begin(), strip.end());
+    auto corners = rt.stream<float2>({6}, both);
+    opengl::OffscreenRenderer r(rt, kW, kH);
+    r.clear(float4{0, 0, 1, 1});
+    r.draw_triangles(corners, float4{1, 0, 0, 1});
+    const auto px = r.read_rgba();
+    for (int row = 0; row < kH; ++row)
+        for (int col = 0; col < kW; ++col) {
+            const std::uint8_t* p = &px[(row * kW + col) * 4];
+            const bool left = col < kW / 2;
+            ASSERT_EQ(p[0], left ? 255 : 0) << col << "," << row;
+            ASSERT_EQ(p[2], left ? 0 : 255) << col << "," << row;
+        }
+    EXPECT_NE(opengl::buffer_name(corners), 0u);
+    EXPECT_EQ(opengl::stride_bytes(corners), 8u);
+    EXPECT_EQ(opengl::offset_bytes(corners.domain({2}, {6})), 16u);
+}
+
+TEST(OpenGlInterop, OtherBackendsAreRefusedClearly) {
+    Runtime cpu("cpu");
+    auto s = cpu.stream<float2>({3});
+    try {
+        opengl::buffer_name(s);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("not stored in an OpenGL runtime"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(opengl::OffscreenRenderer(cpu, 8, 8), Error);
+}
+
+}  // namespace
+}  // namespace rill::test
