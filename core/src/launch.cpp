@@ -135,7 +135,7 @@ public:
 
     /// Views of one buffer may meet in a call only when they cannot race:
     /// disjoint regions, or the very same view as input and output (in place).
-    void check_aliasing(const Shape&) const {
+    void check_aliasing() const {
         for (std::size_t i = 0; i < args_.size(); ++i) {
             if (k_.params[i].kind == ParamKind::Uniform || !args_[i].stream->buffer()) continue;
             for (std::size_t j = i + 1; j < args_.size(); ++j) {
@@ -183,7 +183,7 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args) {
     std::shared_ptr<RuntimeState> rt = call.check_runtime();
     Dispatch d;
     d.domain = call.domain();
-    call.check_aliasing(d.domain);
+    call.check_aliasing();
     d.streams.resize(k.params.size());
     d.uniforms.assign(k.uniform_words, 0u);
     Signature sig;

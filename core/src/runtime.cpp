@@ -84,11 +84,7 @@ void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::
     s.shape_ = shape;
     s.words_ = words;
     s.type_name_ = std::move(type_name);
-    std::int64_t stride = 1;
-    for (int d = shape.rank - 1; d >= 0; --d) {
-        s.strides_[d] = stride;
-        stride *= shape.dims[d];
-    }
+    s.strides_ = row_major_strides(shape);
     const auto bytes = static_cast<std::size_t>(shape.size()) * words * 4;
     // Empty streams still get a (tiny) buffer so that they can be bound like any other.
     s.buffer_ = state_->backend->allocate(bytes == 0 ? 4 : bytes);
@@ -106,11 +102,7 @@ void Runtime::init_iterator(StreamBase& s, Shape shape, std::uint32_t words, std
     s.shape_ = shape;
     s.words_ = words;
     s.type_name_ = std::move(type_name);
-    std::int64_t stride = 1;
-    for (int d = shape.rank - 1; d >= 0; --d) {
-        s.strides_[d] = stride;
-        stride *= shape.dims[d];
-    }
+    s.strides_ = row_major_strides(shape);
     s.iterator_ = std::make_shared<const IteratorRange>(range);
 }
 
@@ -133,11 +125,7 @@ void StreamBase::reshape_view(const Shape& shape, const char* who) {
         stride *= shape_.dims[d];
     }
     shape_ = shape;
-    stride = 1;
-    for (int d = shape.rank - 1; d >= 0; --d) {
-        strides_[d] = stride;
-        stride *= shape.dims[d];
-    }
+    strides_ = row_major_strides(shape);
 }
 
 namespace detail {

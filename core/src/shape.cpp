@@ -15,6 +15,16 @@ Shape::Shape(std::initializer_list<std::int64_t> d) {
     }
 }
 
+std::array<std::int64_t, kMaxRank> row_major_strides(const Shape& shape) {
+    std::array<std::int64_t, kMaxRank> strides{};
+    std::int64_t stride = 1;
+    for (int d = shape.rank - 1; d >= 0; --d) {
+        strides[d] = stride;
+        stride *= shape.dims[d];
+    }
+    return strides;
+}
+
 std::string Shape::str() const {
     if (rank == 0) return "(no shape)";
     std::string s;

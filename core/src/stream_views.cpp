@@ -124,11 +124,7 @@ StreamBase StreamBase::dense_like() const {
     s.shape_ = shape_;
     s.words_ = words_;
     s.type_name_ = type_name_;
-    std::int64_t stride = 1;
-    for (int d = shape_.rank - 1; d >= 0; --d) {
-        s.strides_[d] = stride;
-        stride *= shape_.dims[d];
-    }
+    s.strides_ = row_major_strides(shape_);
     const auto n = static_cast<std::size_t>(shape_.size()) * words_ * 4;
     s.buffer_ = rt_->backend->allocate(n == 0 ? 4 : n);
     return s;

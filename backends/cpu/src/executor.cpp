@@ -107,7 +107,6 @@ public:
         u32* m = mask(0);
         set_valid(m, lanes_, count);
         depth_ = 1;
-        returned_ = false;
         run(k_.body, m);
         // The epilogue stores outputs for every lane, returned or not.
         u32* all = mask(depth_++);
@@ -392,7 +391,6 @@ private:
     int count_ = 0;
     int depth_ = 0;
     bool positions_ready_ = false;
-    bool returned_ = false;
     std::vector<LoopMasks> loops_;
     std::vector<u32*> cols_;              // where each node's column lives this block
     std::vector<ir::ExprId> redirected_;  // nodes whose column points into a stream

@@ -34,4 +34,7 @@ struct Shape {
     }
 };
 
+/// Element strides of a densely packed row-major array of this shape.
+std::array<std::int64_t, kMaxRank> row_major_strides(const Shape& shape);
+
 }  // namespace rill

@@ -433,3 +433,7 @@ private:
 }  // namespace dsl
 
 }  // namespace rill
+
+// Internal to this header: not part of the API.
+#undef RILL_SWIZZLE
+#undef RILL_NO_CPP_CONTROL_FLOW
