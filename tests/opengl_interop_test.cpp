@@ -2,6 +2,12 @@
 // buffers by the offscreen renderer; the pixels are checked one by one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+
 #include <rill/backends/opengl.h>
 #include <rill/rill.h>
 
@@ -58,6 +64,25 @@ TEST(OpenGlInterop, TrianglesAndBufferNames) {
     EXPECT_NE(opengl::buffer_name(corners), 0u);
     EXPECT_EQ(opengl::stride_bytes(corners), 8u);
     EXPECT_EQ(opengl::offset_bytes(corners.domain({2}, {6})), 16u);
+}
+
+TEST(OpenGlInterop, SavesWhatItDrewAsPng) {
+    Runtime rt("opengl");
+    auto corners = rt.stream<float2>({3}, std::vector<float2>{{-1, -1}, {1, -1}, {-1, 1}});
+    opengl::OffscreenRenderer r(rt, 24, 12);
+    r.clear(float4{0, 1, 0, 1});
+    r.draw_triangles(corners, float4{1, 1, 1, 1});
+    const auto path = (std::filesystem::temp_directory_path() / "rill-renderer-test.png").string();
+    r.save_png(path);
+    int w = 0, h = 0, n = 0;
+    unsigned char* png = stbi_load(path.c_str(), &w, &h, &n, 4);
+    ASSERT_NE(png, nullptr) << "the PNG cannot be read back";
+    ASSERT_EQ(w, 24);
+    ASSERT_EQ(h, 12);
+    const auto px = r.read_rgba();
+    EXPECT_TRUE(std::equal(px.begin(), px.end(), png)) << "the PNG differs from the framebuffer";
+    stbi_image_free(png);
+    EXPECT_THROW(r.save_png("/nonexistent-dir/x.png"), Error);
 }
 
 TEST(OpenGlInterop, OtherBackendsAreRefusedClearly) {

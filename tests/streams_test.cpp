@@ -154,6 +154,27 @@ TEST_P(Streams, TwoDimensionalDomainsAndStrides) {
         }
 }
 
+TEST_P(Streams, Concatenate) {
+    std::vector<std::int32_t> a(2 * 3), b(4 * 3);
+    for (int i = 0; i < 6; ++i) a[i] = i;
+    for (int i = 0; i < 12; ++i) b[i] = 100 + i;
+    auto sa = rt().stream<std::int32_t>({2, 3}, a), sb = rt().stream<std::int32_t>({4, 3}, b);
+    auto rows = concatenate(sa, sb, 0);
+    ASSERT_EQ(rows.shape(), (Shape{6, 3}));
+    std::vector<std::int32_t> want(a);
+    want.insert(want.end(), b.begin(), b.end());
+    EXPECT_EQ(rows.download(), want);
+    auto sc = rt().stream<std::int32_t>({2, 5}, std::vector<std::int32_t>(10, 7));
+    auto cols = concatenate(sa, sc, 1);
+    ASSERT_EQ(cols.shape(), (Shape{2, 8}));
+    auto got = cols.download();
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 8; ++j) ASSERT_EQ(got[i * 8 + j], j < 3 ? a[i * 3 + j] : 7) << i << "," << j;
+    auto empty = rt().stream<std::int32_t>({0, 3});
+    EXPECT_EQ(concatenate(empty, sa, 0).download(), a);
+    EXPECT_THROW(concatenate(sa, sc, 0), Error);
+}
+
 TEST_P(Streams, NewStreamsAreZero) {
     auto s = rt().stream<int4>({3, 7});
     for (const int4& v : s.download()) ASSERT_EQ(v, (int4{0, 0, 0, 0}));

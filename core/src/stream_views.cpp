@@ -65,7 +65,19 @@ void StreamBase::domain_view(std::initializer_list<std::int64_t> begin, std::ini
     if (static_cast<int>(begin.size()) != shape_.rank || static_cast<int>(end.size()) != shape_.rank)
         throw Error("Stream::domain: give begin and end with one value per dimension (the stream has shape " +
                     shape_.str() + ")");
-    const auto b = to_array(begin), e = to_array(end);
+    Shape b, e;
+    b.rank = e.rank = shape_.rank;
+    b.dims = to_array(begin);
+    e.dims = to_array(end);
+    domain_view(b, e);
+}
+
+void StreamBase::domain_view(const Shape& begin, const Shape& end) {
+    if (begin.rank != shape_.rank || end.rank != shape_.rank)
+        throw Error("Stream::domain: give begin and end with one value per dimension (the stream has shape " +
+                    shape_.str() + ")");
+    const auto& b = begin.dims;
+    const auto& e = end.dims;
     for (int d = 0; d < shape_.rank; ++d)
         if (b[d] < 0 || e[d] < b[d] || e[d] > shape_.dims[d])
             throw Error("Stream::domain: [" + std::to_string(b[d]) + ", " + std::to_string(e[d]) + ") in dimension " +
@@ -117,6 +129,13 @@ void StreamBase::download_bytes(void* dst, std::size_t bytes) const {
     detail::launch(*copy_kernel(words_), args);
     dense.download_bytes(dst, bytes);
 }
+
+namespace detail {
+void copy_stream(const StreamBase& src, const StreamBase& dst) {
+    const detail::LaunchArg args[] = {{&src, nullptr, 0}, {&dst, nullptr, 0}};
+    detail::launch(*copy_kernel(src.element_words()), args);
+}
+}  // namespace detail
 
 StreamBase StreamBase::dense_like() const {
     StreamBase s;

@@ -15,6 +15,10 @@
 #include <unordered_set>
 
 #include "egl_context.h"
+
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb/stb_image_write.h>
 #include "rill/backends/opengl.h"
 #include "rill/backends/glsl/codegen.h"
 #include "rill/backends/glsl/info_layout.h"
@@ -605,6 +609,13 @@ std::vector<std::uint8_t> OffscreenRenderer::read_rgba() {
     for (int y = 0; y < height_ / 2; ++y)
         std::swap_ranges(pixels.begin() + y * row, pixels.begin() + (y + 1) * row, pixels.begin() + (height_ - 1 - y) * row);
     return pixels;
+}
+
+void OffscreenRenderer::save_png(const std::string& path) {
+    const std::vector<std::uint8_t> rgba = read_rgba();
+    if (!stbi_write_png(path.c_str(), width_, height_, 4, rgba.data(), width_ * 4))
+        throw Error("rill::opengl::OffscreenRenderer::save_png: cannot write '" + path +
+                    "'; check that its directory exists and is writable");
 }
 
 }  // namespace rill::opengl

@@ -54,6 +54,7 @@ protected:
     /// Turns this handle into a row-major view of `shape` over the same elements.
     void reshape_view(const Shape& shape, const char* who);
     void domain_view(std::initializer_list<std::int64_t> begin, std::initializer_list<std::int64_t> end);
+    void domain_view(const Shape& begin, const Shape& end);
     void stride_view(std::initializer_list<std::int64_t> step);
     void upload_bytes(const void* src, std::size_t bytes);
     void download_bytes(void* dst, std::size_t bytes) const;
@@ -110,6 +111,12 @@ public:
     /// elements (no copy). Usable as kernel input, output or gather argument; a
     /// kernel writing to a domain leaves the rest of the stream untouched.
     Stream domain(std::initializer_list<std::int64_t> begin, std::initializer_list<std::int64_t> end) const {
+        Stream s = *this;
+        s.domain_view(begin, end);
+        return s;
+    }
+    /// The same, with the corners as shapes (for code that computes them).
+    Stream domain(const Shape& begin, const Shape& end) const {
         Stream s = *this;
         s.domain_view(begin, end);
         return s;

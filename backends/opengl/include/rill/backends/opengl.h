@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "rill/core/runtime.h"
@@ -49,6 +50,8 @@ public:
     void draw_triangles(const Stream<float2>& corners, float4 color);
     /// The pixels, width * height * 4 bytes, top row first.
     std::vector<std::uint8_t> read_rgba();
+    /// Writes the image as a PNG; throws rill::Error when the file cannot be written.
+    void save_png(const std::string& path);
 
     int width() const { return width_; }
     int height() const { return height_; }
