@@ -6,6 +6,7 @@
 // rounding instead of contracting a*b+c into fma (docs/SEMANTICS.md).
 #include "rill/backends/glsl/codegen.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -542,6 +543,20 @@ private:
 
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {
     return Generator(k, sig, opt).run();
+}
+
+Grid dispatch_grid(const std::string& kernel, std::uint64_t elements, std::uint32_t workgroup, std::uint64_t max_x,
+                   std::uint64_t max_y) {
+    // From 2^22 elements on, four per invocation keeps memory-bound kernels at
+    // the bandwidth roof (measured on the H100, docs/PERFORMANCE.md).
+    const std::uint64_t per_invocation = elements >= (std::uint64_t{1} << 22) ? 4 : 1;
+    const std::uint64_t groups = (elements + workgroup * per_invocation - 1) / (workgroup * per_invocation);
+    const std::uint64_t x = std::min(groups, max_x);
+    const std::uint64_t y = (groups + x - 1) / x;
+    if (y > max_y)
+        throw Error("kernel '" + kernel + "': " + std::to_string(elements) +
+                    " invocations exceed the device's dispatch limits; split the output stream");
+    return Grid{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)};
 }
 
 std::string quote_source_line(const std::string& log, const std::string& source) {

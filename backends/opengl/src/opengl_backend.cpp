@@ -283,9 +283,6 @@ public:
     const BackendInfo& info() const override { return info_; }
 
     std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
-        if (bytes > info_.limits.max_buffer_bytes)
-            throw Error("opengl backend: a stream of " + std::to_string(bytes) + " bytes exceeds the driver's " +
-                        std::to_string(info_.limits.max_buffer_bytes) + "-byte shader storage block limit; split it");
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
         auto b = std::make_shared<GlBuffer>(st_, bytes);
@@ -379,19 +376,15 @@ public:
         for (GLuint b : touched) s.barrier_if_written({b});
         glUseProgram(p.id);
         glProgramUniform1ui(p.id, 0, base);
-        const std::uint64_t elements = static_cast<std::uint64_t>(d.domain.size());
-        const std::uint64_t per_invocation = elements >= (std::uint64_t{1} << 22) ? 4 : 1;
-        const std::uint64_t groups = (elements + kWorkgroup * per_invocation - 1) / (kWorkgroup * per_invocation);
-        const std::uint64_t gx = std::min<std::uint64_t>(groups, static_cast<std::uint64_t>(max_groups_[0]));
-        const std::uint64_t gy = (groups + gx - 1) / gx;
-        if (gy > static_cast<std::uint64_t>(max_groups_[1]))
-            throw Error("kernel '" + k.name + "': too many invocations for the driver's dispatch limits; split the output");
+        const glsl::Grid grid = glsl::dispatch_grid(k.name, static_cast<std::uint64_t>(d.domain.size()), kWorkgroup,
+                                                    static_cast<std::uint64_t>(max_groups_[0]),
+                                                    static_cast<std::uint64_t>(max_groups_[1]));
         GLuint query = 0;
         if (s.profiling) {
             glGenQueries(1, &query);
             glBeginQuery(GL_TIME_ELAPSED, query);
         }
-        glDispatchCompute(static_cast<GLuint>(gx), static_cast<GLuint>(gy), 1);
+        glDispatchCompute(grid.x, grid.y, 1);
         if (s.profiling) {
             glEndQuery(GL_TIME_ELAPSED);
             s.pending_queries.emplace_back(k.name, query);

@@ -525,9 +525,6 @@ public:
     const BackendInfo& info() const override { return info_; }
 
     std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
-        if (bytes > info_.limits.max_buffer_bytes)
-            throw Error("vulkan backend: a stream of " + std::to_string(bytes) + " bytes exceeds the device's " +
-                        std::to_string(info_.limits.max_buffer_bytes) + "-byte storage buffer limit; split it");
         auto buf = std::make_shared<VkStreamBuffer>(dev_, bytes);
         std::lock_guard lock(dev_->mutex);
         dev_->hazard({}, {buf->buffer});
@@ -608,19 +605,12 @@ public:
         else
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
         vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &base);
-        // Large domains: each invocation takes several elements (a grid-stride loop
-        // in the shader), which keeps a memory-bound kernel at the bandwidth roof.
-        const std::uint64_t elements = static_cast<std::uint64_t>(d.domain.size());
-        const std::uint64_t per_invocation = elements >= (std::uint64_t{1} << 22) ? 4 : 1;
-        const std::uint64_t groups = (elements + kWorkgroup * per_invocation - 1) / (kWorkgroup * per_invocation);
-        const std::uint64_t max_x = dev_->ctx.properties.limits.maxComputeWorkGroupCount[0];
-        const std::uint64_t gx = std::min(groups, max_x);
-        const std::uint64_t gy = (groups + gx - 1) / gx;
-        if (gy > dev_->ctx.properties.limits.maxComputeWorkGroupCount[1])
-            throw Error("kernel '" + k.name + "': " + std::to_string(d.domain.size()) +
-                        " invocations exceed the device's dispatch limits; split the output stream");
+        const glsl::Grid grid =
+            glsl::dispatch_grid(k.name, static_cast<std::uint64_t>(d.domain.size()), kWorkgroup,
+                                dev_->ctx.properties.limits.maxComputeWorkGroupCount[0],
+                                dev_->ctx.properties.limits.maxComputeWorkGroupCount[1]);
         dev_->begin_timing(k.name);
-        vkCmdDispatch(dev_->cmd(), static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy), 1);
+        vkCmdDispatch(dev_->cmd(), grid.x, grid.y, 1);
         dev_->end_timing();
     }
 

@@ -31,6 +31,16 @@ struct Shader {
 
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
 
+/// Workgroups to launch for `elements` invocations of a generated shader: large
+/// domains give each invocation several elements (the shader's grid-stride
+/// loop covers any grid), and the x count stays within the device's limit.
+struct Grid {
+    std::uint32_t x = 0, y = 0;
+};
+/// Throws rill::Error naming the kernel when even that exceeds the limits.
+Grid dispatch_grid(const std::string& kernel, std::uint64_t elements, std::uint32_t workgroup, std::uint64_t max_x,
+                   std::uint64_t max_y);
+
 /// "\n  generated line N: <text>" for the line a compiler log points at
 /// (shaderc, Mesa and NVIDIA formats), or "" when it names none.
 std::string quote_source_line(const std::string& log, const std::string& source);
