@@ -5,6 +5,7 @@
 // Correctness is checked once before timing: a fast wrong answer is no figure.
 #include <benchmark/benchmark.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 
 #include <cmath>
 #include <cstdio>
@@ -137,6 +138,39 @@ void BM_RillHeavy(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kCompute);
 }
 
+// --- Brook's reduction: sum of 2^20 float4 -------------------------------------
+
+constexpr std::int64_t kSum4 = std::int64_t{1} << 20;
+
+void BM_TbbSumFloat4(benchmark::State& state) {
+    std::vector<rill::float4> v(kSum4, rill::float4{1.0f, 0.5f, 0.25f, 2.0f});
+    for (auto _ : state) {
+        auto total = tbb::parallel_reduce(
+            tbb::blocked_range<std::int64_t>(0, kSum4), rill::float4{},
+            [&](const auto& r, rill::float4 acc) {
+                for (std::int64_t i = r.begin(); i < r.end(); ++i)
+                    for (int c = 0; c < 4; ++c) acc[c] += v[i][c];
+                return acc;
+            },
+            [](rill::float4 a, const rill::float4& b) {
+                for (int c = 0; c < 4; ++c) a[c] += b[c];
+                return a;
+            });
+        benchmark::DoNotOptimize(total);
+    }
+}
+
+void BM_RillSumFloat4(benchmark::State& state) {
+    rill::Runtime& rt = runtime();
+    auto s = rt.stream<rill::float4>({kSum4}, std::vector<rill::float4>(kSum4, rill::float4{1.0f, 0.5f, 0.25f, 2.0f}));
+    auto out = rt.stream<rill::float4>({1});
+    check(rill::reductions::sum<rill::float4>().value(s).w == 2.0f * float(kSum4), "rill sum of float4");
+    for (auto _ : state) {
+        rill::reductions::sum<rill::float4>()(s, out);
+        rt.finish();
+    }
+}
+
 // --- host overhead --------------------------------------------------------------
 
 void BM_RepeatCallHostTime(benchmark::State& state) {
@@ -164,6 +198,8 @@ BENCHMARK(BM_TbbSaxpy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillSaxpy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbHeavy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillHeavy)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TbbSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RillSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RepeatCallHostTime)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceKernel)->Unit(benchmark::kMicrosecond);
 

@@ -46,6 +46,12 @@ def main():
     print("|---|---|---|---|---|---|")
     for w, b, rv, pn, pv, ratio in ratios(results):
         print(f"| {w} | {b} | {rv:.1f} | {pn} | {pv:.1f} | {ratio:.3f} |")
+    torch = results.get("peer_torch", {})
+    for name, r in results.items():
+        for key, label in (("sum_float4_2e20_ms", "sum of 2^20 float4"), ("sgemv_1024_ms", "SGEMV 1024^2")):
+            if key in r and key in torch:
+                print(f"| {label} | {name[5:]} | {r[key]:.4f} ms | torch | {torch[key]:.4f} ms | "
+                      f"{torch[key] / r[key]:.3f} |")
     for name, r in results.items():
         if "dependent_kernel_us" in r:
             print(f"| 1000 dependent kernels | {name[5:]} | {r['dependent_kernel_us']:.2f} us/kernel | | | |")

@@ -116,6 +116,38 @@ int main(int argc, char** argv) {
     if (after != before + 1000.0f * 6) fail("dependent chain: " + std::to_string(after));
     const double per_kernel_us = chain_ms * 1000.0 / 1000.0;
 
+    // Brook's reductions (paper section 3.3): sum of 2^20 float4, and SGEMV
+    // 1024 x 1024 through mul + sum. Device time is the sum of the kernels
+    // each one runs (a reduction is several fold passes).
+    const std::int64_t m4 = std::int64_t{1} << 20;
+    std::vector<rill::float4> h4(m4, rill::float4{1.0f, 0.5f, 0.25f, 2.0f});
+    auto s4 = rt.stream<rill::float4>({m4}, h4);
+    const rill::float4 total4 = rill::reductions::sum<rill::float4>().value(s4);
+    if (total4.x != float(m4) || total4.w != 2.0f * float(m4)) fail("sum of float4");
+    auto sum4_out = rt.stream<rill::float4>({1});
+    const Timing sum4_t = median_ms(20, 5, [&] { rill::reductions::sum<rill::float4>()(s4, sum4_out); }, rt);
+    auto mul = rill::kernel("mul(a, b, c)", [](rill::In<float> a, rill::In<float> b, rill::Out<float> c) { c = a * b; });
+    const std::int64_t g = 1024;
+    std::vector<float> hA(g * g), hv(g);
+    for (std::int64_t i = 0; i < g * g; ++i) hA[i] = float(i % 17) * 0.25f;
+    for (std::int64_t j = 0; j < g; ++j) hv[j] = float(j % 5);
+    auto A = rt.stream<float>({g, g}, hA);
+    auto xv = rt.stream<float>({1, g}, hv);
+    auto T = rt.stream<float>({g, g});
+    auto yv = rt.stream<float>({g, 1});
+    mul(A, xv, T);
+    rill::reductions::sum<float>()(T, yv);
+    const std::vector<float> yh = yv.download();
+    for (std::int64_t i = 0; i < g; i += 97) {
+        double want = 0;
+        for (std::int64_t j = 0; j < g; ++j) want += double(hA[i * g + j]) * hv[j];
+        if (std::fabs(yh[i] - want) > 1e-3 * std::fabs(want) + 1e-3) fail("sgemv row " + std::to_string(i));
+    }
+    const Timing gemv_t = median_ms(20, 5, [&] {
+        mul(A, xv, T);
+        rill::reductions::sum<float>()(T, yv);
+    }, rt);
+
     // First compile of a new kernel (a fresh constant makes the IR new).
     const float salt = static_cast<float>(Clock::now().time_since_epoch().count() % 100000);
     auto fresh = rill::kernel("fresh(x, r)", [salt](rill::In<float> x, rill::Out<float> r) { r = x * salt; });
@@ -128,6 +160,9 @@ int main(int argc, char** argv) {
     std::printf("| copy  | 2^%d floats | %.3f ms | %.3f ms | %.1f GB/s |\n", log2n, copy_ms, copy_t.host_ms, copy_gbs);
     std::printf("| saxpy | 2^%d floats | %.3f ms | %.3f ms | %.1f GB/s |\n", log2n, saxpy_ms, saxpy_t.host_ms, saxpy_gbs);
     std::printf("| 1000 dependent kernels | 1024 floats | %.3f us per kernel | |\n", per_kernel_us);
+    std::printf("| sum of float4 (Brook: 2.4 ms GeForce 6800) | 2^20 float4 | %.4f ms | %.4f ms | |\n", sum4_t.device_ms,
+                sum4_t.host_ms);
+    std::printf("| SGEMV through mul + sum | 1024 x 1024 | %.4f ms | %.4f ms | |\n", gemv_t.device_ms, gemv_t.host_ms);
     std::printf("| first call of a new kernel (trace excluded: compile + dispatch) | 1024 floats | %.2f ms | |\n",
                 first_call_ms);
     std::printf("| first call of 'copy' (%s: %llu shader compile(s)) | 2^%d floats | %.2f ms | |\n",
@@ -138,6 +173,7 @@ int main(int argc, char** argv) {
         f << "{\"backend\":\"" << rt.backend_name() << "\",\"device\":\"" << rt.info().device << "\",\"log2n\":" << log2n
           << ",\"copy_host_ms\":" << copy_t.host_ms << ",\"saxpy_host_ms\":" << saxpy_t.host_ms << ",\"copy_ms\":" << copy_ms << ",\"copy_gbs\":" << copy_gbs << ",\"saxpy_ms\":" << saxpy_ms
           << ",\"saxpy_gbs\":" << saxpy_gbs << ",\"dependent_kernel_us\":" << per_kernel_us
+          << ",\"sum_float4_2e20_ms\":" << sum4_t.device_ms << ",\"sgemv_1024_ms\":" << gemv_t.device_ms
           << ",\"first_call_ms\":" << first_call_ms << ",\"first_copy_ms\":" << first_copy_ms
           << ",\"first_copy_compiles\":" << compiles_before << "}\n";
     }

@@ -21,7 +21,13 @@ def timed(f, reps=20):
     return sorted(times)[len(times) // 2]
 
 copy_ms = timed(lambda: r.copy_(x))
+v4 = torch.rand(1 << 20, 4, device="cuda")
+sum4_ms = timed(lambda: v4.sum(dim=0))        # Brook's sum of 2^20 float4
+A = torch.rand(1024, 1024, device="cuda")
+xv = torch.rand(1024, device="cuda")
+mv_ms = timed(lambda: torch.mv(A, xv))        # cuBLAS SGEMV
 saxpy_ms = timed(lambda: torch.add(y, x, alpha=2.0, out=r))
 print(json.dumps({"peer": "torch " + torch.__version__, "device": torch.cuda.get_device_name(),
                   "copy_ms": copy_ms, "copy_gbs": 2 * n * 4 / copy_ms / 1e6,
-                  "saxpy_ms": saxpy_ms, "saxpy_gbs": 3 * n * 4 / saxpy_ms / 1e6}))
+                  "saxpy_ms": saxpy_ms, "saxpy_gbs": 3 * n * 4 / saxpy_ms / 1e6,
+                  "sum_float4_2e20_ms": sum4_ms, "sgemv_1024_ms": mv_ms}))
