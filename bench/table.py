@@ -48,6 +48,8 @@ def main():
         print(f"| {w} | {b} | {rv:.1f} | {pn} | {pv:.1f} | {ratio:.3f} |")
     torch = results.get("peer_torch", {})
     for name, r in results.items():
+        if not name.startswith("rill_"):
+            continue
         for key, label in (("sum_float4_2e20_ms", "sum of 2^20 float4"), ("sgemv_1024_ms", "SGEMV 1024^2")):
             if key in r and key in torch:
                 print(f"| {label} | {name[5:]} | {r[key]:.4f} ms | torch | {torch[key]:.4f} ms | "
