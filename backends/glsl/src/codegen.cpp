@@ -14,6 +14,7 @@
 
 #include "rill/backends/glsl/info_layout.h"
 #include "rill/core/error.h"
+#include "rill/core/launch.h"
 
 namespace rill::glsl {
 
@@ -542,7 +543,13 @@ private:
 }  // namespace
 
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {
-    return Generator(k, sig, opt).run();
+    Shader sh = Generator(k, sig, opt).run();
+    std::ostringstream name;
+    name << k.name << "-" << std::hex << k.hash() << "-" << sig.hash()
+         << (opt.dialect == Dialect::Vulkan ? ".vulkan.comp" : ".opengl.comp");
+    sh.dump_name = name.str();
+    detail::dump_file(sh.dump_name, sh.source);
+    return sh;
 }
 
 Grid dispatch_grid(const std::string& kernel, std::uint64_t elements, std::uint32_t workgroup, std::uint64_t max_x,

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <unordered_set>
 
 #include "egl_context.h"
@@ -30,7 +29,6 @@ namespace rill::gl {
 
 namespace {
 
-constexpr std::uint32_t kWorkgroup = 256;
 constexpr GLsizeiptr kInfoRingBytes = 4 << 20;
 
 bool debug_from_env() {
@@ -138,13 +136,7 @@ GLuint handle(Buffer* b) { return static_cast<GlBuffer*>(b)->id; }
 class GlProgram final : public Program {
 public:
     GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
-        glsl::ShaderOptions opt;
-        opt.dialect = glsl::Dialect::OpenGL;
-        opt.workgroup_size = kWorkgroup;
-        shader = glsl::generate(k, sig, opt);
-        std::ostringstream name;
-        name << k.name << "-" << std::hex << k.hash() << "-" << sig.hash() << ".opengl.comp";
-        detail::dump_file(name.str(), shader.source);
+        shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::OpenGL});
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
@@ -376,7 +368,7 @@ public:
         for (GLuint b : touched) s.barrier_if_written({b});
         glUseProgram(p.id);
         glProgramUniform1ui(p.id, 0, base);
-        const glsl::Grid grid = glsl::dispatch_grid(k.name, static_cast<std::uint64_t>(d.domain.size()), kWorkgroup,
+        const glsl::Grid grid = glsl::dispatch_grid(k.name, static_cast<std::uint64_t>(d.domain.size()), glsl::kWorkgroupSize,
                                                     static_cast<std::uint64_t>(max_groups_[0]),
                                                     static_cast<std::uint64_t>(max_groups_[1]));
         GLuint query = 0;

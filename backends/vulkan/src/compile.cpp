@@ -2,7 +2,6 @@
 
 #include <shaderc/shaderc.hpp>
 
-#include <sstream>
 
 #include "rill/backends/glsl/codegen.h"
 #include "rill/core/error.h"

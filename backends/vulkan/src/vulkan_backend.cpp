@@ -10,7 +10,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <unordered_set>
 
 #include "compile.h"
@@ -26,7 +25,6 @@ namespace rill::vk {
 
 namespace {
 
-constexpr std::uint32_t kWorkgroup = 256;
 constexpr VkDeviceSize kInfoRingBytes = 4u << 20;
 constexpr std::uint32_t kSetsPerPool = 1024;
 constexpr std::uint32_t kTimedPerBatch = 1024;  // dispatches with timestamps per submission
@@ -399,15 +397,9 @@ private:
 class VkProgram final : public Program {
 public:
     VkProgram(std::shared_ptr<Device> dev, const ir::Kernel& k, const Signature& sig) : dev_(std::move(dev)) {
-        glsl::ShaderOptions opt;
-        opt.dialect = glsl::Dialect::Vulkan;
-        opt.workgroup_size = kWorkgroup;
-        shader = glsl::generate(k, sig, opt);
-        std::ostringstream name;
-        name << k.name << "-" << std::hex << k.hash() << "-" << sig.hash() << ".vulkan.comp";
-        detail::dump_file(name.str(), shader.source);
+        shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan});
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source);
-        if (std::getenv("RILL_DUMP")) detail::dump_file(name.str() + ".spvasm", disassemble(spirv));
+        if (std::getenv("RILL_DUMP")) detail::dump_file(shader.dump_name + ".spvasm", disassemble(spirv));
         check_interface(k.name, spirv, shader.info_binding + 1, 4);
         VkDevice d = dev_->ctx.device;
         VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -606,7 +598,7 @@ public:
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
         vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &base);
         const glsl::Grid grid =
-            glsl::dispatch_grid(k.name, static_cast<std::uint64_t>(d.domain.size()), kWorkgroup,
+            glsl::dispatch_grid(k.name, static_cast<std::uint64_t>(d.domain.size()), glsl::kWorkgroupSize,
                                 dev_->ctx.properties.limits.maxComputeWorkGroupCount[0],
                                 dev_->ctx.properties.limits.maxComputeWorkGroupCount[1]);
         dev_->begin_timing(k.name);

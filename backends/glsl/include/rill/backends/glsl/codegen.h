@@ -17,9 +17,12 @@ namespace rill::glsl {
 /// How bindings are spelled for the target API.
 enum class Dialect { Vulkan, OpenGL };
 
+/// Invocations per workgroup of every generated shader (dispatch_grid uses it too).
+inline constexpr std::uint32_t kWorkgroupSize = 256;
+
 struct ShaderOptions {
     Dialect dialect = Dialect::Vulkan;
-    std::uint32_t workgroup_size = 256;
+    std::uint32_t workgroup_size = kWorkgroupSize;
 };
 
 struct Shader {
@@ -27,8 +30,11 @@ struct Shader {
     /// Binding of each stream param (kNone for constants); the info buffer is last.
     std::vector<std::uint32_t> stream_binding;
     std::uint32_t info_binding = 0;
+    /// "<kernel>-<ir hash>-<signature hash>.<vulkan|opengl>.comp": the RILL_DUMP file name.
+    std::string dump_name;
 };
 
+/// Generates the shader and, when RILL_DUMP is set, writes it as dump_name.
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
 
 /// Workgroups to launch for `elements` invocations of a generated shader: large
