@@ -60,6 +60,9 @@ const char* stmt_name(StmtKind kind) {
         case StmtKind::Break: return "break";
         case StmtKind::Continue: return "continue";
         case StmtKind::Return: return "return";
+        case StmtKind::ArrayStore: return "array_store";
+        case StmtKind::SharedStore: return "shared_store";
+        case StmtKind::Barrier: return "barrier";
     }
     RILL_UNREACHABLE("bad statement kind");
 }
@@ -70,8 +73,43 @@ const char* param_kind_name(ParamKind kind) {
         case ParamKind::Input: return "input stream";
         case ParamKind::Output: return "output stream";
         case ParamKind::Gather: return "gather stream";
+        case ParamKind::Array: return "array";
     }
     RILL_UNREACHABLE("bad param kind");
+}
+
+const char* atomic_op_name(AtomicOp op) {
+    switch (op) {
+        case AtomicOp::Add: return "add";
+        case AtomicOp::Min: return "min";
+        case AtomicOp::Max: return "max";
+        case AtomicOp::And: return "and";
+        case AtomicOp::Or: return "or";
+        case AtomicOp::Xor: return "xor";
+        case AtomicOp::Exchange: return "exchange";
+        case AtomicOp::CompareExchange: return "compare_exchange";
+        case AtomicOp::Load: return "load";
+    }
+    RILL_UNREACHABLE("bad atomic op");
+}
+
+const char* subgroup_op_name(SubgroupOp op) {
+    switch (op) {
+        case SubgroupOp::Elect: return "elect";
+        case SubgroupOp::All: return "all";
+        case SubgroupOp::Any: return "any";
+        case SubgroupOp::Ballot: return "ballot";
+        case SubgroupOp::Broadcast: return "broadcast";
+        case SubgroupOp::BroadcastFirst: return "broadcast_first";
+        case SubgroupOp::Shuffle: return "shuffle";
+        case SubgroupOp::ShuffleXor: return "shuffle_xor";
+        case SubgroupOp::ShuffleUp: return "shuffle_up";
+        case SubgroupOp::ShuffleDown: return "shuffle_down";
+        case SubgroupOp::Reduce: return "reduce";
+        case SubgroupOp::InclusiveScan: return "inclusive_scan";
+        case SubgroupOp::ExclusiveScan: return "exclusive_scan";
+    }
+    RILL_UNREACHABLE("bad subgroup op");
 }
 
 Type result_type(Op op, Type a, Type b) {
@@ -159,7 +197,12 @@ std::uint64_t Kernel::hash() const {
     for (const Stmt& s : stmts) {
         h = mix(h, static_cast<std::uint64_t>(s.kind));
         h = mix(h, (static_cast<std::uint64_t>(s.a) << 32) | s.b);
-        h = mix(h, s.c);
+        h = mix(h, (static_cast<std::uint64_t>(s.c) << 32) | s.d);
+    }
+    h = mix(h, workgroup_size);
+    for (const SharedArray& a : shared) {
+        h = mix(h, (static_cast<std::uint64_t>(a.words) << 32) | a.count);
+        h = hash_string(h, a.type_name);
     }
     for (const auto& b : blocks) {
         h = mix(h, b.size());
@@ -179,13 +222,13 @@ std::uint64_t Kernel::hash() const {
 // --- Builder -----------------------------------------------------------------
 
 ExprId Builder::intern(const Node& n) {
-    if (n.op != Op::ReadVar) {
+    if (!defined_in_place(n.op)) {
         auto it = cse_.find(n);
         if (it != cse_.end()) return it->second;
     }
     auto id = static_cast<ExprId>(k_.nodes.size());
     k_.nodes.push_back(n);
-    if (n.op != Op::ReadVar) cse_.emplace(n, id);
+    if (!defined_in_place(n.op)) cse_.emplace(n, id);
     return id;
 }
 
@@ -287,6 +330,21 @@ ExprId Builder::gather(std::uint16_t param, std::uint32_t word, Type t, ExprId i
 ExprId Builder::index_of(std::uint16_t param, std::uint32_t dim) {
     return intern(leaf(Op::IndexOf, Type{Scalar::Int, 1}, param, dim));
 }
+ExprId Builder::group_leaf(Op op, std::uint16_t aux) {
+    RILL_ASSERT(op == Op::LocalId || op == Op::GroupId || op == Op::NumGroups || op == Op::ArraySize ||
+                    op == Op::SubgroupSize || op == Op::SubgroupInvocation,
+                "group_leaf of another op");
+    return intern(leaf(op, Type{Scalar::Int, 1}, aux, 0));
+}
+
+ExprId Builder::in_place(Node n) {
+    RILL_ASSERT(defined_in_place(n.op) && n.op != Op::ReadVar, "in_place of another op");
+    n.imm[3] = read_serial_++;
+    const ExprId id = intern(n);
+    append(Stmt{StmtKind::Def, id});
+    return id;
+}
+
 ExprId Builder::read_var(VarId v) {
     ExprId id = read_var_node(v);
     append(Stmt{StmtKind::Def, id});
@@ -304,7 +362,7 @@ ExprId Builder::remap(const Node& n, const std::vector<ExprId>& map) {
         m.args[i] = map[n.args[i]];
         RILL_ASSERT(m.args[i] != kNone, "remap of a node whose operand has no image");
     }
-    return n.nargs == 0 ? intern(m) : fold(m);
+    return n.nargs == 0 || defined_in_place(n.op) ? intern(m) : fold(m);
 }
 
 ExprId Builder::splat(ExprId a, int width) {

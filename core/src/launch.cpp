@@ -47,7 +47,33 @@ public:
         return rt;
     }
 
-    Shape domain() const {
+    /// A group kernel runs groups x workgroup_size invocations; an element
+    /// kernel one per element of its outputs.
+    Shape domain(std::int64_t groups, const BackendInfo& info) const {
+        if (k_.is_group_kernel() != (groups >= 0)) {
+            if (groups < -1)
+                throw Error("kernel '" + k_.name + "': rill::Groups{" + std::to_string(groups) +
+                            "} is negative; pass the number of workgroups to run (0 runs none)");
+            throw Error("kernel '" + k_.name + "': " +
+                        (k_.is_group_kernel()
+                             ? std::string("is a group kernel; call it as " + k_.name + "(rill::Groups{count}, ...)")
+                             : std::string("is an element kernel (rill::kernel), which runs once per output element; "
+                                           "call it without rill::Groups")));
+        }
+        if (!k_.is_group_kernel()) return element_domain();
+        if (k_.workgroup_size > info.limits.max_workgroup_size)
+            throw Error("kernel '" + k_.name + "': workgroup size " + std::to_string(k_.workgroup_size) +
+                        " exceeds the " + info.name + " device's limit of " +
+                        std::to_string(info.limits.max_workgroup_size) + " invocations; trace it with a smaller "
+                        "rill::group_kernel<N>");
+        if (k_.shared_bytes() > info.limits.shared_memory_bytes)
+            throw Error("kernel '" + k_.name + "': its Shared<T> arrays take " + std::to_string(k_.shared_bytes()) +
+                        " bytes but the " + info.name + " device has " + std::to_string(info.limits.shared_memory_bytes) +
+                        " bytes of shared memory per workgroup; use fewer or smaller Shared arrays");
+        return Shape{groups * static_cast<std::int64_t>(k_.workgroup_size)};
+    }
+
+    Shape element_domain() const {
         std::size_t first = k_.params.size();
         for (std::size_t i = 0; i < args_.size(); ++i) {
             if (k_.params[i].kind != ParamKind::Output) continue;
@@ -76,6 +102,17 @@ public:
         b.shape = s.shape();
         b.offset = s.offset();
         b.strides = s.strides();
+        if (p.kind == ParamKind::Array) {
+            if (s.is_iterator())
+                fail(i, "is an iterator stream, which has no storage; pass a stream from Runtime::stream");
+            if (!dense(s))
+                fail(i, "is a strided view; an Array<T> needs contiguous elements (copy the view into a "
+                        "new stream first)");
+            b.shape = Shape{s.size()};
+            b.strides = {1, 0, 0, 0};
+            b.linear = true;
+            return b;
+        }
         if (p.kind == ParamKind::Gather) {
             if (s.shape().rank != p.gather_rank)
                 fail(i, "is indexed with " + std::to_string(p.gather_rank) + " coordinate(s) but the stream has shape " +
@@ -110,14 +147,18 @@ public:
         if (p.indexof_rank && s.shape().rank != p.indexof_rank)
             fail(i, "is used with indexof<" + std::to_string(p.indexof_rank) + "> but has rank " +
                         std::to_string(s.shape().rank) + "; use indexof<" + std::to_string(s.shape().rank) + ">");
+        b.linear = dense(s) && s.shape() == dom;
+        return b;
+    }
+
+    static bool dense(const StreamBase& s) {
         bool dense = true;
         std::int64_t stride = 1;
         for (int d = s.shape().rank - 1; d >= 0; --d) {
-            dense = dense && s.strides()[d] == stride;
+            dense = dense && (s.shape().dims[d] == 1 || s.strides()[d] == stride);
             stride *= s.shape().dims[d];
         }
-        b.linear = dense && s.shape() == dom;
-        return b;
+        return dense;
     }
 
     /// Element range [lo, hi] a view can touch (empty views touch nothing).
@@ -144,7 +185,9 @@ public:
                 const StreamBase* b = args_[j].stream;
                 if (a->buffer() != b->buffer()) continue;
                 ParamKind ka = k_.params[i].kind, kb = k_.params[j].kind;
-                bool a_out = ka == ParamKind::Output, b_out = kb == ParamKind::Output;
+                // Arrays are written anywhere: for aliasing they count as outputs.
+                bool a_out = ka == ParamKind::Output || ka == ParamKind::Array;
+                bool b_out = kb == ParamKind::Output || kb == ParamKind::Array;
                 if (!a_out && !b_out) continue;  // reading one stream twice is fine
                 if (!overlap(*a, *b)) continue;  // disjoint domains of one stream
                 bool same_view = a->offset() == b->offset() && a->shape() == b->shape() && a->strides() == b->strides();
@@ -176,13 +219,13 @@ std::uint8_t stream_kind(const StreamBinding& b) {
 
 }  // namespace
 
-void launch(const KernelState& ks, std::span<const LaunchArg> args) {
+void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t groups) {
     const ir::Kernel& k = *ks.ir;
     RILL_ASSERT(args.size() == k.params.size(), "argument count differs from the traced kernel");
     Call call(k, args);
     std::shared_ptr<RuntimeState> rt = call.check_runtime();
     Dispatch d;
-    d.domain = call.domain();
+    d.domain = call.domain(groups, rt->backend->info());
     call.check_aliasing();
     d.streams.resize(k.params.size());
     d.uniforms.assign(k.uniform_words, 0u);

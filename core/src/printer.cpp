@@ -24,6 +24,9 @@ public:
             if (p.indexof_rank) out_ << ", indexof rank " << int(p.indexof_rank);
             out_ << ")\n";
         }
+        if (k_.is_group_kernel()) out_ << "  workgroup size " << k_.workgroup_size << "\n";
+        for (std::size_t i = 0; i < k_.shared.size(); ++i)
+            out_ << "  shared" << i << ": " << k_.shared[i].type_name << "[" << k_.shared[i].count << "]\n";
         for (std::size_t v = 0; v < k_.vars.size(); ++v)
             out_ << "  var v" << v << ": " << to_string(k_.vars[v]) << "\n";
         out_ << "body:\n";
@@ -56,7 +59,10 @@ private:
             case Op::Uniform: s << "const." << k_.params[n.aux].name << "@" << n.imm[0]; return s.str();
             case Op::InputLoad: s << "in." << k_.params[n.aux].name << "@" << n.imm[0]; return s.str();
             case Op::IndexOf: s << "indexof(" << k_.params[n.aux].name << ")[" << n.imm[0] << "]"; return s.str();
-            case Op::ReadVar: s << "r" << id; return s.str();
+            case Op::ReadVar: case Op::ArrayLoad: case Op::SharedLoad: case Op::Atomic: case Op::Subgroup:
+                s << "r" << id;
+                return s.str();
+            case Op::ArraySize: s << "size(" << k_.params[n.aux].name << ")"; return s.str();
             case Op::GatherLoad:
                 s << k_.params[n.aux].name << "@" << n.imm[0] << "[" << expr(n.args[0]) << "]";
                 return s.str();
@@ -81,6 +87,35 @@ private:
         return s.str();
     }
 
+    /// The right-hand side of a Def: what an in-place node does.
+    std::string in_place(ExprId id) {
+        const Node& n = k_.node(id);
+        std::ostringstream s;
+        auto args = [&] {
+            for (int i = 0; i < n.nargs; ++i) s << (i ? ", " : "") << expr(n.args[i]);
+        };
+        switch (n.op) {
+            case Op::ReadVar: s << "v" << n.aux; break;
+            case Op::ArrayLoad: s << k_.params[n.aux].name << "@" << n.imm[0] << "[" << expr(n.args[0]) << "]"; break;
+            case Op::SharedLoad: s << "shared" << n.aux << "@" << n.imm[0] << "[" << expr(n.args[0]) << "]"; break;
+            case Op::Atomic:
+                s << "atomic_" << atomic_op_name(static_cast<AtomicOp>(n.imm[1])) << "("
+                  << (n.imm[2] ? "shared" + std::to_string(n.aux) : k_.params[n.aux].name) << "@" << n.imm[0] << ", ";
+                args();
+                s << ")";
+                break;
+            case Op::Subgroup:
+                s << "subgroup_" << subgroup_op_name(static_cast<SubgroupOp>(n.imm[0]));
+                if (n.imm[0] >= static_cast<std::uint32_t>(SubgroupOp::Reduce)) s << "<" << op_name(static_cast<Op>(n.imm[1])) << ">";
+                s << "(";
+                args();
+                s << ")";
+                break;
+            default: RILL_UNREACHABLE("not an in-place node");
+        }
+        return s.str();
+    }
+
     void block(BlockId b, int depth) {
         if (b == kNone) return;
         for (StmtId id : k_.block(b)) {
@@ -90,7 +125,19 @@ private:
                     break;
                 case StmtKind::Def:
                     indent(depth);
-                    out_ << "r" << st.a << " = v" << k_.node(st.a).aux << "\n";
+                    out_ << "r" << st.a << " = " << in_place(st.a) << "\n";
+                    break;
+                case StmtKind::ArrayStore:
+                    indent(depth);
+                    out_ << k_.params[st.a].name << "@" << st.d << "[" << expr(st.c) << "] = " << expr(st.b) << "\n";
+                    break;
+                case StmtKind::SharedStore:
+                    indent(depth);
+                    out_ << "shared" << st.a << "@" << st.d << "[" << expr(st.c) << "] = " << expr(st.b) << "\n";
+                    break;
+                case StmtKind::Barrier:
+                    indent(depth);
+                    out_ << "barrier\n";
                     break;
                 case StmtKind::Assign:
                     indent(depth);

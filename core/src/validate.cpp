@@ -33,7 +33,7 @@ private:
         if (slot.computed) return slot.ids;
         slot.computed = true;
         const Node& n = k_.node(id);
-        if (n.op == Op::ReadVar) {
+        if (defined_in_place(n.op)) {
             slot.ids.push_back(id);
             return slot.ids;
         }
@@ -64,10 +64,27 @@ private:
             switch (s.kind) {
                 case StmtKind::Nop:
                     break;
-                case StmtKind::Def:
-                    RILL_ASSERT(k_.node(s.a).op == Op::ReadVar, "Def of a non-ReadVar node");
+                case StmtKind::Def: {
+                    const Node& n = k_.node(s.a);
+                    RILL_ASSERT(defined_in_place(n.op), "Def of a node that is not defined in place");
+                    for (int i = 0; i < n.nargs; ++i) use(n.args[i]);
                     in_scope_[s.a] = 1;
                     defined_here.push_back(s.a);
+                    break;
+                }
+                case StmtKind::ArrayStore:
+                    RILL_ASSERT(s.a < k_.params.size() && k_.params[s.a].kind == ParamKind::Array,
+                                "array store to a parameter that is not an Array");
+                    use(s.b);
+                    use(s.c);
+                    break;
+                case StmtKind::SharedStore:
+                    RILL_ASSERT(s.a < k_.shared.size(), "shared store to an unknown shared array");
+                    use(s.b);
+                    use(s.c);
+                    break;
+                case StmtKind::Barrier:
+                    RILL_ASSERT(k_.is_group_kernel(), "barrier outside a group kernel");
                     break;
                 case StmtKind::Assign:
                     RILL_ASSERT(s.a < k_.vars.size(), "assign to an unknown variable");

@@ -30,17 +30,31 @@ int lanes_from_env() {
     return 256;
 }
 
+int subgroup_size_from_env() {
+    // RILL_CPU_SUBGROUP_SIZE: lanes per subgroup in group kernels, so that code is
+    // tested with the widths GPUs have (lavapipe 8, NVIDIA 32, AMD 64) and more.
+    if (const char* v = std::getenv("RILL_CPU_SUBGROUP_SIZE"); v && *v) {
+        const int n = std::atoi(v);
+        if (n < 1 || n > 128 || (n & (n - 1)) != 0)
+            throw Error("RILL_CPU_SUBGROUP_SIZE=" + std::string(v) + " is not a power of two from 1 to 128");
+        return n;
+    }
+    return 8;
+}
+
 class CpuBackend final : public Backend {
 public:
-    CpuBackend() : lanes_(lanes_from_env()) {
+    CpuBackend() : lanes_(lanes_from_env()), subgroup_size_(subgroup_size_from_env()) {
         info_.name = "cpu";
         const unsigned threads = static_cast<unsigned>(tbb::info::default_concurrency());
         info_.device = "host CPU, " + std::to_string(threads) + " TBB threads";
-        info_.limits.subgroup_size = static_cast<std::uint32_t>(lanes_);
+        info_.limits.subgroup_size = static_cast<std::uint32_t>(subgroup_size_);
+        info_.limits.subgroup_ops = kAllSubgroupOps;
         info_.limits.max_workgroup_size = 4096;
         info_.limits.shared_memory_bytes = 1u << 20;
         info_.limits.max_buffer_bytes = ~0ull;
         info_.details.emplace_back("lanes per block", std::to_string(lanes_));
+        info_.details.emplace_back("subgroup size", std::to_string(subgroup_size_) + " (RILL_CPU_SUBGROUP_SIZE)");
     }
 
     const BackendInfo& info() const override { return info_; }
@@ -74,7 +88,7 @@ public:
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& kernel, const Signature&) override {
-        return std::make_unique<CpuProgram>(kernel, lanes_);
+        return std::make_unique<CpuProgram>(kernel, lanes_, subgroup_size_);
     }
     void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
         if (!profiling_) {
@@ -98,6 +112,7 @@ public:
 private:
     BackendInfo info_;
     int lanes_;
+    int subgroup_size_;
     bool profiling_ = profiling_from_env();
     KernelTimes times_;
 };

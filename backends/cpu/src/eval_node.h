@@ -19,6 +19,8 @@ public:
     virtual void load_input(ir::ExprId id) = 0;
     virtual void load_gather(ir::ExprId id) = 0;
     virtual void index_of(ir::ExprId id) = 0;
+    /// LocalId, GroupId, NumGroups, ArraySize, SubgroupSize, SubgroupInvocation.
+    virtual void group_value(ir::ExprId id) = 0;
 };
 
 void eval_node(NodeContext& ctx, const ir::Kernel& k, ir::ExprId id, int lanes);

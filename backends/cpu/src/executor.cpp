@@ -9,6 +9,7 @@
 
 #include "cpu_buffer.h"
 #include "eval_node.h"
+#include "group_ops.h"
 #include "rill/core/error.h"
 
 namespace rill::cpu {
@@ -58,6 +59,7 @@ struct Scratch {
     std::vector<std::int64_t> positions; // domain position per dim per lane
     std::vector<std::int64_t> addresses; // element index per stream param per lane
     std::vector<std::uint8_t> address_ready;
+    std::vector<u32> shared;             // a group kernel's shared arrays
     std::uint64_t dispatch = 0;          // dispatch whose Uniform nodes are in `words`
 };
 
@@ -77,6 +79,7 @@ public:
         s_.positions.resize(static_cast<std::size_t>(kMaxRank) * lanes_);
         s_.addresses.resize(nparams * lanes_);
         s_.address_ready.assign(nparams, 0);
+        if (s_.shared.size() < p_.shared_words()) s_.shared.resize(p_.shared_words(), 0u);
         cols_.resize(k_.nodes.size());
         for (ir::ExprId id = 0; id < k_.nodes.size(); ++id) cols_[id] = s_.words.data() + p_.node_offset(id);
         // Inputs may be read in place only from buffers this call does not write.
@@ -170,6 +173,26 @@ public:
             }
             const u32* src = mem + static_cast<std::size_t>(e) * words + n.imm[0];
             for (int c = 0; c < w; ++c) out[c * lanes_ + l] = src[c];
+        }
+    }
+
+    void group_value(ir::ExprId id) override {
+        const ir::Node& n = k_.node(id);
+        u32* out = column(id);
+        const std::int64_t wg = k_.workgroup_size ? k_.workgroup_size : lanes_;
+        const int sg = p_.subgroup_size();
+        for (int l = 0; l < lanes_; ++l) {
+            std::int64_t v = 0;
+            switch (n.op) {
+                case ir::Op::LocalId: v = l; break;
+                case ir::Op::GroupId: v = start_ / wg; break;
+                case ir::Op::NumGroups: v = d_.domain.size() / wg; break;
+                case ir::Op::ArraySize: v = d_.streams[n.aux].shape.size(); break;
+                case ir::Op::SubgroupSize: v = sg; break;
+                case ir::Op::SubgroupInvocation: v = l % sg; break;
+                default: RILL_UNREACHABLE("not a group value");
+            }
+            out[l] = static_cast<u32>(v);
         }
     }
 
@@ -280,10 +303,30 @@ private:
                     break;
                 case ir::StmtKind::Def: {
                     const ir::Node& n = k_.node(st.a);
-                    std::memcpy(column(st.a), s_.words.data() + p_.var_offset(n.aux),
-                                sizeof(u32) * n.type.width * lanes_);
+                    if (n.op == ir::Op::ReadVar) {
+                        std::memcpy(column(st.a), s_.words.data() + p_.var_offset(n.aux),
+                                    sizeof(u32) * n.type.width * lanes_);
+                    } else {
+                        evaluate(sid);
+                        in_place(st.a, m);
+                    }
                     break;
                 }
+                case ir::StmtKind::ArrayStore: case ir::StmtKind::SharedStore: {
+                    evaluate(sid);
+                    const MemoryView mem = memory(st.kind == ir::StmtKind::SharedStore, st.a);
+                    memory_store(mem, st.d, k_.node(st.b).type.width, column(st.c), column(st.b), m, lanes_);
+                    break;
+                }
+                case ir::StmtKind::Barrier:
+                    // Lanes run in lockstep, so a barrier only has to be reached by all.
+                    if (count_ != lanes_ || !all_set(m, lanes_))
+                        throw Error("kernel '" + k_.name + "': barrier() was reached by only some invocations of "
+                                    "workgroup " + std::to_string(start_ / lanes_) + " (it is inside an If or a loop "
+                                    "whose condition differs between invocations, or follows a Return that some "
+                                    "took); every invocation of a workgroup must reach each barrier(). GPUs hang or "
+                                    "misbehave on this; move the barrier out of the divergent code");
+                    break;
                 case ir::StmtKind::Assign: {
                     evaluate(sid);
                     const int w = k_.vars[st.a].width;
@@ -341,6 +384,44 @@ private:
                     std::memset(m, 0, sizeof(u32) * lanes_);
                     return;
             }
+        }
+    }
+
+    /// Memory of an Array param (global) or shared array, for this block.
+    MemoryView memory(bool shared, std::uint32_t id) const {
+        MemoryView v;
+        if (shared) {
+            const ir::SharedArray& a = k_.shared[id];
+            v.words = s_.shared.data() + p_.shared_offset(id);
+            v.count = a.count;
+            v.stride = a.words;
+        } else {
+            const StreamBinding& b = d_.streams[id];
+            v.stride = k_.params[id].words;
+            v.words = static_cast<CpuBuffer*>(b.buffer)->words() + static_cast<std::size_t>(b.offset) * v.stride;
+            v.count = b.shape.size();
+            v.shared_between_threads = true;
+        }
+        return v;
+    }
+
+    /// Computes in-place node `id` (memory access, atomic, subgroup op) for the lanes in `m`.
+    void in_place(ir::ExprId id, const u32* m) {
+        const ir::Node& n = k_.node(id);
+        u32* out = column(id);
+        auto arg = [&](int i) -> const u32* { return i < n.nargs ? column(n.args[i]) : nullptr; };
+        switch (n.op) {
+            case ir::Op::ArrayLoad: case ir::Op::SharedLoad:
+                memory_load(memory(n.op == ir::Op::SharedLoad, n.aux), n.imm[0], n.type.width, arg(0), out, lanes_);
+                return;
+            case ir::Op::Atomic:
+                memory_atomic(memory(n.imm[2] != 0, n.aux), n, arg(0), arg(1), arg(2), m, out, lanes_);
+                return;
+            case ir::Op::Subgroup:
+                subgroup_op(n, k_.node(n.args[0]).type, arg(0), arg(1), m, out, lanes_, p_.subgroup_size());
+                return;
+            default:
+                RILL_UNREACHABLE("not an in-place node");
         }
     }
 
@@ -404,6 +485,9 @@ void execute(const CpuProgram& program, const Dispatch& dispatch) {
     const int lanes = program.lanes();
     const std::int64_t blocks = (n + lanes - 1) / lanes;
     const std::uint64_t serial = g_dispatch_serial++;
+    // A group kernel's block is a workgroup: one per task keeps workgroups
+    // that wait on each other (through atomics) from sharing a thread.
+    const std::int64_t grain = program.kernel().is_group_kernel() ? 1 : 4;
     auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
         Scratch& s = scratch_pool().local();
         BlockRunner runner(program, dispatch, s, serial);
@@ -415,7 +499,7 @@ void execute(const CpuProgram& program, const Dispatch& dispatch) {
     if (blocks <= 1) {
         body(tbb::blocked_range<std::int64_t>(0, blocks));
     } else {
-        tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, blocks, 4), body);
+        tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, blocks, grain), body);
     }
 }
 

@@ -6,9 +6,15 @@
 
 namespace rill::cpu {
 
-CpuProgram::CpuProgram(const ir::Kernel& k, int lanes)
-    : kernel_(std::make_shared<const ir::Kernel>(k)), lanes_(lanes) {
+CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size)
+    : kernel_(std::make_shared<const ir::Kernel>(k)),
+      lanes_(k.is_group_kernel() ? static_cast<int>(k.workgroup_size) : lanes),
+      subgroup_size_(subgroup_size) {
     const ir::Kernel& kk = *kernel_;
+    for (const ir::SharedArray& a : kk.shared) {
+        shared_offsets_.push_back(shared_words_);
+        shared_words_ += static_cast<std::size_t>(a.words) * a.count;
+    }
     const std::size_t n = kk.nodes.size();
     levels_.resize(n);
     node_offsets_.resize(n);
@@ -18,8 +24,15 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes)
         Level lv = Level::Uniform;
         switch (node.op) {
             case ir::Op::Const: case ir::Op::Uniform: lv = Level::Uniform; break;
-            case ir::Op::InputLoad: case ir::Op::IndexOf: lv = Level::Lane; break;
-            case ir::Op::ReadVar: lv = Level::Varying; break;
+            case ir::Op::InputLoad: case ir::Op::IndexOf: case ir::Op::LocalId: case ir::Op::GroupId:
+            case ir::Op::NumGroups: case ir::Op::ArraySize: case ir::Op::SubgroupSize:
+            case ir::Op::SubgroupInvocation:
+                lv = Level::Lane;
+                break;
+            case ir::Op::ReadVar: case ir::Op::ArrayLoad: case ir::Op::SharedLoad: case ir::Op::Atomic:
+            case ir::Op::Subgroup:
+                lv = Level::Varying;
+                break;
             default:
                 for (int i = 0; i < node.nargs; ++i) lv = std::max(lv, levels_[node.args[i]]);
                 if (node.op == ir::Op::GatherLoad) lv = std::max(lv, Level::Lane);
@@ -28,7 +41,7 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes)
         levels_[id] = lv;
         node_offsets_[id] = words;
         words += static_cast<std::size_t>(node.type.width) * lanes_;
-        if (lv == Level::Uniform && node.op != ir::Op::ReadVar) uniform_nodes_.push_back(id);
+        if (lv == Level::Uniform) uniform_nodes_.push_back(id);
     }
     var_offsets_.resize(kk.vars.size());
     for (std::size_t v = 0; v < kk.vars.size(); ++v) {
@@ -41,25 +54,35 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes)
     for (ir::StmtId s = 0; s < kk.stmts.size(); ++s) {
         const ir::Stmt& st = kk.stmt(s);
         switch (st.kind) {
-            case ir::StmtKind::Assign: case ir::StmtKind::Store: plan_statement(s, st.b); break;
-            case ir::StmtKind::If: plan_statement(s, st.a); break;
-            case ir::StmtKind::Def: case ir::StmtKind::Nop: case ir::StmtKind::Loop:
-            case ir::StmtKind::Break: case ir::StmtKind::Continue: case ir::StmtKind::Return:
+            case ir::StmtKind::Assign: case ir::StmtKind::Store: plan_statement(s, {st.b}); break;
+            case ir::StmtKind::If: plan_statement(s, {st.a}); break;
+            case ir::StmtKind::ArrayStore: case ir::StmtKind::SharedStore: plan_statement(s, {st.b, st.c}); break;
+            case ir::StmtKind::Def: {
+                // An in-place node is computed by the executor from its operands.
+                const ir::Node& n = kk.node(st.a);
+                plan_statement(s, {n.args[0], n.args[1], n.args[2]});
+                break;
+            }
+            case ir::StmtKind::Nop: case ir::StmtKind::Loop: case ir::StmtKind::Break:
+            case ir::StmtKind::Continue: case ir::StmtKind::Return: case ir::StmtKind::Barrier:
                 break;
         }
     }
     max_depth_ = std::max(depth_of(kk.body), depth_of(kk.epilogue));
 }
 
-void CpuProgram::plan_statement(ir::StmtId s, ir::ExprId root) {
+void CpuProgram::plan_statement(ir::StmtId s, std::initializer_list<ir::ExprId> roots) {
     const ir::Kernel& k = *kernel_;
     std::vector<ir::ExprId>& out = plans_[s];
     std::vector<char> seen(k.nodes.size(), 0);
     // Iterative post-order DFS (kernels can be deep expression chains).
-    std::vector<std::pair<ir::ExprId, int>> stack{{root, 0}};
+    std::vector<std::pair<ir::ExprId, int>> stack;
+    for (ir::ExprId r : roots)
+        if (r != ir::kNone) stack.emplace_back(r, 0);
+    std::reverse(stack.begin(), stack.end());
     while (!stack.empty()) {
         auto& [id, next] = stack.back();
-        if (seen[id] || levels_[id] == Level::Uniform) {
+        if (seen[id] || levels_[id] == Level::Uniform || ir::defined_in_place(k.node(id).op)) {
             stack.pop_back();
             continue;
         }

@@ -20,10 +20,16 @@ enum class Level : std::uint8_t { Uniform, Lane, Varying };
 
 class CpuProgram final : public Program {
 public:
-    CpuProgram(const ir::Kernel& k, int lanes);
+    /// `lanes` is the block width of element kernels; a group kernel's block is
+    /// one workgroup, split into subgroups of `subgroup_size` lanes.
+    CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size);
 
     const ir::Kernel& kernel() const { return *kernel_; }
     int lanes() const { return lanes_; }
+    int subgroup_size() const { return subgroup_size_; }
+    /// First word of shared array `s` in a block's shared memory.
+    std::size_t shared_offset(std::uint32_t s) const { return shared_offsets_[s]; }
+    std::size_t shared_words() const { return shared_words_; }
 
     Level level(ir::ExprId id) const { return levels_[id]; }
     /// First word of node `id`'s column block in scratch (width * lanes words).
@@ -37,11 +43,14 @@ public:
     int max_depth() const { return max_depth_; }
 
 private:
-    void plan_statement(ir::StmtId s, ir::ExprId root);
+    void plan_statement(ir::StmtId s, std::initializer_list<ir::ExprId> roots);
     int depth_of(ir::BlockId b) const;
 
     std::shared_ptr<const ir::Kernel> kernel_;
     int lanes_;
+    int subgroup_size_;
+    std::vector<std::size_t> shared_offsets_;
+    std::size_t shared_words_ = 0;
     std::vector<Level> levels_;
     std::vector<std::size_t> node_offsets_;
     std::vector<std::size_t> var_offsets_;

@@ -52,6 +52,7 @@ struct State {
     std::uint64_t shader_compiles = 0;
     bool binaries = false;  // the driver offers program binary formats
     std::uint64_t device_key = 0;
+    bool native_subgroups = false;  // GL_KHR_shader_subgroup with every family rill uses
 
     /// One barrier covers every later consumer (shader reads, read-backs,
     /// copies, updates), so that forgetting all writes afterwards is sound;
@@ -136,7 +137,8 @@ GLuint handle(Buffer* b) { return static_cast<GlBuffer*>(b)->id; }
 class GlProgram final : public Program {
 public:
     GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
-        shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::OpenGL});
+        shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::OpenGL, glsl::kWorkgroupSize,
+                                                            st_->native_subgroups});
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
@@ -254,6 +256,7 @@ public:
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);
         info_.persistent_cache = s.binaries;
+        detect_subgroups(s);
         info_.details.emplace_back("vendor", vendor);
         info_.details.emplace_back("program binary formats", std::to_string(formats) + (s.binaries ? "" : " (no disk cache)"));
         info_.details.emplace_back("debug output", s.debug ? "on" : "off (RILL_GL_DEBUG=1)");
@@ -368,7 +371,7 @@ public:
         for (GLuint b : touched) s.barrier_if_written({b});
         glUseProgram(p.id);
         glProgramUniform1ui(p.id, 0, base);
-        const glsl::Grid grid = glsl::dispatch_grid(k.name, static_cast<std::uint64_t>(d.domain.size()), glsl::kWorkgroupSize,
+        const glsl::Grid grid = glsl::dispatch_grid(k, static_cast<std::uint64_t>(d.domain.size()),
                                                     static_cast<std::uint64_t>(max_groups_[0]),
                                                     static_cast<std::uint64_t>(max_groups_[1]));
         GLuint query = 0;
@@ -382,7 +385,8 @@ public:
             s.pending_queries.emplace_back(k.name, query);
         }
         for (std::uint32_t i = 0; i < k.params.size(); ++i)
-            if (k.params[i].kind == ir::ParamKind::Output) s.written.insert(handle(d.streams[i].buffer));
+            if (k.params[i].kind == ir::ParamKind::Output || k.params[i].kind == ir::ParamKind::Array)
+                s.written.insert(handle(d.streams[i].buffer));
         s.check_debug();
     }
 
@@ -422,6 +426,30 @@ private:
     BackendInfo info_;
     std::vector<std::uint32_t> info_words_;
     GLint max_groups_[2] = {65535, 65535};
+
+    /// Subgroups through GL_KHR_shader_subgroup when the driver has every
+    /// operation family in compute shaders; otherwise a subgroup is one
+    /// invocation (exact, and documented in docs/SEMANTICS.md).
+    void detect_subgroups(State& s) {
+        GLint n = 0;
+        glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+        bool has = false;
+        for (GLint i = 0; i < n && !has; ++i)
+            has = std::string(reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)))) ==
+                  "GL_KHR_shader_subgroup";
+        GLint size = 1, stages = 0, features = 0;
+        if (has) {
+            constexpr GLenum kSubgroupSize = 0x9532, kStages = 0x9533, kFeatures = 0x9534;  // KHR_shader_subgroup
+            glGetIntegerv(kSubgroupSize, &size);
+            glGetIntegerv(kStages, &stages);
+            glGetIntegerv(kFeatures, &features);
+        }
+        s.native_subgroups = has && (stages & GL_COMPUTE_SHADER_BIT) && (features & kAllSubgroupOps) == kAllSubgroupOps;
+        info_.limits.subgroup_size = s.native_subgroups ? static_cast<std::uint32_t>(size) : 1u;
+        info_.limits.subgroup_ops = kAllSubgroupOps;
+        info_.details.emplace_back("subgroups", s.native_subgroups ? "GL_KHR_shader_subgroup"
+                                                                   : "one invocation each (no GL_KHR_shader_subgroup)");
+    }
 };
 
 GLuint compile_stage(GLenum stage, const char* source) {

@@ -206,6 +206,8 @@ Context::Context() {
         p2.pNext = &sub;
         vkGetPhysicalDeviceProperties2(physical, &p2);
         subgroup_size = sub.subgroupSize;
+        subgroup_ops = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sub.supportedOperations : 0;
+        native_subgroups = (subgroup_ops & kAllSubgroupOps) == kAllSubgroupOps;  // same bits as VkSubgroupFeatureFlagBits
 
         SharedDevice& shared = shared_device(physical, queue_family);
         device = shared.device;

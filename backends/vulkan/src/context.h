@@ -32,6 +32,8 @@ struct Context {
     VkPhysicalDeviceProperties properties{};
     VkPhysicalDeviceMemoryProperties memory{};
     std::uint32_t subgroup_size = 0;
+    VkSubgroupFeatureFlags subgroup_ops = 0;    // in compute shaders
+    bool native_subgroups = false;              // every family rill uses
     bool validation = false;
     /// VK_KHR_push_descriptor: descriptors recorded with the dispatch, no sets to allocate.
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;

@@ -397,7 +397,8 @@ private:
 class VkProgram final : public Program {
 public:
     VkProgram(std::shared_ptr<Device> dev, const ir::Kernel& k, const Signature& sig) : dev_(std::move(dev)) {
-        shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan});
+        shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
+                                                            dev_->ctx.native_subgroups});
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source);
         if (std::getenv("RILL_DUMP")) detail::dump_file(shader.dump_name + ".spvasm", disassemble(spirv));
         check_interface(k.name, spirv, shader.info_binding + 1, 4);
@@ -492,7 +493,8 @@ public:
                        std::to_string(VK_API_VERSION_MAJOR(c.properties.apiVersion)) + "." +
                        std::to_string(VK_API_VERSION_MINOR(c.properties.apiVersion)) + "." +
                        std::to_string(VK_API_VERSION_PATCH(c.properties.apiVersion)) + ")";
-        info_.limits.subgroup_size = c.subgroup_size;
+        info_.limits.subgroup_size = c.native_subgroups ? c.subgroup_size : 1u;
+        info_.limits.subgroup_ops = kAllSubgroupOps;
         info_.limits.max_workgroup_size = c.properties.limits.maxComputeWorkGroupInvocations;
         info_.limits.shared_memory_bytes = c.properties.limits.maxComputeSharedMemorySize;
         info_.limits.max_buffer_bytes = c.properties.limits.maxStorageBufferRange;
@@ -574,7 +576,8 @@ public:
             if (b == ir::kNone) continue;
             VkBuffer buf = handle(d.streams[i].buffer);
             infos[b] = VkDescriptorBufferInfo{buf, 0, VK_WHOLE_SIZE};
-            (k.params[i].kind == ir::ParamKind::Output ? writes : reads).push_back(buf);
+            const bool written = k.params[i].kind == ir::ParamKind::Output || k.params[i].kind == ir::ParamKind::Array;
+            (written ? writes : reads).push_back(buf);
         }
         infos[p.shader.info_binding] = VkDescriptorBufferInfo{dev_->info_buffer(), 0, VK_WHOLE_SIZE};
         std::vector<VkWriteDescriptorSet> ws(infos.size());
@@ -598,7 +601,7 @@ public:
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
         vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &base);
         const glsl::Grid grid =
-            glsl::dispatch_grid(k.name, static_cast<std::uint64_t>(d.domain.size()), glsl::kWorkgroupSize,
+            glsl::dispatch_grid(k, static_cast<std::uint64_t>(d.domain.size()),
                                 dev_->ctx.properties.limits.maxComputeWorkGroupCount[0],
                                 dev_->ctx.properties.limits.maxComputeWorkGroupCount[1]);
         dev_->begin_timing(k.name);

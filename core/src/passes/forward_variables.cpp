@@ -64,6 +64,7 @@ private:
                     known[st.a] = st.b;
                     break;
                 case StmtKind::Def: {
+                    if (k_.node(st.a).op != Op::ReadVar) break;
                     const ExprId v = known[k_.node(st.a).aux];
                     if (v != kNone) replace_[st.a] = v;
                     break;
@@ -91,7 +92,8 @@ private:
                     break;
                 }
                 case StmtKind::Nop: case StmtKind::Store: case StmtKind::Break:
-                case StmtKind::Continue: case StmtKind::Return:
+                case StmtKind::Continue: case StmtKind::Return: case StmtKind::ArrayStore:
+                case StmtKind::SharedStore: case StmtKind::Barrier:
                     break;
             }
         }
@@ -101,12 +103,15 @@ private:
         // Variables still read after forwarding keep their assignments.
         std::vector<char> live(k_.vars.size(), 0);
         for (const Stmt& st : k_.stmts)
-            if (st.kind == StmtKind::Def && replace_[st.a] == kNone) live[k_.node(st.a).aux] = 1;
+            if (st.kind == StmtKind::Def && replace_[st.a] == kNone && k_.node(st.a).op == Op::ReadVar)
+                live[k_.node(st.a).aux] = 1;
 
         Kernel out;
         out.name = k_.name;
         out.params = k_.params;
         out.uniform_words = k_.uniform_words;
+        out.workgroup_size = k_.workgroup_size;
+        out.shared = k_.shared;
         Builder b(out);
         std::vector<VarId> var_map(k_.vars.size(), kNone);
         for (VarId v = 0; v < k_.vars.size(); ++v)
@@ -150,6 +155,9 @@ private:
                 case StmtKind::Store:
                     b.append(Stmt{StmtKind::Store, st.a, node_map_[st.b], st.c});
                     break;
+                case StmtKind::ArrayStore: case StmtKind::SharedStore:
+                    b.append(Stmt{st.kind, st.a, node_map_[st.b], node_map_[st.c], st.d});
+                    break;
                 case StmtKind::If: {
                     const BlockId t = b.new_block(), e = b.new_block();
                     b.set_current_block(to);
@@ -166,7 +174,7 @@ private:
                     copy_block(st.b, cont, b, var_map, live);
                     break;
                 }
-                case StmtKind::Break: case StmtKind::Continue: case StmtKind::Return:
+                case StmtKind::Break: case StmtKind::Continue: case StmtKind::Return: case StmtKind::Barrier:
                     b.append(Stmt{st.kind});
                     break;
             }

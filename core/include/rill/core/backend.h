@@ -72,8 +72,17 @@ struct Dispatch {
     std::vector<std::uint32_t> uniforms;
 };
 
+/// Subgroup operation families a backend runs natively (DeviceLimits::subgroup_ops).
+enum SubgroupOps : std::uint32_t {
+    kSubgroupBasic = 1, kSubgroupVote = 2, kSubgroupArithmetic = 4, kSubgroupBallot = 8,
+    kSubgroupShuffle = 16, kSubgroupShuffleRelative = 32
+};
+inline constexpr std::uint32_t kAllSubgroupOps = 63;
+
 struct DeviceLimits {
+    /// Invocations per subgroup in group kernels (1 where the API has no subgroups).
     std::uint32_t subgroup_size = 0;
+    std::uint32_t subgroup_ops = 0;
     std::uint32_t max_workgroup_size = 0;
     std::uint64_t shared_memory_bytes = 0;
     std::uint64_t max_buffer_bytes = 0;

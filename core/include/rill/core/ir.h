@@ -47,7 +47,12 @@ inline constexpr std::uint32_t kNone = 0xffffffffu;
     X(BitAnd, 2) X(BitOr, 2) X(BitXor, 2) X(Shl, 2) X(Shr, 2) X(Eq, 2) X(Ne, 2)  \
     X(Lt, 2) X(Le, 2) X(Gt, 2) X(Ge, 2)                                          \
     /* ternary */                                                                \
-    X(Fma, 3) X(BitfieldExtract, 3)
+    X(Fma, 3) X(BitfieldExtract, 3)                                              \
+    /* group kernels: ids and sizes */                                           \
+    X(LocalId, 0) X(GroupId, 0) X(NumGroups, 0) X(ArraySize, 0)                  \
+    X(SubgroupSize, 0) X(SubgroupInvocation, 0)                                  \
+    /* defined by a Def statement where they happen (memory, convergence) */     \
+    X(ArrayLoad, 1) X(SharedLoad, 1) X(Atomic, 3) X(Subgroup, 2)
 
 enum class Op : std::uint8_t {
 #define RILL_OP_ENUM(name, arity) name,
@@ -56,6 +61,25 @@ enum class Op : std::uint8_t {
 };
 
 const char* op_name(Op op);
+
+/// Ops whose value depends on where they happen (memory contents, active
+/// invocations): never merged or moved, each is evaluated by its Def statement.
+constexpr bool defined_in_place(Op op) {
+    return op == Op::ReadVar || op == Op::ArrayLoad || op == Op::SharedLoad || op == Op::Atomic ||
+           op == Op::Subgroup;
+}
+
+/// Atomic read-modify-writes (Op::Atomic imm[1]); each returns the old value.
+enum class AtomicOp : std::uint8_t { Add, Min, Max, And, Or, Xor, Exchange, CompareExchange, Load };
+const char* atomic_op_name(AtomicOp op);
+
+/// Subgroup operations (Op::Subgroup imm[0]); reductions and scans combine
+/// with the element-wise Op in imm[1] (Add, Mul, Min, Max, BitAnd, BitOr, BitXor).
+enum class SubgroupOp : std::uint8_t {
+    Elect, All, Any, Ballot, Broadcast, BroadcastFirst, Shuffle, ShuffleXor, ShuffleUp, ShuffleDown,
+    Reduce, InclusiveScan, ExclusiveScan
+};
+const char* subgroup_op_name(SubgroupOp op);
 /// Operand count of an op; Construct takes 1 to 4 (its node's nargs says how many).
 int op_arity(Op op);
 
@@ -70,6 +94,17 @@ int op_arity(Op op);
 ///   Insert      imm[0..width of args[1]) = destination component of each
 ///               component of args[1] inside a copy of args[0]
 ///   Cast        value conversion to `type`; Bitcast reinterprets the bits
+///   LocalId, GroupId, NumGroups, SubgroupSize, SubgroupInvocation: int
+///   ArraySize   aux = param: element count of an Array param (int)
+///   ArrayLoad   aux = param, imm[0] = word offset; args[0] = index (int);
+///               out of range reads zero
+///   SharedLoad  aux = shared array, imm[0] = word offset; args[0] = index
+///   Atomic      aux = param or shared array, imm[0] = word offset, imm[1] =
+///               AtomicOp, imm[2] = 1 for a shared array; args = index, value
+///               (absent for Load), compare (CompareExchange only)
+///   Subgroup    imm[0] = SubgroupOp, imm[1] = combining Op; args[0] = value,
+///               args[1] = invocation id / mask / delta where the op takes one
+///   In-place ops carry a serial number in imm[3] so that CSE never merges them.
 struct Node {
     Op op{};
     Type type{};
@@ -82,7 +117,9 @@ struct Node {
 };
 static_assert(sizeof(Node) <= 40, "keep IR nodes small: the arena is scanned by every pass");
 
-enum class StmtKind : std::uint8_t { Nop, Def, Assign, Store, If, Loop, Break, Continue, Return };
+enum class StmtKind : std::uint8_t {
+    Nop, Def, Assign, Store, If, Loop, Break, Continue, Return, ArrayStore, SharedStore, Barrier
+};
 const char* stmt_name(StmtKind kind);
 
 /// One statement. Operands per kind:
@@ -92,13 +129,16 @@ const char* stmt_name(StmtKind kind);
 ///   Store     a = output param, b = expression, c = word offset of the field
 ///   If        a = condition, b = then block, c = else block
 ///   Loop      a = body block, b = continuing block (runs after body and on Continue)
-///   Break / Continue / Return: none
+///   Break / Continue / Return / Barrier: none
+///   ArrayStore  a = Array param, b = value, c = index, d = word offset
+///               (out of range indices store nothing)
+///   SharedStore a = shared array, b = value, c = index, d = word offset
 struct Stmt {
     StmtKind kind = StmtKind::Nop;
-    std::uint32_t a = kNone, b = kNone, c = kNone;
+    std::uint32_t a = kNone, b = kNone, c = kNone, d = kNone;
 };
 
-enum class ParamKind : std::uint8_t { Uniform, Input, Output, Gather };
+enum class ParamKind : std::uint8_t { Uniform, Input, Output, Gather, Array };
 const char* param_kind_name(ParamKind kind);
 
 /// A kernel parameter as the IR and the backends see it. Element layouts are
@@ -113,12 +153,30 @@ struct Param {
     std::uint8_t indexof_rank = 0;    // rank that indexof() on this param assumes (0 = unused)
 };
 
+/// Workgroup-shared memory of a group kernel: `count` elements of `words` words.
+struct SharedArray {
+    std::string type_name;
+    std::uint32_t words = 0;
+    std::uint32_t count = 0;
+    friend bool operator==(const SharedArray&, const SharedArray&) = default;
+};
+
 /// A traced kernel: parameters, expression arena, variables and structured code.
 class Kernel {
 public:
     std::string name;
     std::vector<Param> params;
     std::uint32_t uniform_words = 0;
+    /// Invocations per workgroup of a group kernel; 0 for a Brook kernel (one
+    /// invocation per output element, workgroups invisible).
+    std::uint32_t workgroup_size = 0;
+    std::vector<SharedArray> shared;
+    bool is_group_kernel() const { return workgroup_size != 0; }
+    std::uint64_t shared_bytes() const {
+        std::uint64_t b = 0;
+        for (const SharedArray& s : shared) b += std::uint64_t{4} * s.words * s.count;
+        return b;
+    }
 
     std::vector<Node> nodes;
     std::vector<Stmt> stmts;
@@ -151,6 +209,10 @@ public:
     ExprId input(std::uint16_t param, std::uint32_t word, Type t);
     ExprId gather(std::uint16_t param, std::uint32_t word, Type t, ExprId index);
     ExprId index_of(std::uint16_t param, std::uint32_t dim);
+    /// A leaf of the group ops (LocalId ... SubgroupInvocation, ArraySize).
+    ExprId group_leaf(Op op, std::uint16_t aux = 0);
+    /// An in-place node (see defined_in_place), with its Def statement appended.
+    ExprId in_place(Node n);
     ExprId read_var(VarId v);  // also appends the Def statement
     /// A ReadVar node without its Def statement (for passes that copy statements).
     ExprId read_var_node(VarId v);

@@ -36,8 +36,9 @@ struct KernelState {
     mutable Last last;
 };
 
-/// Validates the arguments against the kernel's parameters and runs it.
-void launch(const KernelState& kernel, std::span<const LaunchArg> args);
+/// Validates the arguments against the kernel's parameters and runs it; a
+/// group kernel runs `groups` workgroups (-1 for an element kernel).
+void launch(const KernelState& kernel, std::span<const LaunchArg> args, std::int64_t groups = -1);
 
 /// Writes `text` to $RILL_DUMP/<file> when RILL_DUMP is set; backends use it for
 /// generated code, the runtime for the IR.

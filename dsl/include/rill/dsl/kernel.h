@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "rill/core/launch.h"
+#include "rill/dsl/group.h"
 #include "rill/dsl/params.h"
 
 namespace rill {
@@ -59,6 +60,13 @@ struct param_traits<Gather<T, R>> {
     static constexpr ir::ParamKind kind = ir::ParamKind::Gather;
     using element = T;
     static constexpr int rank = R;
+};
+template <class T>
+struct param_traits<Array<T>> {
+    static constexpr bool valid = true;
+    static constexpr ir::ParamKind kind = ir::ParamKind::Array;
+    using element = T;
+    static constexpr int rank = 0;
 };
 template <class T>
 struct param_traits<Var<T>> {
@@ -161,6 +169,18 @@ public:
         detail::launch(*state_, launch_args);
     }
 
+    /// Runs a group kernel on `groups` workgroups.
+    template <class... Args>
+    void operator()(Groups groups, const Args&... args) const {
+        static_assert(sizeof...(Args) == sizeof...(Ps),
+                      "rill: kernel called with a different number of arguments than its lambda has parameters");
+        check_args<0, Args...>();
+        std::tuple<dsl::ArgSlot<Ps>...> slots{dsl::ArgSlot<Ps>(args)...};
+        std::array<detail::LaunchArg, sizeof...(Ps)> launch_args = std::apply(
+            [](const auto&... s) { return std::array<detail::LaunchArg, sizeof...(Ps)>{s.launch_arg()...}; }, slots);
+        detail::launch(*state_, launch_args, groups.count);
+    }
+
     const ir::Kernel& ir() const { return *state_->ir; }
     const std::string& name() const { return state_->ir->name; }
 
@@ -169,8 +189,8 @@ private:
     static constexpr void check_args() {
         using P = std::tuple_element_t<I, std::tuple<Ps...>>;
         static_assert(dsl::ArgSlot<P>::template accepts<A>(),
-                      "rill: a kernel argument does not match its parameter: In<T>, Out<T> and "
-                      "Gather<T, R> take a rill::Stream<T> of exactly that T; a constant parameter "
+                      "rill: a kernel argument does not match its parameter: In<T>, Out<T>, Array<T> "
+                      "and Gather<T, R> take a rill::Stream<T> of exactly that T; a constant parameter "
                       "Var<T> takes a value convertible to T (see the note above for which argument)");
         if constexpr (sizeof...(Rest) > 0) check_args<I + 1, Rest...>();
     }
@@ -182,6 +202,18 @@ private:
 
 namespace dsl {
 
+template <class P>
+constexpr bool is_element_stream() {
+    if constexpr (param_traits<P>::valid)
+        return param_traits<P>::kind == ir::ParamKind::Input || param_traits<P>::kind == ir::ParamKind::Output;
+    else
+        return false;
+}
+template <class... Ps>
+constexpr bool no_element_streams(std::tuple<Ps...>*) {
+    return (!is_element_stream<Ps>() && ...);
+}
+
 template <class Tuple>
 struct kernel_of;
 template <class... Ps>
@@ -192,12 +224,13 @@ struct kernel_of<std::tuple<Ps...>> {
 /// Traces `body` with parameters of types Ps... and returns the finished IR.
 template <class F, class... Ps, std::size_t... I>
 std::shared_ptr<const ir::Kernel> trace_kernel(const std::string& signature, F& body, std::tuple<Ps...>*,
-                                               std::index_sequence<I...>) {
+                                               std::index_sequence<I...>, std::uint32_t workgroup_size = 0) {
     static_assert((param_traits<Ps>::valid && ...),
-                  "rill::kernel: every lambda parameter must be rill::In<T>, rill::Out<T>, "
+                  "rill::kernel: every lambda parameter must be rill::In<T>, rill::Out<T>, rill::Array<T>, "
                   "rill::Gather<T, R>, or a constant rill::Var<T> (rill::Float, rill::Int3, a RILL_STRUCT ...)");
     KernelSignature sig = parse_signature(signature, sizeof...(Ps));
     TraceScope scope(sig.name);
+    scope.context().kernel.workgroup_size = workgroup_size;
     // Braced init runs the constructors left to right: parameters get indices in order.
     std::tuple<Ps...> params{make_param<Ps>(sig.params[I])...};
     std::apply(body, params);
@@ -207,6 +240,23 @@ std::shared_ptr<const ir::Kernel> trace_kernel(const std::string& signature, F& 
 }
 
 }  // namespace dsl
+
+/// Traces a group kernel: `WorkgroupSize` invocations per workgroup, launched
+/// as kernel(rill::Groups{count}, args...). Its parameters are Array<T>,
+/// Gather<T, R> and constants; see rill/dsl/group.h.
+template <std::uint32_t WorkgroupSize, class F>
+auto group_kernel(const std::string& signature, F&& body) {
+    static_assert(WorkgroupSize >= 1 && WorkgroupSize <= 1024,
+                  "rill::group_kernel<N>: N is 1 to 1024 (devices may allow less; checked at launch)");
+    using Params = typename dsl::lambda_params<std::remove_cvref_t<F>>::type;
+    static_assert(dsl::no_element_streams(static_cast<Params*>(nullptr)),
+                  "rill::group_kernel: In<T> and Out<T> belong to element kernels (rill::kernel); a group "
+                  "kernel reads and writes streams through rill::Array<T> (and reads through Gather<T, R>)");
+    using K = typename dsl::kernel_of<Params>::type;
+    auto ir = dsl::trace_kernel(signature, body, static_cast<Params*>(nullptr),
+                                std::make_index_sequence<std::tuple_size_v<Params>>{}, WorkgroupSize);
+    return K(std::make_shared<detail::KernelState>(std::move(ir)));
+}
 
 template <class F>
 auto kernel(const std::string& signature, F&& body) {

@@ -22,7 +22,10 @@ inline constexpr std::uint32_t kWorkgroupSize = 256;
 
 struct ShaderOptions {
     Dialect dialect = Dialect::Vulkan;
+    /// Workgroup size of element kernels (a group kernel has its own).
     std::uint32_t workgroup_size = kWorkgroupSize;
+    /// GL_KHR_shader_subgroup is there; without it a subgroup is one invocation.
+    bool native_subgroups = true;
 };
 
 struct Shader {
@@ -43,9 +46,10 @@ Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& 
 struct Grid {
     std::uint32_t x = 0, y = 0;
 };
-/// Throws rill::Error naming the kernel when even that exceeds the limits.
-Grid dispatch_grid(const std::string& kernel, std::uint64_t elements, std::uint32_t workgroup, std::uint64_t max_x,
-                   std::uint64_t max_y);
+/// A group kernel gets exactly its workgroups (spread over y when x is not
+/// enough; the shader skips the padding). Throws rill::Error naming the kernel
+/// when even that exceeds the limits.
+Grid dispatch_grid(const ir::Kernel& k, std::uint64_t invocations, std::uint64_t max_x, std::uint64_t max_y);
 
 /// "\n  generated line N: <text>" for the line a compiler log points at
 /// (shaderc, Mesa and NVIDIA formats), or "" when it names none.

@@ -1,0 +1,257 @@
+// Group kernels: workgroups, shared memory, barriers, subgroups and atomics.
+//
+//   auto histogram = rill::group_kernel<256>("histogram(keys, bins)",
+//       [](rill::Array<std::uint32_t> keys, rill::Array<std::uint32_t> bins) {
+//           rill::Shared<std::uint32_t> local(256);
+//           local.store(rill::local_id(), 0u);
+//           rill::barrier();
+//           ...
+//       });
+//   histogram(rill::Groups{64}, keys, bins);
+//
+// A group kernel runs `Groups{n}` workgroups of a workgroup size fixed at trace
+// time; it reads and writes its streams through Array<T> (random access, with
+// atomics) and Gather<T, R>, and has no per-element In/Out streams. The rules
+// (what barrier() orders, which subgroup sizes exist, what may be assumed about
+// other workgroups) are in docs/SEMANTICS.md.
+#pragma once
+
+#include "rill/dsl/params.h"
+
+namespace rill {
+
+/// How many workgroups a group kernel call runs.
+struct Groups {
+    std::int64_t count = 0;
+};
+
+namespace dsl {
+
+enum class Space : std::uint8_t { Global, Shared };
+
+ir::ExprId memory_load(Space space, std::uint16_t id, std::uint32_t word, Type t, ir::ExprId index);
+void memory_store(Space space, std::uint16_t id, std::uint32_t word, ir::ExprId value, ir::ExprId index);
+ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t, ir::ExprId index, ir::ExprId value,
+                         ir::ExprId compare);
+ir::ExprId array_size(std::uint16_t param);
+std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std::int64_t count);
+ir::ExprId group_value(ir::Op op, const char* what);
+ir::ExprId subgroup(ir::SubgroupOp op, ir::Op combine, ir::ExprId value, ir::ExprId arg, const char* what);
+void emit_barrier();
+
+/// An index operand: Int, UInt (same bits) or an integer literal.
+template <class I>
+ir::ExprId index_id(const I& index) {
+    if constexpr (Value<I>) {
+        static_assert(std::is_same_v<value_t<I>, std::int32_t> || std::is_same_v<value_t<I>, std::uint32_t>,
+                      "rill: an Array / Shared index is an Int or a UInt");
+        return builder().bitcast(index.id(), Scalar::Int);
+    } else {
+        static_assert(std::is_integral_v<I>, "rill: an Array / Shared index is an Int or a UInt");
+        return builder().constant_i(static_cast<std::int32_t>(index));
+    }
+}
+
+/// The ids of a value's leaves, for a store: scalars/vectors and RILL_STRUCTs.
+template <class T, class V>
+void for_each_value_leaf(const V& value, const std::function<void(ir::ExprId, std::uint32_t)>& f) {
+    if constexpr (IrValueType<T>) {
+        f(operand_as(value, type_v<T>), 0);
+    } else {
+        Var<T> v(value);
+        for_each_leaf(v, [&](auto& leaf, std::uint32_t word) { f(leaf.id(), word); });
+    }
+}
+
+/// What Array<T> and Shared<T> share: loads, stores and atomics at an index.
+template <class T, Space S>
+class Memory {
+public:
+    using element_type = T;
+    template <class E>
+    static constexpr bool atomic_ok = std::is_same_v<E, std::int32_t> || std::is_same_v<E, std::uint32_t>;
+
+    /// The element at `index`; reads of an index out of range give zero.
+    template <class I>
+    read_t<T> load(const I& index) const {
+        const ir::ExprId idx = index_id(index);
+        LeafSource src([this, idx](std::uint32_t word, Type t) { return memory_load(S, id_, word, t, idx); });
+        if constexpr (IrValueType<T>) return read_t<T>(FromId{src.next(type_v<T>)});
+        else return Var<T>(src);
+    }
+    /// Writes `value` at `index`; an index out of range writes nothing.
+    template <class I, class V>
+    void store(const I& index, const V& value) const {
+        const ir::ExprId idx = index_id(index);
+        for_each_value_leaf<dsl_t<T>>(value, [&](ir::ExprId v, std::uint32_t word) { memory_store(S, id_, word, v, idx); });
+    }
+
+    // Atomic read-modify-writes on int32/uint32 elements (float: atomic_add);
+    // each returns the element's old value. Out of range: no effect, returns 0.
+    template <class I, class V> Expr<T> atomic_add(const I& i, const V& v) const {
+        static_assert(atomic_ok<T> || std::is_same_v<T, float>, "rill: atomic_add works on int32, uint32 and float elements");
+        return rmw(ir::AtomicOp::Add, i, v);
+    }
+    template <class I, class V> Expr<T> atomic_min(const I& i, const V& v) const { return int_rmw(ir::AtomicOp::Min, i, v); }
+    template <class I, class V> Expr<T> atomic_max(const I& i, const V& v) const { return int_rmw(ir::AtomicOp::Max, i, v); }
+    template <class I, class V> Expr<T> atomic_and(const I& i, const V& v) const { return int_rmw(ir::AtomicOp::And, i, v); }
+    template <class I, class V> Expr<T> atomic_or(const I& i, const V& v) const { return int_rmw(ir::AtomicOp::Or, i, v); }
+    template <class I, class V> Expr<T> atomic_xor(const I& i, const V& v) const { return int_rmw(ir::AtomicOp::Xor, i, v); }
+    template <class I, class V> Expr<T> atomic_exchange(const I& i, const V& v) const {
+        return int_rmw(ir::AtomicOp::Exchange, i, v);
+    }
+    /// Stores `value` if the element equals `compare`; returns the old element.
+    template <class I, class C, class V>
+    Expr<T> atomic_compare_exchange(const I& i, const C& compare, const V& value) const {
+        static_assert(atomic_ok<T>, "rill: atomic_compare_exchange works on int32 and uint32 elements");
+        return Expr<T>(FromId{memory_atomic(S, id_, ir::AtomicOp::CompareExchange, type_v<T>, index_id(i),
+                                            operand_as(value, type_v<T>), operand_as(compare, type_v<T>))});
+    }
+    /// An atomic read (sees the latest atomic write; see docs/SEMANTICS.md).
+    template <class I>
+    Expr<T> atomic_load(const I& i) const {
+        static_assert(atomic_ok<T>, "rill: atomic_load works on int32 and uint32 elements");
+        return Expr<T>(FromId{memory_atomic(S, id_, ir::AtomicOp::Load, type_v<T>, index_id(i), ir::kNone, ir::kNone)});
+    }
+    template <class I, class V>
+    void atomic_store(const I& i, const V& v) const {
+        (void)atomic_exchange(i, v);
+    }
+
+protected:
+    explicit Memory(std::uint16_t id) : id_(id) {}
+    std::uint16_t id_;
+
+private:
+    template <class I, class V>
+    Expr<T> rmw(ir::AtomicOp op, const I& i, const V& v) const {
+        return Expr<T>(FromId{memory_atomic(S, id_, op, type_v<T>, index_id(i), operand_as(v, type_v<T>), ir::kNone)});
+    }
+    template <class I, class V>
+    Expr<T> int_rmw(ir::AtomicOp op, const I& i, const V& v) const {
+        static_assert(atomic_ok<T>, "rill: this atomic works on int32 and uint32 elements (floats: atomic_add only)");
+        return rmw(op, i, v);
+    }
+};
+
+}  // namespace dsl
+
+/// A kernel parameter bound to a whole stream for random access: load, store
+/// and atomics at any index (the stream is used flat, in row-major order).
+template <StreamElement T>
+class Array : public dsl::Memory<T, dsl::Space::Global> {
+public:
+    explicit Array(dsl::ParamSetup p) : dsl::Memory<T, dsl::Space::Global>(p.index) {}
+    /// Number of elements of the bound stream.
+    Expr<std::int32_t> size() const { return Expr<std::int32_t>(dsl::FromId{dsl::array_size(this->id_)}); }
+    std::uint16_t param_index() const { return this->id_; }
+};
+
+/// Workgroup-shared memory of `count` elements, declared in a group kernel's
+/// body; its contents are undefined until written. Every invocation of the
+/// workgroup sees the same array.
+template <StreamElement T>
+class Shared : public dsl::Memory<T, dsl::Space::Shared> {
+public:
+    explicit Shared(std::int64_t count)
+        : dsl::Memory<T, dsl::Space::Shared>(dsl::add_shared(element_name<T>::get(), element_words<T>, count)) {}
+};
+
+// --- ids --------------------------------------------------------------------------
+
+/// This invocation's index in its workgroup, 0 .. workgroup_size()-1.
+inline Expr<std::int32_t> local_id() { return Expr<std::int32_t>(dsl::FromId{dsl::group_value(ir::Op::LocalId, "local_id")}); }
+/// This workgroup's index, 0 .. num_groups()-1.
+inline Expr<std::int32_t> group_id() { return Expr<std::int32_t>(dsl::FromId{dsl::group_value(ir::Op::GroupId, "group_id")}); }
+inline Expr<std::int32_t> num_groups() {
+    return Expr<std::int32_t>(dsl::FromId{dsl::group_value(ir::Op::NumGroups, "num_groups")});
+}
+/// The workgroup size the kernel was traced with (a constant).
+Expr<std::int32_t> workgroup_size();
+/// group_id() * workgroup_size() + local_id().
+Expr<std::int32_t> global_id();
+
+/// Waits until every invocation of the workgroup got here; shared and global
+/// memory written before it is visible to the whole workgroup after it. Every
+/// invocation of a workgroup must reach the same barrier() (not inside
+/// control flow that differs between them).
+inline void barrier() { dsl::emit_barrier(); }
+
+// --- subgroups --------------------------------------------------------------------
+
+/// Invocations per subgroup on this backend (docs/SEMANTICS.md lists them).
+inline Expr<std::int32_t> subgroup_size() {
+    return Expr<std::int32_t>(dsl::FromId{dsl::group_value(ir::Op::SubgroupSize, "subgroup_size")});
+}
+/// This invocation's index in its subgroup.
+inline Expr<std::int32_t> subgroup_invocation() {
+    return Expr<std::int32_t>(dsl::FromId{dsl::group_value(ir::Op::SubgroupInvocation, "subgroup_invocation")});
+}
+
+namespace dsl {
+template <class X>
+auto subgroup_value(ir::SubgroupOp op, ir::Op combine, const X& x, ir::ExprId arg, const char* what) {
+    static_assert(Value<X>, "rill: subgroup operations take a traced value (Float, Int, UInt, Bool or a vector)");
+    using T = value_t<X>;
+    return Expr<T>(FromId{subgroup(op, combine, x.id(), arg, what)});
+}
+template <class X>
+ir::ExprId lane_arg(const X& x) {
+    return index_id(x);
+}
+}  // namespace dsl
+
+/// True in exactly one active invocation of the subgroup.
+Expr<bool> subgroup_elect();
+template <class B> Expr<bool> subgroup_all(const B& b) { return dsl::subgroup_value(ir::SubgroupOp::All, ir::Op::LogicalAnd, b, ir::kNone, "subgroup_all"); }
+template <class B> Expr<bool> subgroup_any(const B& b) { return dsl::subgroup_value(ir::SubgroupOp::Any, ir::Op::LogicalOr, b, ir::kNone, "subgroup_any"); }
+/// Bit i of the result is set when invocation i is active and `b` holds there.
+Expr<uint4> subgroup_ballot(const Expr<bool>& b);
+/// Number of set bits of a ballot.
+Expr<std::int32_t> ballot_bit_count(const Expr<uint4>& ballot);
+
+/// The value of invocation `id` (the same id in every invocation).
+template <class X, class I> auto subgroup_broadcast(const X& x, const I& id) {
+    return dsl::subgroup_value(ir::SubgroupOp::Broadcast, ir::Op::Add, x, dsl::lane_arg(id), "subgroup_broadcast");
+}
+/// The value of the lowest active invocation.
+template <class X> auto subgroup_broadcast_first(const X& x) {
+    return dsl::subgroup_value(ir::SubgroupOp::BroadcastFirst, ir::Op::Add, x, ir::kNone, "subgroup_broadcast_first");
+}
+/// The value of invocation `id` (any active invocation, per invocation).
+template <class X, class I> auto subgroup_shuffle(const X& x, const I& id) {
+    return dsl::subgroup_value(ir::SubgroupOp::Shuffle, ir::Op::Add, x, dsl::lane_arg(id), "subgroup_shuffle");
+}
+template <class X, class I> auto subgroup_shuffle_xor(const X& x, const I& mask) {
+    return dsl::subgroup_value(ir::SubgroupOp::ShuffleXor, ir::Op::Add, x, dsl::lane_arg(mask), "subgroup_shuffle_xor");
+}
+/// The value of invocation (self - delta); undefined where that is below 0.
+template <class X, class I> auto subgroup_shuffle_up(const X& x, const I& delta) {
+    return dsl::subgroup_value(ir::SubgroupOp::ShuffleUp, ir::Op::Add, x, dsl::lane_arg(delta), "subgroup_shuffle_up");
+}
+/// The value of invocation (self + delta); undefined past the subgroup's end.
+template <class X, class I> auto subgroup_shuffle_down(const X& x, const I& delta) {
+    return dsl::subgroup_value(ir::SubgroupOp::ShuffleDown, ir::Op::Add, x, dsl::lane_arg(delta), "subgroup_shuffle_down");
+}
+
+// Reductions and scans over the active invocations, in invocation order.
+#define RILL_SUBGROUP_ARITH(reduce, inclusive, exclusive, op)                                      \
+    template <class X> auto reduce(const X& x) {                                                     \
+        return dsl::subgroup_value(ir::SubgroupOp::Reduce, op, x, ir::kNone, #reduce);               \
+    }                                                                                                \
+    template <class X> auto inclusive(const X& x) {                                                  \
+        return dsl::subgroup_value(ir::SubgroupOp::InclusiveScan, op, x, ir::kNone, #inclusive);     \
+    }                                                                                                \
+    template <class X> auto exclusive(const X& x) {                                                  \
+        return dsl::subgroup_value(ir::SubgroupOp::ExclusiveScan, op, x, ir::kNone, #exclusive);     \
+    }
+RILL_SUBGROUP_ARITH(subgroup_add, subgroup_inclusive_add, subgroup_exclusive_add, ir::Op::Add)
+RILL_SUBGROUP_ARITH(subgroup_mul, subgroup_inclusive_mul, subgroup_exclusive_mul, ir::Op::Mul)
+RILL_SUBGROUP_ARITH(subgroup_min, subgroup_inclusive_min, subgroup_exclusive_min, ir::Op::Min)
+RILL_SUBGROUP_ARITH(subgroup_max, subgroup_inclusive_max, subgroup_exclusive_max, ir::Op::Max)
+RILL_SUBGROUP_ARITH(subgroup_and, subgroup_inclusive_and, subgroup_exclusive_and, ir::Op::BitAnd)
+RILL_SUBGROUP_ARITH(subgroup_or, subgroup_inclusive_or, subgroup_exclusive_or, ir::Op::BitOr)
+RILL_SUBGROUP_ARITH(subgroup_xor, subgroup_inclusive_xor, subgroup_exclusive_xor, ir::Op::BitXor)
+#undef RILL_SUBGROUP_ARITH
+
+}  // namespace rill

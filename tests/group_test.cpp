@@ -1,0 +1,423 @@
+// Group kernels: ids, Array<T> and Shared<T> memory, barriers, subgroup
+// operations and atomics, each against a host reference computed here with
+// the subgroup size the backend reports.
+#include <algorithm>
+#include <numeric>
+
+#include "backend_fixture.h"
+
+namespace rill::test {
+namespace {
+
+class GroupKernels : public BackendTest {
+protected:
+    int subgroup_size() { return static_cast<int>(rt().info().limits.subgroup_size); }
+};
+
+constexpr int kWg = 64;
+constexpr int kOut = 24;  // results per invocation in SubgroupOperationsMatchHostReference
+
+TEST_P(GroupKernels, IdsCoverEveryInvocation) {
+    auto ids = group_kernel<kWg>("ids(out)", [](Array<int4> out) {
+        out.store(global_id(), Int4(group_id(), local_id(), num_groups(), workgroup_size()));
+    });
+    for (std::int64_t groups : {1, 2, 7, 1000}) {
+        auto out = rt().stream<int4>({groups * kWg});
+        ids(Groups{groups}, out);
+        std::vector<int4> got = out.download();
+        for (std::int64_t i = 0; i < groups * kWg; ++i) {
+            const int4 want{std::int32_t(i / kWg), std::int32_t(i % kWg), std::int32_t(groups), kWg};
+            ASSERT_EQ(got[i], want) << "invocation " << i << " of " << groups << " groups";
+        }
+    }
+    auto empty = rt().stream<int4>({0});
+    ids(Groups{0}, empty);  // no workgroups: nothing runs, nothing fails
+}
+
+TEST_P(GroupKernels, ArraysIgnoreAccessesOutOfRange) {
+    // Every invocation reads its element and the one past the end, and writes
+    // past both ends: out of range reads give zero, writes go nowhere.
+    auto k = group_kernel<kWg>("edges(src, dst)", [](Array<float> src, Array<float> dst) {
+        Int i = global_id();
+        Float past = src.load(src.size() + i);
+        Float before = src.load(-1 - i);
+        dst.store(i, src.load(i) + past + before);
+        dst.store(dst.size() + i, 1.0f);
+        dst.store(-1 - i, 1.0f);
+    });
+    for (std::int64_t n : {kWg, 3 * kWg}) {
+        std::vector<float> x = random_floats(static_cast<std::size_t>(n), -10, 10);
+        auto big = rt().stream<float>({n + 2 * kWg}, std::vector<float>(static_cast<std::size_t>(n + 2 * kWg), 7.0f));
+        auto dst = big.domain({kWg}, {kWg + n});  // a view with guards on both sides
+        auto src = rt().stream<float>({n}, x);
+        k(Groups{n / kWg}, src, dst);
+        std::vector<float> got = big.download();
+        for (std::int64_t i = 0; i < n + 2 * kWg; ++i) {
+            const bool inside = i >= kWg && i < kWg + n;
+            ASSERT_EQ(got[i], inside ? x[i - kWg] : 7.0f) << i;
+        }
+    }
+}
+
+TEST_P(GroupKernels, StructElementsThroughArraysAndShared) {
+    auto k = group_kernel<kWg>("swap_halves(v)", [](Array<float3> v) {
+        Shared<float3> tile(kWg);
+        tile.store(local_id(), v.load(global_id()));
+        barrier();
+        v.store(global_id(), tile.load((local_id() + kWg / 2) % kWg) * 2.0f);
+    });
+    const std::int64_t n = 5 * kWg;
+    std::vector<float3> x(n);
+    for (std::int64_t i = 0; i < n; ++i) x[i] = float3{float(i), float(-i), 0.5f};
+    auto s = rt().stream<float3>({n}, x);
+    k(Groups{5}, s);
+    std::vector<float3> got = s.download();
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t src = i / kWg * kWg + (i % kWg + kWg / 2) % kWg;
+        ASSERT_EQ(got[i], (float3{2.0f * x[src][0], 2.0f * x[src][1], 1.0f})) << i;
+    }
+}
+
+// Reverses each workgroup's elements through shared memory. Right with the
+// barrier on every backend; without it a GPU reads slots that other subgroups
+// have not written yet (the CPU backend runs a workgroup in lockstep, so the
+// barrier-less version happens to work there).
+template <bool WithBarrier>
+auto reverse_kernel() {
+    return group_kernel<1024>(WithBarrier ? "reverse" : "reverse_no_barrier", [](Array<std::int32_t> v) {
+        Shared<std::int32_t> tile(1024);
+        // Slow down the writers of the upper half, so that without a barrier
+        // the readers of the lower half overtake them.
+        Int x = v.load(global_id());
+        If(local_id() >= 512, [&] { For(0, 64, [&](Int) { x = (x * 3 + 1) / 3; }); });
+        tile.store(local_id(), x);
+        if constexpr (WithBarrier) barrier();
+        v.store(global_id(), tile.load(1023 - local_id()));
+    });
+}
+
+TEST_P(GroupKernels, BarrierOrdersSharedMemory) {
+    const std::int64_t groups = 256, n = groups * 1024;
+    std::vector<std::int32_t> x(n);
+    std::iota(x.begin(), x.end(), 0);
+    auto want = [&](std::int64_t i) { return x[i / 1024 * 1024 + 1023 - i % 1024]; };
+    auto s = rt().stream<std::int32_t>({n}, x);
+    reverse_kernel<true>()(Groups{groups}, s);
+    std::vector<std::int32_t> got = s.download();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want(i)) << i;
+
+    if (rt().backend_name() == "cpu") return;  // lockstep: nothing to show
+    auto t = rt().stream<std::int32_t>({n}, x);
+    reverse_kernel<false>()(Groups{groups}, t);
+    got = t.download();
+    std::int64_t wrong = 0;
+    for (std::int64_t i = 0; i < n; ++i) wrong += got[i] != want(i);
+    EXPECT_GT(wrong, 0) << "without barrier() every element came out right on " << rt().backend_name()
+                        << "; this test no longer shows what the barrier is for";
+}
+
+TEST_P(GroupKernels, SubgroupOperationsMatchHostReference) {
+    const int S = subgroup_size();
+    ASSERT_GE(S, 1);
+    // Each invocation writes 24 results; the host recomputes them per subgroup.
+    auto k = group_kernel<kWg>("subgroup_ops(xs, fs, out, fout)", [](Array<std::int32_t> xs, Array<float> fs,
+                                                                   Array<std::int32_t> out, Array<float> fout) {
+        Int g = global_id();
+        Int x = xs.load(g);
+        Float f = fs.load(g);
+        Int sid = subgroup_invocation(), S = rill::subgroup_size();
+        Int o = g * kOut;
+        UInt4 ballot = subgroup_ballot(x > 0);
+        out.store(o + 0, S);
+        out.store(o + 1, sid);
+        out.store(o + 2, select(subgroup_elect(), 1, 0));
+        out.store(o + 3, select(subgroup_all(x > -1000), 1, 0) + 2 * select(subgroup_all(x > 0), 1, 0));
+        out.store(o + 4, select(subgroup_any(x > 900), 1, 0) + 2 * select(subgroup_any(x > 2000), 1, 0));
+        out.store(o + 5, cast<std::int32_t>(ballot.x()));
+        out.store(o + 6, ballot_bit_count(ballot));
+        out.store(o + 7, subgroup_broadcast(x, 0));
+        out.store(o + 8, subgroup_broadcast_first(x));
+        out.store(o + 9, subgroup_shuffle(x, (sid + 1) % S));
+        out.store(o + 10, subgroup_shuffle_xor(x, select(S > 1, 1, 0)));
+        out.store(o + 11, subgroup_shuffle_up(x, select(sid > 0, 1, 0)));
+        out.store(o + 12, subgroup_shuffle_down(x, select(sid < S - 1, 1, 0)));
+        out.store(o + 13, subgroup_add(x));
+        out.store(o + 14, subgroup_min(x));
+        out.store(o + 15, subgroup_max(x));
+        out.store(o + 16, subgroup_and(x));
+        out.store(o + 17, subgroup_or(x));
+        out.store(o + 18, subgroup_xor(x));
+        out.store(o + 19, subgroup_inclusive_add(x));
+        out.store(o + 20, subgroup_exclusive_add(x));
+        out.store(o + 21, subgroup_exclusive_min(x));
+        out.store(o + 22, subgroup_inclusive_max(x));
+        out.store(o + 23, subgroup_mul(select(x > 0, 1, -1)));
+        fout.store(g * 4 + 0, subgroup_add(f));
+        fout.store(g * 4 + 1, subgroup_inclusive_add(f));
+        fout.store(g * 4 + 2, subgroup_exclusive_mul(select(f > 0.0f, 2.0f, 0.5f)));
+        fout.store(g * 4 + 3, subgroup_max(f));
+    });
+    const std::int64_t groups = 3, n = groups * kWg;
+    std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000, 1000);
+    std::vector<float> f(n);
+    for (std::int64_t i = 0; i < n; ++i) f[i] = float(random_ints(1, -50, 50)[0]);  // exact in any order
+    auto xs = rt().stream<std::int32_t>({n}, x);
+    auto fs = rt().stream<float>({n}, f);
+    auto out = rt().stream<std::int32_t>({n * kOut});
+    auto fout = rt().stream<float>({n * 4});
+    k(Groups{groups}, xs, fs, out, fout);
+    std::vector<std::int32_t> got = out.download();
+    std::vector<float> fgot = fout.download();
+
+    for (std::int64_t first = 0; first < n; first += S) {
+        const std::int64_t end = std::min<std::int64_t>(first + S, n);
+        std::int64_t sum = 0, inclusive = 0, exclusive_min = INT32_MAX, running_max = INT32_MIN;
+        std::int32_t mn = INT32_MAX, mx = INT32_MIN, all_and = ~0, all_or = 0, all_xor = 0, sign = 1;
+        std::uint32_t ballot = 0;
+        int positives = 0;
+        bool all_pos = true, any_big = false;
+        double fsum = 0, finc = 0, fmul = 1, fmax = -1e30;
+        for (std::int64_t i = first; i < end; ++i) {
+            sum += x[i];
+            mn = std::min(mn, x[i]);
+            mx = std::max(mx, x[i]);
+            all_and &= x[i];
+            all_or |= x[i];
+            all_xor ^= x[i];
+            sign *= x[i] > 0 ? 1 : -1;
+            if (x[i] > 0) {
+                positives++;
+                if (i - first < 32) ballot |= 1u << (i - first);
+            }
+            all_pos = all_pos && x[i] > 0;
+            any_big = any_big || x[i] > 900;
+            fsum += f[i];
+            fmax = std::max<double>(fmax, f[i]);
+        }
+        for (std::int64_t i = first; i < end; ++i) {
+            const std::int32_t* o = got.data() + i * kOut;
+            const std::int64_t sid = i - first;
+            SCOPED_TRACE("invocation " + std::to_string(i) + ", subgroup size " + std::to_string(S));
+            EXPECT_EQ(o[0], S);
+            EXPECT_EQ(o[1], sid);
+            EXPECT_EQ(o[2], sid == 0 ? 1 : 0);
+            EXPECT_EQ(o[3], 1 + 2 * int(all_pos));
+            EXPECT_EQ(o[4], int(any_big));
+            EXPECT_EQ(static_cast<std::uint32_t>(o[5]), ballot);
+            EXPECT_EQ(o[6], positives);
+            EXPECT_EQ(o[7], x[first]);
+            EXPECT_EQ(o[8], x[first]);
+            EXPECT_EQ(o[9], x[first + (sid + 1) % S]);
+            EXPECT_EQ(o[10], x[first + (S > 1 ? (sid ^ 1) : sid)]);
+            EXPECT_EQ(o[11], x[sid > 0 ? i - 1 : i]);
+            EXPECT_EQ(o[12], x[sid < S - 1 ? i + 1 : i]);
+            EXPECT_EQ(o[13], static_cast<std::int32_t>(sum));
+            EXPECT_EQ(o[14], mn);
+            EXPECT_EQ(o[15], mx);
+            EXPECT_EQ(o[16], all_and);
+            EXPECT_EQ(o[17], all_or);
+            EXPECT_EQ(o[18], all_xor);
+            inclusive += x[i];
+            EXPECT_EQ(o[19], inclusive);
+            EXPECT_EQ(o[20], inclusive - x[i]);
+            EXPECT_EQ(o[21], static_cast<std::int32_t>(exclusive_min));
+            exclusive_min = std::min<std::int64_t>(exclusive_min, x[i]);
+            running_max = std::max<std::int64_t>(running_max, x[i]);
+            EXPECT_EQ(o[22], running_max);
+            EXPECT_EQ(o[23], sign);
+            finc += f[i];
+            EXPECT_EQ(fgot[i * 4 + 0], fsum);
+            EXPECT_EQ(fgot[i * 4 + 1], finc);
+            EXPECT_EQ(fgot[i * 4 + 2], fmul);
+            fmul *= f[i] > 0 ? 2.0 : 0.5;
+            EXPECT_EQ(fgot[i * 4 + 3], fmax);
+        }
+    }
+}
+
+TEST_P(GroupKernels, SubgroupReductionsSeeOnlyActiveInvocations) {
+    const int S = subgroup_size();
+    auto k = group_kernel<kWg>("divergent(xs, out)", [](Array<std::int32_t> xs, Array<std::int32_t> out) {
+        Int g = global_id();
+        Int x = xs.load(g);
+        out.store(g, -1);
+        If(x % 3 != 0, [&] { out.store(g, subgroup_add(x) * 1000 + ballot_bit_count(subgroup_ballot(true))); });
+    });
+    const std::int64_t n = 4 * kWg;
+    std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), 0, 100);
+    auto xs = rt().stream<std::int32_t>({n}, x);
+    auto out = rt().stream<std::int32_t>({n});
+    k(Groups{4}, xs, out);
+    std::vector<std::int32_t> got = out.download();
+    for (std::int64_t first = 0; first < n; first += S) {
+        std::int32_t sum = 0, active = 0;
+        for (std::int64_t i = first; i < first + S; ++i)
+            if (x[i] % 3 != 0) sum += x[i], ++active;
+        for (std::int64_t i = first; i < first + S; ++i)
+            ASSERT_EQ(got[i], x[i] % 3 != 0 ? sum * 1000 + active : -1) << i;
+    }
+}
+
+TEST_P(GroupKernels, AtomicsUnderContention) {
+    // Every invocation adds 1 to one counter: the old values it gets back are a
+    // permutation of 0..n-1, and the counter ends at n.
+    auto count = group_kernel<256>("count(counter, tickets)", [](Array<std::uint32_t> counter, Array<std::uint32_t> tickets) {
+        tickets.store(global_id(), counter.atomic_add(0, 1u));
+    });
+    const std::int64_t groups = 97, n = groups * 256;
+    auto counter = rt().stream<std::uint32_t>({1});
+    auto tickets = rt().stream<std::uint32_t>({n});
+    count(Groups{groups}, counter, tickets);
+    std::vector<std::uint32_t> t = tickets.download();
+    std::sort(t.begin(), t.end());
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(t[i], static_cast<std::uint32_t>(i));
+    EXPECT_EQ(counter.download()[0], static_cast<std::uint32_t>(n));
+
+    // min, max, and, or, xor of int and uint values into one element each,
+    // float add (exact on small integers), and a compare-exchange loop.
+    auto mix = group_kernel<256>("mix(xs, ints, uints, floats)", [](Array<std::int32_t> xs, Array<std::int32_t> ints,
+                                                                Array<std::uint32_t> uints, Array<float> floats) {
+        Int x = xs.load(global_id());
+        UInt u = cast<std::uint32_t>(x);  // keeps the bits
+        ints.atomic_min(0, x);
+        ints.atomic_max(1, x);
+        ints.atomic_and(2, x);
+        ints.atomic_or(3, x);
+        ints.atomic_xor(4, x);
+        ints.atomic_add(5, x);
+        uints.atomic_min(0, u);
+        uints.atomic_max(1, u);
+        floats.atomic_add(0, cast<float>(x % 100));
+        // Increment through compare-exchange: retry until no one else came between.
+        Int seen = ints.atomic_load(6);
+        Bool done = false;
+        While([&] { return !done; }, [&] {
+            Int old = ints.atomic_compare_exchange(6, seen, seen + 1);
+            done = old == seen;
+            seen = old;
+        });
+        ints.atomic_exchange(7, 42);
+    });
+    std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), INT32_MIN, INT32_MAX);
+    auto xs = rt().stream<std::int32_t>({n}, x);
+    auto ints = rt().stream<std::int32_t>({8}, std::vector<std::int32_t>{INT32_MAX, INT32_MIN, -1, 0, 0, 0, 0, 0});
+    auto uints = rt().stream<std::uint32_t>({2}, std::vector<std::uint32_t>{UINT32_MAX, 0});
+    auto floats = rt().stream<float>({1});
+    mix(Groups{groups}, xs, ints, uints, floats);
+    std::int32_t mn = INT32_MAX, mx = INT32_MIN, a = -1, o = 0, xr = 0;
+    std::uint32_t umn = UINT32_MAX, umx = 0, add = 0;
+    double fsum = 0;
+    for (std::int32_t v : x) {
+        mn = std::min(mn, v), mx = std::max(mx, v), a &= v, o |= v, xr ^= v;
+        add += static_cast<std::uint32_t>(v);
+        umn = std::min(umn, static_cast<std::uint32_t>(v)), umx = std::max(umx, static_cast<std::uint32_t>(v));
+        fsum += v % 100;
+    }
+    std::vector<std::int32_t> gi = ints.download();
+    EXPECT_EQ(gi[0], mn);
+    EXPECT_EQ(gi[1], mx);
+    EXPECT_EQ(gi[2], a);
+    EXPECT_EQ(gi[3], o);
+    EXPECT_EQ(gi[4], xr);
+    EXPECT_EQ(static_cast<std::uint32_t>(gi[5]), add);
+    EXPECT_EQ(gi[6], n);
+    EXPECT_EQ(gi[7], 42);
+    EXPECT_EQ(uints.download(), (std::vector<std::uint32_t>{umn, umx}));
+    EXPECT_EQ(floats.download()[0], fsum);
+}
+
+TEST_P(GroupKernels, HistogramOf16MValues) {
+    // Per-workgroup histograms in shared memory (atomics there), merged into
+    // the global one with atomics: 2^24 values into 256 bins.
+    auto histogram = group_kernel<256>("histogram(keys, bins, per_invocation)",
+                                       [](Array<std::uint32_t> keys, Array<std::uint32_t> bins, Int per_invocation) {
+                                           Shared<std::uint32_t> local(256);
+                                           local.store(local_id(), 0u);
+                                           barrier();
+                                           Int base = group_id() * 256 * per_invocation + local_id();
+                                           For(0, per_invocation, [&](Int j) {
+                                               UInt key = keys.load(base + j * 256);
+                                               local.atomic_add(cast<std::int32_t>(key >> 24u), 1u);
+                                           });
+                                           barrier();
+                                           bins.atomic_add(local_id(), local.load(local_id()));
+                                       });
+    const std::int64_t n = std::int64_t{1} << 24, per = 64, groups = n / (256 * per);
+    std::vector<std::uint32_t> keys(n);
+    std::uniform_int_distribution<std::uint32_t> d;
+    for (auto& k : keys) k = d(rng());
+    std::vector<std::uint32_t> want(256, 0);
+    for (std::uint32_t k : keys) ++want[k >> 24];
+    auto ks = rt().stream<std::uint32_t>({n}, keys);
+    auto bins = rt().stream<std::uint32_t>({256});
+    histogram(Groups{groups}, ks, bins, static_cast<std::int32_t>(per));
+    EXPECT_EQ(bins.download(), want);
+}
+
+TEST_P(GroupKernels, ClearErrors) {
+    auto too_much_shared = group_kernel<64>("too_much_shared(v)", [](Array<float> v) {
+        Shared<float> big(std::int64_t{1} << 22);  // 16 MiB: more than any device's shared memory
+        big.store(local_id(), 1.0f);
+        v.store(global_id(), big.load(local_id()));
+    });
+    auto v = rt().stream<float>({64});
+    try {
+        too_much_shared(Groups{1}, v);
+        FAIL() << "a 16 MiB Shared array ran";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("too_much_shared': its Shared<T> arrays take 16777216 bytes"),
+                  std::string::npos)
+            << e.what();
+    }
+
+    auto wide = group_kernel<1024>("wide(v)", [](Array<float> v) { v.store(global_id(), 1.0f); });
+    auto w = rt().stream<float>({1024});
+    if (rt().info().limits.max_workgroup_size < 1024) {
+        EXPECT_THROW(wide(Groups{1}, w), Error);
+    } else {
+        wide(Groups{1}, w);
+        EXPECT_EQ(w.download(), std::vector<float>(1024, 1.0f));
+    }
+
+    EXPECT_THROW(wide(w), Error);                 // a group kernel needs Groups{n}
+    EXPECT_THROW(wide(Groups{-3}, w), Error);     // negative counts are refused
+    try {
+        kernel("ids(out)", [](Array<int> out) { out.store(local_id(), 1); });
+        FAIL() << "local_id() traced outside a group kernel";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("rill::local_id() exists only in group kernels"), std::string::npos)
+            << e.what();
+    }
+    auto strided = group_kernel<64>("strided(v)", [](Array<float> v) { v.store(global_id(), 1.0f); });
+    auto s = rt().stream<float>({128});
+    try {
+        strided(Groups{1}, s.stride({2}));
+        FAIL() << "a strided view was bound to an Array";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("argument 'v' (array of float) is a strided view"), std::string::npos)
+            << e.what();
+    }
+}
+
+// GPUs hang or misbehave on this, so only the CPU backend can report it.
+TEST(GroupKernelsOnCpu, BarrierInDivergentCodeIsAnError) {
+    Runtime rt("cpu");
+    auto bad = group_kernel<64>("bad(v)", [](Array<float> v) {
+        If(local_id() < 10, [&] { barrier(); });
+        v.store(global_id(), 1.0f);
+    });
+    auto v = rt.stream<float>({64});
+    try {
+        bad(Groups{1}, v);
+        FAIL() << "divergent barrier ran";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("barrier() was reached by only some invocations of workgroup 0"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(GroupKernels);
+
+}  // namespace
+}  // namespace rill::test
