@@ -50,7 +50,11 @@ def main():
     for name, r in results.items():
         if not name.startswith("rill_"):
             continue
-        for key, label in (("sum_float4_2e20_ms", "sum of 2^20 float4"), ("sgemv_1024_ms", "SGEMV 1024^2")):
+        for key, label in (("sum_float4_2e20_ms", "sum of 2^20 float4"), ("sgemv_1024_ms", "SGEMV 1024^2"),
+                           ("scatter_add_u32_2e24_into_2e10_ms", "ScatterOp add uint32 2^24 -> 2^10 bins"),
+                           ("scatter_add_f32_2e24_into_2e10_ms", "ScatterOp add float 2^24 -> 2^10 bins"),
+                           ("scatter_add_u32_2e24_into_2e20_ms", "ScatterOp add uint32 2^24 -> 2^20 bins"),
+                           ("scatter_add_f32_2e24_into_2e20_ms", "ScatterOp add float 2^24 -> 2^20 bins")):
             if key in r and key in torch:
                 print(f"| {label} | {name[5:]} | {r[key]:.4f} ms | torch | {torch[key]:.4f} ms | "
                       f"{torch[key] / r[key]:.3f} |")

@@ -27,7 +27,16 @@ A = torch.rand(1024, 1024, device="cuda")
 xv = torch.rand(1024, device="cuda")
 mv_ms = timed(lambda: torch.mv(A, xv))        # cuBLAS SGEMV
 saxpy_ms = timed(lambda: torch.add(y, x, alpha=2.0, out=r))
+# ScatterOp add: 2^24 values into 2^10 and 2^20 bins (index_add_: CUDA atomics)
+scatter = {}
+ns = 1 << 24
+for bins in (10, 20):
+    idx = torch.randint(0, 1 << bins, (ns,), device="cuda")
+    for name, dtype in (("u32", torch.int32), ("f32", torch.float32)):
+        vals = torch.randint(0, 7, (ns,), device="cuda").to(dtype)
+        target = torch.zeros(1 << bins, device="cuda", dtype=dtype)
+        scatter[f"scatter_add_{name}_2e24_into_2e{bins}_ms"] = timed(lambda: target.index_add_(0, idx, vals))
 print(json.dumps({"peer": "torch " + torch.__version__, "device": torch.cuda.get_device_name(),
                   "copy_ms": copy_ms, "copy_gbs": 2 * n * 4 / copy_ms / 1e6,
                   "saxpy_ms": saxpy_ms, "saxpy_gbs": 3 * n * 4 / saxpy_ms / 1e6,
-                  "sum_float4_2e20_ms": sum4_ms, "sgemv_1024_ms": mv_ms}))
+                  "sum_float4_2e20_ms": sum4_ms, "sgemv_1024_ms": mv_ms, **scatter}))

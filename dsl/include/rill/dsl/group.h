@@ -118,6 +118,22 @@ public:
         (void)atomic_exchange(i, v);
     }
 
+    // The same on the element's 32 bits, whatever its one-word type: a
+    // compare-exchange loop over them gives any combiner (floats included).
+    template <class I>
+    Expr<std::uint32_t> atomic_load_bits(const I& i) const {
+        static_assert(element_words<T> == 1, "rill: atomic_load_bits needs a one-word element");
+        return Expr<std::uint32_t>(FromId{memory_atomic(S, id_, ir::AtomicOp::Load, type_v<std::uint32_t>, index_id(i),
+                                                        ir::kNone, ir::kNone)});
+    }
+    template <class I, class C, class V>
+    Expr<std::uint32_t> atomic_compare_exchange_bits(const I& i, const C& compare, const V& value) const {
+        static_assert(element_words<T> == 1, "rill: atomic_compare_exchange_bits needs a one-word element");
+        return Expr<std::uint32_t>(FromId{memory_atomic(S, id_, ir::AtomicOp::CompareExchange, type_v<std::uint32_t>,
+                                                        index_id(i), operand_as(value, type_v<std::uint32_t>),
+                                                        operand_as(compare, type_v<std::uint32_t>))});
+    }
+
 protected:
     explicit Memory(std::uint16_t id) : id_(id) {}
     std::uint16_t id_;
