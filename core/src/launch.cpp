@@ -189,6 +189,8 @@ public:
                 bool a_out = ka == ParamKind::Output || ka == ParamKind::Array;
                 bool b_out = kb == ParamKind::Output || kb == ParamKind::Array;
                 if (!a_out && !b_out) continue;  // reading one stream twice is fine
+                // Group kernels coordinate their own accesses (barriers, atomics).
+                if (ka == ParamKind::Array && kb == ParamKind::Array) continue;
                 if (!overlap(*a, *b)) continue;  // disjoint domains of one stream
                 bool same_view = a->offset() == b->offset() && a->shape() == b->shape() && a->strides() == b->strides();
                 if (a_out && b_out)

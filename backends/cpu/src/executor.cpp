@@ -319,8 +319,9 @@ private:
                     break;
                 }
                 case ir::StmtKind::Barrier:
-                    // Lanes run in lockstep, so a barrier only has to be reached by all.
-                    if (count_ != lanes_ || !all_set(m, lanes_))
+                    // Lanes run in lockstep, so a barrier only has to be reached by all
+                    // (or by none: code after a Break that every lane took).
+                    if (any(m) && (count_ != lanes_ || !all_set(m, lanes_)))
                         throw Error("kernel '" + k_.name + "': barrier() was reached by only some invocations of "
                                     "workgroup " + std::to_string(start_ / lanes_) + " (it is inside an If or a loop "
                                     "whose condition differs between invocations, or follows a Return that some "

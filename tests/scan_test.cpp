@@ -1,0 +1,124 @@
+// Scans against std::exclusive_scan / std::inclusive_scan (int64 / float64 for
+// float sums, with a tolerance derived from n), at every size up to 1000, around
+// powers of two up to 2^24, and at primes; in place and out of place.
+#include <cmath>
+#include <numeric>
+
+#include <rill/algorithms/scan.h>
+
+#include "backend_fixture.h"
+
+namespace rill::test {
+namespace {
+
+class Scans : public BackendTest {};
+
+template <class T>
+T host_combine(ScanOp op, T a, T b) {
+    switch (op) {
+        case ScanOp::Add: return static_cast<T>(a + b);
+        case ScanOp::Mul: return static_cast<T>(a * b);
+        case ScanOp::Min: return std::min(a, b);
+        case ScanOp::Max: return std::max(a, b);
+        case ScanOp::And: if constexpr (std::is_integral_v<T>) return a & b; break;
+        case ScanOp::Or: if constexpr (std::is_integral_v<T>) return a | b; break;
+        case ScanOp::Xor: if constexpr (std::is_integral_v<T>) return a ^ b; break;
+    }
+    return a;
+}
+
+/// Integer scans are exact: compare with the sequential scan (wrapping as uint32).
+template <class T>
+void check_exact(Runtime& rt, const std::vector<T>& x, ScanOp op, bool inclusive, bool in_place, T init) {
+    const auto n = static_cast<std::int64_t>(x.size());
+    std::vector<T> want(x.size());
+    T acc = init;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        if (!inclusive) want[i] = acc;
+        acc = host_combine(op, acc, x[i]);
+        if (inclusive) want[i] = acc;
+    }
+    auto in = rt.stream<T>({n}, x);
+    auto out = in_place ? in : rt.stream<T>({n});
+    if (inclusive) inclusive_scan(in, out, op);
+    else exclusive_scan(in, out, op, init);
+    const std::vector<T> got = out.download();
+    for (std::int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], want[i]) << "element " << i << " of " << n << (inclusive ? ", inclusive" : ", exclusive")
+                                   << (in_place ? ", in place" : "") << ", op " << static_cast<int>(op);
+}
+
+std::vector<std::int64_t> scan_sizes() {
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t n = 0; n <= 1000; ++n) sizes.push_back(n);
+    for (int k = 10; k <= 24; k += 2)
+        for (std::int64_t d : {-1, 0, 1}) sizes.push_back((std::int64_t{1} << k) + d);
+    for (std::int64_t p : {4093, 4099, 65521, 1000003}) sizes.push_back(p);
+    return sizes;
+}
+
+TEST_P(Scans, IntegerAddAtEverySize) {
+    for (std::int64_t n : scan_sizes()) {
+        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
+        check_exact<std::int32_t>(rt(), x, ScanOp::Add, n % 2 == 0, n % 3 == 0, 0);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(Scans, EveryOperatorAndType) {
+    for (std::int64_t n : {1, 2, 255, 4096, 4097, 70001}) {
+        SCOPED_TRACE(n);
+        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
+        for (ScanOp op : {ScanOp::Add, ScanOp::Min, ScanOp::Max, ScanOp::And, ScanOp::Or, ScanOp::Xor}) {
+            check_exact<std::int32_t>(rt(), x, op, true, false, scan_identity<std::int32_t>(op));
+            check_exact<std::int32_t>(rt(), x, op, false, true, scan_identity<std::int32_t>(op));
+        }
+        std::vector<std::int32_t> signs = random_ints(static_cast<std::size_t>(n), 0, 1);
+        for (auto& s : signs) s = s ? 1 : -1;
+        check_exact<std::int32_t>(rt(), signs, ScanOp::Mul, true, false, 1);
+        std::vector<std::uint32_t> u(x.begin(), x.end());  // large values: sums wrap
+        check_exact<std::uint32_t>(rt(), u, ScanOp::Add, false, false, 7u);
+        check_exact<std::uint32_t>(rt(), u, ScanOp::Max, true, false, 0u);
+        check_exact<std::uint32_t>(rt(), u, ScanOp::Min, false, false, 4000000000u);
+        std::vector<float> f = random_floats(static_cast<std::size_t>(n), -100, 100);
+        check_exact<float>(rt(), f, ScanOp::Max, true, false, -INFINITY);
+        check_exact<float>(rt(), f, ScanOp::Min, false, false, INFINITY);
+    }
+}
+
+TEST_P(Scans, FloatSumsWithinRounding) {
+    for (std::int64_t n : {1, 1000, 4097, 1 << 20, (1 << 22) + 1}) {
+        SCOPED_TRACE(n);
+        std::vector<float> x = random_floats(static_cast<std::size_t>(n), -1, 1);
+        auto in = rt().stream<float>({n}, x);
+        auto out = rt().stream<float>({n});
+        exclusive_scan(in, out, ScanOp::Add, 0.5f);
+        const std::vector<float> got = out.download();
+        double acc = 0.5, abs_acc = 0.5;
+        for (std::int64_t i = 0; i < n; ++i) {
+            // Any association of i additions is within i * eps * sum|x| of the exact sum.
+            const double tol = 2.0 * (i + 1) * 1.2e-7 * abs_acc + 1e-6;
+            ASSERT_NEAR(got[i], acc, tol) << i;
+            acc += x[i];
+            abs_acc += std::fabs(x[i]);
+        }
+    }
+}
+
+TEST_P(Scans, ClearErrors) {
+    auto a = rt().stream<float>({10});
+    auto b = rt().stream<float>({11});
+    try {
+        inclusive_scan(a, b);
+        FAIL() << "scanned 10 elements into 11";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "rill scan: the input has shape 10 but the output has shape 11; scan into a stream of "
+                               "the input's shape");
+    }
+    EXPECT_THROW(inclusive_scan(a, a, ScanOp::Xor), Error);  // bit operators need integers
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(Scans);
+
+}  // namespace
+}  // namespace rill::test
