@@ -12,6 +12,9 @@
 #include <cstring>
 #include <memory>
 
+#include <tbb/parallel_scan.h>
+
+#include <rill/algorithms/scan.h>
 #include <rill/rill.h>
 
 namespace {
@@ -171,6 +174,54 @@ void BM_RillSumFloat4(benchmark::State& state) {
     }
 }
 
+// --- scan: exclusive sum of 2^24 uint32 -------------------------------------------
+
+constexpr std::int64_t kScan = std::int64_t{1} << 24;
+
+std::vector<std::uint32_t> scan_input() {
+    std::vector<std::uint32_t> v(kScan);
+    for (std::int64_t i = 0; i < kScan; ++i) v[i] = static_cast<std::uint32_t>((i * 2654435761u) >> 20);
+    return v;
+}
+
+void BM_TbbScan(benchmark::State& state) {
+    const std::vector<std::uint32_t> in = scan_input();
+    std::vector<std::uint32_t> out(kScan);
+    for (auto _ : state) {
+        tbb::parallel_scan(
+            tbb::blocked_range<std::int64_t>(0, kScan, 1 << 16), std::uint32_t{0},
+            [&](const tbb::blocked_range<std::int64_t>& r, std::uint32_t acc, bool final) {
+                for (std::int64_t i = r.begin(); i < r.end(); ++i) {
+                    if (final) out[i] = acc;
+                    acc += in[i];
+                }
+                return acc;
+            },
+            [](std::uint32_t a, std::uint32_t b) { return a + b; });
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * kScan);
+}
+
+void BM_RillScan(benchmark::State& state) {
+    rill::Runtime& rt = runtime();
+    const std::vector<std::uint32_t> host = scan_input();
+    auto in = rt.stream<std::uint32_t>({kScan}, host);
+    auto out = rt.stream<std::uint32_t>({kScan});
+    rill::exclusive_scan(in, out);
+    const std::vector<std::uint32_t> got = out.download();
+    std::uint32_t acc = 0;
+    for (std::int64_t i = 0; i < kScan; ++i) {
+        if (i % 4099 == 0) check(got[i] == acc, "rill exclusive scan");
+        acc += host[i];
+    }
+    for (auto _ : state) {
+        rill::exclusive_scan(in, out);
+        rt.finish();
+    }
+    state.SetItemsProcessed(state.iterations() * kScan);
+}
+
 // --- host overhead --------------------------------------------------------------
 
 void BM_RepeatCallHostTime(benchmark::State& state) {
@@ -200,6 +251,8 @@ BENCHMARK(BM_TbbHeavy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillHeavy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TbbScan)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RillScan)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RepeatCallHostTime)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceKernel)->Unit(benchmark::kMicrosecond);
 

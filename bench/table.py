@@ -62,6 +62,10 @@ def main():
         if "dependent_kernel_us" in r:
             print(f"| 1000 dependent kernels | {name[5:]} | {r['dependent_kernel_us']:.2f} us/kernel | | | |")
     cub = results.get("peer_cub")
+    for name, r in results.items():
+        if name.startswith("rill_") and cub and "scan_gelems" in r:
+            print(f"| exclusive sum scan uint32 | {name[5:]} | {r['scan_gelems']:.1f} G elem/s | CUB DeviceScan | "
+                  f"{cub['scan_gelems']:.1f} G elem/s | {r['scan_gelems'] / cub['scan_gelems']:.3f} |")
     if cub:
         print(f"\nCUB same run: scan {cub['scan_gelems']:.1f} G elem/s, select {cub['select_gelems']:.1f}, "
               f"reduce {cub['reduce_gelems']:.1f}, radix sort keys {cub['sort_keys_gkeys']:.2f} G keys/s, "

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <rill/algorithms/scan.h>
 #include <rill/rill.h>
 
 namespace {
@@ -148,6 +149,23 @@ int main(int argc, char** argv) {
         rill::reductions::sum<float>()(T, yv);
     }, rt);
 
+    // Exclusive sum scan of n uint32 (the peer is CUB's DeviceScan in the same run).
+    double scan_ms = 0;
+    {
+        std::vector<std::uint32_t> hs(n);
+        for (std::int64_t i = 0; i < n; ++i) hs[i] = static_cast<std::uint32_t>((i * 2654435761u) >> 20);
+        auto sin = rt.stream<std::uint32_t>({n}, hs);
+        auto sout = rt.stream<std::uint32_t>({n});
+        rill::exclusive_scan(sin, sout);
+        const std::vector<std::uint32_t> got = sout.download();
+        std::uint32_t acc = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (got[i] != acc) fail("exclusive scan at " + std::to_string(i));
+            acc += hs[i];
+        }
+        scan_ms = median_ms(10, 5, [&] { rill::exclusive_scan(sin, sout); }, rt).device_ms;
+    }
+
     // Brook's ScatterOp (paper section 3.4): 2^24 adds into 2^10 and 2^20 bins,
     // uint32 (native atomics) and float (compare-exchange where the device has no
     // float atomic add in rill's code yet). Checked against the host first.
@@ -204,6 +222,7 @@ int main(int argc, char** argv) {
     std::printf("| sum of float4 (Brook: 2.4 ms GeForce 6800) | 2^20 float4 | %.4f ms | %.4f ms | |\n", sum4_t.device_ms,
                 sum4_t.host_ms);
     std::printf("| SGEMV through mul + sum | 1024 x 1024 | %.4f ms | %.4f ms | |\n", gemv_t.device_ms, gemv_t.host_ms);
+    std::printf("| exclusive sum scan, uint32 | 2^%d | %.4f ms | | %.1f G elements/s |\n", log2n, scan_ms, n / scan_ms / 1e6);
     for (int b = 0; b < 2; ++b)
         std::printf("| ScatterOp add, 2^24 values into 2^%d bins | uint32 %.4f ms | float %.4f ms | |\n", b == 0 ? 10 : 20,
                     scatter_ms[b][0], scatter_ms[b][1]);
@@ -222,7 +241,8 @@ int main(int argc, char** argv) {
           << ",\"first_copy_compiles\":" << compiles_before << ",\"scatter_add_u32_2e24_into_2e10_ms\":" << scatter_ms[0][0]
           << ",\"scatter_add_f32_2e24_into_2e10_ms\":" << scatter_ms[0][1]
           << ",\"scatter_add_u32_2e24_into_2e20_ms\":" << scatter_ms[1][0]
-          << ",\"scatter_add_f32_2e24_into_2e20_ms\":" << scatter_ms[1][1] << "}\n";
+          << ",\"scatter_add_f32_2e24_into_2e20_ms\":" << scatter_ms[1][1] << ",\"scan_ms\":" << scan_ms
+          << ",\"scan_gelems\":" << n / scan_ms / 1e6 << "}\n";
     }
     return 0;
 }

@@ -110,6 +110,7 @@ public:
                         "new stream first)");
             b.shape = Shape{s.size()};
             b.strides = {1, 0, 0, 0};
+            if (s.size() == 0) b.offset = 0;  // GPU loads clamp into [offset, offset + max(size, 1))
             b.linear = true;
             return b;
         }

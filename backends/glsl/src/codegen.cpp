@@ -69,6 +69,7 @@ public:
                      << "u + d) / I(" << sb + 13 << "u + d)) * I(" << sb + 5 << "u + d);\n";
             }
         }
+        array_geometry(1);
         for (std::size_t v = 0; v < k_.vars.size(); ++v)
             out_ << "    " << type_name(k_.vars[v]) << " v" << v << ";\n";
         scopes_.emplace_back();
@@ -99,6 +100,7 @@ private:
         // at once (the whole workgroup, so barriers stay uniform).
         out_ << "    const uint rill_group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
         out_ << "    if (rill_group >= I(0u) / " << k_.workgroup_size << "u) return;\n";
+        array_geometry(1);
         for (std::size_t v = 0; v < k_.vars.size(); ++v)
             out_ << "    " << type_name(k_.vars[v]) << " v" << v << ";\n";
         scopes_.emplace_back();
@@ -150,7 +152,7 @@ private:
         }
         sh.info_binding = binding;
         out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding
-             << ") readonly buffer Info { uint info[]; };\n";
+             << ") restrict readonly buffer Info { uint info[]; };  // never aliases a stream\n";
         if (vk) out_ << "layout(push_constant) uniform Push { uint base; } rill_push;\n#define INFO_BASE rill_push.base\n";
         else out_ << "layout(location = 0) uniform uint rill_info_base;\n#define INFO_BASE rill_info_base\n";
         out_ << "uint I(uint i) { return info[INFO_BASE + i]; }\n";
@@ -474,7 +476,19 @@ private:
     // --- group kernels: memory, atomics, subgroups ---------------------------------
 
     /// Element count of Array param p (its binding is flattened to one dimension).
-    std::string array_count(std::uint32_t p) const { return "I(" + std::to_string(stream_block(k_, p) + 1) + "u)"; }
+    std::string array_count(std::uint32_t p) const { return "rill_size" + std::to_string(p); }
+
+    /// An Array param's offset and size, read from the info block once per
+    /// invocation (the compiler cannot keep info words across stores otherwise).
+    void array_geometry(int depth) {
+        for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
+            if (k_.params[p].kind != ir::ParamKind::Array) continue;
+            const std::uint32_t sb = stream_block(k_, p);
+            indent(depth);
+            out_ << "const uint rill_offset" << p << " = I(" << sb << "u), rill_size" << p << " = I(" << sb + 1
+                 << "u), rill_last" << p << " = max(rill_size" << p << ", 1u) - 1u;\n";
+        }
+    }
     std::string count_of(bool shared, std::uint32_t id) const {
         return shared ? std::to_string(k_.shared[id].count) + "u" : array_count(id);
     }
@@ -483,8 +497,8 @@ private:
         if (shared)
             return "sh" + std::to_string(id) + "[uint(" + index + ") * " + std::to_string(k_.shared[id].words) + "u + " +
                    std::to_string(word) + "u]";
-        return "s" + std::to_string(id) + ".data[(I(" + std::to_string(stream_block(k_, id)) + "u) + uint(" + index +
-               ")) * " + std::to_string(k_.params[id].words) + "u + " + std::to_string(word) + "u]";
+        return "s" + std::to_string(id) + ".data[(rill_offset" + std::to_string(id) + " + uint(" + index + ")) * " +
+               std::to_string(k_.params[id].words) + "u + " + std::to_string(word) + "u]";
     }
 
     /// GLSL's name of a subgroup reduction/scan for combining op `op`.
@@ -583,7 +597,7 @@ private:
     }
 
     /// Declares r<id> for an in-place node and computes it here. Memory out of
-    /// range is never touched: loads give zero, atomics do nothing.
+    /// range is never written: loads give zero, atomics do nothing.
     void in_place(ExprId id, int depth) {
         const ir::Node& n = k_.node(id);
         std::vector<std::string> args;
@@ -596,19 +610,25 @@ private:
             return;
         }
         const bool shared = n.op == Op::SharedLoad || (n.op == Op::Atomic && n.imm[2] != 0);
+        if (n.op != Op::Atomic) {
+            // Loads clamp the index (always in bounds: an empty Array is bound at
+            // offset 0 of a buffer of at least one word) and select zero outside,
+            // without a branch, so that the compiler can issue many loads at once.
+            const std::string last = shared ? std::to_string(k_.shared[n.aux].count - 1) + "u"
+                                            : "rill_last" + std::to_string(n.aux);
+            const std::string clamped = "int(min(uint(" + args[0] + "), " + last + "))";
+            std::vector<std::string> comps;
+            for (int c = 0; c < n.type.width; ++c)
+                comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, clamped, n.imm[0] + c)));
+            out_ << type_name(n.type) << " " << r << " = uint(" << args[0] << ") < " << count_of(shared, n.aux) << " ? "
+                 << vector_of(n.type, comps) << " : " << type_name(n.type) << "(0);\n";
+            return;
+        }
         out_ << type_name(n.type) << " " << r << " = " << type_name(n.type) << "(0);\n";
         indent(depth);
         out_ << "if (uint(" << args[0] << ") < " << count_of(shared, n.aux) << ") {\n";
-        if (n.op == Op::Atomic) {
-            atomic(n, word_of(shared, n.aux, args[0], n.imm[0]), n.nargs > 1 ? args[1] : "", n.nargs > 2 ? args[2] : "",
-                   r, depth + 1);
-        } else {
-            std::vector<std::string> comps;
-            for (int c = 0; c < n.type.width; ++c)
-                comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, args[0], n.imm[0] + c)));
-            indent(depth + 1);
-            out_ << r << " = " << vector_of(n.type, comps) << ";\n";
-        }
+        atomic(n, word_of(shared, n.aux, args[0], n.imm[0]), n.nargs > 1 ? args[1] : "", n.nargs > 2 ? args[2] : "", r,
+               depth + 1);
         indent(depth);
         out_ << "}\n";
     }
