@@ -77,19 +77,30 @@ std::pair<Expr<T>, Expr<T>> workgroup_exclusive(ScanOp op, const Expr<T>& x, T i
     Shared<T> totals(kWg);
     If(subgroup_invocation() == S - 1, [&] { totals.store(sg, inclusive); });
     barrier();
-    // Hillis-Steele over the subgroup totals: log2(count) steps, all read before any write.
-    Int d = 1;
-    While([&] { return d < count; }, [&] {
-        Var<T> left = identity;
-        Var<T> self = identity;
-        If(local_id() < count, [&] {
-            self = totals.load(local_id());
-            If(local_id() >= d, [&] { left = totals.load(local_id() - d); });
+    If(count <= S, [&] {
+        // One subgroup holds all the totals (S >= 16): one more subgroup scan.
+        If(sg == 0, [&] {
+            Expr<T> v = select(local_id() < count, totals.load(local_id()), Expr<T>(identity));
+            Expr<T> scanned = subgroup_scan(op, v, true);
+            If(local_id() < count, [&] { totals.store(local_id(), scanned); });
         });
         barrier();
-        If(local_id() < count, [&] { totals.store(local_id(), combine<T>(op, left, self)); });
-        barrier();
-        d = d * 2;
+    }).Else([&] {
+        // Narrow subgroups (8 on lavapipe, 1 without subgroup operations):
+        // Hillis-Steele over the totals, log2(count) steps, all reads before any write.
+        Int d = 1;
+        While([&] { return d < count; }, [&] {
+            Var<T> left = identity;
+            Var<T> self = identity;
+            If(local_id() < count, [&] {
+                self = totals.load(local_id());
+                If(local_id() >= d, [&] { left = totals.load(local_id() - d); });
+            });
+            barrier();
+            If(local_id() < count, [&] { totals.store(local_id(), combine<T>(op, left, self)); });
+            barrier();
+            d = d * 2;
+        });
     });
     Var<T> before = identity;
     If(sg > 0, [&] { before = totals.load(sg - 1); });

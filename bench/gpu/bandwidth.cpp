@@ -164,6 +164,9 @@ int main(int argc, char** argv) {
             acc += hs[i];
         }
         scan_ms = median_ms(10, 5, [&] { rill::exclusive_scan(sin, sout); }, rt).device_ms;
+        for (const auto& t : rt.kernel_times())  // where the scan's time goes, per kernel
+            std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
+                        t.total_ms / static_cast<double>(t.calls));
     }
 
     // Brook's ScatterOp (paper section 3.4): 2^24 adds into 2^10 and 2^20 bins,
