@@ -64,6 +64,22 @@ TEST_P(Streams, LargeCopiesWithAndWithoutFinish) {
     }
 }
 
+// Vulkan stages uploads in 16-byte pieces; a piece just over the 16 MiB staging
+// size used to leave the next upload of the same batch writing past the
+// mapped staging memory (found by the compaction tests at 2^22 + 1 ints).
+TEST_P(Streams, UploadsJustOverTheStagingSize) {
+    for (std::int64_t n : {(std::int64_t{1} << 22) + 1, (std::int64_t{1} << 22) + 2, (std::int64_t{1} << 22) + 4097}) {
+        std::vector<std::int32_t> a = random_ints(static_cast<std::size_t>(n), -1000, 1000);
+        std::vector<std::int32_t> b(static_cast<std::size_t>(n), -7);
+        auto sa = rt().stream<std::int32_t>({n}, a);
+        auto sb = rt().stream<std::int32_t>({n}, b);
+        auto sc = rt().stream<std::int32_t>({n}, a);
+        EXPECT_EQ(sa.download(), a) << n;
+        EXPECT_EQ(sb.download(), b) << n;
+        EXPECT_EQ(sc.download(), a) << n;
+    }
+}
+
 TEST_P(Streams, BandwidthBenchmarkSequence) {
     // What bench/gpu/bandwidth.cpp does before it times anything.
     auto copy = kernel("copy(x, r)", [](In<float> x, Out<float> r) { r = x; });

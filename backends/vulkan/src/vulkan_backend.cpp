@@ -219,11 +219,15 @@ public:
 
     /// Staging space for an upload recorded in this batch.
     std::pair<VkBuffer, VkDeviceSize> stage(const void* src, VkDeviceSize bytes) {
+        // Pieces start 16-byte aligned; a piece is rounded up to 16 bytes, and
+        // buffers are made in multiples of 16 so that `used` never passes `size`
+        // (it did once, and the next piece was copied past the mapping).
+        const VkDeviceSize rounded = (bytes + 15) & ~VkDeviceSize{15};
         for (auto& s : staging_) {
-            if (s.size - s.used >= bytes) {
+            if (s.used <= s.size && s.size - s.used >= rounded) {
                 const VkDeviceSize at = s.used;
                 std::memcpy(static_cast<char*>(s.mapped) + at, src, bytes);
-                s.used += (bytes + 15) & ~VkDeviceSize{15};
+                s.used += rounded;
                 return {s.buffer, at};
             }
         }
@@ -232,7 +236,7 @@ public:
             submit_and_wait();
             return stage(src, bytes);
         }
-        staging_.push_back(host_buffer(std::max<VkDeviceSize>(bytes, 16u << 20), VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
+        staging_.push_back(host_buffer(std::max<VkDeviceSize>(rounded, 16u << 20), VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
         return stage(src, bytes);
     }
 
