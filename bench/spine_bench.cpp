@@ -14,6 +14,9 @@
 
 #include <tbb/parallel_scan.h>
 
+#include <tbb/parallel_sort.h>
+
+#include <rill/algorithms/radix_sort.h>
 #include <rill/algorithms/scan.h>
 #include <rill/rill.h>
 
@@ -222,6 +225,52 @@ void BM_RillScan(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kScan);
 }
 
+// --- sort: 2^20 random uint32 keys -------------------------------------------------
+
+constexpr std::int64_t kSort = std::int64_t{1} << 20;
+
+std::vector<std::uint32_t> sort_input() {
+    std::vector<std::uint32_t> v(kSort);
+    std::uint32_t s = 987654321u;
+    for (auto& x : v) {
+        s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+        x = s;
+    }
+    return v;
+}
+
+void BM_TbbSort(benchmark::State& state) {
+    const std::vector<std::uint32_t> in = sort_input();
+    std::vector<std::uint32_t> v;
+    for (auto _ : state) {
+        state.PauseTiming();
+        v = in;
+        state.ResumeTiming();
+        tbb::parallel_sort(v.begin(), v.end());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * kSort);
+}
+
+void BM_RillRadixSort(benchmark::State& state) {
+    rill::Runtime& rt = runtime();
+    const std::vector<std::uint32_t> host = sort_input();
+    auto keys = rt.stream<std::uint32_t>({kSort}, host);
+    rill::radix_sort(keys);
+    std::vector<std::uint32_t> want = host;
+    std::sort(want.begin(), want.end());
+    check(keys.download() == want, "rill radix sort");
+    for (auto _ : state) {
+        state.PauseTiming();
+        keys.upload(host);
+        rt.finish();
+        state.ResumeTiming();
+        rill::radix_sort(keys);
+        rt.finish();
+    }
+    state.SetItemsProcessed(state.iterations() * kSort);
+}
+
 // --- host overhead --------------------------------------------------------------
 
 void BM_RepeatCallHostTime(benchmark::State& state) {
@@ -253,6 +302,8 @@ BENCHMARK(BM_TbbSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbScan)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillScan)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TbbSort)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RillRadixSort)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RepeatCallHostTime)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceKernel)->Unit(benchmark::kMicrosecond);
 

@@ -63,9 +63,13 @@ def main():
             print(f"| 1000 dependent kernels | {name[5:]} | {r['dependent_kernel_us']:.2f} us/kernel | | | |")
     cub = results.get("peer_cub")
     for name, r in results.items():
-        if name.startswith("rill_") and cub and "scan_gelems" in r:
-            print(f"| exclusive sum scan uint32 | {name[5:]} | {r['scan_gelems']:.1f} G elem/s | CUB DeviceScan | "
-                  f"{cub['scan_gelems']:.1f} G elem/s | {r['scan_gelems'] / cub['scan_gelems']:.3f} |")
+        if not (name.startswith("rill_") and cub):
+            continue
+        for key, label, peer in (("scan_gelems", "exclusive sum scan uint32 (G elem/s)", "CUB DeviceScan"),
+                                 ("sort_keys_gkeys", "radix sort uint32 keys (G keys/s)", "CUB DeviceRadixSort keys"),
+                                 ("sort_pairs_gpairs", "radix sort uint32 pairs (G pairs/s)", "CUB DeviceRadixSort pairs")):
+            if key in r and key in cub:
+                print(f"| {label} | {name[5:]} | {r[key]:.2f} | {peer} | {cub[key]:.2f} | {r[key] / cub[key]:.3f} |")
     if cub:
         print(f"\nCUB same run: scan {cub['scan_gelems']:.1f} G elem/s, select {cub['select_gelems']:.1f}, "
               f"reduce {cub['reduce_gelems']:.1f}, radix sort keys {cub['sort_keys_gkeys']:.2f} G keys/s, "

@@ -16,8 +16,13 @@ class Scans : public BackendTest {};
 template <class T>
 T host_combine(ScanOp op, T a, T b) {
     switch (op) {
-        case ScanOp::Add: return static_cast<T>(a + b);
-        case ScanOp::Mul: return static_cast<T>(a * b);
+        // Integers wrap as on the device (computed unsigned: signed overflow is UB in C++).
+        case ScanOp::Add:
+            if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+            else return a + b;
+        case ScanOp::Mul:
+            if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
+            else return a * b;
         case ScanOp::Min: return std::min(a, b);
         case ScanOp::Max: return std::max(a, b);
         case ScanOp::And: if constexpr (std::is_integral_v<T>) return a & b; break;

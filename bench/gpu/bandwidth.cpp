@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <rill/algorithms/radix_sort.h>
 #include <rill/algorithms/scan.h>
 #include <rill/rill.h>
 
@@ -169,6 +170,31 @@ int main(int argc, char** argv) {
                         t.total_ms / static_cast<double>(t.calls));
     }
 
+    // Radix sort of n random uint32 keys, keys only and with uint32 values
+    // (peers: CUB DeviceRadixSort in the same run). One timed sort each: a
+    // sort is long enough for the clock.
+    double sort_keys_ms = 0, sort_pairs_ms = 0;
+    {
+        std::vector<std::uint32_t> hk(n), hv(n);
+        std::uint32_t st = 987654321u;
+        for (std::int64_t i = 0; i < n; ++i) {
+            st ^= st << 13, st ^= st >> 17, st ^= st << 5;
+            hk[i] = st;
+            hv[i] = static_cast<std::uint32_t>(i);
+        }
+        auto keys = rt.stream<std::uint32_t>({n}, hk);
+        auto vals = rt.stream<std::uint32_t>({n}, hv);
+        rill::radix_sort(keys, vals);
+        const std::vector<std::uint32_t> sk = keys.download(), sv = vals.download();
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (i > 0 && sk[i - 1] > sk[i]) fail("radix sort order at " + std::to_string(i));
+            if (hk[sv[i]] != sk[i]) fail("radix sort value at " + std::to_string(i));
+        }
+        keys.upload(hk);
+        sort_keys_ms = median_ms(1, 3, [&] { rill::radix_sort(keys); keys.upload(hk); }, rt).device_ms;
+        sort_pairs_ms = median_ms(1, 3, [&] { rill::radix_sort(keys, vals); keys.upload(hk); }, rt).device_ms;
+    }
+
     // Brook's ScatterOp (paper section 3.4): 2^24 adds into 2^10 and 2^20 bins,
     // uint32 (native atomics) and float (compare-exchange where the device has no
     // float atomic add in rill's code yet). Checked against the host first.
@@ -226,6 +252,8 @@ int main(int argc, char** argv) {
                 sum4_t.host_ms);
     std::printf("| SGEMV through mul + sum | 1024 x 1024 | %.4f ms | %.4f ms | |\n", gemv_t.device_ms, gemv_t.host_ms);
     std::printf("| exclusive sum scan, uint32 | 2^%d | %.4f ms | | %.1f G elements/s |\n", log2n, scan_ms, n / scan_ms / 1e6);
+    std::printf("| radix sort, uint32 keys | 2^%d | %.3f ms | | %.2f G keys/s |\n", log2n, sort_keys_ms, n / sort_keys_ms / 1e6);
+    std::printf("| radix sort, uint32 pairs | 2^%d | %.3f ms | | %.2f G pairs/s |\n", log2n, sort_pairs_ms, n / sort_pairs_ms / 1e6);
     for (int b = 0; b < 2; ++b)
         std::printf("| ScatterOp add, 2^24 values into 2^%d bins | uint32 %.4f ms | float %.4f ms | |\n", b == 0 ? 10 : 20,
                     scatter_ms[b][0], scatter_ms[b][1]);
@@ -245,7 +273,8 @@ int main(int argc, char** argv) {
           << ",\"scatter_add_f32_2e24_into_2e10_ms\":" << scatter_ms[0][1]
           << ",\"scatter_add_u32_2e24_into_2e20_ms\":" << scatter_ms[1][0]
           << ",\"scatter_add_f32_2e24_into_2e20_ms\":" << scatter_ms[1][1] << ",\"scan_ms\":" << scan_ms
-          << ",\"scan_gelems\":" << n / scan_ms / 1e6 << "}\n";
+          << ",\"scan_gelems\":" << n / scan_ms / 1e6 << ",\"sort_keys_gkeys\":" << n / sort_keys_ms / 1e6
+          << ",\"sort_pairs_gpairs\":" << n / sort_pairs_ms / 1e6 << "}\n";
     }
     return 0;
 }
