@@ -354,6 +354,54 @@ TEST_P(GroupKernels, HistogramOf16MValues) {
     EXPECT_EQ(bins.download(), want);
 }
 
+// The forward-progress rule of docs/SEMANTICS.md: each workgroup takes its tile
+// from an atomic ticket, so it only ever waits for workgroups that are already
+// running. A chained scan over far more workgroups than any device runs at once
+// (20000 of 64 invocations; the H100 holds about 4200) must finish and be right.
+TEST_P(GroupKernels, ChainedScanAcrossWorkgroupsByTickets) {
+    auto chained = group_kernel<64>("chained(values, ticket, status, out)", [](Array<std::uint32_t> values,
+                                                                             Array<std::uint32_t> ticket,
+                                                                             Array<std::uint32_t> status,
+                                                                             Array<std::uint32_t> out) {
+        Shared<std::uint32_t> tile(1), total(1), prefix(1);
+        If(local_id() == 0, [&] {
+            tile.store(0, ticket.atomic_add(0, 1u));
+            total.store(0, 0u);
+        });
+        barrier();
+        Int t = cast<std::int32_t>(tile.load(0));
+        total.atomic_add(0, values.load(t * 64 + local_id()));
+        barrier();
+        If(local_id() == 0, [&] {
+            // Flag and value in one word (atomics are relaxed): bit 31 = ready.
+            UInt before = 0u;
+            If(t > 0, [&] {
+                UInt seen = 0u;
+                While([&] { return (seen >> 31u) == 0u; }, [&] { seen = status.atomic_load(t - 1); });
+                before = seen & 0x7fffffffu;
+            });
+            status.atomic_store(t, (before + total.load(0)) | 0x80000000u);
+            prefix.store(0, before);
+        });
+        barrier();
+        out.store(t * 64 + local_id(), prefix.load(0));
+    });
+    const std::int64_t groups = 20000, n = groups * 64;
+    std::vector<std::int32_t> raw = random_ints(static_cast<std::size_t>(n), 0, 3);
+    std::vector<std::uint32_t> v(raw.begin(), raw.end());
+    auto values = rt().stream<std::uint32_t>({n}, v);
+    auto ticket = rt().stream<std::uint32_t>({1});
+    auto status = rt().stream<std::uint32_t>({groups});
+    auto out = rt().stream<std::uint32_t>({n});
+    chained(Groups{groups}, values, ticket, status, out);
+    const std::vector<std::uint32_t> got = out.download();
+    std::uint32_t before = 0;
+    for (std::int64_t t = 0; t < groups; ++t) {
+        for (std::int64_t l = 0; l < 64; ++l) ASSERT_EQ(got[t * 64 + l], before) << "tile " << t;
+        for (std::int64_t l = 0; l < 64; ++l) before += v[t * 64 + l];
+    }
+}
+
 TEST_P(GroupKernels, ClearErrors) {
     auto too_much_shared = group_kernel<64>("too_much_shared(v)", [](Array<float> v) {
         Shared<float> big(std::int64_t{1} << 22);  // 16 MiB: more than any device's shared memory

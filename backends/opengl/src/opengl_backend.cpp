@@ -53,6 +53,7 @@ struct State {
     bool binaries = false;  // the driver offers program binary formats
     std::uint64_t device_key = 0;
     bool native_subgroups = false;  // GL_KHR_shader_subgroup with every family rill uses
+    bool float_atomic_add = false;  // GL_NV_shader_atomic_float
 
     /// One barrier covers every later consumer (shader reads, read-backs,
     /// copies, updates), so that forgetting all writes afterwards is sound;
@@ -138,7 +139,8 @@ class GlProgram final : public Program {
 public:
     GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::OpenGL, glsl::kWorkgroupSize,
-                                                            st_->native_subgroups});
+                                                            st_->native_subgroups,
+                                                            st_->float_atomic_add ? "GL_NV_shader_atomic_float" : ""});
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
@@ -434,9 +436,13 @@ private:
         GLint n = 0;
         glGetIntegerv(GL_NUM_EXTENSIONS, &n);
         bool has = false;
-        for (GLint i = 0; i < n && !has; ++i)
-            has = std::string(reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)))) ==
-                  "GL_KHR_shader_subgroup";
+        for (GLint i = 0; i < n; ++i) {
+            const std::string ext = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
+            has = has || ext == "GL_KHR_shader_subgroup";
+            s.float_atomic_add = s.float_atomic_add || ext == "GL_NV_shader_atomic_float";
+        }
+        info_.details.emplace_back("float atomic add", s.float_atomic_add ? "native (GL_NV_shader_atomic_float)"
+                                                                          : "compare-exchange loop");
         GLint size = 1, stages = 0, features = 0;
         if (has) {
             constexpr GLenum kSubgroupSize = 0x9532, kStages = 0x9533, kFeatures = 0x9534;  // KHR_shader_subgroup

@@ -51,6 +51,7 @@ struct SharedDevice {
     VkQueue queue = VK_NULL_HANDLE;
     std::uint32_t family = 0;
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;
+    bool float_atomic_add = false;  // VK_EXT_shader_atomic_float on storage buffers
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
 
@@ -214,6 +215,7 @@ Context::Context() {
         queue = shared.queue;
         queue_mutex = &shared.queue_mutex;
         push_descriptor_set = shared.push_descriptor_set;
+        float_atomic_add = shared.float_atomic_add;
     } catch (...) {
         release();
         throw;
@@ -247,12 +249,27 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     di.queueCreateInfoCount = 1;
     di.pQueueCreateInfos = &qi;
-    const char* push_ext = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
-    const bool has_push = device_extension(physical, push_ext);
-    if (has_push) {
-        di.enabledExtensionCount = 1;
-        di.ppEnabledExtensionNames = &push_ext;
+    std::vector<const char*> extensions;
+    const bool has_push = device_extension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    if (has_push) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    // Float atomic add on storage buffers: ScatterOp and atomic_add on float
+    // Arrays use it where the device has it (a compare-exchange loop otherwise).
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT float_atomics{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+    if (device_extension(physical, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
+        VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+        f2.pNext = &float_atomics;
+        vkGetPhysicalDeviceFeatures2(physical, &f2);
+        const bool add = float_atomics.shaderBufferFloat32AtomicAdd == VK_TRUE;
+        float_atomics = VkPhysicalDeviceShaderAtomicFloatFeaturesEXT{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+        if (add) {
+            float_atomics.shaderBufferFloat32AtomicAdd = VK_TRUE;
+            extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+            di.pNext = &float_atomics;
+            dev->float_atomic_add = true;
+        }
     }
+    di.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+    di.ppEnabledExtensionNames = extensions.data();
     check(vkCreateDevice(physical, &di, nullptr, &dev->device), "vkCreateDevice");
     vkGetDeviceQueue(dev->device, family, 0, &dev->queue);
     if (has_push)

@@ -37,6 +37,7 @@ struct Context {
     bool validation = false;
     /// VK_KHR_push_descriptor: descriptors recorded with the dispatch, no sets to allocate.
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;
+    bool float_atomic_add = false;  // atomicAdd on float storage buffer elements
 
     /// Index of a memory type with all of `want` among `allowed`, or -1.
     int memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const;

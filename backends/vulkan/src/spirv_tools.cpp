@@ -36,10 +36,10 @@ void check_interface(const std::string& kernel, const std::vector<std::uint32_t>
         seen.push_back(reflect.get_decoration(b.id, spv::DecorationBinding));
     }
     // Unused buffers are legitimately dropped by the compiler: every binding the
-    // module declares must be one the backend binds, once.
+    // module declares must be one the backend binds (a binding may be declared
+    // twice: float atomics go through a float view of a uint buffer).
     std::sort(seen.begin(), seen.end());
-    const bool distinct = std::adjacent_find(seen.begin(), seen.end()) == seen.end();
-    RILL_ASSERT(distinct && (seen.empty() || seen.back() < bindings),
+    RILL_ASSERT(seen.empty() || seen.back() < bindings,
                 "kernel '" + kernel + "': the SPIR-V module declares storage buffer bindings outside the " +
                     std::to_string(bindings) + " the backend binds");
     std::uint32_t push = 0;

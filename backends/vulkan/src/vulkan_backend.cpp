@@ -402,7 +402,8 @@ class VkProgram final : public Program {
 public:
     VkProgram(std::shared_ptr<Device> dev, const ir::Kernel& k, const Signature& sig) : dev_(std::move(dev)) {
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
-                                                            dev_->ctx.native_subgroups});
+                                                            dev_->ctx.native_subgroups,
+                                                            dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : ""});
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source);
         if (std::getenv("RILL_DUMP")) detail::dump_file(shader.dump_name + ".spvasm", disassemble(spirv));
         check_interface(k.name, spirv, shader.info_binding + 1, 4);
@@ -505,6 +506,8 @@ public:
         info_.persistent_cache = true;
         info_.details.emplace_back("driver version", std::to_string(c.properties.driverVersion));
         info_.details.emplace_back("max storage buffer", std::to_string(c.properties.limits.maxStorageBufferRange) + " bytes");
+        info_.details.emplace_back("float atomic add", c.float_atomic_add ? "native (VK_EXT_shader_atomic_float)"
+                                                                          : "compare-exchange loop");
         info_.details.emplace_back("validation layer", c.validation ? "on" : "off (RILL_VULKAN_VALIDATION=1)");
         std::string all;
         for (const auto& d : c.device_names()) all += (all.empty() ? "" : "; ") + d;

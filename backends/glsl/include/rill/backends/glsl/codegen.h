@@ -26,6 +26,10 @@ struct ShaderOptions {
     std::uint32_t workgroup_size = kWorkgroupSize;
     /// GL_KHR_shader_subgroup is there; without it a subgroup is one invocation.
     bool native_subgroups = true;
+    /// The GLSL extension that gives atomicAdd on float buffer elements
+    /// ("GL_EXT_shader_atomic_float", "GL_NV_shader_atomic_float"), or empty:
+    /// then float atomic adds loop on compare-exchange.
+    std::string float_atomic_add_extension;
 };
 
 struct Shader {
