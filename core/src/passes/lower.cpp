@@ -17,6 +17,7 @@ void log_stage(const Kernel& k, const char* stage) {
 Kernel lower(const Kernel& traced) {
     validate(traced);
     log_stage(traced, "0-traced");
+    check_barriers(traced);
     Kernel k = forward_variables(traced);
     validate(k);
     log_stage(k, "1-forwarded");

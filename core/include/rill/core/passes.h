@@ -10,8 +10,12 @@ namespace rill::ir {
 /// unambiguous, and drops variables nobody reads any more.
 Kernel forward_variables(const Kernel& k);
 
+/// Throws rill::Error when a barrier of a group kernel may be reached by only
+/// some invocations of a workgroup (see check_barriers.cpp for the rule).
+void check_barriers(const Kernel& k);
+
 /// The pipeline from a traced kernel to what backends compile:
-///   validate -> forward_variables -> validate
+///   validate -> check_barriers -> forward_variables -> validate
 /// With RILL_DUMP set, the IR after each stage is written next to the others.
 Kernel lower(const Kernel& traced);
 
