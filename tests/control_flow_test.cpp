@@ -76,6 +76,36 @@ TEST_P(ControlFlow, NestedLoopsContinueAndElif) {
     }
 }
 
+// An Elif condition reads a variable that the If's branch assigns: the read
+// belongs to the else branch (it used to land after the whole If, and tracing
+// failed with "a value computed inside a block is used after it ended").
+TEST_P(ControlFlow, ElifConditionReadsAVariableTheIfAssigns) {
+    auto k = kernel("elif(x, out)", [](In<std::int32_t> x, Out<std::int32_t> out) {
+        Int r = x;
+        Int a = 0;
+        Int rounds = 0;
+        While([&] { return a == 0; }, [&] {
+            If(r > 5, [&] { r = r - 5; })
+                .Elif(r == 3, [&] { a = 30 + rounds; })
+                .Elif(r % 2 == 0, [&] { a = 20 + rounds; })
+                .Else([&] { a = 10 + rounds; });
+            rounds = rounds + 1;
+        });
+        out = a;
+    });
+    std::vector<std::int32_t> xs = random_ints(1000, 0, 40);
+    auto in = rt().stream<std::int32_t>({1000}, xs);
+    auto out = rt().stream<std::int32_t>({1000});
+    k(in, out);
+    std::vector<std::int32_t> got = out.download();
+    for (int i = 0; i < 1000; ++i) {
+        int r = xs[i], rounds = 0;
+        while (r > 5) r -= 5, ++rounds;
+        const int want = (r == 3 ? 30 : r % 2 == 0 ? 20 : 10) + rounds;
+        ASSERT_EQ(got[i], want) << "x = " << xs[i];
+    }
+}
+
 TEST_P(ControlFlow, EarlyReturnKeepsWhatWasAssigned) {
     auto k = kernel("early(x, r, s)", [](In<float> x, Out<float> r, Out<float> s) {
         r = 1.0f;

@@ -354,15 +354,20 @@ TEST_P(GroupKernels, HistogramOf16MValues) {
     EXPECT_EQ(bins.download(), want);
 }
 
-// The forward-progress rule of docs/SEMANTICS.md: each workgroup takes its tile
-// from an atomic ticket, so it only ever waits for workgroups that are already
-// running. A chained scan over far more workgroups than any device runs at once
-// (20000 of 64 invocations; the H100 holds about 4200) must finish and be right.
-TEST_P(GroupKernels, ChainedScanAcrossWorkgroupsByTickets) {
-    auto chained = group_kernel<64>("chained(values, ticket, status, out)", [](Array<std::uint32_t> values,
-                                                                             Array<std::uint32_t> ticket,
-                                                                             Array<std::uint32_t> status,
-                                                                             Array<std::uint32_t> out) {
+// The forward-progress rule of docs/SEMANTICS.md, in a decoupled look-back
+// scan of workgroup totals (Merrill and Garland) with fallback: each workgroup
+// takes its tile from an atomic ticket, publishes its own total at once, then
+// looks back, adding totals until it finds an inclusive prefix. A tile that is
+// not ready after 16 reads is summed from its inputs by the waiting workgroup
+// instead, so no wait is unbounded (Mesa's llvmpipe ends any loop after 65535
+// iterations, and its workgroups share two CPU cores here). Flag and value
+// share one word (bits 31-30: 0 not ready, 1 total, 2 inclusive prefix).
+// 20000 workgroups of 64 invocations: far more than any device runs at once.
+TEST_P(GroupKernels, DecoupledLookBackAcrossWorkgroups) {
+    auto look_back = group_kernel<64>("look_back(values, ticket, status, out)", [](Array<std::uint32_t> values,
+                                                                                 Array<std::uint32_t> ticket,
+                                                                                 Array<std::uint32_t> status,
+                                                                                 Array<std::uint32_t> out) {
         Shared<std::uint32_t> tile(1), total(1), prefix(1);
         If(local_id() == 0, [&] {
             tile.store(0, ticket.atomic_add(0, 1u));
@@ -373,14 +378,29 @@ TEST_P(GroupKernels, ChainedScanAcrossWorkgroupsByTickets) {
         total.atomic_add(0, values.load(t * 64 + local_id()));
         barrier();
         If(local_id() == 0, [&] {
-            // Flag and value in one word (atomics are relaxed): bit 31 = ready.
+            UInt mine = total.load(0);
+            status.atomic_store(t, mine | select(t == 0, 2u, 1u) << 30u);
             UInt before = 0u;
-            If(t > 0, [&] {
-                UInt seen = 0u;
-                While([&] { return (seen >> 31u) == 0u; }, [&] { seen = status.atomic_load(t - 1); });
-                before = seen & 0x7fffffffu;
+            Int j = t - 1;
+            Int reads = 0;
+            While([&] { return j >= 0; }, [&] {
+                UInt s = status.atomic_load(j);
+                UInt flag = s >> 30u;
+                Bool ready = flag != 0u;
+                Bool give_up = !ready && reads == 15;
+                If(ready, [&] {
+                    before = before + (s & 0x3fffffffu);
+                    j = select(flag == 2u, -1, j - 1);
+                });
+                If(give_up, [&] {
+                    UInt sum = 0u;
+                    for (int l = 0; l < 64; ++l) sum = sum + values.load(j * 64 + l);  // unrolled: no loop to limit
+                    before = before + sum;
+                    j = j - 1;
+                });
+                reads = select(ready || give_up, 0, reads + 1);
             });
-            status.atomic_store(t, (before + total.load(0)) | 0x80000000u);
+            status.atomic_store(t, (before + mine) | (2u << 30u));
             prefix.store(0, before);
         });
         barrier();
@@ -393,7 +413,7 @@ TEST_P(GroupKernels, ChainedScanAcrossWorkgroupsByTickets) {
     auto ticket = rt().stream<std::uint32_t>({1});
     auto status = rt().stream<std::uint32_t>({groups});
     auto out = rt().stream<std::uint32_t>({n});
-    chained(Groups{groups}, values, ticket, status, out);
+    look_back(Groups{groups}, values, ticket, status, out);
     const std::vector<std::uint32_t> got = out.download();
     std::uint32_t before = 0;
     for (std::int64_t t = 0; t < groups; ++t) {

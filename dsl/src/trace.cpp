@@ -105,6 +105,13 @@ ir::StmtId begin_if(ir::ExprId cond, ir::BlockId& then_block, ir::BlockId& else_
     return b.append(ir::Stmt{ir::StmtKind::If, cond, then_block, else_block});
 }
 
+void move_tail(ir::BlockId from, std::size_t mark, ir::BlockId to) {
+    auto& blocks = builder().kernel().blocks;
+    RILL_ASSERT(mark <= blocks[from].size(), "Elif after its If's block shrank");
+    blocks[to].insert(blocks[to].end(), blocks[from].begin() + static_cast<std::ptrdiff_t>(mark), blocks[from].end());
+    blocks[from].resize(mark);
+}
+
 void trace_block(ir::BlockId block, const std::function<void()>& body) {
     ir::Builder& b = builder();
     ir::BlockId saved = b.current_block();

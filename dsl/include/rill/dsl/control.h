@@ -21,6 +21,9 @@ ir::StmtId begin_if(ir::ExprId cond, ir::BlockId& then_block, ir::BlockId& else_
 void trace_block(ir::BlockId block, const std::function<void()>& body);
 void trace_loop(const std::function<void()>& body, const std::function<void()>& continuing);
 void emit_jump(ir::StmtKind kind, const char* what);
+/// Moves the statements appended to `from` since it had `mark` statements
+/// (the reads an Elif condition made) to the end of `to`.
+void move_tail(ir::BlockId from, std::size_t mark, ir::BlockId to);
 
 template <class C>
 ir::ExprId condition_id(const C& c, const char* who) {
@@ -39,18 +42,24 @@ ir::ExprId condition_id(const C& c, const char* who) {
 /// Result of If(...): chain .Elif(...) and .Else(...) onto it.
 class IfChain {
 public:
-    explicit IfChain(ir::BlockId else_block) : else_(else_block) {}
+    /// `parent` is the block holding the If, which had `mark` statements after it.
+    IfChain(ir::BlockId else_block, ir::BlockId parent, std::size_t mark)
+        : else_(else_block), parent_(parent), mark_(mark) {}
 
     template <class C, class F>
     IfChain Elif(const C& cond, F&& body) {
+        // C++ evaluated `cond` after the If was traced, so the variable reads it
+        // made were appended to the parent block, after the If: they belong in
+        // the else branch, before the condition's test.
         ir::BlockId then_b, else_b;
+        dsl::move_tail(parent_, mark_, else_);
         ir::BlockId saved = dsl::builder().current_block();
         dsl::builder().set_current_block(else_);
         ir::ExprId c = dsl::condition_id(cond, "Elif");
         dsl::begin_if(c, then_b, else_b);
         dsl::builder().set_current_block(saved);
         dsl::trace_block(then_b, std::forward<F>(body));
-        return IfChain(else_b);
+        return IfChain(else_b, parent_, mark_);
     }
 
     template <class F>
@@ -60,14 +69,18 @@ public:
 
 private:
     ir::BlockId else_;
+    ir::BlockId parent_;
+    std::size_t mark_;
 };
 
 template <class C, class F>
 IfChain If(const C& cond, F&& body) {
     ir::BlockId then_b, else_b;
     dsl::begin_if(dsl::condition_id(cond, "If"), then_b, else_b);
+    const ir::BlockId parent = dsl::builder().current_block();
+    const std::size_t mark = dsl::builder().kernel().blocks[parent].size();
     dsl::trace_block(then_b, std::forward<F>(body));
-    return IfChain(else_b);
+    return IfChain(else_b, parent, mark);
 }
 
 /// for (i = begin; i < end; i += step) body(i)   (i > end for a negative step).
