@@ -235,6 +235,33 @@ TEST_P(GroupKernels, SubgroupOperationsMatchHostReference) {
     }
 }
 
+// A kernel may require a subgroup size; a backend runs it when the size is in
+// its range (the CPU any power of two; lavapipe 8; the H100 32) and refuses it
+// with a clear error otherwise.
+TEST_P(GroupKernels, RequiredSubgroupSize) {
+    const DeviceLimits& l = rt().info().limits;
+    for (std::uint32_t s : {1u, 2u, 4u, 8u, 16u, 32u, 64u}) {
+        SCOPED_TRACE(s);
+        auto k = group_kernel<64>("pinned(out)", GroupOptions{s}, [](Array<int4> out) {
+            out.store(global_id(), Int4(rill::subgroup_size(), subgroup_invocation(), subgroup_add(Int(1)),
+                                        subgroup_exclusive_add(local_id())));
+        });
+        auto out = rt().stream<int4>({128});
+        if (s < l.min_subgroup_size || s > l.max_subgroup_size) {
+            EXPECT_THROW(k(Groups{2}, out), Error);
+            continue;
+        }
+        k(Groups{2}, out);
+        const std::vector<int4> got = out.download();
+        for (int i = 0; i < 128; ++i) {
+            const int lid = i % 64, first = lid / int(s) * int(s);
+            const int excl = (lid - first) * (first + lid - 1) / 2;  // first + ... + (lid - 1)
+            ASSERT_EQ(got[i], (int4{int(s), lid % int(s), int(s), excl})) << i;
+        }
+    }
+    EXPECT_THROW(group_kernel<64>("odd", GroupOptions{3}, [](Array<int>) {}), Error);
+}
+
 TEST_P(GroupKernels, SubgroupReductionsSeeOnlyActiveInvocations) {
     const int S = subgroup_size();
     auto k = group_kernel<kWg>("divergent(xs, out)", [](Array<std::int32_t> xs, Array<std::int32_t> out) {

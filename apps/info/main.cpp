@@ -13,7 +13,8 @@ int main() {
             const rill::BackendInfo& info = rt.info();
             ++usable;
             std::printf("\n[%s] %s\n", name.c_str(), info.device.c_str());
-            std::printf("  subgroup size        %u\n", info.limits.subgroup_size);
+            std::printf("  subgroup size        %u (a kernel may require %u to %u)\n", info.limits.subgroup_size,
+                        info.limits.min_subgroup_size, info.limits.max_subgroup_size);
             std::printf("  max workgroup size   %u\n", info.limits.max_workgroup_size);
             std::printf("  shared memory        %llu bytes\n", static_cast<unsigned long long>(info.limits.shared_memory_bytes));
             for (const auto& [key, value] : info.details) std::printf("  %-20s %s\n", key.c_str(), value.c_str());

@@ -199,7 +199,7 @@ std::uint64_t Kernel::hash() const {
         h = mix(h, (static_cast<std::uint64_t>(s.a) << 32) | s.b);
         h = mix(h, (static_cast<std::uint64_t>(s.c) << 32) | s.d);
     }
-    h = mix(h, workgroup_size);
+    h = mix(h, (static_cast<std::uint64_t>(subgroup_size) << 32) | workgroup_size);
     for (const SharedArray& a : shared) {
         h = mix(h, (static_cast<std::uint64_t>(a.words) << 32) | a.count);
         h = hash_string(h, a.type_name);

@@ -70,6 +70,14 @@ public:
             throw Error("kernel '" + k_.name + "': its Shared<T> arrays take " + std::to_string(k_.shared_bytes()) +
                         " bytes but the " + info.name + " device has " + std::to_string(info.limits.shared_memory_bytes) +
                         " bytes of shared memory per workgroup; use fewer or smaller Shared arrays");
+        if (const std::uint32_t s = k_.subgroup_size) {
+            const DeviceLimits& l = info.limits;
+            if (s < l.min_subgroup_size || s > l.max_subgroup_size)
+                throw Error("kernel '" + k_.name + "': requires subgroups of " + std::to_string(s) + " invocations; the " +
+                            info.name + " backend (" + info.device + ") runs " + std::to_string(l.min_subgroup_size) +
+                            (l.max_subgroup_size != l.min_subgroup_size ? " to " + std::to_string(l.max_subgroup_size) : "") +
+                            "; require a size in that range, or none (GroupOptions{})");
+        }
         return Shape{groups * static_cast<std::int64_t>(k_.workgroup_size)};
     }
 

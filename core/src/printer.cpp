@@ -25,6 +25,7 @@ public:
             out_ << ")\n";
         }
         if (k_.is_group_kernel()) out_ << "  workgroup size " << k_.workgroup_size << "\n";
+        if (k_.subgroup_size) out_ << "  subgroup size " << k_.subgroup_size << " (required)\n";
         for (std::size_t i = 0; i < k_.shared.size(); ++i)
             out_ << "  shared" << i << ": " << k_.shared[i].type_name << "[" << k_.shared[i].count << "]\n";
         for (std::size_t v = 0; v < k_.vars.size(); ++v)

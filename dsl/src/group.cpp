@@ -58,6 +58,17 @@ ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t,
     return builder().in_place(n);
 }
 
+void set_group_options(const GroupOptions& options) {
+    ir::Kernel& k = kernel();
+    const std::uint32_t s = options.subgroup_size;
+    if (s == 0) return;
+    if (s > 128 || (s & (s - 1)) != 0 || k.workgroup_size % s != 0)
+        throw Error("kernel '" + k.name + "': GroupOptions::subgroup_size = " + std::to_string(s) +
+                    "; give a power of two up to 128 that divides the workgroup size (" +
+                    std::to_string(k.workgroup_size) + ")");
+    k.subgroup_size = s;
+}
+
 ir::ExprId array_size(std::uint16_t param) { return builder().group_leaf(ir::Op::ArraySize, param); }
 
 std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std::int64_t count) {

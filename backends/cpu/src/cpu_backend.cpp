@@ -50,11 +50,13 @@ public:
         info_.device = "host CPU, " + std::to_string(threads) + " TBB threads";
         info_.limits.subgroup_size = static_cast<std::uint32_t>(subgroup_size_);
         info_.limits.subgroup_ops = kAllSubgroupOps;
+        info_.limits.min_subgroup_size = 1;  // any power of two up to 128, per kernel
+        info_.limits.max_subgroup_size = 128;
         info_.limits.max_workgroup_size = 4096;
         info_.limits.shared_memory_bytes = 1u << 20;
         info_.limits.max_buffer_bytes = ~0ull;
         info_.details.emplace_back("lanes per block", std::to_string(lanes_));
-        info_.details.emplace_back("subgroup size", std::to_string(subgroup_size_) + " (RILL_CPU_SUBGROUP_SIZE)");
+        info_.details.emplace_back("default subgroup", "RILL_CPU_SUBGROUP_SIZE (8 when unset)");
     }
 
     const BackendInfo& info() const override { return info_; }

@@ -9,7 +9,7 @@ namespace rill::cpu {
 CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size)
     : kernel_(std::make_shared<const ir::Kernel>(k)),
       lanes_(k.is_group_kernel() ? static_cast<int>(k.workgroup_size) : lanes),
-      subgroup_size_(subgroup_size) {
+      subgroup_size_(k.subgroup_size ? static_cast<int>(k.subgroup_size) : subgroup_size) {
     const ir::Kernel& kk = *kernel_;
     for (const ir::SharedArray& a : kk.shared) {
         shared_offsets_.push_back(shared_words_);

@@ -453,6 +453,7 @@ private:
         s.native_subgroups = has && (stages & GL_COMPUTE_SHADER_BIT) && (features & kAllSubgroupOps) == kAllSubgroupOps;
         info_.limits.subgroup_size = s.native_subgroups ? static_cast<std::uint32_t>(size) : 1u;
         info_.limits.subgroup_ops = kAllSubgroupOps;
+        info_.limits.min_subgroup_size = info_.limits.max_subgroup_size = info_.limits.subgroup_size;  // GL cannot pin
         info_.details.emplace_back("subgroups", s.native_subgroups ? "GL_KHR_shader_subgroup"
                                                                    : "one invocation each (no GL_KHR_shader_subgroup)");
     }

@@ -52,6 +52,7 @@ struct SharedDevice {
     std::uint32_t family = 0;
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;
     bool float_atomic_add = false;  // VK_EXT_shader_atomic_float on storage buffers
+    bool subgroup_size_control = false;
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
 
@@ -216,6 +217,19 @@ Context::Context() {
         queue_mutex = &shared.queue_mutex;
         push_descriptor_set = shared.push_descriptor_set;
         float_atomic_add = shared.float_atomic_add;
+        min_subgroup_size = max_subgroup_size = native_subgroups ? subgroup_size : 1u;
+        if (shared.subgroup_size_control && native_subgroups) {
+            VkPhysicalDeviceSubgroupSizeControlPropertiesEXT sc{
+                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT};
+            VkPhysicalDeviceProperties2 p3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+            p3.pNext = &sc;
+            vkGetPhysicalDeviceProperties2(physical, &p3);
+            if (sc.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) {
+                subgroup_size_control = true;
+                min_subgroup_size = sc.minSubgroupSize;
+                max_subgroup_size = sc.maxSubgroupSize;
+            }
+        }
     } catch (...) {
         release();
         throw;
@@ -266,6 +280,25 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
             extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
             di.pNext = &float_atomics;
             dev->float_atomic_add = true;
+        }
+    }
+    // Pinned subgroup sizes (GroupOptions::subgroup_size) where compute shaders can have them.
+    VkPhysicalDeviceSubgroupSizeControlFeaturesEXT size_control{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
+    if (device_extension(physical, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) {
+        VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+        f2.pNext = &size_control;
+        vkGetPhysicalDeviceFeatures2(physical, &f2);
+        const bool ok = size_control.subgroupSizeControl == VK_TRUE && size_control.computeFullSubgroups == VK_TRUE;
+        size_control = VkPhysicalDeviceSubgroupSizeControlFeaturesEXT{
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
+        if (ok) {
+            size_control.subgroupSizeControl = VK_TRUE;
+            size_control.computeFullSubgroups = VK_TRUE;
+            size_control.pNext = const_cast<void*>(di.pNext);
+            di.pNext = &size_control;
+            extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+            dev->subgroup_size_control = true;
         }
     }
     di.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());

@@ -38,6 +38,9 @@ struct Context {
     /// VK_KHR_push_descriptor: descriptors recorded with the dispatch, no sets to allocate.
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;
     bool float_atomic_add = false;  // atomicAdd on float storage buffer elements
+    /// VK_EXT_subgroup_size_control enabled: pipelines may require a size in [min, max].
+    bool subgroup_size_control = false;
+    std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
 
     /// Index of a memory type with all of `want` among `allowed`, or -1.
     int memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const;

@@ -437,6 +437,14 @@ public:
         ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
         ci.stage.module = module;
         ci.stage.pName = "main";
+        VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT required{
+            VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT};
+        if (k.subgroup_size && dev_->ctx.subgroup_size_control) {
+            // The launch checked the size against the device's range.
+            required.requiredSubgroupSize = k.subgroup_size;
+            ci.stage.pNext = &required;
+            ci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
+        }
         ci.layout = layout;
         check(vkCreateComputePipelines(d, dev_->pipeline_cache, 1, &ci, nullptr, &pipeline), "vkCreateComputePipelines");
     }
@@ -500,6 +508,8 @@ public:
                        std::to_string(VK_API_VERSION_PATCH(c.properties.apiVersion)) + ")";
         info_.limits.subgroup_size = c.native_subgroups ? c.subgroup_size : 1u;
         info_.limits.subgroup_ops = kAllSubgroupOps;
+        info_.limits.min_subgroup_size = c.min_subgroup_size;
+        info_.limits.max_subgroup_size = c.max_subgroup_size;
         info_.limits.max_workgroup_size = c.properties.limits.maxComputeWorkGroupInvocations;
         info_.limits.shared_memory_bytes = c.properties.limits.maxComputeSharedMemorySize;
         info_.limits.max_buffer_bytes = c.properties.limits.maxStorageBufferRange;

@@ -111,6 +111,7 @@ private:
         out.params = k_.params;
         out.uniform_words = k_.uniform_words;
         out.workgroup_size = k_.workgroup_size;
+        out.subgroup_size = k_.subgroup_size;
         out.shared = k_.shared;
         Builder b(out);
         std::vector<VarId> var_map(k_.vars.size(), kNone);

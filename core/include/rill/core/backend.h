@@ -83,6 +83,8 @@ struct DeviceLimits {
     /// Invocations per subgroup in group kernels (1 where the API has no subgroups).
     std::uint32_t subgroup_size = 0;
     std::uint32_t subgroup_ops = 0;
+    /// Sizes a group kernel may require (GroupOptions::subgroup_size).
+    std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
     std::uint32_t max_workgroup_size = 0;
     std::uint64_t shared_memory_bytes = 0;
     std::uint64_t max_buffer_bytes = 0;

@@ -170,6 +170,8 @@ public:
     /// Invocations per workgroup of a group kernel; 0 for a Brook kernel (one
     /// invocation per output element, workgroups invisible).
     std::uint32_t workgroup_size = 0;
+    /// Subgroup size the kernel was traced to require (0: the backend's).
+    std::uint32_t subgroup_size = 0;
     std::vector<SharedArray> shared;
     bool is_group_kernel() const { return workgroup_size != 0; }
     std::uint64_t shared_bytes() const {

@@ -25,6 +25,15 @@ struct Groups {
     std::int64_t count = 0;
 };
 
+/// Options of rill::group_kernel.
+struct GroupOptions {
+    /// Require subgroups of exactly this many invocations (a power of two; the
+    /// workgroup size must be a multiple of it). 0: whatever the backend runs.
+    /// Backends that cannot run the size refuse the call (BackendInfo limits
+    /// min_subgroup_size .. max_subgroup_size say what they can).
+    std::uint32_t subgroup_size = 0;
+};
+
 namespace dsl {
 
 enum class Space : std::uint8_t { Global, Shared };

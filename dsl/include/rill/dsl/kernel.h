@@ -102,6 +102,8 @@ private:
 std::uint16_t add_param(const std::string& name, const std::string& type_name, ir::ParamKind kind,
                         std::uint32_t words, int gather_rank);
 void begin_epilogue();
+/// Checks the options against the kernel being traced and records them.
+void set_group_options(const GroupOptions& options);
 void emit_store(std::uint16_t param, ir::ExprId value, std::uint32_t word);
 
 template <class P>
@@ -224,13 +226,15 @@ struct kernel_of<std::tuple<Ps...>> {
 /// Traces `body` with parameters of types Ps... and returns the finished IR.
 template <class F, class... Ps, std::size_t... I>
 std::shared_ptr<const ir::Kernel> trace_kernel(const std::string& signature, F& body, std::tuple<Ps...>*,
-                                               std::index_sequence<I...>, std::uint32_t workgroup_size = 0) {
+                                               std::index_sequence<I...>, std::uint32_t workgroup_size = 0,
+                                               GroupOptions options = {}) {
     static_assert((param_traits<Ps>::valid && ...),
                   "rill::kernel: every lambda parameter must be rill::In<T>, rill::Out<T>, rill::Array<T>, "
                   "rill::Gather<T, R>, or a constant rill::Var<T> (rill::Float, rill::Int3, a RILL_STRUCT ...)");
     KernelSignature sig = parse_signature(signature, sizeof...(Ps));
     TraceScope scope(sig.name);
     scope.context().kernel.workgroup_size = workgroup_size;
+    set_group_options(options);
     // Braced init runs the constructors left to right: parameters get indices in order.
     std::tuple<Ps...> params{make_param<Ps>(sig.params[I])...};
     std::apply(body, params);
@@ -245,7 +249,7 @@ std::shared_ptr<const ir::Kernel> trace_kernel(const std::string& signature, F& 
 /// as kernel(rill::Groups{count}, args...). Its parameters are Array<T>,
 /// Gather<T, R> and constants; see rill/dsl/group.h.
 template <std::uint32_t WorkgroupSize, class F>
-auto group_kernel(const std::string& signature, F&& body) {
+auto group_kernel(const std::string& signature, GroupOptions options, F&& body) {
     static_assert(WorkgroupSize >= 1 && WorkgroupSize <= 1024,
                   "rill::group_kernel<N>: N is 1 to 1024 (devices may allow less; checked at launch)");
     using Params = typename dsl::lambda_params<std::remove_cvref_t<F>>::type;
@@ -254,8 +258,12 @@ auto group_kernel(const std::string& signature, F&& body) {
                   "kernel reads and writes streams through rill::Array<T> (and reads through Gather<T, R>)");
     using K = typename dsl::kernel_of<Params>::type;
     auto ir = dsl::trace_kernel(signature, body, static_cast<Params*>(nullptr),
-                                std::make_index_sequence<std::tuple_size_v<Params>>{}, WorkgroupSize);
+                                std::make_index_sequence<std::tuple_size_v<Params>>{}, WorkgroupSize, options);
     return K(std::make_shared<detail::KernelState>(std::move(ir)));
+}
+template <std::uint32_t WorkgroupSize, class F>
+auto group_kernel(const std::string& signature, F&& body) {
+    return group_kernel<WorkgroupSize>(signature, GroupOptions{}, std::forward<F>(body));
 }
 
 template <class F>
