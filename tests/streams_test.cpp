@@ -135,6 +135,44 @@ TEST_P(Streams, DomainViewsAsInputOutputAndGather) {
     EXPECT_EQ(s.download(), want);
 }
 
+TEST_P(Streams, RepeatViews) {
+    const std::vector<float> x = random_floats(5, -10, 10);
+    auto s = rt().stream<float>({5}, x);
+    auto r = s.repeat(3);  // {3, 5}: rows are copies of s, no storage of their own
+    ASSERT_EQ(r.shape(), (Shape{3, 5}));
+    std::vector<float> tiled;
+    for (int k = 0; k < 3; ++k) tiled.insert(tiled.end(), x.begin(), x.end());
+    EXPECT_EQ(r.download(), tiled);
+
+    // As a kernel input (with a row-dependent result) and as a gather argument.
+    auto k = kernel("rows(in, out)", [](In<float> in, Out<float> out) { out = in * 2.0f + cast<float>(indexof<2>(out).x()); });
+    auto out = rt().stream<float>({3, 5});
+    k(r, out);
+    std::vector<float> got = out.download();
+    for (int i = 0; i < 15; ++i) EXPECT_EQ(got[i], x[i % 5] * 2.0f + float(i / 5)) << i;
+    auto g = kernel("gather_rows(g, out)", [](Gather<float, 2> g, Out<float> out) {
+        Int2 p = indexof<2>(out);
+        out = g[Int2(2 - p.x(), 4 - p.y())];
+    });
+    g(r, out);
+    got = out.download();
+    for (int i = 0; i < 15; ++i) EXPECT_EQ(got[i], x[4 - i % 5]) << i;
+
+    // Repeats of 2D streams and of empty ones.
+    auto m = rt().stream<float>({2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6});
+    EXPECT_EQ(m.repeat(2).shape(), (Shape{2, 2, 3}));
+    EXPECT_EQ(m.repeat(2).download(), (std::vector<float>{1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(rt().stream<float>({0}).repeat(4).download(), std::vector<float>{});
+
+    // Read-only, rank at most 4, at least once.
+    auto copy = kernel("copy(in, out)", [](In<float> in, Out<float> o) { o = in; });
+    auto src = rt().stream<float>({3, 5});
+    EXPECT_THROW(copy(src, r), Error);
+    EXPECT_THROW(r.upload(tiled), Error);
+    EXPECT_THROW(s.repeat(0), Error);
+    EXPECT_THROW(rt().stream<float>({1, 1, 1, 1}).repeat(2), Error);
+}
+
 TEST_P(Streams, TwoDimensionalDomainsAndStrides) {
     auto inc = kernel("inc(x, r)", [](In<std::int32_t> x, Out<std::int32_t> r) { r = x + 1000; });
     const int h = 7, w = 9;

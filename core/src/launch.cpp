@@ -153,6 +153,11 @@ public:
                 }
             }
         }
+        if (p.kind == ParamKind::Output)
+            for (int d = 0; d < s.shape().rank; ++d)
+                if (s.shape().dims[d] > 1 && s.strides()[d] == 0)
+                    fail(i, "is a repeat view (its elements appear several times), which cannot be written; write "
+                            "the stream it repeats");
         if (p.indexof_rank && s.shape().rank != p.indexof_rank)
             fail(i, "is used with indexof<" + std::to_string(p.indexof_rank) + "> but has rank " +
                         std::to_string(s.shape().rank) + "; use indexof<" + std::to_string(s.shape().rank) + ">");

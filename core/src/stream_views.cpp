@@ -100,8 +100,27 @@ void StreamBase::stride_view(std::initializer_list<std::int64_t> step) {
     }
 }
 
+void StreamBase::repeat_view(std::int64_t times) {
+    if (iterator_) throw Error("Stream::repeat: iterator streams cannot be repeated; repeat a stream with storage");
+    if (shape_.rank >= kMaxRank)
+        throw Error("Stream::repeat: the stream has rank " + std::to_string(shape_.rank) +
+                    " and a repeat adds a dimension; streams have at most 4 (reshape it first)");
+    if (times < 1) throw Error("Stream::repeat: repeat at least once, got " + std::to_string(times));
+    for (int d = shape_.rank; d > 0; --d) {
+        shape_.dims[d] = shape_.dims[d - 1];
+        strides_[d] = strides_[d - 1];
+    }
+    shape_.dims[0] = times;
+    strides_[0] = 0;  // every repetition reads the same elements
+    ++shape_.rank;
+}
+
 void StreamBase::upload_bytes(const void* src, std::size_t bytes) {
     if (!rt_) throw Error("Stream::upload: the stream was default-constructed; create it with Runtime::stream");
+    for (int d = 0; d < shape_.rank; ++d)
+        if (shape_.dims[d] > 1 && strides_[d] == 0)
+            throw Error("Stream::upload: this is a repeat view (its elements appear several times); upload into the "
+                        "stream it repeats");
     if (iterator_) throw Error("Stream::upload: iterator streams compute their values and cannot be written");
     if (!bytes) return;
     if (contiguous()) {

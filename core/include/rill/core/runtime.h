@@ -56,6 +56,7 @@ protected:
     void domain_view(std::initializer_list<std::int64_t> begin, std::initializer_list<std::int64_t> end);
     void domain_view(const Shape& begin, const Shape& end);
     void stride_view(std::initializer_list<std::int64_t> step);
+    void repeat_view(std::int64_t times);
     void upload_bytes(const void* src, std::size_t bytes);
     void download_bytes(void* dst, std::size_t bytes) const;
     /// A fresh, densely packed stream of this view's shape and element size.
@@ -126,6 +127,15 @@ public:
     Stream stride(std::initializer_list<std::int64_t> step) const {
         Stream s = *this;
         s.stride_view(step);
+        return s;
+    }
+
+    /// The whole stream `times` times over, as a new leading dimension: a view
+    /// of shape {times, shape...} (no copy; rank at most 4). Read-only: kernels
+    /// take it as input or gather argument, not as output.
+    Stream repeat(std::int64_t times) const {
+        Stream s = *this;
+        s.repeat_view(times);
         return s;
     }
 
