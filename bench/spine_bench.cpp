@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 
+#include <cblas.h>
 #include <tbb/parallel_scan.h>
 
 #include <tbb/parallel_sort.h>
@@ -177,6 +178,49 @@ void BM_RillSumFloat4(benchmark::State& state) {
     }
 }
 
+// --- SGEMV 1024^2: Brook's mul + sum against OpenBLAS ------------------------------
+
+constexpr std::int64_t kGemv = 1024;
+
+struct GemvData {
+    std::vector<float> a, x;
+    GemvData() : a(kGemv * kGemv), x(kGemv) {
+        for (std::int64_t i = 0; i < kGemv * kGemv; ++i) a[i] = float(i % 17) * 0.25f;
+        for (std::int64_t j = 0; j < kGemv; ++j) x[j] = float(j % 5);
+    }
+};
+
+void BM_OpenBlasSgemv(benchmark::State& state) {
+    static GemvData d;
+    std::vector<float> y(kGemv);
+    for (auto _ : state) {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, kGemv, kGemv, 1.0f, d.a.data(), kGemv, d.x.data(), 1, 0.0f, y.data(), 1);
+        benchmark::DoNotOptimize(y.data());
+    }
+}
+
+void BM_RillSgemv(benchmark::State& state) {
+    rill::Runtime& rt = runtime();
+    static GemvData d;
+    auto mul = rill::kernel("mul(a, b, c)", [](rill::In<float> a, rill::In<float> b, rill::Out<float> c) { c = a * b; });
+    auto A = rt.stream<float>({kGemv, kGemv}, d.a);
+    auto x = rt.stream<float>({1, kGemv}, d.x);
+    auto T = rt.stream<float>({kGemv, kGemv});
+    auto y = rt.stream<float>({kGemv, 1});
+    mul(A, x, T);
+    rill::reductions::sum<float>()(T, y);
+    const std::vector<float> got = y.download();
+    std::vector<float> want(kGemv);
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, kGemv, kGemv, 1.0f, d.a.data(), kGemv, d.x.data(), 1, 0.0f, want.data(), 1);
+    for (std::int64_t i = 0; i < kGemv; ++i)
+        check(std::fabs(got[i] - want[i]) <= 1e-4f * std::fabs(want[i]) + 1e-3f, "rill SGEMV against OpenBLAS");
+    for (auto _ : state) {
+        mul(A, x, T);
+        rill::reductions::sum<float>()(T, y);
+        rt.finish();
+    }
+}
+
 // --- scan: exclusive sum of 2^24 uint32 -------------------------------------------
 
 constexpr std::int64_t kScan = std::int64_t{1} << 24;
@@ -300,6 +344,8 @@ BENCHMARK(BM_TbbHeavy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillHeavy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_OpenBlasSgemv)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RillSgemv)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbScan)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillScan)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbSort)->Unit(benchmark::kMillisecond)->UseRealTime();
