@@ -113,7 +113,7 @@ public:
         if (p.kind == ParamKind::Array) {
             if (s.is_iterator())
                 fail(i, "is an iterator stream, which has no storage; pass a stream from Runtime::stream");
-            if (!dense(s))
+            if (!s.contiguous())
                 fail(i, "is a strided view; an Array<T> needs contiguous elements (copy the view into a "
                         "new stream first)");
             b.shape = Shape{s.size()};
@@ -161,19 +161,10 @@ public:
         if (p.indexof_rank && s.shape().rank != p.indexof_rank)
             fail(i, "is used with indexof<" + std::to_string(p.indexof_rank) + "> but has rank " +
                         std::to_string(s.shape().rank) + "; use indexof<" + std::to_string(s.shape().rank) + ">");
-        b.linear = dense(s) && s.shape() == dom;
+        b.linear = s.contiguous() && s.shape() == dom;
         return b;
     }
 
-    static bool dense(const StreamBase& s) {
-        bool dense = true;
-        std::int64_t stride = 1;
-        for (int d = s.shape().rank - 1; d >= 0; --d) {
-            dense = dense && (s.shape().dims[d] == 1 || s.strides()[d] == stride);
-            stride *= s.shape().dims[d];
-        }
-        return dense;
-    }
 
     /// Element range [lo, hi] a view can touch (empty views touch nothing).
     static std::pair<std::int64_t, std::int64_t> extent(const StreamBase& s) {

@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <bit>
-#include <limits>
 #include <utility>
 
 #include "rill/core/error.h"
@@ -87,17 +86,6 @@ template <class T>
 T value(u32 b) {
     if constexpr (std::is_same_v<T, float>) return std::bit_cast<float>(b);
     else return static_cast<T>(b);
-}
-
-/// The identity of `op` on T: what an exclusive scan gives its first invocation.
-template <ir::Op O, class T>
-T identity() {
-    using L = std::numeric_limits<T>;
-    if constexpr (O == ir::Op::Add || O == ir::Op::BitOr || O == ir::Op::BitXor) return T{0};
-    else if constexpr (O == ir::Op::Mul) return T{1};
-    else if constexpr (O == ir::Op::BitAnd) return static_cast<T>(~T{0});
-    else if constexpr (O == ir::Op::Min) return L::has_infinity ? L::infinity() : L::max();
-    else return L::has_infinity ? -L::infinity() : L::lowest();
 }
 
 }  // namespace
@@ -198,7 +186,7 @@ void subgroup_op(const ir::Node& n, Type vt, const u32* v, const u32* arg, const
                         for (int c = 0; c < width; ++c) {
                             const u32* vc = v + c * lanes;
                             u32* oc = out + c * lanes;
-                            T acc = identity<O, T>();
+                            T acc = value<T>(ir::combine_identity_bits(O, vt.scalar));
                             for (int l = first; l < end; ++l) {
                                 if (!mask[l]) continue;
                                 if (op == ir::SubgroupOp::ExclusiveScan) oc[l] = bits(acc);

@@ -15,6 +15,7 @@
 #include "rill/backends/glsl/info_layout.h"
 #include "rill/core/error.h"
 #include "rill/core/launch.h"
+#include "rill/core/op_traits.h"
 
 namespace rill::glsl {
 
@@ -69,13 +70,7 @@ public:
                      << "u + d) / I(" << sb + 13 << "u + d)) * I(" << sb + 5 << "u + d);\n";
             }
         }
-        array_geometry(1);
-        for (std::size_t v = 0; v < k_.vars.size(); ++v)
-            out_ << "    " << type_name(k_.vars[v]) << " v" << v << ";\n";
-        scopes_.emplace_back();
-        block(k_.body, 1);
-        block(k_.epilogue, 1);
-        out_ << "}\n";
+        function_body();
         out_ << "void main() {\n";
         out_ << "    const uint n = I(0u);\n";
         out_ << "    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * " << opt_.workgroup_size << "u;\n";
@@ -128,6 +123,18 @@ private:
         return seen;
     }
 
+    /// The rest of the function holding the kernel's code: Array geometry,
+    /// variables, body and epilogue, and the closing brace.
+    void function_body() {
+        array_geometry(1);
+        for (std::size_t v = 0; v < k_.vars.size(); ++v)
+            out_ << "    " << type_name(k_.vars[v]) << " v" << v << ";\n";
+        scopes_.emplace_back();
+        block(k_.body, 1);
+        block(k_.epilogue, 1);
+        out_ << "}\n";
+    }
+
     void group_main() {
         global_write_before_.assign(k_.stmts.size(), 0);
         mark_barriers(k_.body, false);
@@ -136,13 +143,7 @@ private:
         // at once (the whole workgroup, so barriers stay uniform).
         out_ << "    const uint rill_group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
         out_ << "    if (rill_group >= I(0u) / " << k_.workgroup_size << "u) return;\n";
-        array_geometry(1);
-        for (std::size_t v = 0; v < k_.vars.size(); ++v)
-            out_ << "    " << type_name(k_.vars[v]) << " v" << v << ";\n";
-        scopes_.emplace_back();
-        block(k_.body, 1);
-        block(k_.epilogue, 1);
-        out_ << "}\n";
+        function_body();
     }
 
     bool uses_subgroup_ops() const {
@@ -548,11 +549,12 @@ private:
         return shared ? std::to_string(k_.shared[id].count) + "u" : array_count(id);
     }
     /// The storage word `word` of element `index` (an int expression, in range).
-    std::string word_of(bool shared, std::uint32_t id, const std::string& index, std::uint32_t word) const {
+    std::string word_of(bool shared, std::uint32_t id, const std::string& index, std::uint32_t word,
+                        const char* buffer = "s") const {
         if (shared)
             return "sh" + std::to_string(id) + "[uint(" + index + ") * " + std::to_string(k_.shared[id].words) + "u + " +
                    std::to_string(word) + "u]";
-        return "s" + std::to_string(id) + ".data[(rill_offset" + std::to_string(id) + " + uint(" + index + ")) * " +
+        return buffer + std::to_string(id) + ".data[(rill_offset" + std::to_string(id) + " + uint(" + index + ")) * " +
                std::to_string(k_.params[id].words) + "u + " + std::to_string(word) + "u]";
     }
 
@@ -567,16 +569,7 @@ private:
 
     /// The identity of combining op `op` on type t (an exclusive scan's first value).
     static std::string identity(Op op, Type t) {
-        std::uint32_t bits = 0;
-        const Scalar s = t.scalar;
-        switch (op) {
-            case Op::Mul: bits = s == Scalar::Float ? 0x3f800000u : 1u; break;
-            case Op::BitAnd: bits = ~0u; break;
-            case Op::Min: bits = s == Scalar::Float ? 0x7f800000u : s == Scalar::Int ? 0x7fffffffu : ~0u; break;
-            case Op::Max: bits = s == Scalar::Float ? 0xff800000u : s == Scalar::Int ? 0x80000000u : 0u; break;
-            default: break;
-        }
-        return type_name(t) + "(" + from_word(s, std::to_string(bits) + "u") + ")";
+        return type_name(t) + "(" + from_word(t.scalar, std::to_string(ir::combine_identity_bits(op, t.scalar)) + "u") + ")";
     }
 
     std::string subgroup_expression(const ir::Node& n, const std::string& v, const std::string& arg) {
@@ -613,8 +606,10 @@ private:
 
     /// One atomic on `word` (a uint lvalue) for node n; returns the old bits.
     /// Float add and signed min/max have no uint atomic: they loop on compare-swap.
-    void atomic(const ir::Node& n, const std::string& word, const std::string& value, const std::string& compare,
+    void atomic(const ir::Node& n, const std::string& index, const std::string& value, const std::string& compare,
                 const std::string& result, int depth) {
+        const bool shared = n.imm[2] != 0;
+        const std::string word = word_of(shared, n.aux, index, n.imm[0]);
         const auto op = static_cast<ir::AtomicOp>(n.imm[1]);
         const Scalar s = n.type.scalar;
         const std::string v = value.empty() ? "" : to_word(s, value);
@@ -622,9 +617,9 @@ private:
             indent(depth);
             out_ << text << "\n";
         };
-        if (op == ir::AtomicOp::Add && s == Scalar::Float && !opt_.float_atomic_add_extension.empty() && n.imm[2] == 0) {
+        if (op == ir::AtomicOp::Add && s == Scalar::Float && !opt_.float_atomic_add_extension.empty() && !shared) {
             // The float view f<p> of the same buffer (declared in the header).
-            line(result + " = atomicAdd(f" + word.substr(1) + ", " + value + ");");
+            line(result + " = atomicAdd(" + word_of(false, n.aux, index, n.imm[0], "f") + ", " + value + ");");
             return;
         }
         const bool cas_loop = (op == ir::AtomicOp::Add && s == Scalar::Float) ||
@@ -687,8 +682,7 @@ private:
         out_ << type_name(n.type) << " " << r << " = " << type_name(n.type) << "(0);\n";
         indent(depth);
         out_ << "if (uint(" << args[0] << ") < " << count_of(shared, n.aux) << ") {\n";
-        atomic(n, word_of(shared, n.aux, args[0], n.imm[0]), n.nargs > 1 ? args[1] : "", n.nargs > 2 ? args[2] : "", r,
-               depth + 1);
+        atomic(n, args[0], n.nargs > 1 ? args[1] : "", n.nargs > 2 ? args[2] : "", r, depth + 1);
         indent(depth);
         out_ << "}\n";
     }

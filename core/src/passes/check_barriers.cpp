@@ -74,32 +74,23 @@ private:
 
     /// Does a Break, Continue or Return in this loop sit under a divergent If?
     bool loop_exits_divergently(const Stmt& loop) {
-        return jumps_under_divergence(loop.a, false) || jumps_under_divergence(loop.b, false);
+        return jumps_under_divergence(loop.a, false, true) || jumps_under_divergence(loop.b, false, true);
     }
-    bool jumps_under_divergence(BlockId b, bool under) {
+    /// Whether block b has a Return (and, with `loop_jumps`, a Break or Continue)
+    /// under a divergent condition. A nested loop's own Break/Continue leave only
+    /// that loop; its Returns count.
+    bool jumps_under_divergence(BlockId b, bool under, bool loop_jumps) {
         for (StmtId s : k_.block(b)) {
             const Stmt& st = k_.stmt(s);
-            if ((st.kind == StmtKind::Break || st.kind == StmtKind::Continue || st.kind == StmtKind::Return) && under)
-                return true;
+            const bool jump = st.kind == StmtKind::Return ||
+                              (loop_jumps && (st.kind == StmtKind::Break || st.kind == StmtKind::Continue));
+            if (jump && under) return true;
             if (st.kind == StmtKind::If) {
                 const bool d = under || divergent(st.a);
-                if (jumps_under_divergence(st.b, d) || jumps_under_divergence(st.c, d)) return true;
+                if (jumps_under_divergence(st.b, d, loop_jumps) || jumps_under_divergence(st.c, d, loop_jumps)) return true;
             }
-            // A nested loop's own Break/Continue leave only that loop; its Returns count.
-            if (st.kind == StmtKind::Loop && (returns_under_divergence(st.a, under) || returns_under_divergence(st.b, under)))
-                return true;
-        }
-        return false;
-    }
-    bool returns_under_divergence(BlockId b, bool under) {
-        for (StmtId s : k_.block(b)) {
-            const Stmt& st = k_.stmt(s);
-            if (st.kind == StmtKind::Return && under) return true;
-            if (st.kind == StmtKind::If) {
-                const bool d = under || divergent(st.a);
-                if (returns_under_divergence(st.b, d) || returns_under_divergence(st.c, d)) return true;
-            }
-            if (st.kind == StmtKind::Loop && (returns_under_divergence(st.a, under) || returns_under_divergence(st.b, under)))
+            if (st.kind == StmtKind::Loop &&
+                (jumps_under_divergence(st.a, under, false) || jumps_under_divergence(st.b, under, false)))
                 return true;
         }
         return false;

@@ -142,4 +142,17 @@ bool visit_elementwise(Op op, Scalar s, F&& f) {
     return done;
 }
 
+/// Bits of the identity of a subgroup reduction's combining op (Add, Mul, Min,
+/// Max, BitAnd, BitOr, BitXor) on scalar kind s: what an exclusive scan gives
+/// its first invocation. The one rule every backend follows.
+constexpr std::uint32_t combine_identity_bits(Op op, Scalar s) {
+    switch (op) {
+        case Op::Mul: return s == Scalar::Float ? 0x3f800000u : 1u;                              // 1
+        case Op::BitAnd: return ~0u;                                                            // all ones
+        case Op::Min: return s == Scalar::Float ? 0x7f800000u : s == Scalar::Int ? 0x7fffffffu : ~0u;  // +inf / max
+        case Op::Max: return s == Scalar::Float ? 0xff800000u : s == Scalar::Int ? 0x80000000u : 0u;   // -inf / min
+        default: return 0u;                                                                     // Add, BitOr, BitXor
+    }
+}
+
 }  // namespace rill::ir
