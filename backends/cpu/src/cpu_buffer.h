@@ -13,11 +13,14 @@ class CpuBuffer final : public Buffer {
 public:
     explicit CpuBuffer(std::size_t nbytes) {
         bytes = nbytes;
-        // calloc: large zeroed allocations come straight from fresh pages.
-        data_ = static_cast<std::uint32_t*>(std::calloc((nbytes + 3) / 4, 4));
-        if (!data_) throw std::bad_alloc();
+        // calloc: large zeroed allocations come straight from fresh pages. The
+        // words start on a cache line, so that a block of lanes covers whole lines.
+        raw_ = std::calloc((nbytes + 3) / 4 + kLine / 4, 4);
+        if (!raw_) throw std::bad_alloc();
+        const auto at = (reinterpret_cast<std::uintptr_t>(raw_) + kLine - 1) / kLine * kLine;
+        data_ = reinterpret_cast<std::uint32_t*>(at);
     }
-    ~CpuBuffer() override { std::free(data_); }
+    ~CpuBuffer() override { std::free(raw_); }
     CpuBuffer(const CpuBuffer&) = delete;
     CpuBuffer& operator=(const CpuBuffer&) = delete;
 
@@ -26,6 +29,8 @@ public:
     std::byte* bytes_ptr() { return reinterpret_cast<std::byte*>(data_); }
 
 private:
+    static constexpr std::uintptr_t kLine = 64;
+    void* raw_;
     std::uint32_t* data_;
 };
 

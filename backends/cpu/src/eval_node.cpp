@@ -33,7 +33,7 @@ u32 bits_of(R v) {
 }
 
 template <Op O, class T>
-void unary_loop(u32* __restrict out, const u32* __restrict a, int n) {
+void unary_loop(u32* __restrict out, const u32* __restrict a, const u32*, int n) {
     using R = decltype(sem::unary<O>(T{}));
     const T* x = as<T>(a);
     R* y = reinterpret_cast<R*>(out);
@@ -176,15 +176,21 @@ void eval_node(NodeContext& ctx, const ir::Kernel& k, ir::ExprId id, int L) {
         default:
             break;
     }
+    const LaneLoop loop = elementwise_loop(k, id);
+    RILL_ASSERT(loop, std::string("CPU backend cannot evaluate ") + ir::op_name(n.op) + " on " + to_string(n.type));
+    loop(out, arg(0), ir::is_elementwise_binary(n.op) ? arg(1) : nullptr, w * L);
+}
+
+LaneLoop elementwise_loop(const ir::Kernel& k, ir::ExprId id) {
+    const ir::Node& n = k.node(id);
+    if (n.nargs == 0) return nullptr;
     const Scalar s = k.node(n.args[0]).type.scalar;
-    const int count = w * L;
-    bool done = false;
-    if (ir::is_elementwise_unary(n.op)) {
-        done = ir::visit_elementwise<false>(n.op, s, [&]<Op O, class T>() { unary_loop<O, T>(out, arg(0), count); });
-    } else if (ir::is_elementwise_binary(n.op)) {
-        done = ir::visit_elementwise<true>(n.op, s, [&]<Op O, class T>() { binary_loop<O, T>(out, arg(0), arg(1), count); });
-    }
-    RILL_ASSERT(done, std::string("CPU backend cannot evaluate ") + ir::op_name(n.op) + " on " + to_string(n.type));
+    LaneLoop loop = nullptr;
+    if (ir::is_elementwise_unary(n.op))
+        ir::visit_elementwise<false>(n.op, s, [&]<Op O, class T>() { loop = &unary_loop<O, T>; });
+    else if (ir::is_elementwise_binary(n.op))
+        ir::visit_elementwise<true>(n.op, s, [&]<Op O, class T>() { loop = &binary_loop<O, T>; });
+    return loop;
 }
 
 }  // namespace rill::cpu

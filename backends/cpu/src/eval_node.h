@@ -25,4 +25,11 @@ public:
 
 void eval_node(NodeContext& ctx, const ir::Kernel& k, ir::ExprId id, int lanes);
 
+/// The loop of an element-wise node with its (op, type) dispatch already done:
+/// out[i] = op(a[i], b[i]) for i < count (b unused by unary ops).
+using LaneLoop = void (*)(std::uint32_t* out, const std::uint32_t* a, const std::uint32_t* b, int count);
+
+/// The loop of node `id`, or null when it is not a plain element-wise node.
+LaneLoop elementwise_loop(const ir::Kernel& k, ir::ExprId id);
+
 }  // namespace rill::cpu

@@ -1,5 +1,6 @@
 #include "executor.h"
 
+#include <tbb/cache_aligned_allocator.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
@@ -22,6 +23,10 @@ std::atomic<std::uint64_t> g_dispatch_serial{1};
 
 // Tight loops over lanes, written with restrict pointers so that they vectorize.
 void set_valid(u32* __restrict m, int lanes, int count) {
+    if (count == lanes) {
+        std::memset(m, 0xff, sizeof(u32) * lanes);
+        return;
+    }
     for (int l = 0; l < lanes; ++l) m[l] = l < count ? ~0u : 0u;
 }
 
@@ -51,16 +56,33 @@ bool all_set(const u32* __restrict m, int lanes) {
     return acc == ~0u;
 }
 
+/// Loop bookkeeping: lanes that left through Break or Continue.
+struct LoopMasks {
+    u32* broken;
+    u32* continued;
+};
+
+// Every buffer a thread writes per block is cache-line aligned and padded:
+// sharing a line with what another thread reads (the dispatch, a stream's
+// header) made two threads slower than one.
+template <class T>
+using ThreadVector = std::vector<T, tbb::cache_aligned_allocator<T>>;
+
 /// Per-thread working memory, reused across blocks and dispatches.
 struct Scratch {
-    std::vector<u32> words;              // node and variable columns
-    std::vector<std::uint8_t> computed;  // Lane-level memo flags, per block
-    std::vector<u32> masks;              // mask stack: (depth * 4 + k) * lanes
-    std::vector<std::int64_t> positions; // domain position per dim per lane
-    std::vector<std::int64_t> addresses; // element index per stream param per lane
-    std::vector<std::uint8_t> address_ready;
-    std::vector<u32> shared;             // a group kernel's shared arrays
-    std::uint64_t dispatch = 0;          // dispatch whose Uniform nodes are in `words`
+    ThreadVector<u32> words;              // node and variable columns
+    ThreadVector<std::uint8_t> computed;  // Lane-level memo flags, per block
+    ThreadVector<u32> masks;              // mask stack: (depth * 4 + k) * lanes
+    ThreadVector<std::int64_t> positions; // domain position per dim per lane
+    ThreadVector<std::int64_t> addresses; // element index per stream param per lane
+    ThreadVector<std::uint8_t> address_ready;
+    ThreadVector<u32> shared;             // a group kernel's shared arrays
+    ThreadVector<LoopMasks> loops;        // enclosing loops, innermost last
+    ThreadVector<u32*> cols;              // where each node's column lives this block
+    ThreadVector<ir::ExprId> redirected;  // nodes whose column points into a stream
+    ThreadVector<std::uint8_t> direct_ok; // param can be read/written in place
+    ThreadVector<u32*> bases;             // first word of each stream param's buffer
+    std::uint64_t dispatch = 0;           // dispatch whose Uniform nodes are in `words`
 };
 
 tbb::enumerable_thread_specific<Scratch>& scratch_pool() {
@@ -71,10 +93,14 @@ tbb::enumerable_thread_specific<Scratch>& scratch_pool() {
 class BlockRunner final : public NodeContext {
 public:
     BlockRunner(const CpuProgram& p, const Dispatch& d, Scratch& s, std::uint64_t serial)
-        : p_(p), k_(p.kernel()), d_(d), s_(s), lanes_(p.lanes()) {
+        : p_(p), k_(p.kernel()), d_(d), s_(s), lanes_(p.lanes()), loops_(s.loops), cols_(s.cols),
+          redirected_(s.redirected), direct_ok_(s.direct_ok), bases_(s.bases),
+          tape_(p.tape()) {
+        loops_.clear();
+        redirected_.clear();
         const std::size_t nparams = k_.params.size();
         if (s_.words.size() < p_.scratch_words()) s_.words.resize(p_.scratch_words(), 0u);
-        s_.computed.assign(k_.nodes.size(), 0);
+        s_.computed.resize(k_.nodes.size());
         s_.masks.resize(static_cast<std::size_t>(p_.max_depth() * 4 + 8) * lanes_);
         s_.positions.resize(static_cast<std::size_t>(kMaxRank) * lanes_);
         s_.addresses.resize(nparams * lanes_);
@@ -84,13 +110,16 @@ public:
         for (ir::ExprId id = 0; id < k_.nodes.size(); ++id) cols_[id] = s_.words.data() + p_.node_offset(id);
         // Inputs may be read in place only from buffers this call does not write.
         direct_ok_.assign(nparams, 0);
+        bases_.assign(nparams, nullptr);
         for (std::size_t i = 0; i < nparams; ++i) {
+            if (d_.streams[i].buffer) bases_[i] = static_cast<CpuBuffer*>(d_.streams[i].buffer)->words();
             if (k_.params[i].kind == ir::ParamKind::Uniform || !d_.streams[i].buffer) continue;
             bool written = false;
             for (std::size_t j = 0; j < nparams; ++j)
                 written = written || (k_.params[j].kind == ir::ParamKind::Output && d_.streams[j].buffer == d_.streams[i].buffer);
             direct_ok_[i] = d_.streams[i].linear && k_.params[i].words == 1 && (!written || k_.params[i].kind == ir::ParamKind::Output);
         }
+        if (tape_) set_valid(mask(0), lanes_, lanes_);  // a tape's stores cover every valid lane
         if (s_.dispatch != serial) {
             // Constants and uniforms: once per task, broadcast over all lanes.
             for (ir::ExprId id : p_.uniform_nodes()) eval_node(*this, k_, id, lanes_);
@@ -105,8 +134,12 @@ public:
         redirected_.clear();
         positions_ready_ = false;
         std::fill(s_.address_ready.begin(), s_.address_ready.end(), 0);
-        for (ir::ExprId id = 0; id < k_.nodes.size(); ++id)
-            if (p_.level(id) == Level::Lane) s_.computed[id] = 0;
+        if (tape_) {
+            run_tape();
+            return;
+        }
+        // Only Lane-level nodes ever set their flag.
+        std::memset(s_.computed.data(), 0, s_.computed.size());
         u32* m = mask(0);
         set_valid(m, lanes_, count);
         depth_ = 1;
@@ -131,7 +164,7 @@ public:
             iterator_values(b, n, out);
             return;
         }
-        const u32* mem = buffer_words(b);
+        const u32* mem = bases_[n.aux];
         const std::uint32_t words = k_.params[n.aux].words;
         if (direct_ok_[n.aux] && count_ == lanes_) {
             // A full block of a dense scalar stream: read it where it lies.
@@ -287,12 +320,6 @@ private:
         }
     }
 
-    /// Loop bookkeeping: lanes that left through Break or Continue.
-    struct LoopMasks {
-        u32* broken;
-        u32* continued;
-    };
-
     /// Runs block `b` for the lanes in `m`; lanes that Break, Continue or Return
     /// are cleared from `m` (and recorded in the enclosing loop's masks).
     void run(ir::BlockId b, u32* m) {
@@ -388,6 +415,29 @@ private:
         }
     }
 
+    void run_tape() {
+        using Kind = TapeStep::Kind;
+        const u32* all = mask(0);
+        for (const TapeStep& t : *tape_) {
+            switch (t.kind) {
+                case Kind::Loop: t.loop(cols_[t.id], cols_[t.a], cols_[t.b], t.count); break;
+                case Kind::Node: eval_node(*this, k_, t.id, lanes_); break;
+                case Kind::ReadVar: {
+                    const ir::Node& n = k_.node(k_.stmt(t.id).a);
+                    std::memcpy(column(k_.stmt(t.id).a), s_.words.data() + p_.var_offset(n.aux), sizeof(u32) * n.type.width * lanes_);
+                    break;
+                }
+                case Kind::Assign: {
+                    const ir::Stmt& st = k_.stmt(t.id);
+                    std::memcpy(s_.words.data() + p_.var_offset(st.a), column(st.b), sizeof(u32) * k_.vars[st.a].width * lanes_);
+                    break;
+                }
+                case Kind::StoreTarget: redirect_store(k_.stmt(t.id)); break;
+                case Kind::Store: store(k_.stmt(t.id), all); break;
+            }
+        }
+    }
+
     /// Memory of an Array param (global) or shared array, for this block.
     MemoryView memory(bool shared, std::uint32_t id) const {
         MemoryView v;
@@ -429,12 +479,17 @@ private:
     /// For a full block of a dense scalar output, computes the stored value
     /// straight into the output's memory (no scratch column, no copy).
     void direct_store_target(const ir::Stmt& st) {
+        if (s_.computed[st.b]) return;
+        redirect_store(st);
+    }
+
+    void redirect_store(const ir::Stmt& st) {
         const ir::Node& n = k_.node(st.b);
         if (!direct_ok_[st.a] || count_ != lanes_ || n.type.width != 1) return;
-        if (p_.level(st.b) == Level::Uniform || s_.computed[st.b]) return;
+        if (p_.level(st.b) == Level::Uniform) return;
         if (n.op == ir::Op::ReadVar || n.op == ir::Op::InputLoad || n.op == ir::Op::GatherLoad || n.op == ir::Op::IndexOf)
             return;
-        cols_[st.b] = static_cast<CpuBuffer*>(d_.streams[st.a].buffer)->words() + d_.streams[st.a].offset + start_;
+        cols_[st.b] = bases_[st.a] + d_.streams[st.a].offset + start_;
         redirected_.push_back(st.b);
     }
 
@@ -443,7 +498,7 @@ private:
         const std::uint32_t words = k_.params[st.a].words;
         const ir::Node& n = k_.node(st.b);
         const u32* src = column(st.b);
-        u32* mem = static_cast<CpuBuffer*>(b.buffer)->words();
+        u32* mem = bases_[st.a];
         const int w = n.type.width;
         if (b.linear) {
             u32* dst = mem + static_cast<std::size_t>(b.offset + start_) * words + st.c;
@@ -473,10 +528,12 @@ private:
     int count_ = 0;
     int depth_ = 0;
     bool positions_ready_ = false;
-    std::vector<LoopMasks> loops_;
-    std::vector<u32*> cols_;              // where each node's column lives this block
-    std::vector<ir::ExprId> redirected_;  // nodes whose column points into a stream
-    std::vector<std::uint8_t> direct_ok_; // param can be read/written in place
+    ThreadVector<LoopMasks>& loops_;
+    ThreadVector<u32*>& cols_;
+    ThreadVector<ir::ExprId>& redirected_;
+    ThreadVector<std::uint8_t>& direct_ok_;
+    ThreadVector<u32*>& bases_;
+    const std::vector<TapeStep>* tape_;
 };
 
 }  // namespace

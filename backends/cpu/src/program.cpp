@@ -69,6 +69,51 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size)
         }
     }
     max_depth_ = std::max(depth_of(kk.body), depth_of(kk.epilogue));
+    std::vector<char> computed(n, 0);
+    if (kk.is_group_kernel() || !record_tape(kk.body, computed) || !record_tape(kk.epilogue, computed)) tape_.clear();
+}
+
+bool CpuProgram::record_tape(ir::BlockId b, std::vector<char>& computed) {
+    using Kind = TapeStep::Kind;
+    const ir::Kernel& k = *kernel_;
+    auto evaluate = [&](ir::StmtId s) {
+        for (ir::ExprId id : plans_[s]) {
+            if (levels_[id] == Level::Lane) {
+                if (computed[id]) continue;
+                computed[id] = 1;
+            }
+            const ir::Node& n = k.node(id);
+            TapeStep step{Kind::Node, id};
+            if (LaneLoop loop = elementwise_loop(k, id)) {
+                step = {Kind::Loop, id, loop, n.args[0], n.args[n.nargs > 1 ? 1 : 0], n.type.width * lanes_};
+            }
+            tape_.push_back(step);
+        }
+    };
+    for (ir::StmtId s : k.block(b)) {
+        const ir::Stmt& st = k.stmt(s);
+        switch (st.kind) {
+            case ir::StmtKind::Nop:
+                break;
+            case ir::StmtKind::Def:
+                if (k.node(st.a).op != ir::Op::ReadVar) return false;
+                tape_.push_back({Kind::ReadVar, s});
+                break;
+            case ir::StmtKind::Assign:
+                evaluate(s);
+                tape_.push_back({Kind::Assign, s});
+                break;
+            case ir::StmtKind::Store:
+                // A value some earlier statement computed stays where it is.
+                if (!(levels_[st.b] == Level::Lane && computed[st.b])) tape_.push_back({Kind::StoreTarget, s});
+                evaluate(s);
+                tape_.push_back({Kind::Store, s});
+                break;
+            default:
+                return false;
+        }
+    }
+    return true;
 }
 
 void CpuProgram::plan_statement(ir::StmtId s, std::initializer_list<ir::ExprId> roots) {

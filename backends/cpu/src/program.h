@@ -11,12 +11,30 @@
 #include <memory>
 #include <vector>
 
+#include "eval_node.h"
 #include "rill/core/backend.h"
 #include "rill/core/ir.h"
 
 namespace rill::cpu {
 
 enum class Level : std::uint8_t { Uniform, Lane, Varying };
+
+/// One step of a straight-line kernel's tape (see CpuProgram::tape).
+struct TapeStep {
+    enum class Kind : std::uint8_t {
+        Loop,         // out = loop(a, b) over count words: an element-wise node
+        Node,         // any other node, through eval_node
+        ReadVar,      // Def statement `id` of a variable read
+        Assign,       // Assign statement `id`
+        StoreTarget,  // Store statement `id` may compute its value straight into the stream
+        Store,        // Store statement `id`
+    };
+    Kind kind;
+    std::uint32_t id;
+    LaneLoop loop = nullptr;
+    ir::ExprId a = 0, b = 0;
+    int count = 0;
+};
 
 class CpuProgram final : public Program {
 public:
@@ -40,11 +58,16 @@ public:
     /// Nodes statement `s` evaluates, in dependency order (Uniform nodes excluded).
     const std::vector<ir::ExprId>& plan(ir::StmtId s) const { return plans_[s]; }
     const std::vector<ir::ExprId>& uniform_nodes() const { return uniform_nodes_; }
+    /// For a kernel without control flow or group features: every statement's
+    /// work in order, each Lane node once, with the dispatch on op and type done
+    /// here instead of in every block. Null for other kernels.
+    const std::vector<TapeStep>* tape() const { return tape_.empty() ? nullptr : &tape_; }
     int max_depth() const { return max_depth_; }
 
 private:
     void plan_statement(ir::StmtId s, std::initializer_list<ir::ExprId> roots);
     int depth_of(ir::BlockId b) const;
+    bool record_tape(ir::BlockId b, std::vector<char>& computed);
 
     std::shared_ptr<const ir::Kernel> kernel_;
     int lanes_;
@@ -57,6 +80,7 @@ private:
     std::size_t scratch_words_ = 0;
     std::vector<std::vector<ir::ExprId>> plans_;
     std::vector<ir::ExprId> uniform_nodes_;
+    std::vector<TapeStep> tape_;
     int max_depth_ = 0;
 };
 
