@@ -4,7 +4,20 @@
 #include <algorithm>
 #include <map>
 
+#include <rill/algorithms/scatter_op.h>
+
 #include "backend_fixture.h"
+
+namespace rill::test {
+
+/// An element no device updates atomically: the sorted path's test struct.
+struct Best {
+    float score;
+    std::int32_t id;
+};
+
+}  // namespace rill::test
+RILL_STRUCT(rill::test::Best, score, id);
 
 namespace rill::test {
 namespace {
@@ -133,6 +146,181 @@ TEST_P(ScatterOps, GatherOpFetchAndAdd) {
             for (std::size_t j = 0; j < v.size(); ++j) ASSERT_EQ(v[j], init[e] + static_cast<std::int32_t>(j)) << e;
             ASSERT_EQ(final_values[e], init[e] + static_cast<std::int32_t>(v.size())) << e;
         }
+    }
+}
+
+// Vectors and structs have no atomics: they sort by index and combine runs.
+TEST_P(ScatterOps, VectorElementsTakeTheSortedPath) {
+    for (std::int64_t n : edge_sizes()) {
+        for (std::int32_t size : {1, 64, 1009}) {
+            SCOPED_TRACE("n = " + std::to_string(n) + ", size = " + std::to_string(size));
+            std::vector<std::int32_t> idx = random_indices(static_cast<std::size_t>(n), size);
+            std::vector<std::int32_t> raw = random_ints(static_cast<std::size_t>(4 * n), -1000, 1000);
+            std::vector<float4> values(static_cast<std::size_t>(n));
+            for (std::int64_t i = 0; i < n; ++i)  // small integers: float sums are exact in any order
+                values[i] = {float(raw[4 * i]), float(raw[4 * i + 1]), float(raw[4 * i + 2]), float(raw[4 * i + 3])};
+            std::vector<float4> init(static_cast<std::size_t>(size));
+            for (std::int32_t e = 0; e < size; ++e) init[e] = {float(e % 7), -1.0f, 0.5f, float(e)};
+            auto vs = rt().stream<float4>({n}, values);
+            auto is = rt().stream<std::int32_t>({n}, idx);
+            for (Combine how : {Combine::Add, Combine::Min, Combine::Max, Combine::Replace}) {
+                SCOPED_TRACE(static_cast<int>(how));
+                auto target = rt().stream<float4>({size}, init);
+                scatter_op(vs, is, target, how);
+                std::vector<float4> got = target.download();
+                std::vector<std::array<double, 4>> want(static_cast<std::size_t>(size));
+                std::vector<std::vector<std::int64_t>> hits(static_cast<std::size_t>(size));
+                for (std::int32_t e = 0; e < size; ++e) want[e] = {init[e].x, init[e].y, init[e].z, init[e].w};
+                for (std::int64_t i = 0; i < n; ++i) {
+                    if (idx[i] < 0 || idx[i] >= size) continue;
+                    hits[idx[i]].push_back(i);
+                    const double v[4] = {values[i].x, values[i].y, values[i].z, values[i].w};
+                    for (int c = 0; c < 4; ++c) {
+                        double& w = want[idx[i]][c];
+                        if (how == Combine::Add) w += v[c];
+                        if (how == Combine::Min) w = std::min(w, v[c]);
+                        if (how == Combine::Max) w = std::max(w, v[c]);
+                    }
+                }
+                for (std::int32_t e = 0; e < size; ++e) {
+                    const float g[4] = {got[e].x, got[e].y, got[e].z, got[e].w};
+                    if (how == Combine::Replace) {
+                        // Some update's whole value, or the initial one when none came.
+                        bool found = hits[e].empty() && g[0] == init[e].x && g[3] == init[e].w;
+                        for (std::int64_t i : hits[e])
+                            found = found || (g[0] == values[i].x && g[1] == values[i].y && g[2] == values[i].z &&
+                                              g[3] == values[i].w);
+                        ASSERT_TRUE(found) << e;
+                    } else {
+                        for (int c = 0; c < 4; ++c) ASSERT_EQ(g[c], static_cast<float>(want[e][c])) << e << "." << c;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_P(ScatterOps, StructElementsWithAUserCombiner) {
+    // Keep the best score per element, ties to the lower id: exact in any order.
+    ScatterOp<Best> best("best", [](Var<Best> a, Var<Best> b) {
+        Var<Best> r = a;
+        If(b.score > a.score || (b.score == a.score && b.id < a.id), [&] { r = b; });
+        return r;
+    });
+    for (std::int64_t n : {0, 1, 2, 255, 4099, 65537}) {
+        SCOPED_TRACE(n);
+        const std::int32_t size = 97;
+        std::vector<std::int32_t> idx = random_indices(static_cast<std::size_t>(n), size);
+        std::vector<std::int32_t> scores = random_ints(static_cast<std::size_t>(n), 0, 50);  // many ties
+        std::vector<Best> values(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) values[i] = {float(scores[i]), static_cast<std::int32_t>(i)};
+        auto vs = rt().stream<Best>({n}, values);
+        auto is = rt().stream<std::int32_t>({n}, idx);
+        auto target = rt().stream<Best>({size}, std::vector<Best>(size, Best{-1.0f, -1}));
+        best(vs, is, target);
+        std::vector<Best> want(size, Best{-1.0f, -1});
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (idx[i] < 0 || idx[i] >= size) continue;
+            Best& w = want[idx[i]];
+            if (values[i].score > w.score || (values[i].score == w.score && values[i].id < w.id)) w = values[i];
+        }
+        std::vector<Best> got = target.download();
+        for (std::int32_t e = 0; e < size; ++e) {
+            ASSERT_EQ(got[e].score, want[e].score) << e;
+            ASSERT_EQ(got[e].id, want[e].id) << e;
+        }
+
+        // GatherOp on the same path: each update sees the element as the updates
+        // before it in some order left it; with distinct, increasing scores per
+        // element that order is the order of the old scores.
+        std::vector<Best> rising(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) rising[i] = {float(i), static_cast<std::int32_t>(i)};
+        auto rs = rt().stream<Best>({n}, rising);
+        auto source = rt().stream<Best>({size}, std::vector<Best>(size, Best{-1.0f, -1}));
+        auto old = rt().stream<Best>({n});
+        best.gather(is, rs, source, old);
+        std::vector<Best> olds = old.download();
+        std::vector<Best> final_values = source.download();
+        std::map<std::int32_t, std::vector<float>> seen;
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (idx[i] < 0 || idx[i] >= size) {
+                ASSERT_EQ(olds[i].score, 0.0f) << "an update outside the source returns zero";
+                continue;
+            }
+            seen[idx[i]].push_back(olds[i].score);
+        }
+        for (std::int32_t e = 0; e < size; ++e) {
+            std::vector<float>& v = seen[e];
+            std::vector<float> mine;  // the scores of e's updates, in index order
+            for (std::int64_t i = 0; i < n; ++i)
+                if (idx[i] == e) mine.push_back(rising[i].score);
+            std::sort(v.begin(), v.end());
+            // The best so far only grows, so each old value is the initial one or an
+            // earlier update's score, and the last update's old value is the
+            // second-best score (every update is applied once).
+            if (mine.empty()) {
+                ASSERT_EQ(final_values[e].score, -1.0f) << e;
+                continue;
+            }
+            ASSERT_EQ(final_values[e].score, mine.back()) << e;
+            ASSERT_EQ(v.front(), -1.0f) << e;
+            for (std::size_t j = 1; j < v.size(); ++j) ASSERT_NE(std::find(mine.begin(), mine.end(), v[j]), mine.end()) << e;
+        }
+    }
+}
+
+TEST_P(ScatterOps, GatherOpOnVectorsSeesEachPrefix) {
+    // Adds of positive x components: the old values of one element's updates,
+    // ordered by x, must be initial, initial + u1, initial + u1 + u2, ... for
+    // some order of its updates u (checked in all four components).
+    for (std::int64_t n : {0, 1, 2, 1023, 65537}) {
+        SCOPED_TRACE(n);
+        const std::int32_t size = 31;
+        std::vector<std::int32_t> idx = random_indices(static_cast<std::size_t>(n), size);
+        std::vector<std::int32_t> raw = random_ints(static_cast<std::size_t>(2 * n), 1, 9);
+        std::vector<int4> values(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) values[i] = {raw[2 * i], raw[2 * i + 1], -raw[2 * i], 1};
+        std::vector<int4> init(size);
+        for (int e = 0; e < size; ++e) init[e] = {100 * e, e, -e, 0};
+        auto vs = rt().stream<int4>({n}, values);
+        auto is = rt().stream<std::int32_t>({n}, idx);
+        auto source = rt().stream<int4>({size}, init);
+        auto old = rt().stream<int4>({n});
+        gather_op(is, vs, source, old, Combine::Add);
+        std::vector<int4> olds = old.download();
+        std::vector<int4> final_values = source.download();
+        std::map<std::int32_t, std::vector<std::int64_t>> updates;
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (idx[i] < 0 || idx[i] >= size) {
+                ASSERT_TRUE(olds[i].x == 0 && olds[i].y == 0 && olds[i].z == 0 && olds[i].w == 0) << i;
+                continue;
+            }
+            updates[idx[i]].push_back(i);
+        }
+        for (int e = 0; e < size; ++e) {
+            std::vector<std::int64_t>& u = updates[e];
+            std::sort(u.begin(), u.end(), [&](std::int64_t a, std::int64_t b) { return olds[a].x < olds[b].x; });
+            int4 at = init[e];
+            for (std::int64_t i : u) {
+                ASSERT_TRUE(olds[i].x == at.x && olds[i].y == at.y && olds[i].z == at.z && olds[i].w == at.w) << e;
+                at = {at.x + values[i].x, at.y + values[i].y, at.z + values[i].z, at.w + values[i].w};
+            }
+            ASSERT_TRUE(final_values[e].x == at.x && final_values[e].y == at.y && final_values[e].z == at.z &&
+                        final_values[e].w == at.w) << e;
+        }
+    }
+}
+
+TEST_P(ScatterOps, BuiltinCombinerAStructLacksIsAnError) {
+    auto vs = rt().stream<Best>({3});
+    auto is = rt().stream<std::int32_t>({3});
+    auto target = rt().stream<Best>({4});
+    try {
+        scatter_op(vs, is, target, Combine::Add);
+        FAIL() << "a struct without + was scattered with Combine::Add";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(), "rill::scatter_op: this combiner needs +, min or max on the element type, which it "
+                               "does not have; give a rill::ScatterOp with your own combiner");
     }
 }
 

@@ -17,6 +17,7 @@
 
 #include <rill/algorithms/radix_sort.h>
 #include <rill/algorithms/scan.h>
+#include <rill/algorithms/scatter_op.h>
 #include <rill/rill.h>
 
 namespace {

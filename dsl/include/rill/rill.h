@@ -10,5 +10,4 @@
 #include "rill/dsl/kernel.h"
 #include "rill/dsl/builtin_reductions.h"
 #include "rill/dsl/reduce.h"
-#include "rill/dsl/scatter_op.h"
 #include "rill/core/stream_ops.h"

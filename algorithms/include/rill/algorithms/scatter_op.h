@@ -9,25 +9,36 @@
 // Many i may name the same element: the result equals applying the updates one
 // after another in some order (exact for integers; floats differ by rounding).
 // Indices outside the target are skipped. A user combiner (associative and
-// commutative) on int32, uint32 or float elements:
+// commutative), on any element type:
 //
 //   rill::ScatterOp<float> mul("mul", [](Expr<float> old, Expr<float> v) { return old * v; });
 //   mul(values, index, target);
 //
-// Built-ins use the device's atomics (add, min, max, exchange; float add and
-// signed min/max through compare-exchange on GPUs); user combiners run a
-// compare-exchange loop. Which one ran is visible in RILL_DUMP's kernel code.
+// int32, uint32 and float elements are updated with the device's atomics (add,
+// min, max, exchange; float add where the device has it, the rest and user
+// combiners through a compare-exchange loop). Other elements (vectors, structs)
+// take the portable path of scatter_sorted.h: sort by index, combine runs.
+// Which path ran is visible in RILL_DUMP's kernel names and code.
 #pragma once
 
+#include <array>
 #include <functional>
+#include <memory>
+#include <mutex>
 
+#include "rill/algorithms/scatter_sorted.h"
 #include "rill/dsl/kernel.h"
 
 namespace rill {
 
 enum class Combine { Replace, Add, Min, Max };
 
-namespace dsl {
+namespace detail {
+
+/// Elements the device can update with one 32-bit atomic.
+template <class T>
+inline constexpr bool kAtomicElement =
+    std::is_same_v<T, float> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>;
 
 /// Checks sizes and returns the number of workgroups for n updates.
 std::int64_t scatter_groups(const char* what, const StreamBase& values, const StreamBase& index, std::int64_t* n);
@@ -105,81 +116,109 @@ auto make_gather_kernel(const std::string& name, Combine how, C user) {
                                        });
 }
 
+/// A built-in combiner as a DSL function, for the sorted path.
 template <class T>
-void check_scatter_type() {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>,
-                  "rill::scatter_op / gather_op: elements are float, int32 or uint32 (one 32-bit word, updated "
-                  "atomically); sort by index and reduce segments for wider types");
+Combiner<T> builtin_combiner(const char* what, Combine how) {
+    constexpr bool numeric = [] {
+        if constexpr (IrValueType<T>) return dsl::type_v<T>.scalar != Scalar::Bool;
+        else return false;
+    }();
+    if (how == Combine::Replace) return [](Element<T>, Element<T> v) { return v; };
+    if constexpr (numeric) {
+        switch (how) {
+            case Combine::Add: return [](Element<T> a, Element<T> b) { return Element<T>(a + b); };
+            case Combine::Min: return [](Element<T> a, Element<T> b) { return Element<T>(min(a, b)); };
+            case Combine::Max: return [](Element<T> a, Element<T> b) { return Element<T>(max(a, b)); };
+            case Combine::Replace: break;
+        }
+    }
+    throw Error(std::string("rill::") + what + ": this combiner needs +, min or max on the element type, which it does "
+                "not have; give a rill::ScatterOp with your own combiner");
 }
 
-}  // namespace dsl
+
+/// The atomic path's kernels of one element type and combiner.
+template <class T>
+struct AtomicScatter {
+    template <class C>
+    AtomicScatter(const std::string& name, Combine how, C user)
+        : scatter(make_scatter_kernel<T>(name + "_scatter", how, user)),
+          gather(make_gather_kernel<T>(name + "_gather", how, user)) {}
+    using User = std::function<Expr<T>(Expr<T>, Expr<T>)>;
+    decltype(make_scatter_kernel<T>("", Combine::Add, User())) scatter;
+    decltype(make_gather_kernel<T>("", Combine::Add, User())) gather;
+};
+
+/// target[index[i]] = combine(...) for every i through `k`; with `old`, GatherOp.
+template <class T, class K>
+void run_scatter(const K& k, const Stream<T>& values, const Stream<std::int32_t>& index, const Stream<T>& target,
+                 std::type_identity_t<const Stream<T>*> old) {
+    std::int64_t n = 0;
+    const std::int64_t groups = scatter_groups(old ? "gather_op" : "scatter_op", values, index, &n);
+    if (old) scatter_groups("gather_op", *old, index, &n);
+    if constexpr (kAtomicElement<T>) {
+        if (n == 0) return;
+        if (old) k.gather(Groups{groups}, index, values, target, *old, static_cast<std::int32_t>(n));
+        else k.scatter(Groups{groups}, values, index, target, static_cast<std::int32_t>(n));
+    } else {
+        k(values, index, target, old);
+    }
+}
+
+/// The kernels for a built-in combiner, traced on first use.
+template <class T>
+const auto& builtin_scatter(const char* what, Combine how) {
+    using K = std::conditional_t<kAtomicElement<T>, AtomicScatter<T>, SortedScatter<T>>;
+    static std::array<std::unique_ptr<K>, 4> kernels;
+    static std::mutex m;
+    std::lock_guard<std::mutex> lock(m);
+    std::unique_ptr<K>& k = kernels[static_cast<int>(how)];
+    if (!k) {
+        const char* names[] = {"scatter_replace", "scatter_add", "scatter_min", "scatter_max"};
+        if constexpr (kAtomicElement<T>) k = std::make_unique<K>(names[static_cast<int>(how)], how, nullptr);
+        else k = std::make_unique<K>(names[static_cast<int>(how)], builtin_combiner<T>(what, how));
+    }
+    return *k;
+}
+
+}  // namespace detail
 
 /// A ScatterOp / GatherOp with a user combiner, traced once.
 template <class T>
 class ScatterOp {
 public:
     template <class F>
-    ScatterOp(const std::string& name, F combine)
-        : scatter_(dsl::make_scatter_kernel<T>(name + "_scatter", Combine::Add, std::function<Expr<T>(Expr<T>, Expr<T>)>(combine))),
-          gather_(dsl::make_gather_kernel<T>(name + "_gather", Combine::Add, std::function<Expr<T>(Expr<T>, Expr<T>)>(combine))) {
-        dsl::check_scatter_type<T>();
-    }
+    ScatterOp(const std::string& name, F combine) : kernels_(make(name, detail::Combiner<T>(combine))) {}
     /// target[index[i]] = combine(target[index[i]], values[i]) for every i.
     void operator()(const Stream<T>& values, const Stream<std::int32_t>& index, const Stream<T>& target) const {
-        std::int64_t n = 0;
-        const std::int64_t groups = dsl::scatter_groups("scatter_op", values, index, &n);
-        if (n > 0) scatter_(Groups{groups}, values, index, target, static_cast<std::int32_t>(n));
+        detail::run_scatter(kernels_, values, index, target, nullptr);
     }
     /// old[i] = source[index[i]], then source[index[i]] = combine(that, values[i]).
     void gather(const Stream<std::int32_t>& index, const Stream<T>& values, const Stream<T>& source,
                 const Stream<T>& old) const {
-        std::int64_t n = 0;
-        const std::int64_t groups = dsl::scatter_groups("gather_op", values, index, &n);
-        dsl::scatter_groups("gather_op", old, index, &n);
-        if (n > 0) gather_(Groups{groups}, index, values, source, old, static_cast<std::int32_t>(n));
+        detail::run_scatter(kernels_, values, index, source, &old);
     }
 
 private:
-    using Scatter = decltype(dsl::make_scatter_kernel<T>("", Combine::Add, std::function<Expr<T>(Expr<T>, Expr<T>)>()));
-    using Gather = decltype(dsl::make_gather_kernel<T>("", Combine::Add, std::function<Expr<T>(Expr<T>, Expr<T>)>()));
-    Scatter scatter_;
-    Gather gather_;
+    using Kernels = std::conditional_t<detail::kAtomicElement<T>, detail::AtomicScatter<T>, detail::SortedScatter<T>>;
+    static Kernels make(const std::string& name, detail::Combiner<T> combine) {
+        if constexpr (detail::kAtomicElement<T>) return Kernels(name, Combine::Add, std::move(combine));
+        else return Kernels(name, std::move(combine));
+    }
+    Kernels kernels_;
 };
 
 /// target[index[i]] = combine(target[index[i]], values[i]) for every i.
 template <class T>
 void scatter_op(const Stream<T>& values, const Stream<std::int32_t>& index, const Stream<T>& target, Combine how) {
-    dsl::check_scatter_type<T>();
-    static const auto kernels = [] {
-        std::array<decltype(dsl::make_scatter_kernel<T>("", Combine::Add, nullptr)), 4> ks{
-            dsl::make_scatter_kernel<T>("scatter_replace", Combine::Replace, nullptr),
-            dsl::make_scatter_kernel<T>("scatter_add", Combine::Add, nullptr),
-            dsl::make_scatter_kernel<T>("scatter_min", Combine::Min, nullptr),
-            dsl::make_scatter_kernel<T>("scatter_max", Combine::Max, nullptr)};
-        return ks;
-    }();
-    std::int64_t n = 0;
-    const std::int64_t groups = dsl::scatter_groups("scatter_op", values, index, &n);
-    if (n > 0) kernels[static_cast<int>(how)](Groups{groups}, values, index, target, static_cast<std::int32_t>(n));
+    detail::run_scatter(detail::builtin_scatter<T>("scatter_op", how), values, index, target, nullptr);
 }
 
 /// old[i] = source[index[i]], then source[index[i]] = combine(that, values[i]).
 template <class T>
 void gather_op(const Stream<std::int32_t>& index, const Stream<T>& values, const Stream<T>& source,
                const Stream<T>& old, Combine how) {
-    dsl::check_scatter_type<T>();
-    static const auto kernels = [] {
-        std::array<decltype(dsl::make_gather_kernel<T>("", Combine::Add, nullptr)), 4> ks{
-            dsl::make_gather_kernel<T>("gather_replace", Combine::Replace, nullptr),
-            dsl::make_gather_kernel<T>("gather_add", Combine::Add, nullptr),
-            dsl::make_gather_kernel<T>("gather_min", Combine::Min, nullptr),
-            dsl::make_gather_kernel<T>("gather_max", Combine::Max, nullptr)};
-        return ks;
-    }();
-    std::int64_t n = 0;
-    const std::int64_t groups = dsl::scatter_groups("gather_op", values, index, &n);
-    dsl::scatter_groups("gather_op", old, index, &n);
-    if (n > 0) kernels[static_cast<int>(how)](Groups{groups}, index, values, source, old, static_cast<std::int32_t>(n));
+    detail::run_scatter(detail::builtin_scatter<T>("gather_op", how), values, index, source, &old);
 }
 
 }  // namespace rill

@@ -1,6 +1,6 @@
-#include "rill/dsl/scatter_op.h"
+#include "rill/algorithms/scatter_op.h"
 
-namespace rill::dsl {
+namespace rill::detail {
 
 std::int64_t scatter_groups(const char* what, const StreamBase& values, const StreamBase& index, std::int64_t* n) {
     if (values.size() != index.size())
@@ -14,4 +14,4 @@ std::int64_t scatter_groups(const char* what, const StreamBase& values, const St
     return (*n + kScatterGroup - 1) / kScatterGroup;
 }
 
-}  // namespace rill::dsl
+}  // namespace rill::detail
