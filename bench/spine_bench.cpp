@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <atomic>
 #include <cstring>
 #include <memory>
 
@@ -18,6 +19,7 @@
 #include <tbb/parallel_sort.h>
 
 #include <rill/algorithms/radix_sort.h>
+#include <rill/algorithms/scatter_op.h>
 #include <rill/algorithms/scan.h>
 #include <rill/rill.h>
 
@@ -323,6 +325,61 @@ void BM_RillRadixSort(benchmark::State& state) {
 
 // --- host overhead --------------------------------------------------------------
 
+// --- ScatterOp add: 2^24 values into 2^10 or 2^20 bins ---------------------------
+
+constexpr std::int64_t kScatter = std::int64_t{1} << 24;
+
+struct ScatterInput {
+    std::vector<std::uint32_t> values;
+    std::vector<std::int32_t> index;
+    std::vector<std::uint32_t> want;
+    explicit ScatterInput(int bins_log2) : values(kScatter), index(kScatter), want(std::size_t{1} << bins_log2) {
+        std::uint32_t x = 12345u;
+        for (std::int64_t i = 0; i < kScatter; ++i) {
+            x = x * 1664525u + 1013904223u;
+            index[i] = static_cast<std::int32_t>(x >> (32 - bins_log2));
+            values[i] = x & 7u;
+            want[index[i]] += values[i];
+        }
+    }
+};
+
+const ScatterInput& scatter_input(int bins_log2) {
+    static const ScatterInput small(10), large(20);
+    return bins_log2 == 10 ? small : large;
+}
+
+void BM_TbbScatterAdd(benchmark::State& state) {
+    const ScatterInput& in = scatter_input(static_cast<int>(state.range(0)));
+    std::vector<std::uint32_t> bins(in.want.size());
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::fill(bins.begin(), bins.end(), 0u);
+        state.ResumeTiming();
+        tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, kScatter, 1 << 14), [&](const auto& rg) {
+            for (std::int64_t i = rg.begin(); i < rg.end(); ++i)
+                std::atomic_ref<std::uint32_t>(bins[in.index[i]]).fetch_add(in.values[i], std::memory_order_relaxed);
+        });
+    }
+    check(bins == in.want, "TBB scatter add result");
+    state.SetItemsProcessed(state.iterations() * kScatter);
+}
+
+void BM_RillScatterAdd(benchmark::State& state) {
+    rill::Runtime& rt = runtime();
+    const ScatterInput& in = scatter_input(static_cast<int>(state.range(0)));
+    auto values = rt.stream<std::uint32_t>({kScatter}, in.values);
+    auto index = rt.stream<std::int32_t>({kScatter}, in.index);
+    auto bins = rt.stream<std::uint32_t>({static_cast<std::int64_t>(in.want.size())});
+    rill::scatter_op(values, index, bins, rill::Combine::Add);
+    check(bins.download() == in.want, "rill scatter add result");
+    for (auto _ : state) {
+        rill::scatter_op(values, index, bins, rill::Combine::Add);
+        rt.finish();
+    }
+    state.SetItemsProcessed(state.iterations() * kScatter);
+}
+
 void BM_RepeatCallHostTime(benchmark::State& state) {
     rill::Runtime& rt = runtime();
     auto k = rill::kernel("tiny(x, r)", [](rill::In<float> x, rill::Out<float> r) { r = x + 1.0f; });
@@ -356,6 +413,8 @@ BENCHMARK(BM_TbbScan)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillScan)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbSort)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillRadixSort)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TbbScatterAdd)->Arg(10)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RillScatterAdd)->Arg(10)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RepeatCallHostTime)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TraceKernel)->Unit(benchmark::kMicrosecond);
 
