@@ -54,7 +54,9 @@ def main():
                            ("scatter_add_u32_2e24_into_2e10_ms", "ScatterOp add uint32 2^24 -> 2^10 bins"),
                            ("scatter_add_f32_2e24_into_2e10_ms", "ScatterOp add float 2^24 -> 2^10 bins"),
                            ("scatter_add_u32_2e24_into_2e20_ms", "ScatterOp add uint32 2^24 -> 2^20 bins"),
-                           ("scatter_add_f32_2e24_into_2e20_ms", "ScatterOp add float 2^24 -> 2^20 bins")):
+                           ("scatter_add_f32_2e24_into_2e20_ms", "ScatterOp add float 2^24 -> 2^20 bins"),
+                           ("scatter_add_f32x4_2e24_into_2e10_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^10 bins"),
+                           ("scatter_add_f32x4_2e24_into_2e20_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^20 bins")):
             if key in r and key in torch:
                 print(f"| {label} | {name[5:]} | {r[key]:.4f} ms | torch | {torch[key]:.4f} ms | "
                       f"{torch[key] / r[key]:.3f} |")

@@ -36,6 +36,9 @@ for bins in (10, 20):
         vals = torch.randint(0, 7, (ns,), device="cuda").to(dtype)
         target = torch.zeros(1 << bins, device="cuda", dtype=dtype)
         scatter[f"scatter_add_{name}_2e24_into_2e{bins}_ms"] = timed(lambda: target.index_add_(0, idx, vals))
+    vals4 = torch.rand(ns, 4, device="cuda")
+    target4 = torch.zeros(1 << bins, 4, device="cuda")
+    scatter[f"scatter_add_f32x4_2e24_into_2e{bins}_ms"] = timed(lambda: target4.index_add_(0, idx, vals4))
 print(json.dumps({"peer": "torch " + torch.__version__, "device": torch.cuda.get_device_name(),
                   "copy_ms": copy_ms, "copy_gbs": 2 * n * 4 / copy_ms / 1e6,
                   "saxpy_ms": saxpy_ms, "saxpy_gbs": 3 * n * 4 / saxpy_ms / 1e6,
