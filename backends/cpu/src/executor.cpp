@@ -195,7 +195,7 @@ public:
         const u32* idx = column(n.args[0]);
         const int rank = b.shape.rank;
         u32* out = column(id);
-        const u32* mem = buffer_words(b);
+        const u32* mem = bases_[n.aux];
         const int w = n.type.width;
         for (int l = 0; l < lanes_; ++l) {
             std::int64_t e = b.offset;
@@ -242,7 +242,6 @@ public:
 private:
     u32* mask(int depth) { return s_.masks.data() + static_cast<std::size_t>(depth) * lanes_; }
 
-    static const u32* buffer_words(const StreamBinding& b) { return static_cast<const CpuBuffer*>(b.buffer)->words(); }
 
     /// Domain position of each lane, per dimension (row-major unflattening).
     const std::int64_t* positions() {
