@@ -448,7 +448,7 @@ private:
         } else {
             const StreamBinding& b = d_.streams[id];
             v.stride = k_.params[id].words;
-            v.words = static_cast<CpuBuffer*>(b.buffer)->words() + static_cast<std::size_t>(b.offset) * v.stride;
+            v.words = bases_[id] + static_cast<std::size_t>(b.offset) * v.stride;
             v.count = b.shape.size();
             v.shared_between_threads = true;
         }

@@ -136,7 +136,6 @@ Combiner<T> builtin_combiner(const char* what, Combine how) {
                 "not have; give a rill::ScatterOp with your own combiner");
 }
 
-
 /// The atomic path's kernels of one element type and combiner.
 template <class T>
 struct AtomicScatter {
@@ -144,9 +143,8 @@ struct AtomicScatter {
     AtomicScatter(const std::string& name, Combine how, C user)
         : scatter(make_scatter_kernel<T>(name + "_scatter", how, user)),
           gather(make_gather_kernel<T>(name + "_gather", how, user)) {}
-    using User = std::function<Expr<T>(Expr<T>, Expr<T>)>;
-    decltype(make_scatter_kernel<T>("", Combine::Add, User())) scatter;
-    decltype(make_gather_kernel<T>("", Combine::Add, User())) gather;
+    decltype(make_scatter_kernel<T>("", Combine::Add, Combiner<T>())) scatter;
+    decltype(make_gather_kernel<T>("", Combine::Add, Combiner<T>())) gather;
 };
 
 /// target[index[i]] = combine(...) for every i through `k`; with `old`, GatherOp.
