@@ -2,10 +2,12 @@
 // synchronous dispatch over TBB. It is the reference implementation of the IR.
 #include <tbb/info.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include <unistd.h>
@@ -24,10 +26,10 @@ int lanes_from_env() {
     if (const char* v = std::getenv("RILL_CPU_LANES"); v && *v) {
         int n = std::atoi(v);
         if (n < 1 || n > 65536)
-            throw Error("RILL_CPU_LANES=" + std::string(v) + " is out of range; use 1 to 65536 (default 256)");
+            throw Error("RILL_CPU_LANES=" + std::string(v) + " is out of range; use 1 to 65536 (default: 256 to 2048 per kernel)");
         return n;
     }
-    return 256;
+    return 0;  // per kernel: see CpuProgram
 }
 
 int subgroup_size_from_env() {
@@ -42,9 +44,25 @@ int subgroup_size_from_env() {
     return 8;
 }
 
+std::int64_t streaming_bytes_from_env() {
+    // RILL_CPU_STREAMING_BYTES: outputs of at least this many bytes are written
+    // with non-temporal stores (as memcpy does for large copies): they would
+    // leave the caches anyway, and a store that skips the cache does not read
+    // the line first. Default: the last-level cache, counted as 8 to 32 MiB
+    // (virtual machines report anything). 0 turns it off.
+    if (const char* v = std::getenv("RILL_CPU_STREAMING_BYTES"); v && *v) {
+        const long long n = std::atoll(v);
+        if (n < 0) throw Error("RILL_CPU_STREAMING_BYTES=" + std::string(v) + " is negative; use a size in bytes, or 0 for never");
+        return n == 0 ? std::numeric_limits<std::int64_t>::max() : n;
+    }
+    const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return std::clamp<std::int64_t>(llc > 0 ? llc : 0, std::int64_t{8} << 20, std::int64_t{32} << 20);
+}
+
 class CpuBackend final : public Backend {
 public:
-    CpuBackend() : lanes_(lanes_from_env()), subgroup_size_(subgroup_size_from_env()) {
+    CpuBackend()
+        : lanes_(lanes_from_env()), subgroup_size_(subgroup_size_from_env()), streaming_bytes_(streaming_bytes_from_env()) {
         info_.name = "cpu";
         const unsigned threads = static_cast<unsigned>(tbb::info::default_concurrency());
         info_.device = "host CPU, " + std::to_string(threads) + " TBB threads";
@@ -55,7 +73,7 @@ public:
         info_.limits.max_workgroup_size = 4096;
         info_.limits.shared_memory_bytes = 1u << 20;
         info_.limits.max_buffer_bytes = ~0ull;
-        info_.details.emplace_back("lanes per block", std::to_string(lanes_));
+        info_.details.emplace_back("lanes per block", lanes_ > 0 ? std::to_string(lanes_) : "256 to 2048, per kernel");
         info_.details.emplace_back("default subgroup", "RILL_CPU_SUBGROUP_SIZE (8 when unset)");
     }
 
@@ -90,7 +108,7 @@ public:
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& kernel, const Signature&) override {
-        return std::make_unique<CpuProgram>(kernel, lanes_, subgroup_size_);
+        return std::make_unique<CpuProgram>(kernel, lanes_, subgroup_size_, streaming_bytes_);
     }
     void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
         if (!profiling_) {
@@ -115,6 +133,7 @@ private:
     BackendInfo info_;
     int lanes_;
     int subgroup_size_;
+    std::int64_t streaming_bytes_;
     bool profiling_ = profiling_from_env();
     KernelTimes times_;
 };

@@ -6,6 +6,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "rill/core/error.h"
 #include "rill/core/op_traits.h"
 #include "rill/core/semantics.h"
@@ -32,21 +36,73 @@ u32 bits_of(R v) {
     else return static_cast<u32>(v);
 }
 
-template <Op O, class T>
-void unary_loop(u32* __restrict out, const u32* __restrict a, const u32*, int n) {
-    using R = decltype(sem::unary<O>(T{}));
-    const T* x = as<T>(a);
-    R* y = reinterpret_cast<R*>(out);
-    for (int i = 0; i < n; ++i) y[i] = sem::unary<O>(x[i]);
+/// Runs compute(dst, first, count) over [0, n) and writes `out`: directly, or,
+/// when Streaming, through a small L1 buffer flushed with non-temporal stores
+/// (whole 64-byte lines, so the store does not read the line first).
+template <bool Streaming, class Compute>
+inline void write_out(u32* out, int n, Compute compute) {
+#if defined(__SSE2__)
+    if constexpr (Streaming) {
+        constexpr int kChunk = 64;
+        alignas(64) u32 buf[kChunk];
+        int i = 0;
+        for (; i + kChunk <= n; i += kChunk) {
+            compute(buf, i, kChunk);
+            for (int j = 0; j < kChunk; j += 4)
+                _mm_stream_si128(reinterpret_cast<__m128i*>(out + i + j),
+                                 _mm_load_si128(reinterpret_cast<const __m128i*>(buf + j)));
+        }
+        if (i < n) compute(out + i, i, n - i);
+        return;
+    }
+#endif
+    compute(out, 0, n);
 }
 
-template <Op O, class T>
+template <Op O, class T, bool Streaming = false>
+void unary_loop(u32* __restrict out, const u32* __restrict a, const u32*, int n) {
+    using R = decltype(sem::unary<O>(T{}));
+    write_out<Streaming>(out, n, [&](u32* __restrict dst, int first, int count) {
+        const T* __restrict x = as<T>(a) + first;
+        R* __restrict y = reinterpret_cast<R*>(dst);
+        for (int i = 0; i < count; ++i) y[i] = sem::unary<O>(x[i]);
+    });
+}
+
+template <Op O, class T, bool Streaming = false>
 void binary_loop(u32* __restrict out, const u32* a, const u32* b, int n) {
     using R = decltype(sem::binary<O>(T{}, T{}));
-    const T* x = as<T>(a);
-    const T* y = as<T>(b);
-    R* z = reinterpret_cast<R*>(out);
-    for (int i = 0; i < n; ++i) z[i] = sem::binary<O>(x[i], y[i]);
+    write_out<Streaming>(out, n, [&](u32* __restrict dst, int first, int count) {
+        const T* x = as<T>(a) + first;
+        const T* y = as<T>(b) + first;
+        R* __restrict z = reinterpret_cast<R*>(dst);
+        for (int i = 0; i < count; ++i) z[i] = sem::binary<O>(x[i], y[i]);
+    });
+}
+
+template <Op Inner, Op Outer, bool InnerSecond, class T, bool Streaming>
+void fused_binary_loop(u32* __restrict out, const u32* a, const u32* b, const u32* c, int n) {
+    write_out<Streaming>(out, n, [&](u32* __restrict dst, int first, int count) {
+        const T* x = as<T>(a) + first;
+        const T* y = as<T>(b) + first;
+        const T* w = as<T>(c) + first;
+        T* __restrict z = reinterpret_cast<T*>(dst);
+        for (int i = 0; i < count; ++i) {
+            const T t = sem::binary<Inner>(x[i], y[i]);
+            z[i] = InnerSecond ? sem::binary<Outer>(w[i], t) : sem::binary<Outer>(t, w[i]);
+        }
+    });
+}
+
+/// Calls f.template operator()<O>() for O in {Add, Sub, Mul}; false otherwise.
+template <class F>
+bool visit_add_sub_mul(Op op, F&& f) {
+    switch (op) {
+        case Op::Add: f.template operator()<Op::Add>(); return true;
+        case Op::Sub: f.template operator()<Op::Sub>(); return true;
+        case Op::Mul: f.template operator()<Op::Mul>(); return true;
+        default: return false;
+    }
 }
 
 void convert(u32* out, const u32* a, int n, Scalar from, Scalar to) {
@@ -181,16 +237,60 @@ void eval_node(NodeContext& ctx, const ir::Kernel& k, ir::ExprId id, int L) {
     loop(out, arg(0), ir::is_elementwise_binary(n.op) ? arg(1) : nullptr, w * L);
 }
 
-LaneLoop elementwise_loop(const ir::Kernel& k, ir::ExprId id) {
+LaneLoop elementwise_loop(const ir::Kernel& k, ir::ExprId id, bool streaming) {
     const ir::Node& n = k.node(id);
     if (n.nargs == 0) return nullptr;
     const Scalar s = k.node(n.args[0]).type.scalar;
     LaneLoop loop = nullptr;
     if (ir::is_elementwise_unary(n.op))
-        ir::visit_elementwise<false>(n.op, s, [&]<Op O, class T>() { loop = &unary_loop<O, T>; });
+        ir::visit_elementwise<false>(n.op, s, [&]<Op O, class T>() {
+            loop = streaming ? &unary_loop<O, T, true> : &unary_loop<O, T>;
+        });
     else if (ir::is_elementwise_binary(n.op))
-        ir::visit_elementwise<true>(n.op, s, [&]<Op O, class T>() { loop = &binary_loop<O, T>; });
+        ir::visit_elementwise<true>(n.op, s, [&]<Op O, class T>() {
+            loop = streaming ? &binary_loop<O, T, true> : &binary_loop<O, T>;
+        });
     return loop;
+}
+
+FusedLoop fused_loop(const ir::Kernel& k, ir::ExprId id, int inner_arg, bool streaming) {
+    const ir::Node& outer = k.node(id);
+    if (outer.nargs != 2) return nullptr;
+    const ir::Node& inner = k.node(outer.args[inner_arg]);
+    const Type t = outer.type;
+    auto same_type = [&](ir::ExprId e) { return k.node(e).type == t; };
+    if (inner.nargs != 2 || !same_type(outer.args[0]) || !same_type(outer.args[1]) || !same_type(inner.args[0]) ||
+        !same_type(inner.args[1]))
+        return nullptr;
+    FusedLoop loop = nullptr;
+    auto with_type = [&]<Op I, Op O, bool Second>() {
+        switch (t.scalar) {
+            case Scalar::Float:
+                loop = streaming ? &fused_binary_loop<I, O, Second, float, true> : &fused_binary_loop<I, O, Second, float, false>;
+                break;
+            case Scalar::Int:
+                loop = streaming ? &fused_binary_loop<I, O, Second, std::int32_t, true>
+                                 : &fused_binary_loop<I, O, Second, std::int32_t, false>;
+                break;
+            case Scalar::Uint:
+                loop = streaming ? &fused_binary_loop<I, O, Second, u32, true> : &fused_binary_loop<I, O, Second, u32, false>;
+                break;
+            case Scalar::Bool: break;
+        }
+    };
+    visit_add_sub_mul(inner.op, [&]<Op I>() {
+        visit_add_sub_mul(outer.op, [&]<Op O>() {
+            if (inner_arg == 1) with_type.template operator()<I, O, true>();
+            else with_type.template operator()<I, O, false>();
+        });
+    });
+    return loop;
+}
+
+void fence_streaming_stores() {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
 }
 
 }  // namespace rill::cpu

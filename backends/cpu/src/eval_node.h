@@ -30,6 +30,26 @@ void eval_node(NodeContext& ctx, const ir::Kernel& k, ir::ExprId id, int lanes);
 using LaneLoop = void (*)(std::uint32_t* out, const std::uint32_t* a, const std::uint32_t* b, int count);
 
 /// The loop of node `id`, or null when it is not a plain element-wise node.
-LaneLoop elementwise_loop(const ir::Kernel& k, ir::ExprId id);
+/// `streaming`: the loop writes `out` with non-temporal stores (out must be
+/// 16-byte aligned); for outputs too large to stay in the caches anyway.
+LaneLoop elementwise_loop(const ir::Kernel& k, ir::ExprId id, bool streaming = false);
+
+/// Two element-wise nodes in one pass: out[i] = outer(inner(a[i], b[i]), c[i]),
+/// or outer(c[i], inner(a[i], b[i])) when the inner node is the outer's second
+/// operand. An interpreter that runs one pass per node touches each stream in
+/// its own pass; multiply-add chains (SAXPY, lerp, affine maps, Horner steps)
+/// are common enough to get their own loop, which keeps every stream they read
+/// in flight at once, as compiled code would.
+using FusedLoop = void (*)(std::uint32_t* out, const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
+                           int count);
+
+/// The fused loop of outer node `id` over its operand `inner_arg` (0 or 1),
+/// or null when the pair is not one of the fused shapes (Add, Sub, Mul of
+/// float, int or uint, inner and outer of the same type).
+FusedLoop fused_loop(const ir::Kernel& k, ir::ExprId id, int inner_arg, bool streaming = false);
+
+/// Orders non-temporal stores before what this thread does next (call at the
+/// end of a task that may have used streaming loops).
+void fence_streaming_stores();
 
 }  // namespace rill::cpu

@@ -82,6 +82,7 @@ struct Scratch {
     ThreadVector<ir::ExprId> redirected;  // nodes whose column points into a stream
     ThreadVector<std::uint8_t> direct_ok; // param can be read/written in place
     ThreadVector<u32*> bases;             // first word of each stream param's buffer
+    ThreadVector<std::uint8_t> streaming; // node computed straight into a large output
     std::uint64_t dispatch = 0;           // dispatch whose Uniform nodes are in `words`
 };
 
@@ -107,6 +108,7 @@ public:
         s_.address_ready.assign(nparams, 0);
         if (s_.shared.size() < p_.shared_words()) s_.shared.resize(p_.shared_words(), 0u);
         cols_.resize(k_.nodes.size());
+        s_.streaming.assign(k_.nodes.size(), 0);
         for (ir::ExprId id = 0; id < k_.nodes.size(); ++id) cols_[id] = s_.words.data() + p_.node_offset(id);
         // Inputs may be read in place only from buffers this call does not write.
         direct_ok_.assign(nparams, 0);
@@ -130,7 +132,10 @@ public:
     void run_block(std::int64_t start, int count) {
         start_ = start;
         count_ = count;
-        for (ir::ExprId id : redirected_) cols_[id] = s_.words.data() + p_.node_offset(id);
+        for (ir::ExprId id : redirected_) {
+            cols_[id] = s_.words.data() + p_.node_offset(id);
+            s_.streaming[id] = 0;
+        }
         redirected_.clear();
         positions_ready_ = false;
         std::fill(s_.address_ready.begin(), s_.address_ready.end(), 0);
@@ -419,7 +424,12 @@ private:
         const u32* all = mask(0);
         for (const TapeStep& t : *tape_) {
             switch (t.kind) {
-                case Kind::Loop: t.loop(cols_[t.id], cols_[t.a], cols_[t.b], t.count); break;
+                case Kind::Loop:
+                    (s_.streaming[t.id] ? t.loop_streaming : t.loop)(cols_[t.id], cols_[t.a], cols_[t.b], t.count);
+                    break;
+                case Kind::Fused:
+                    (s_.streaming[t.id] ? t.fused_streaming : t.fused)(cols_[t.id], cols_[t.a], cols_[t.b], cols_[t.c], t.count);
+                    break;
                 case Kind::Node: eval_node(*this, k_, t.id, lanes_); break;
                 case Kind::ReadVar: {
                     const ir::Node& n = k_.node(k_.stmt(t.id).a);
@@ -488,8 +498,11 @@ private:
         if (p_.level(st.b) == Level::Uniform) return;
         if (n.op == ir::Op::ReadVar || n.op == ir::Op::InputLoad || n.op == ir::Op::GatherLoad || n.op == ir::Op::IndexOf)
             return;
-        cols_[st.b] = bases_[st.a] + d_.streams[st.a].offset + start_;
+        u32* dst = bases_[st.a] + d_.streams[st.a].offset + start_;
+        cols_[st.b] = dst;
         redirected_.push_back(st.b);
+        const std::int64_t bytes = d_.streams[st.a].shape.size() * static_cast<std::int64_t>(sizeof(u32));
+        s_.streaming[st.b] = bytes >= p_.streaming_bytes() && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0;
     }
 
     void store(const ir::Stmt& st, const u32* m) {
@@ -552,6 +565,7 @@ void execute(const CpuProgram& program, const Dispatch& dispatch) {
             const std::int64_t start = b * lanes;
             runner.run_block(start, static_cast<int>(std::min<std::int64_t>(lanes, n - start)));
         }
+        fence_streaming_stores();
     };
     if (blocks <= 1) {
         body(tbb::blocked_range<std::int64_t>(0, blocks));

@@ -6,10 +6,28 @@
 
 namespace rill::cpu {
 
-CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size)
+namespace {
+
+/// Block width of an element kernel when none is forced: as wide as keeps
+/// every column of the block within 64 KiB (so it stays in L1/L2), 256 to 2048
+/// lanes. Small kernels, which are bound by memory, then pay the per-block
+/// work (statement dispatch, stream addressing) over more elements.
+int element_lanes(const ir::Kernel& k) {
+    std::size_t words_per_lane = 0;
+    for (const ir::Node& n : k.nodes) words_per_lane += n.type.width;
+    for (const auto& v : k.vars) words_per_lane += v.width;
+    int lanes = 256;
+    while (lanes < 2048 && words_per_lane * sizeof(std::uint32_t) * 2 * lanes <= 64 * 1024) lanes *= 2;
+    return lanes;
+}
+
+}  // namespace
+
+CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size, std::int64_t streaming_bytes)
     : kernel_(std::make_shared<const ir::Kernel>(k)),
-      lanes_(k.is_group_kernel() ? static_cast<int>(k.workgroup_size) : lanes),
-      subgroup_size_(k.subgroup_size ? static_cast<int>(k.subgroup_size) : subgroup_size) {
+      lanes_(k.is_group_kernel() ? static_cast<int>(k.workgroup_size) : lanes > 0 ? lanes : element_lanes(k)),
+      subgroup_size_(k.subgroup_size ? static_cast<int>(k.subgroup_size) : subgroup_size),
+      streaming_bytes_(streaming_bytes) {
     const ir::Kernel& kk = *kernel_;
     for (const ir::SharedArray& a : kk.shared) {
         shared_offsets_.push_back(shared_words_);
@@ -70,22 +88,72 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size)
     }
     max_depth_ = std::max(depth_of(kk.body), depth_of(kk.epilogue));
     std::vector<char> computed(n, 0);
-    if (kk.is_group_kernel() || !record_tape(kk.body, computed) || !record_tape(kk.epilogue, computed)) tape_.clear();
+    const std::vector<int> uses = count_uses();
+    if (kk.is_group_kernel() || !record_tape(kk.body, computed, uses) || !record_tape(kk.epilogue, computed, uses))
+        tape_.clear();
 }
 
-bool CpuProgram::record_tape(ir::BlockId b, std::vector<char>& computed) {
+std::vector<int> CpuProgram::count_uses() const {
+    const ir::Kernel& k = *kernel_;
+    std::vector<int> uses(k.nodes.size(), 0);
+    for (const ir::Node& n : k.nodes)
+        for (int i = 0; i < n.nargs; ++i) ++uses[n.args[i]];
+    // Only straight-line kernels get a tape: their statements use expressions
+    // as a Def's node, an Assign's or a Store's value.
+    for (const ir::Stmt& st : k.stmts) {
+        if (st.kind == ir::StmtKind::Def) ++uses[st.a];
+        if (st.kind == ir::StmtKind::Assign || st.kind == ir::StmtKind::Store) ++uses[st.b];
+    }
+    return uses;
+}
+
+bool CpuProgram::record_tape(ir::BlockId b, std::vector<char>& computed, const std::vector<int>& uses) {
     using Kind = TapeStep::Kind;
     const ir::Kernel& k = *kernel_;
+    // An element-wise Lane node whose only use is one operand of the node that
+    // follows it may be folded into that node's loop (see FusedLoop).
+    std::vector<char> folded(k.nodes.size(), 0), folds(k.nodes.size(), 0);
+    auto foldable = [&](ir::ExprId e) {
+        return levels_[e] == Level::Lane && !computed[e] && uses[e] == 1 && !folded[e] && !folds[e] &&
+               elementwise_loop(k, e) != nullptr;
+    };
     auto evaluate = [&](ir::StmtId s) {
-        for (ir::ExprId id : plans_[s]) {
+        const std::vector<ir::ExprId>& plan = plans_[s];
+        for (ir::ExprId id : plan) {
+            const ir::Node& n = k.node(id);
+            if (levels_[id] != Level::Lane || computed[id] || n.nargs != 2) continue;
+            for (int i = 0; i < 2; ++i)
+                if (foldable(n.args[i]) && fused_loop(k, id, i)) {
+                    folded[n.args[i]] = 1;
+                    folds[id] = 1;
+                    break;
+                }
+        }
+        for (ir::ExprId id : plan) {
             if (levels_[id] == Level::Lane) {
                 if (computed[id]) continue;
                 computed[id] = 1;
             }
+            if (folded[id]) continue;  // computed inside its user's fused loop
             const ir::Node& n = k.node(id);
             TapeStep step{Kind::Node, id};
-            if (LaneLoop loop = elementwise_loop(k, id)) {
-                step = {Kind::Loop, id, loop, n.args[0], n.args[n.nargs > 1 ? 1 : 0], n.type.width * lanes_};
+            const int count = n.type.width * lanes_;
+            const int inner = n.nargs == 2 ? (folded[n.args[0]] ? 0 : folded[n.args[1]] ? 1 : -1) : -1;
+            if (inner >= 0) {
+                const ir::Node& in = k.node(n.args[inner]);
+                step = {Kind::Fused, id};
+                step.fused = fused_loop(k, id, inner);
+                step.fused_streaming = fused_loop(k, id, inner, true);
+                step.a = in.args[0];
+                step.b = in.args[1];
+                step.c = n.args[1 - inner];
+                step.count = count;
+            } else if (LaneLoop loop = elementwise_loop(k, id)) {
+                step = {Kind::Loop, id, loop};
+                step.loop_streaming = elementwise_loop(k, id, true);
+                step.a = n.args[0];
+                step.b = n.args[n.nargs > 1 ? 1 : 0];
+                step.count = count;
             }
             tape_.push_back(step);
         }

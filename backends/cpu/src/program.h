@@ -23,6 +23,7 @@ enum class Level : std::uint8_t { Uniform, Lane, Varying };
 struct TapeStep {
     enum class Kind : std::uint8_t {
         Loop,         // out = loop(a, b) over count words: an element-wise node
+        Fused,        // out = fused(a, b, c) over count words: two element-wise nodes
         Node,         // any other node, through eval_node
         ReadVar,      // Def statement `id` of a variable read
         Assign,       // Assign statement `id`
@@ -32,7 +33,12 @@ struct TapeStep {
     Kind kind;
     std::uint32_t id;
     LaneLoop loop = nullptr;
-    ir::ExprId a = 0, b = 0;
+    FusedLoop fused = nullptr;
+    // The same loops with non-temporal stores, for when `id` is computed
+    // straight into a stream larger than the caches.
+    LaneLoop loop_streaming = nullptr;
+    FusedLoop fused_streaming = nullptr;
+    ir::ExprId a = 0, b = 0, c = 0;
     int count = 0;
 };
 
@@ -40,11 +46,14 @@ class CpuProgram final : public Program {
 public:
     /// `lanes` is the block width of element kernels; a group kernel's block is
     /// one workgroup, split into subgroups of `subgroup_size` lanes.
-    CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size);
+    /// `lanes` 0: chosen per kernel. Outputs of at least `streaming_bytes` are
+    /// written with non-temporal stores.
+    CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size, std::int64_t streaming_bytes);
 
     const ir::Kernel& kernel() const { return *kernel_; }
     int lanes() const { return lanes_; }
     int subgroup_size() const { return subgroup_size_; }
+    std::int64_t streaming_bytes() const { return streaming_bytes_; }
     /// First word of shared array `s` in a block's shared memory.
     std::size_t shared_offset(std::uint32_t s) const { return shared_offsets_[s]; }
     std::size_t shared_words() const { return shared_words_; }
@@ -67,11 +76,13 @@ public:
 private:
     void plan_statement(ir::StmtId s, std::initializer_list<ir::ExprId> roots);
     int depth_of(ir::BlockId b) const;
-    bool record_tape(ir::BlockId b, std::vector<char>& computed);
+    bool record_tape(ir::BlockId b, std::vector<char>& computed, const std::vector<int>& uses);
+    std::vector<int> count_uses() const;
 
     std::shared_ptr<const ir::Kernel> kernel_;
     int lanes_;
     int subgroup_size_;
+    std::int64_t streaming_bytes_;
     std::vector<std::size_t> shared_offsets_;
     std::size_t shared_words_ = 0;
     std::vector<Level> levels_;

@@ -1,0 +1,136 @@
+// Chains of +, - and * (multiply-add and its relatives) against a host
+// reference computed in the same type and order, on every backend. The CPU
+// executor runs two such nodes in one fused loop and writes large outputs with
+// non-temporal stores; these tests cover each shape it fuses (either operand
+// of the outer node, Sub in both orders), a node with two users (which must
+// not be fused), vectors, and an output past the non-temporal threshold.
+#include "backend_fixture.h"
+
+namespace rill::test {
+namespace {
+
+class ArithmeticChains : public BackendTest {};
+
+template <class T>
+std::vector<T> random_values(std::size_t n) {
+    if constexpr (std::is_same_v<T, float>) return random_floats(n, -100.0f, 100.0f);
+    else {
+        std::vector<std::int32_t> v = random_ints(n, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max());
+        return std::vector<T>(v.begin(), v.end());
+    }
+}
+
+// Integer arithmetic wraps (two's complement) on every backend.
+template <class T>
+T add(T a, T b) {
+    if constexpr (std::is_same_v<T, float>) return a + b;
+    else return static_cast<T>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+template <class T>
+T sub(T a, T b) {
+    if constexpr (std::is_same_v<T, float>) return a - b;
+    else return static_cast<T>(static_cast<std::uint32_t>(a) - static_cast<std::uint32_t>(b));
+}
+template <class T>
+T mul(T a, T b) {
+    if constexpr (std::is_same_v<T, float>) return a * b;
+    else return static_cast<T>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
+}
+
+constexpr int kOutputs = 8;
+
+template <class T>
+T reference(int o, T x, T y, T z) {
+    switch (o) {
+        case 0: return add(mul(x, y), z);
+        case 1: return sub(z, mul(x, y));
+        case 2: return sub(mul(x, y), z);
+        case 3: return mul(add(x, y), z);
+        case 4: return mul(z, sub(x, y));
+        case 5: return sub(sub(x, y), z);
+        case 6: return add(z, add(x, y));
+        default: return sub(mul(x, y), mul(y, z));  // two fusable operands: one is fused
+    }
+}
+
+template <class T>
+void check_chains(Runtime& rt) {
+    using E = Expr<T>;
+    static auto k = kernel(std::string("chains_") + to_string(dsl::type_v<T>),
+                           [](In<T> x, In<T> y, In<T> z, Out<T> o0, Out<T> o1, Out<T> o2, Out<T> o3, Out<T> o4,
+                              Out<T> o5, Out<T> o6, Out<T> o7, Out<T> shared_a, Out<T> shared_b) {
+                               E xv = x, yv = y, zv = z;
+                               o0 = xv * yv + zv;
+                               o1 = zv - xv * yv;
+                               o2 = xv * yv - zv;
+                               o3 = (xv + yv) * zv;
+                               o4 = zv * (xv - yv);
+                               o5 = (xv - yv) - zv;
+                               o6 = zv + (xv + yv);
+                               o7 = xv * yv - yv * zv;
+                               // x - z has two users: each must see it whole.
+                               E t = xv - zv;
+                               shared_a = t * yv;
+                               shared_b = t + yv;
+                           });
+    for (std::int64_t n : edge_sizes()) {
+        SCOPED_TRACE(n);
+        const std::vector<T> x = random_values<T>(n), y = random_values<T>(n), z = random_values<T>(n);
+        auto xs = rt.stream<T>({n}, x), ys = rt.stream<T>({n}, y), zs = rt.stream<T>({n}, z);
+        std::vector<Stream<T>> outs;
+        for (int i = 0; i < kOutputs + 2; ++i) outs.push_back(rt.stream<T>({n}));
+        k(xs, ys, zs, outs[0], outs[1], outs[2], outs[3], outs[4], outs[5], outs[6], outs[7], outs[8], outs[9]);
+        for (int o = 0; o < kOutputs + 2; ++o) {
+            const std::vector<T> got = outs[o].download();
+            for (std::int64_t i = 0; i < n; ++i) {
+                const T want = o < kOutputs ? reference(o, x[i], y[i], z[i])
+                                            : o == kOutputs ? mul(sub(x[i], z[i]), y[i]) : add(sub(x[i], z[i]), y[i]);
+                ASSERT_EQ(got[i], want) << "output " << o << " element " << i;
+            }
+        }
+    }
+}
+
+TEST_P(ArithmeticChains, FloatChainsMatchHostReference) { check_chains<float>(rt()); }
+TEST_P(ArithmeticChains, IntChainsWrapLikeHostReference) { check_chains<std::int32_t>(rt()); }
+TEST_P(ArithmeticChains, UintChainsWrapLikeHostReference) { check_chains<std::uint32_t>(rt()); }
+
+TEST_P(ArithmeticChains, Float4MultiplyAddWithUniform) {
+    static auto k = kernel("axpy4(a, x, y, r)", [](Float4 a, In<float4> x, In<float4> y, Out<float4> r) { r = a * x + y; });
+    const float4 a{2.0f, -0.5f, 3.0f, 0.0f};
+    for (std::int64_t n : edge_sizes()) {
+        SCOPED_TRACE(n);
+        const std::vector<float> xf = random_floats(4 * n, -10.0f, 10.0f), yf = random_floats(4 * n, -10.0f, 10.0f);
+        std::vector<float4> x(n), y(n);
+        std::memcpy(x.data(), xf.data(), sizeof(float) * xf.size());
+        std::memcpy(y.data(), yf.data(), sizeof(float) * yf.size());
+        auto r = rt().stream<float4>({n});
+        k(a, rt().stream<float4>({n}, x), rt().stream<float4>({n}, y), r);
+        const std::vector<float4> got = r.download();
+        for (std::int64_t i = 0; i < n; ++i)
+            for (int c = 0; c < 4; ++c) ASSERT_EQ(got[i][c], a[c] * x[i][c] + y[i][c]) << i << "." << c;
+    }
+}
+
+// 2^23 + 5 floats: 32 MiB and more, past the CPU backend's non-temporal
+// threshold on any machine; an odd count, so the last block is partial.
+TEST_P(ArithmeticChains, LargeOutputPastTheStreamingThreshold) {
+    static auto k = kernel("large_axpy(a, x, y, r)", [](Float a, In<float> x, In<float> y, Out<float> r) { r = a * x + y; });
+    const std::int64_t n = (std::int64_t{1} << 23) + 5;
+    const std::vector<float> x = random_floats(n, -10.0f, 10.0f), y = random_floats(n, -10.0f, 10.0f);
+    auto r = rt().stream<float>({n});
+    k(1.5f, rt().stream<float>({n}, x), rt().stream<float>({n}, y), r);
+    const std::vector<float> got = r.download();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i], 1.5f * x[i] + y[i]) << i;
+    // A view that starts off a 16-byte boundary takes the ordinary store path.
+    auto out = rt().stream<float>({n + 1});
+    auto tail = out.domain({1}, {n + 1});
+    k(1.5f, rt().stream<float>({n}, x), rt().stream<float>({n}, y), tail);
+    const std::vector<float> got2 = out.download();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got2[i + 1], 1.5f * x[i] + y[i]) << i;
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(ArithmeticChains);
+
+}  // namespace
+}  // namespace rill::test
