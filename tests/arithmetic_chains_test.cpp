@@ -43,13 +43,13 @@ template <class T>
 T reference(int o, T x, T y, T z) {
     switch (o) {
         case 0: return add(mul(x, y), z);
-        case 1: return sub(z, mul(x, y));
-        case 2: return sub(mul(x, y), z);
+        case 1: return sub(z, mul(x, z));
+        case 2: return sub(mul(y, z), x);
         case 3: return mul(add(x, y), z);
         case 4: return mul(z, sub(x, y));
-        case 5: return sub(sub(x, y), z);
-        case 6: return add(z, add(x, y));
-        default: return sub(mul(x, y), mul(y, z));  // two fusable operands: one is fused
+        case 5: return sub(sub(y, z), x);
+        case 6: return add(x, add(y, z));
+        default: return sub(mul(z, z), mul(y, y));  // two fusable operands: one is fused
     }
 }
 
@@ -60,14 +60,16 @@ void check_chains(Runtime& rt) {
                            [](In<T> x, In<T> y, In<T> z, Out<T> o0, Out<T> o1, Out<T> o2, Out<T> o3, Out<T> o4,
                               Out<T> o5, Out<T> o6, Out<T> o7, Out<T> shared_a, Out<T> shared_b) {
                                E xv = x, yv = y, zv = z;
+                               // No two outputs share a subexpression (it would
+                               // be computed once, and not fused).
                                o0 = xv * yv + zv;
-                               o1 = zv - xv * yv;
-                               o2 = xv * yv - zv;
+                               o1 = zv - xv * zv;
+                               o2 = yv * zv - xv;
                                o3 = (xv + yv) * zv;
                                o4 = zv * (xv - yv);
-                               o5 = (xv - yv) - zv;
-                               o6 = zv + (xv + yv);
-                               o7 = xv * yv - yv * zv;
+                               o5 = (yv - zv) - xv;
+                               o6 = xv + (yv + zv);
+                               o7 = zv * zv - yv * yv;
                                // x - z has two users: each must see it whole.
                                E t = xv - zv;
                                shared_a = t * yv;
