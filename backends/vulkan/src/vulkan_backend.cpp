@@ -1,10 +1,12 @@
-// The Vulkan backend. Kernel calls, uploads and copies are recorded into one
-// command buffer and submitted together when the host needs a result
-// (download, finish) or a per-batch resource runs out. A barrier is recorded
+// The Vulkan backend. Kernel calls, uploads and copies are recorded into
+// command buffers, each submitted without waiting once it holds enough work or
+// a per-batch resource runs out; the host waits only when it needs a result
+// (download, finish). A barrier is recorded
 // only before a command that touches a buffer written since the last barrier
 // (or writes one read since then). Streams live in device-local memory;
 // transfers go through host-visible staging buffers.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +30,11 @@ namespace {
 constexpr VkDeviceSize kInfoRingBytes = 4u << 20;
 constexpr std::uint32_t kSetsPerPool = 1024;
 constexpr std::uint32_t kTimedPerBatch = 1024;  // dispatches with timestamps per submission
+// Submissions in flight at once, and dispatches per submission: a long chain
+// of calls reaches the GPU in pieces, so that it runs one piece while the host
+// records the next instead of waiting for the whole chain to be recorded.
+constexpr std::size_t kBatchesInFlight = 3;
+constexpr std::uint32_t kDispatchesPerSubmit = 64;
 
 /// A host-visible buffer, persistently mapped.
 struct HostBuffer {
@@ -35,6 +42,23 @@ struct HostBuffer {
     VkDeviceMemory memory = VK_NULL_HANDLE;
     void* mapped = nullptr;
     VkDeviceSize size = 0, used = 0;
+};
+
+/// What one submission owns: its command buffer and fence, and the per-batch
+/// resources its commands point into (info words, staging, descriptor sets,
+/// timestamp queries). A batch is reused only after its fence has signalled.
+struct Batch {
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    VkDescriptorPool descriptors = VK_NULL_HANDLE;
+    VkQueryPool queries = VK_NULL_HANDLE;
+    HostBuffer info;
+    std::vector<HostBuffer> staging;
+    std::vector<std::string> timed;  // kernel of each timestamp pair
+    std::uint32_t sets = 0;
+    std::uint32_t dispatches = 0;
+    std::uint64_t serial = 0;        // submission number while in flight
+    bool in_flight = false;
 };
 
 class Device {
@@ -46,25 +70,27 @@ public:
         pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
         pi.queueFamilyIndex = ctx.queue_family;
         check(vkCreateCommandPool(ctx.device, &pi, nullptr, &pool_), "vkCreateCommandPool");
-        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        ai.commandPool = pool_;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        check(vkAllocateCommandBuffers(ctx.device, &ai, &cmd_), "vkAllocateCommandBuffers");
-        VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        check(vkCreateFence(ctx.device, &fi, nullptr, &fence_), "vkCreateFence");
-        VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 16};
-        VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-        dpi.maxSets = kSetsPerPool;
-        dpi.poolSizeCount = 1;
-        dpi.pPoolSizes = &ps;
-        check(vkCreateDescriptorPool(ctx.device, &dpi, nullptr, &descriptors_), "vkCreateDescriptorPool");
-        info_ = host_buffer(kInfoRingBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+        for (Batch& b : batches_) {
+            VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+            ai.commandPool = pool_;
+            ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+            ai.commandBufferCount = 1;
+            check(vkAllocateCommandBuffers(ctx.device, &ai, &b.cmd), "vkAllocateCommandBuffers");
+            VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+            check(vkCreateFence(ctx.device, &fi, nullptr, &b.fence), "vkCreateFence");
+            VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 16};
+            VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+            dpi.maxSets = kSetsPerPool;
+            dpi.poolSizeCount = 1;
+            dpi.pPoolSizes = &ps;
+            check(vkCreateDescriptorPool(ctx.device, &dpi, nullptr, &b.descriptors), "vkCreateDescriptorPool");
+            b.info = host_buffer(kInfoRingBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+            VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+            qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+            qi.queryCount = 2 * kTimedPerBatch;
+            check(vkCreateQueryPool(ctx.device, &qi, nullptr, &b.queries), "vkCreateQueryPool");
+        }
         open_pipeline_cache();
-        VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qi.queryCount = 2 * kTimedPerBatch;
-        check(vkCreateQueryPool(ctx.device, &qi, nullptr, &queries_), "vkCreateQueryPool");
     }
 
     ~Device() {
@@ -73,15 +99,17 @@ public:
         } catch (...) {
             // Destruction cannot report; the device is torn down regardless.
         }
-        release_now();  // finish() waited for this runtime's work; the device is shared
-        destroy_host(info_);
-        for (auto& s : staging_) destroy_host(s);
+        release_done(true);  // finish() waited for this runtime's work; the device is shared
+        for (Batch& b : batches_) {
+            destroy_host(b.info);
+            for (auto& s : b.staging) destroy_host(s);
+            vkDestroyDescriptorPool(ctx.device, b.descriptors, nullptr);
+            vkDestroyQueryPool(ctx.device, b.queries, nullptr);
+            vkDestroyFence(ctx.device, b.fence, nullptr);
+        }
         destroy_host(readback_);
-        vkDestroyDescriptorPool(ctx.device, descriptors_, nullptr);
-        vkDestroyQueryPool(ctx.device, queries_, nullptr);
         save_pipeline_cache();
         vkDestroyPipelineCache(ctx.device, pipeline_cache, nullptr);
-        vkDestroyFence(ctx.device, fence_, nullptr);
         vkDestroyCommandPool(ctx.device, pool_, nullptr);
     }
 
@@ -142,24 +170,28 @@ public:
         h = HostBuffer{};
     }
 
-    /// Frees a stream buffer once no recorded command can still use it.
+    /// Frees a stream buffer once no recorded or submitted command can still
+    /// use it: after the submission that the batch being recorded will become.
     void release(VkBuffer buf, VkDeviceMemory mem) {
         std::lock_guard lock(mutex);
-        pending_release_.emplace_back(buf, mem);
-        if (!recording_) release_now();
+        pending_release_.push_back({buf, mem, submitted_ + (recording_ ? 1 : 0)});
+        release_done(false);
     }
 
     // --- recording -------------------------------------------------------------
 
+    Batch& batch() { return batches_[current_]; }
+
     VkCommandBuffer cmd() {
+        Batch& b = batch();
         if (!recording_) {
             VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
             bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-            check(vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
+            check(vkBeginCommandBuffer(b.cmd, &bi), "vkBeginCommandBuffer");
             recording_ = true;
-            if (profiling) vkCmdResetQueryPool(cmd_, queries_, 0, 2 * kTimedPerBatch);
+            if (profiling) vkCmdResetQueryPool(b.cmd, b.queries, 0, 2 * kTimedPerBatch);
         }
-        return cmd_;
+        return b.cmd;
     }
 
     // --- profiling ---------------------------------------------------------------
@@ -169,28 +201,40 @@ public:
 
     /// Makes room in this batch for one dispatch with `info_words` info words
     /// (submitting the batch first if any per-batch resource is short), so that
-    /// nothing allocated for the dispatch is reset by a submit halfway through.
+    /// nothing allocated for the dispatch belongs to another batch.
     void reserve(std::size_t info_words) {
         const VkDeviceSize bytes = ((info_words * 4) + 63) & ~VkDeviceSize{63};
-        if (bytes > info_.size) throw Error("vulkan backend: a kernel has too many parameters for the info buffer");
-        if (info_.used + bytes > info_.size || sets_ == kSetsPerPool || (profiling && timed_.size() == kTimedPerBatch))
-            submit_and_wait();
+        if (bytes > kInfoRingBytes) throw Error("vulkan backend: a kernel has too many parameters for the info buffer");
+        const Batch& b = batch();
+        if (b.info.used + bytes > b.info.size || b.sets == kSetsPerPool || (profiling && b.timed.size() == kTimedPerBatch))
+            flush();
+    }
+
+    /// Counts a recorded dispatch; a batch that has enough work goes to the
+    /// GPU now, so that the GPU runs it while the host records the next one.
+    void dispatched() {
+        if (++batch().dispatches >= kDispatchesPerSubmit) flush();
     }
 
     /// Brackets the next recorded dispatch with timestamps (when profiling).
     void begin_timing(const std::string& kernel) {
         if (!profiling) return;
         VkCommandBuffer c = cmd();
-        timed_.push_back(kernel);
-        vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, 2 * static_cast<std::uint32_t>(timed_.size() - 1));
+        Batch& b = batch();
+        b.timed.push_back(kernel);
+        vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, b.queries, 2 * static_cast<std::uint32_t>(b.timed.size() - 1));
     }
     void end_timing() {
         if (!profiling) return;
-        vkCmdWriteTimestamp(cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_, 2 * static_cast<std::uint32_t>(timed_.size() - 1) + 1);
+        Batch& b = batch();
+        vkCmdWriteTimestamp(cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, b.queries,
+                            2 * static_cast<std::uint32_t>(b.timed.size() - 1) + 1);
     }
 
     /// Records a barrier if the command about to be recorded reads `reads` or
     /// writes `writes` in a way that conflicts with what ran since the last one.
+    /// A barrier orders everything earlier in submission order, earlier
+    /// submissions included, so the tracking carries over a non-waiting submit.
     void hazard(std::initializer_list<VkBuffer> reads, std::initializer_list<VkBuffer> writes) {
         hazard(std::vector<VkBuffer>(reads), std::vector<VkBuffer>(writes));
     }
@@ -223,7 +267,7 @@ public:
         // buffers are made in multiples of 16 so that `used` never passes `size`
         // (it did once, and the next piece was copied past the mapping).
         const VkDeviceSize rounded = (bytes + 15) & ~VkDeviceSize{15};
-        for (auto& s : staging_) {
+        for (auto& s : batch().staging) {
             if (s.used <= s.size && s.size - s.used >= rounded) {
                 const VkDeviceSize at = s.used;
                 std::memcpy(static_cast<char*>(s.mapped) + at, src, bytes);
@@ -231,42 +275,44 @@ public:
                 return {s.buffer, at};
             }
         }
-        if (recording_ && !staging_.empty()) {
-            // Full: run what was recorded, then start over with all staging free.
-            submit_and_wait();
+        if (recording_ && !batch().staging.empty()) {
+            // Full: hand this batch to the GPU and continue in the next one.
+            flush();
             return stage(src, bytes);
         }
-        staging_.push_back(host_buffer(std::max<VkDeviceSize>(rounded, 16u << 20), VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
+        batch().staging.push_back(host_buffer(std::max<VkDeviceSize>(rounded, 16u << 20), VK_BUFFER_USAGE_TRANSFER_SRC_BIT));
         return stage(src, bytes);
     }
 
-    /// Space for `words` info words in the ring (reserved); returns the word offset.
+    /// Space for `words` info words in this batch (reserved); returns the word offset.
     std::uint32_t info(const std::vector<std::uint32_t>& words) {
+        HostBuffer& info = batch().info;
         const VkDeviceSize bytes = ((words.size() * 4) + 63) & ~VkDeviceSize{63};
-        RILL_ASSERT(info_.used + bytes <= info_.size, "info ring used without reserve()");
-        const VkDeviceSize at = info_.used;
-        std::memcpy(static_cast<char*>(info_.mapped) + at, words.data(), words.size() * 4);
-        info_.used += bytes;
+        RILL_ASSERT(info.used + bytes <= info.size, "info buffer used without reserve()");
+        const VkDeviceSize at = info.used;
+        std::memcpy(static_cast<char*>(info.mapped) + at, words.data(), words.size() * 4);
+        info.used += bytes;
         return static_cast<std::uint32_t>(at / 4);
     }
-    VkBuffer info_buffer() const { return info_.buffer; }
+    VkBuffer info_buffer() { return batch().info.buffer; }
 
     VkDescriptorSet descriptor_set(VkDescriptorSetLayout layout) {
+        Batch& b = batch();
         VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-        ai.descriptorPool = descriptors_;
+        ai.descriptorPool = b.descriptors;
         ai.descriptorSetCount = 1;
         ai.pSetLayouts = &layout;
         VkDescriptorSet set = VK_NULL_HANDLE;
-        RILL_ASSERT(sets_ < kSetsPerPool, "descriptor pool used without reserve()");
+        RILL_ASSERT(b.sets < kSetsPerPool, "descriptor pool used without reserve()");
         check(vkAllocateDescriptorSets(ctx.device, &ai, &set), "vkAllocateDescriptorSets");
-        ++sets_;
+        ++b.sets;
         return set;
     }
 
     /// Copies `bytes` from device buffer `src` at `offset` to host memory.
     void read(VkBuffer src, VkDeviceSize offset, void* dst, VkDeviceSize bytes) {
         if (readback_.size < bytes) {
-            if (recording_) submit_and_wait();
+            submit_and_wait();  // the old readback buffer may be in a recorded copy
             destroy_host(readback_);
             readback_ = host_buffer(std::max<VkDeviceSize>(bytes, 1u << 20), VK_BUFFER_USAGE_TRANSFER_DST_BIT);
         }
@@ -278,7 +324,7 @@ public:
     }
 
     void finish() {
-        if (recording_) submit_and_wait();
+        submit_and_wait();
         check_validation();
     }
 
@@ -325,60 +371,90 @@ private:
         disk_cache::store(pipeline_cache_name(), device_key(), data);
     }
 
-    void submit_and_wait() {
+    /// Submits the batch being recorded without waiting for it, and makes the
+    /// next batch of the ring current (waiting for it first if it is still
+    /// running).
+    void flush() {
         if (!recording_) return;
-        check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
+        Batch& b = batch();
+        check(vkEndCommandBuffer(b.cmd), "vkEndCommandBuffer");
         recording_ = false;
         VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
         si.commandBufferCount = 1;
-        si.pCommandBuffers = &cmd_;
+        si.pCommandBuffers = &b.cmd;
         {
             std::lock_guard queue_lock(*ctx.queue_mutex);
-            check(vkQueueSubmit(ctx.queue, 1, &si, fence_), "vkQueueSubmit");
+            check(vkQueueSubmit(ctx.queue, 1, &si, b.fence), "vkQueueSubmit");
         }
-        check(vkWaitForFences(ctx.device, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-        check(vkResetFences(ctx.device, 1, &fence_), "vkResetFences");
-        if (!timed_.empty()) {
-            std::vector<std::uint64_t> stamps(2 * timed_.size());
-            check(vkGetQueryPoolResults(ctx.device, queries_, 0, static_cast<std::uint32_t>(stamps.size()),
+        b.in_flight = true;
+        b.serial = ++submitted_;
+        ++submits;
+        current_ = (current_ + 1) % batches_.size();
+        retire(batch());
+    }
+
+    /// Waits for batch `b` if it is in flight, then collects its timestamps
+    /// and makes all its resources free for reuse.
+    void retire(Batch& b) {
+        if (!b.in_flight) return;
+        check(vkWaitForFences(ctx.device, 1, &b.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        check(vkResetFences(ctx.device, 1, &b.fence), "vkResetFences");
+        b.in_flight = false;
+        completed_ = std::max(completed_, b.serial);
+        if (!b.timed.empty()) {
+            std::vector<std::uint64_t> stamps(2 * b.timed.size());
+            check(vkGetQueryPoolResults(ctx.device, b.queries, 0, static_cast<std::uint32_t>(stamps.size()),
                                         stamps.size() * 8, stamps.data(), 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
                   "vkGetQueryPoolResults");
             const double ns_per_tick = ctx.properties.limits.timestampPeriod;
-            for (std::size_t i = 0; i < timed_.size(); ++i)
-                times.add(timed_[i], double(stamps[2 * i + 1] - stamps[2 * i]) * ns_per_tick * 1e-6);
-            timed_.clear();
+            for (std::size_t i = 0; i < b.timed.size(); ++i)
+                times.add(b.timed[i], double(stamps[2 * i + 1] - stamps[2 * i]) * ns_per_tick * 1e-6);
+            b.timed.clear();
         }
-        check(vkResetCommandBuffer(cmd_, 0), "vkResetCommandBuffer");
-        check(vkResetDescriptorPool(ctx.device, descriptors_, 0), "vkResetDescriptorPool");
-        sets_ = 0;
-        info_.used = 0;
-        for (auto& s : staging_) s.used = 0;
+        check(vkResetCommandBuffer(b.cmd, 0), "vkResetCommandBuffer");
+        check(vkResetDescriptorPool(ctx.device, b.descriptors, 0), "vkResetDescriptorPool");
+        b.sets = 0;
+        b.dispatches = 0;
+        b.info.used = 0;
+        for (auto& s : b.staging) s.used = 0;
+        release_done(false);
+    }
+
+    /// Submits what is recorded and waits for every batch in flight.
+    void submit_and_wait() {
+        flush();
+        for (Batch& b : batches_) retire(b);
+        // Everything has run: no later command needs a barrier against it.
         written_.clear();
         touched_.clear();
-        release_now();
-        ++submits;
+        release_done(false);
     }
 
-    void release_now() {
-        for (auto [b, m] : pending_release_) {
-            vkDestroyBuffer(ctx.device, b, nullptr);
-            vkFreeMemory(ctx.device, m, nullptr);
-        }
-        pending_release_.clear();
+    /// Frees the released buffers that no batch in flight or being recorded
+    /// can use any more (all of them when `all`).
+    void release_done(bool all) {
+        std::erase_if(pending_release_, [&](const PendingRelease& r) {
+            if (!all && r.after > completed_) return false;
+            vkDestroyBuffer(ctx.device, r.buffer, nullptr);
+            vkFreeMemory(ctx.device, r.memory, nullptr);
+            return true;
+        });
     }
+
+    struct PendingRelease {
+        VkBuffer buffer;
+        VkDeviceMemory memory;
+        std::uint64_t after;  // free once this submission has completed
+    };
 
     VkCommandPool pool_ = VK_NULL_HANDLE;
-    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
-    VkFence fence_ = VK_NULL_HANDLE;
-    VkDescriptorPool descriptors_ = VK_NULL_HANDLE;
-    HostBuffer info_, readback_;
-    std::vector<HostBuffer> staging_;
+    std::array<Batch, kBatchesInFlight> batches_;
+    std::size_t current_ = 0;
+    std::uint64_t submitted_ = 0, completed_ = 0;
+    HostBuffer readback_;
     bool recording_ = false;
     std::unordered_set<VkBuffer> written_, touched_;
-    VkQueryPool queries_ = VK_NULL_HANDLE;
-    std::vector<std::string> timed_;
-    std::uint32_t sets_ = 0;
-    std::vector<std::pair<VkBuffer, VkDeviceMemory>> pending_release_;
+    std::vector<PendingRelease> pending_release_;
 };
 
 class VkStreamBuffer final : public Buffer {
@@ -624,6 +700,7 @@ public:
         dev_->begin_timing(k.name);
         vkCmdDispatch(dev_->cmd(), grid.x, grid.y, 1);
         dev_->end_timing();
+        dev_->dispatched();
     }
 
     void finish() override {
