@@ -15,6 +15,10 @@ mkdir -p "$out"
 [ -f .device/env.sh ] && source .device/env.sh
 
 rill-vk-copy-peer "$n" > "$out/peer_vk_copy.json" || echo "hand-written Vulkan peer failed" >&2
+# Issue 4: the same copy by hand on OpenGL, with buffer creation, barrier and timing varied.
+if command -v rill-gl-copy-probe > /dev/null; then
+    rill-gl-copy-probe "$n" > "$out/probe_gl_copy.json" 2> "$out/probe_gl_copy.txt" || echo "GL copy probe failed" >&2
+fi
 for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-bandwidth "$n" "$out/rill_$backend.json" > "$out/rill_$backend.txt" 2>&1 \
         || echo "rill on $backend failed: $(tail -1 "$out/rill_$backend.txt")" >&2

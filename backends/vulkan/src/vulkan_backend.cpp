@@ -70,26 +70,6 @@ public:
         pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
         pi.queueFamilyIndex = ctx.queue_family;
         check(vkCreateCommandPool(ctx.device, &pi, nullptr, &pool_), "vkCreateCommandPool");
-        for (Batch& b : batches_) {
-            VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-            ai.commandPool = pool_;
-            ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-            ai.commandBufferCount = 1;
-            check(vkAllocateCommandBuffers(ctx.device, &ai, &b.cmd), "vkAllocateCommandBuffers");
-            VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-            check(vkCreateFence(ctx.device, &fi, nullptr, &b.fence), "vkCreateFence");
-            VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 16};
-            VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-            dpi.maxSets = kSetsPerPool;
-            dpi.poolSizeCount = 1;
-            dpi.pPoolSizes = &ps;
-            check(vkCreateDescriptorPool(ctx.device, &dpi, nullptr, &b.descriptors), "vkCreateDescriptorPool");
-            b.info = host_buffer(kInfoRingBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-            VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-            qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-            qi.queryCount = 2 * kTimedPerBatch;
-            check(vkCreateQueryPool(ctx.device, &qi, nullptr, &b.queries), "vkCreateQueryPool");
-        }
         open_pipeline_cache();
     }
 
@@ -101,6 +81,7 @@ public:
         }
         release_done(true);  // finish() waited for this runtime's work; the device is shared
         for (Batch& b : batches_) {
+            if (!b.cmd) continue;
             destroy_host(b.info);
             for (auto& s : b.staging) destroy_host(s);
             vkDestroyDescriptorPool(ctx.device, b.descriptors, nullptr);
@@ -180,7 +161,34 @@ public:
 
     // --- recording -------------------------------------------------------------
 
-    Batch& batch() { return batches_[current_]; }
+    /// The batch being recorded; its resources are made on first use, so a
+    /// runtime that never has more than one batch of work in flight makes one.
+    Batch& batch() {
+        Batch& b = batches_[current_];
+        if (!b.cmd) create(b);
+        return b;
+    }
+
+    void create(Batch& b) {
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = pool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        check(vkAllocateCommandBuffers(ctx.device, &ai, &b.cmd), "vkAllocateCommandBuffers");
+        VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        check(vkCreateFence(ctx.device, &fi, nullptr, &b.fence), "vkCreateFence");
+        VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 16};
+        VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        dpi.maxSets = kSetsPerPool;
+        dpi.poolSizeCount = 1;
+        dpi.pPoolSizes = &ps;
+        check(vkCreateDescriptorPool(ctx.device, &dpi, nullptr, &b.descriptors), "vkCreateDescriptorPool");
+        b.info = host_buffer(kInfoRingBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+        VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = 2 * kTimedPerBatch;
+        check(vkCreateQueryPool(ctx.device, &qi, nullptr, &b.queries), "vkCreateQueryPool");
+    }
 
     VkCommandBuffer cmd() {
         Batch& b = batch();
@@ -231,29 +239,34 @@ public:
                             2 * static_cast<std::uint32_t>(b.timed.size() - 1) + 1);
     }
 
-    /// Records a barrier if the command about to be recorded reads `reads` or
-    /// writes `writes` in a way that conflicts with what ran since the last one.
-    /// A barrier orders everything earlier in submission order, earlier
-    /// submissions included, so the tracking carries over a non-waiting submit.
-    void hazard(std::initializer_list<VkBuffer> reads, std::initializer_list<VkBuffer> writes) {
-        hazard(std::vector<VkBuffer>(reads), std::vector<VkBuffer>(writes));
+    /// Records a barrier if the command about to be recorded (a transfer, or a
+    /// dispatch when `compute`) reads `reads` or writes `writes` in a way that
+    /// conflicts with what ran since the last barrier. The barrier waits only
+    /// for the stages used since then (a chain of dispatches waits for compute
+    /// alone) and makes their writes visible to every later command. A barrier
+    /// orders everything earlier in submission order, earlier submissions
+    /// included, so the tracking carries over a non-waiting submit.
+    void hazard(std::initializer_list<VkBuffer> reads, std::initializer_list<VkBuffer> writes, bool compute = false) {
+        hazard(std::vector<VkBuffer>(reads), std::vector<VkBuffer>(writes), compute);
     }
-    void hazard(const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes) {
+    void hazard(const std::vector<VkBuffer>& reads, const std::vector<VkBuffer>& writes, bool compute) {
         bool need = false;
         for (VkBuffer b : reads) need = need || written_.count(b);
         for (VkBuffer b : writes) need = need || touched_.count(b);
         if (need) {
+            const VkPipelineStageFlags all = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
             VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-            mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
-                               VK_ACCESS_TRANSFER_READ_BIT;
+            if (since_barrier_ & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) mb.srcAccessMask |= VK_ACCESS_SHADER_WRITE_BIT;
+            if (since_barrier_ & VK_PIPELINE_STAGE_TRANSFER_BIT) mb.srcAccessMask |= VK_ACCESS_TRANSFER_WRITE_BIT;
             mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                                VK_ACCESS_TRANSFER_WRITE_BIT;
-            const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-            vkCmdPipelineBarrier(cmd(), stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+            vkCmdPipelineBarrier(cmd(), since_barrier_ ? since_barrier_ : all, all, 0, 1, &mb, 0, nullptr, 0, nullptr);
             written_.clear();
             touched_.clear();
+            since_barrier_ = 0;
             ++barriers;
         }
+        since_barrier_ |= compute ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
         for (VkBuffer b : reads) touched_.insert(b);
         for (VkBuffer b : writes) {
             touched_.insert(b);
@@ -375,7 +388,14 @@ private:
     /// next batch of the ring current (waiting for it first if it is still
     /// running).
     void flush() {
-        if (!recording_) return;
+        if (!submit()) return;
+        current_ = (current_ + 1) % batches_.size();
+        retire(batch());
+    }
+
+    /// Submits the batch being recorded; false when nothing was recorded.
+    bool submit() {
+        if (!recording_) return false;
         Batch& b = batch();
         check(vkEndCommandBuffer(b.cmd), "vkEndCommandBuffer");
         recording_ = false;
@@ -389,14 +409,13 @@ private:
         b.in_flight = true;
         b.serial = ++submitted_;
         ++submits;
-        current_ = (current_ + 1) % batches_.size();
-        retire(batch());
+        return true;
     }
 
     /// Waits for batch `b` if it is in flight, then collects its timestamps
     /// and makes all its resources free for reuse.
     void retire(Batch& b) {
-        if (!b.in_flight) return;
+        if (!b.cmd || !b.in_flight) return;
         check(vkWaitForFences(ctx.device, 1, &b.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
         check(vkResetFences(ctx.device, 1, &b.fence), "vkResetFences");
         b.in_flight = false;
@@ -422,11 +441,12 @@ private:
 
     /// Submits what is recorded and waits for every batch in flight.
     void submit_and_wait() {
-        flush();
+        submit();  // the same batch is recorded next: all are idle after this
         for (Batch& b : batches_) retire(b);
         // Everything has run: no later command needs a barrier against it.
         written_.clear();
         touched_.clear();
+        since_barrier_ = 0;
         release_done(false);
     }
 
@@ -454,6 +474,7 @@ private:
     HostBuffer readback_;
     bool recording_ = false;
     std::unordered_set<VkBuffer> written_, touched_;
+    VkPipelineStageFlags since_barrier_ = 0;  // stages of the commands since the last barrier
     std::vector<PendingRelease> pending_release_;
 };
 
@@ -684,7 +705,7 @@ public:
         }
         if (!push) vkUpdateDescriptorSets(dev_->ctx.device, static_cast<std::uint32_t>(ws.size()), ws.data(), 0, nullptr);
 
-        dev_->hazard(reads, writes);
+        dev_->hazard(reads, writes, true);
         VkCommandBuffer cmd = dev_->cmd();
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
         if (push)

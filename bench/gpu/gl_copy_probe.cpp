@@ -1,0 +1,229 @@
+// Why is rill's OpenGL copy slower than the same copy on Vulkan (issue 4)?
+// A hand-written GL uvec4 copy, the shader of rill-vk-copy-peer, timed with
+// each suspect changed in turn, in one process:
+//   buffer creation   glNamedBufferStorage(0), (GL_DYNAMIC_STORAGE_BIT, what
+//                     rill uses), glNamedBufferData(GL_STATIC_DRAW / GL_DYNAMIC_COPY)
+//   barrier           glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT) between
+//                     dispatches, or none
+//   timing            GL_TIME_ELAPSED around each dispatch; GL_TIMESTAMP
+//                     before and after 20 dispatches; host wall clock to glFinish
+//   shader            one uvec4 per invocation, or rill's shape (floats, a
+//                     grid-stride loop of 4 per invocation)
+// Prints one JSON line per variant: {"variant": ..., "gbs": ...}.
+#include <GL/glew.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+[[noreturn]] void die(const std::string& what) {
+    std::fprintf(stderr, "rill-gl-copy-probe: %s\n", what.c_str());
+    std::exit(1);
+}
+
+void make_context() {
+    auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+    auto platform_display = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    EGLDisplay dpy = EGL_NO_DISPLAY;
+    EGLDeviceEXT devs[8];
+    EGLint ndev = 0;
+    if (query_devices && platform_display && query_devices(8, devs, &ndev) && ndev > 0)
+        dpy = platform_display(EGL_PLATFORM_DEVICE_EXT, devs[0], nullptr);
+    if (dpy == EGL_NO_DISPLAY && platform_display) dpy = platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, nullptr, nullptr)) die("no EGL display");
+    eglBindAPI(EGL_OPENGL_API);
+    const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                              EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    EGLContext ctx = eglCreateContext(dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
+    if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) die("no GL 4.5 context");
+    glewExperimental = GL_TRUE;
+    glewInit();  // GLX build of GLEW: returns 4 with EGL after loading everything
+    if (!glDispatchCompute) die("no glDispatchCompute");
+}
+
+GLuint program(const char* src) {
+    GLuint s = glCreateShader(GL_COMPUTE_SHADER);
+    glShaderSource(s, 1, &src, nullptr);
+    glCompileShader(s);
+    GLint ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[4096];
+        glGetShaderInfoLog(s, sizeof log, nullptr, log);
+        die(std::string("compile: ") + log);
+    }
+    GLuint p = glCreateProgram();
+    glAttachShader(p, s);
+    glLinkProgram(p);
+    return p;
+}
+
+const char* kUvec4 = R"(#version 450
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Src { uvec4 src[]; };
+layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
+layout(location = 0) uniform uint n4;
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
+    if (i < n4) dst[i] = src[i];
+}
+)";
+
+// What rill generates for `r = x` on floats (RILL_DUMP of the bandwidth
+// benchmark), with its info buffer: 4 elements per invocation in a
+// grid-stride loop over restrict buffers, `precise` temporaries.
+const char* kRillShape = R"(#version 450
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) restrict readonly buffer Stream0 { uint data[]; } s0;
+layout(std430, binding = 1) restrict buffer Stream1 { uint data[]; } s1;
+layout(std430, binding = 2) restrict readonly buffer Info { uint info[]; };
+layout(location = 0) uniform uint rill_info_base;
+#define INFO_BASE rill_info_base
+uint I(uint i) { return info[INFO_BASE + i]; }
+void rill_element(const uint gid) {
+    const uint e0 = I(5u) + gid;
+    const uint e1 = I(34u) + gid;
+    precise float t0 = uintBitsToFloat(s0.data[e0 * 1u + 0u]);
+    s1.data[e1 * 1u + 0u] = floatBitsToUint(t0);
+}
+void main() {
+    const uint n = I(0u);
+    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * 256u;
+    uint gid = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * 256u);
+    for (; gid + 3u * stride < n && gid + 3u * stride > gid; gid += 4u * stride) {
+        rill_element(gid); rill_element(gid + stride);
+        rill_element(gid + 2u * stride); rill_element(gid + 3u * stride);
+    }
+    for (; gid < n; gid += stride) rill_element(gid);
+}
+)";
+
+enum class Alloc { Storage0, StorageDynamic, DataStaticDraw, DataDynamicCopy };
+const char* name(Alloc a) {
+    switch (a) {
+        case Alloc::Storage0: return "BufferStorage(0)";
+        case Alloc::StorageDynamic: return "BufferStorage(DYNAMIC_STORAGE) [rill]";
+        case Alloc::DataStaticDraw: return "BufferData(STATIC_DRAW)";
+        case Alloc::DataDynamicCopy: return "BufferData(DYNAMIC_COPY)";
+    }
+    return "";
+}
+
+GLuint buffer(Alloc a, GLsizeiptr bytes) {
+    GLuint b = 0;
+    glCreateBuffers(1, &b);
+    switch (a) {
+        case Alloc::Storage0: glNamedBufferStorage(b, bytes, nullptr, 0); break;
+        case Alloc::StorageDynamic: glNamedBufferStorage(b, bytes, nullptr, GL_DYNAMIC_STORAGE_BIT); break;
+        case Alloc::DataStaticDraw: glNamedBufferData(b, bytes, nullptr, GL_STATIC_DRAW); break;
+        case Alloc::DataDynamicCopy: glNamedBufferData(b, bytes, nullptr, GL_DYNAMIC_COPY); break;
+    }
+    const GLuint one = 0x3f800000u;
+    glClearNamedBufferData(b, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &one);
+    return b;
+}
+
+struct Result {
+    double elapsed_gbs, timestamp_gbs, wall_gbs;
+};
+
+Result run(GLuint prog, bool uvec4, GLuint src, GLuint dst, std::uint64_t n, bool barrier, GLint max_x) {
+    glUseProgram(prog);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, src);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, dst);
+    const std::uint64_t items = uvec4 ? n / 4 : n;
+    GLuint info = 0;
+    if (uvec4) {
+        glUniform1ui(0, static_cast<GLuint>(items));
+    } else {
+        std::vector<GLuint> words(64, 0u);
+        words[0] = static_cast<GLuint>(n);
+        glCreateBuffers(1, &info);
+        glNamedBufferStorage(info, 256, words.data(), GL_DYNAMIC_STORAGE_BIT);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, info);
+        glUniform1ui(0, 0u);
+    }
+    // rill's grid (glsl::dispatch_grid): four elements per invocation from 2^22 on.
+    const std::uint64_t groups = uvec4 ? (items + 255) / 256 : (items + 1023) / 1024;
+    const GLuint gx = static_cast<GLuint>(std::min<std::uint64_t>(groups, static_cast<std::uint64_t>(max_x)));
+    const GLuint gy = static_cast<GLuint>((groups + gx - 1) / gx);
+    const int reps = 20;
+    const double bytes = 2.0 * double(n) * 4;
+    // Warm the clocks up.
+    for (int i = 0; i < 40; ++i) {
+        glDispatchCompute(gx, gy, 1);
+        if (barrier) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    glFinish();
+    std::vector<GLuint> q(reps);
+    glGenQueries(reps, q.data());
+    GLuint stamps[2];
+    glGenQueries(2, stamps);
+    for (int i = 0; i < reps; ++i) {
+        glBeginQuery(GL_TIME_ELAPSED, q[i]);
+        glDispatchCompute(gx, gy, 1);
+        glEndQuery(GL_TIME_ELAPSED);
+        if (barrier) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    glFinish();
+    std::vector<double> ms;
+    for (GLuint id : q) {
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(id, GL_QUERY_RESULT, &ns);
+        ms.push_back(double(ns) * 1e-6);
+    }
+    std::sort(ms.begin(), ms.end());
+    const auto t0 = std::chrono::steady_clock::now();
+    glQueryCounter(stamps[0], GL_TIMESTAMP);
+    for (int i = 0; i < reps; ++i) {
+        glDispatchCompute(gx, gy, 1);
+        if (barrier) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    glQueryCounter(stamps[1], GL_TIMESTAMP);
+    glFinish();
+    const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / reps;
+    GLuint64 a = 0, b = 0;
+    glGetQueryObjectui64v(stamps[0], GL_QUERY_RESULT, &a);
+    glGetQueryObjectui64v(stamps[1], GL_QUERY_RESULT, &b);
+    const double ts_ms = double(b - a) * 1e-6 / reps;
+    glDeleteQueries(reps, q.data());
+    glDeleteQueries(2, stamps);
+    if (info) glDeleteBuffers(1, &info);
+    return {bytes / ms[reps / 2] / 1e6, bytes / ts_ms / 1e6, bytes / wall_ms / 1e6};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int log2n = argc > 1 ? std::atoi(argv[1]) : 28;
+    const std::uint64_t n = std::uint64_t{1} << log2n;
+    make_context();
+    std::fprintf(stderr, "%s / %s\n", reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
+                 reinterpret_cast<const char*>(glGetString(GL_VERSION)));
+    GLint max_x = 65535;
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_x);
+    const GLuint uvec4 = program(kUvec4), rill_shape = program(kRillShape);
+    for (Alloc a : {Alloc::StorageDynamic, Alloc::Storage0, Alloc::DataStaticDraw, Alloc::DataDynamicCopy}) {
+        const GLuint src = buffer(a, static_cast<GLsizeiptr>(n * 4)), dst = buffer(a, static_cast<GLsizeiptr>(n * 4));
+        for (int shader = 0; shader < 2; ++shader)
+            for (bool barrier : {true, false}) {
+                const Result r = run(shader ? rill_shape : uvec4, shader == 0, src, dst, n, barrier, max_x);
+                std::printf("{\"alloc\":\"%s\",\"shader\":\"%s\",\"barrier\":%s,\"log2n\":%d,\"time_elapsed_gbs\":%.1f,"
+                            "\"timestamp_gbs\":%.1f,\"wall_gbs\":%.1f}\n",
+                            name(a), shader ? "rill shape" : "uvec4", barrier ? "true" : "false", log2n, r.elapsed_gbs,
+                            r.timestamp_gbs, r.wall_gbs);
+                std::fflush(stdout);
+            }
+        GLuint bufs[2] = {src, dst};
+        glDeleteBuffers(2, bufs);
+    }
+    if (glGetError() != GL_NO_ERROR) die("a GL error was raised");
+    return 0;
+}
