@@ -9,10 +9,16 @@
 //                     before and after 20 dispatches; host wall clock to glFinish
 //   shader            one uvec4 per invocation, or rill's shape (floats, a
 //                     grid-stride loop of 4 per invocation)
+//   compiler          the driver's GLSL compiler, or SPIR-V from shaderc
+//                     (GL_ARB_gl_spirv), as the Vulkan driver receives it
 // Prints one JSON line per variant: {"variant": ..., "gbs": ...}.
 #include <GL/glew.h>
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
+
+#ifdef RILL_PROBE_SPIRV
+#include <shaderc/shaderc.hpp>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -104,6 +110,35 @@ void main() {
     for (; gid < n; gid += stride) rill_element(gid);
 }
 )";
+
+/// The same source through shaderc to SPIR-V for OpenGL, loaded with
+/// glShaderBinary + glSpecializeShader; 0 when the driver lacks ARB_gl_spirv.
+GLuint spirv_program(const char* src) {
+#ifndef RILL_PROBE_SPIRV
+    (void)src;
+    return 0;
+#else
+    if (!glSpecializeShader) return 0;
+    shaderc::Compiler compiler;
+    shaderc::CompileOptions opt;
+    opt.SetTargetEnvironment(shaderc_target_env_opengl, shaderc_env_version_opengl_4_5);
+    opt.SetOptimizationLevel(shaderc_optimization_level_performance);
+    auto spv = compiler.CompileGlslToSpv(src, shaderc_compute_shader, "copy.comp", opt);
+    if (spv.GetCompilationStatus() != shaderc_compilation_status_success) die("shaderc: " + spv.GetErrorMessage());
+    const std::vector<std::uint32_t> words(spv.cbegin(), spv.cend());
+    GLuint s = glCreateShader(GL_COMPUTE_SHADER);
+    glShaderBinary(1, &s, GL_SHADER_BINARY_FORMAT_SPIR_V, words.data(), static_cast<GLsizei>(words.size() * 4));
+    glSpecializeShader(s, "main", 0, nullptr, nullptr);
+    GLint ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) return 0;
+    GLuint p = glCreateProgram();
+    glAttachShader(p, s);
+    glLinkProgram(p);
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    return ok ? p : 0;
+#endif
+}
 
 enum class Alloc { Storage0, StorageDynamic, DataStaticDraw, DataDynamicCopy };
 const char* name(Alloc a) {
@@ -210,6 +245,19 @@ int main(int argc, char** argv) {
     GLint max_x = 65535;
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_x);
     const GLuint uvec4 = program(kUvec4), rill_shape = program(kRillShape);
+    if (const GLuint spirv = spirv_program(kUvec4)) {
+        const GLuint src = buffer(Alloc::StorageDynamic, static_cast<GLsizeiptr>(n * 4)),
+                     dst = buffer(Alloc::StorageDynamic, static_cast<GLsizeiptr>(n * 4));
+        const Result r = run(spirv, true, src, dst, n, true, max_x);
+        std::printf("{\"alloc\":\"%s\",\"shader\":\"uvec4 as SPIR-V\",\"barrier\":true,\"log2n\":%d,"
+                    "\"time_elapsed_gbs\":%.1f,\"timestamp_gbs\":%.1f,\"wall_gbs\":%.1f}\n",
+                    name(Alloc::StorageDynamic), log2n, r.elapsed_gbs, r.timestamp_gbs, r.wall_gbs);
+        std::fflush(stdout);
+        GLuint bufs[2] = {src, dst};
+        glDeleteBuffers(2, bufs);
+    } else {
+        std::fprintf(stderr, "no SPIR-V shaders on this driver (GL_ARB_gl_spirv)\n");
+    }
     for (Alloc a : {Alloc::StorageDynamic, Alloc::Storage0, Alloc::DataStaticDraw, Alloc::DataDynamicCopy}) {
         const GLuint src = buffer(a, static_cast<GLsizeiptr>(n * 4)), dst = buffer(a, static_cast<GLsizeiptr>(n * 4));
         for (int shader = 0; shader < 2; ++shader)
