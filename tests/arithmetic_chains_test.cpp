@@ -104,8 +104,10 @@ TEST_P(ArithmeticChains, Float4MultiplyAddWithUniform) {
         SCOPED_TRACE(n);
         const std::vector<float> xf = random_floats(4 * n, -10.0f, 10.0f), yf = random_floats(4 * n, -10.0f, 10.0f);
         std::vector<float4> x(n), y(n);
-        std::memcpy(x.data(), xf.data(), sizeof(float) * xf.size());
-        std::memcpy(y.data(), yf.data(), sizeof(float) * yf.size());
+        for (std::int64_t i = 0; i < n; ++i) {
+            x[i] = {xf[4 * i], xf[4 * i + 1], xf[4 * i + 2], xf[4 * i + 3]};
+            y[i] = {yf[4 * i], yf[4 * i + 1], yf[4 * i + 2], yf[4 * i + 3]};
+        }
         auto r = rt().stream<float4>({n});
         k(a, rt().stream<float4>({n}, x), rt().stream<float4>({n}, y), r);
         const std::vector<float4> got = r.download();
