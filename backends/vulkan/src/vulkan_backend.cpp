@@ -515,9 +515,10 @@ public:
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
                                                             dev_->ctx.native_subgroups,
                                                             dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : ""});
-        const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source);
+        const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, [&](const std::vector<std::uint32_t>& m) {
+            check_interface(k.name, m, shader.info_binding + 1, 4);
+        });
         if (std::getenv("RILL_DUMP")) detail::dump_file(shader.dump_name + ".spvasm", disassemble(spirv));
-        check_interface(k.name, spirv, shader.info_binding + 1, 4);
         VkDevice d = dev_->ctx.device;
         VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
         mi.codeSize = spirv.size() * 4;
@@ -560,9 +561,14 @@ public:
         check(vkCreateComputePipelines(d, dev_->pipeline_cache, 1, &ci, nullptr, &pipeline), "vkCreateComputePipelines");
     }
 
-    /// SPIR-V from the disk cache, or compiled (and stored) on a miss. The key
-    /// covers the generated code, the device and driver, and the compile options.
-    std::vector<std::uint32_t> spirv_for(const std::string& kernel, const std::string& source) {
+    /// SPIR-V from the disk cache, or compiled on a miss, checked by `check`
+    /// (SPIRV-Cross reflection) and only then stored. The key covers the
+    /// generated code, the device and driver, and the compile options, and the
+    /// entry is checksummed, so a module loaded from the cache is one that
+    /// passed the check: a warm start does not reflect it again (it was a third
+    /// of the warm start's host time).
+    template <class Check>
+    std::vector<std::uint32_t> spirv_for(const std::string& kernel, const std::string& source, Check&& check) {
         static constexpr char kOptions[] = "vulkan1.2 -O shaderc-2023.2 rill-codegen-1";
         std::uint64_t key = disk_cache::hash_bytes(source.data(), source.size(), dev_->device_key());
         key = disk_cache::hash_bytes(kOptions, sizeof kOptions, key);
@@ -574,6 +580,7 @@ public:
             if (words[0] == 0x07230203u) return words;  // the SPIR-V magic number
         }
         std::vector<std::uint32_t> words = compile_glsl(kernel, source);
+        check(words);
         {
             std::lock_guard lock(dev_->mutex);
             ++dev_->shader_compiles;
