@@ -58,4 +58,13 @@ bool close(double got, double want, double abs_tol, double rel_tol) {
     return std::fabs(got - want) <= abs_tol + rel_tol * std::fabs(want);
 }
 
+std::string error_message(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return kNoError;
+}
+
 }  // namespace rill::test

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,6 +41,11 @@ std::vector<std::int32_t> random_ints(std::size_t n, std::int32_t lo, std::int32
 /// True when `got` is within abs + rel * |want| of the float64 reference (NaN
 /// matches NaN; infinities must match exactly).
 bool close(double got, double want, double abs_tol, double rel_tol);
+
+/// What `f` throws as rill::Error, or kNoError when it throws nothing, so that
+/// a test compares the whole message (or looks for part of it) in one line.
+inline constexpr char kNoError[] = "(no rill::Error was thrown)";
+std::string error_message(const std::function<void()>& f);
 
 }  // namespace rill::test
 
