@@ -264,17 +264,13 @@ FusedLoop fused_loop(const ir::Kernel& k, ir::ExprId id, int inner_arg, bool str
         return nullptr;
     FusedLoop loop = nullptr;
     auto with_type = [&]<Op I, Op O, bool Second>() {
+        auto pick = [&]<class T>() {
+            loop = streaming ? &fused_binary_loop<I, O, Second, T, true> : &fused_binary_loop<I, O, Second, T, false>;
+        };
         switch (t.scalar) {
-            case Scalar::Float:
-                loop = streaming ? &fused_binary_loop<I, O, Second, float, true> : &fused_binary_loop<I, O, Second, float, false>;
-                break;
-            case Scalar::Int:
-                loop = streaming ? &fused_binary_loop<I, O, Second, std::int32_t, true>
-                                 : &fused_binary_loop<I, O, Second, std::int32_t, false>;
-                break;
-            case Scalar::Uint:
-                loop = streaming ? &fused_binary_loop<I, O, Second, u32, true> : &fused_binary_loop<I, O, Second, u32, false>;
-                break;
+            case Scalar::Float: pick.template operator()<float>(); break;
+            case Scalar::Int: pick.template operator()<std::int32_t>(); break;
+            case Scalar::Uint: pick.template operator()<u32>(); break;
             case Scalar::Bool: break;
         }
     };

@@ -87,10 +87,10 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size, std::i
         }
     }
     max_depth_ = std::max(depth_of(kk.body), depth_of(kk.epilogue));
+    if (kk.is_group_kernel()) return;  // no tape: workgroups need the mask machinery
     std::vector<char> computed(n, 0);
     const std::vector<int> uses = count_uses();
-    if (kk.is_group_kernel() || !record_tape(kk.body, computed, uses) || !record_tape(kk.epilogue, computed, uses))
-        tape_.clear();
+    if (!record_tape(kk.body, computed, uses) || !record_tape(kk.epilogue, computed, uses)) tape_.clear();
 }
 
 std::vector<int> CpuProgram::count_uses() const {

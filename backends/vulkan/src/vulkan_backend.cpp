@@ -274,7 +274,9 @@ public:
             if (since_barrier_ & VK_PIPELINE_STAGE_TRANSFER_BIT) mb.srcAccessMask |= VK_ACCESS_TRANSFER_WRITE_BIT;
             mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                                VK_ACCESS_TRANSFER_WRITE_BIT;
-            vkCmdPipelineBarrier(cmd(), since_barrier_ ? since_barrier_ : all, all, 0, 1, &mb, 0, nullptr, 0, nullptr);
+            // A conflict means some command ran since the last barrier, so
+            // since_barrier_ is never empty here.
+            vkCmdPipelineBarrier(cmd(), since_barrier_, all, 0, 1, &mb, 0, nullptr, 0, nullptr);
             written_.clear();
             touched_.clear();
             since_barrier_ = 0;
