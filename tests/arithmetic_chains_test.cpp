@@ -3,7 +3,8 @@
 // executor runs two such nodes in one fused loop and writes large outputs with
 // non-temporal stores; these tests cover each shape it fuses (either operand
 // of the outer node, Sub in both orders), a node with two users (which must
-// not be fused), vectors, and an output past the non-temporal threshold.
+// not be fused), uniform operands, vectors, and an output past the
+// non-temporal threshold.
 #include "backend_fixture.h"
 
 namespace rill::test {
@@ -115,6 +116,55 @@ TEST_P(ArithmeticChains, Float4MultiplyAddWithUniform) {
             for (int c = 0; c < 4; ++c) ASSERT_EQ(got[i][c], a[c] * x[i][c] + y[i][c]) << i << "." << c;
     }
 }
+
+// Uniform operands in every position of a fused and of a plain loop (the CPU
+// executor reads a uniform's broadcast column from its first lanes only), two
+// uniforms in one loop, and vectors, whose loops it then runs per component.
+template <class T>
+void check_uniform_operands(Runtime& rt) {
+    using E = Expr<T>;
+    using V3 = vec<T, 3>;
+    static auto k = kernel(std::string("uniform_operands_") + to_string(dsl::type_v<T>),
+                           [](Var<T> a, Var<T> b, Var<V3> u, In<T> x, In<T> y, In<V3> v, Out<T> o0, Out<T> o1,
+                              Out<T> o2, Out<T> o3, Out<T> o4, Out<V3> o5) {
+                               E xv = x, yv = y;
+                               o0 = a * xv + yv;
+                               o1 = xv * a + b;
+                               o2 = b - xv * yv;
+                               E t = yv - a;  // two users: a plain loop with a uniform second operand
+                               o3 = t * b;
+                               o4 = t + xv;
+                               o5 = u * Expr<V3>(v) - u;
+                           });
+    const T a = random_values<T>(1)[0], b = random_values<T>(1)[0];
+    const std::vector<T> u = random_values<T>(3);
+    for (std::int64_t n : edge_sizes()) {
+        SCOPED_TRACE(n);
+        const std::vector<T> x = random_values<T>(n), y = random_values<T>(n), vf = random_values<T>(3 * n);
+        std::vector<V3> v(n);
+        for (std::int64_t i = 0; i < n; ++i) v[i] = {vf[3 * i], vf[3 * i + 1], vf[3 * i + 2]};
+        std::vector<Stream<T>> outs;
+        for (int i = 0; i < 5; ++i) outs.push_back(rt.stream<T>({n}));
+        auto o5 = rt.stream<V3>({n});
+        k(a, b, V3{u[0], u[1], u[2]}, rt.stream<T>({n}, x), rt.stream<T>({n}, y), rt.stream<V3>({n}, v), outs[0],
+          outs[1], outs[2], outs[3], outs[4], o5);
+        std::vector<std::vector<T>> got;
+        for (auto& o : outs) got.push_back(o.download());
+        const std::vector<V3> got5 = o5.download();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const T t = sub(y[i], a);
+            const T want[5] = {add(mul(a, x[i]), y[i]), add(mul(x[i], a), b), sub(b, mul(x[i], y[i])), mul(t, b),
+                               add(t, x[i])};
+            for (int o = 0; o < 5; ++o) ASSERT_EQ(got[o][i], want[o]) << "output " << o << " element " << i;
+            for (int c = 0; c < 3; ++c)
+                ASSERT_EQ(got5[i][c], sub(mul(u[c], v[i][c]), u[c])) << "vector output element " << i << "." << c;
+        }
+    }
+}
+
+TEST_P(ArithmeticChains, FloatUniformOperandsInEveryPosition) { check_uniform_operands<float>(rt()); }
+TEST_P(ArithmeticChains, IntUniformOperandsInEveryPosition) { check_uniform_operands<std::int32_t>(rt()); }
+TEST_P(ArithmeticChains, UintUniformOperandsInEveryPosition) { check_uniform_operands<std::uint32_t>(rt()); }
 
 // 2^23 + 5 floats: 32 MiB and more, past the CPU backend's non-temporal
 // threshold on any machine; an odd count, so the last block is partial.

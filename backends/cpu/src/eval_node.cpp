@@ -3,6 +3,7 @@
 // what the compiler vectorizes; structure ops move components around.
 #include "eval_node.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -38,12 +39,14 @@ u32 bits_of(R v) {
 
 /// Runs compute(dst, first, count) over [0, n) and writes `out`: directly, or,
 /// when Streaming, through a small L1 buffer flushed with non-temporal stores
-/// (whole 64-byte lines, so the store does not read the line first).
+/// (whole 64-byte lines, so the store does not read the line first). A loop
+/// with a uniform operand runs in chunks too, so that the operand's reads stay
+/// on the first lanes of its broadcast column (see LaneLoop).
 template <bool Streaming, class Compute>
-inline void write_out(u32* out, int n, Compute compute) {
+inline void write_out(u32* out, int n, unsigned uniform, Compute compute) {
+    constexpr int kChunk = 64;
 #if defined(__SSE2__)
     if constexpr (Streaming) {
-        constexpr int kChunk = 64;
         alignas(64) u32 buf[kChunk];
         int i = 0;
         for (; i + kChunk <= n; i += kChunk) {
@@ -56,36 +59,47 @@ inline void write_out(u32* out, int n, Compute compute) {
         return;
     }
 #endif
-    compute(out, 0, n);
+    if (!uniform) {
+        compute(out, 0, n);
+        return;
+    }
+    for (int i = 0; i < n; i += kChunk) compute(out + i, i, std::min(kChunk, n - i));
+}
+
+/// An operand's values for the lanes [first, first + count): a uniform
+/// operand's are the same wherever they are read, so it is read from the start.
+template <class T>
+inline const T* operand(const u32* column, unsigned uniform, int bit, int first) {
+    return as<T>(column) + ((uniform >> bit) & 1u ? 0 : first);
 }
 
 template <Op O, class T, bool Streaming = false>
-void unary_loop(u32* __restrict out, const u32* __restrict a, const u32*, int n) {
+void unary_loop(u32* __restrict out, const u32* __restrict a, const u32*, int n, unsigned uniform) {
     using R = decltype(sem::unary<O>(T{}));
-    write_out<Streaming>(out, n, [&](u32* __restrict dst, int first, int count) {
-        const T* __restrict x = as<T>(a) + first;
+    write_out<Streaming>(out, n, uniform, [&](u32* __restrict dst, int first, int count) {
+        const T* __restrict x = operand<T>(a, uniform, 0, first);
         R* __restrict y = reinterpret_cast<R*>(dst);
         for (int i = 0; i < count; ++i) y[i] = sem::unary<O>(x[i]);
     });
 }
 
 template <Op O, class T, bool Streaming = false>
-void binary_loop(u32* __restrict out, const u32* a, const u32* b, int n) {
+void binary_loop(u32* __restrict out, const u32* a, const u32* b, int n, unsigned uniform) {
     using R = decltype(sem::binary<O>(T{}, T{}));
-    write_out<Streaming>(out, n, [&](u32* __restrict dst, int first, int count) {
-        const T* x = as<T>(a) + first;
-        const T* y = as<T>(b) + first;
+    write_out<Streaming>(out, n, uniform, [&](u32* __restrict dst, int first, int count) {
+        const T* x = operand<T>(a, uniform, 0, first);
+        const T* y = operand<T>(b, uniform, 1, first);
         R* __restrict z = reinterpret_cast<R*>(dst);
         for (int i = 0; i < count; ++i) z[i] = sem::binary<O>(x[i], y[i]);
     });
 }
 
 template <Op Inner, Op Outer, bool InnerSecond, class T, bool Streaming>
-void fused_binary_loop(u32* __restrict out, const u32* a, const u32* b, const u32* c, int n) {
-    write_out<Streaming>(out, n, [&](u32* __restrict dst, int first, int count) {
-        const T* x = as<T>(a) + first;
-        const T* y = as<T>(b) + first;
-        const T* w = as<T>(c) + first;
+void fused_binary_loop(u32* __restrict out, const u32* a, const u32* b, const u32* c, int n, unsigned uniform) {
+    write_out<Streaming>(out, n, uniform, [&](u32* __restrict dst, int first, int count) {
+        const T* x = operand<T>(a, uniform, 0, first);
+        const T* y = operand<T>(b, uniform, 1, first);
+        const T* w = operand<T>(c, uniform, 2, first);
         T* __restrict z = reinterpret_cast<T*>(dst);
         for (int i = 0; i < count; ++i) {
             const T t = sem::binary<Inner>(x[i], y[i]);
@@ -234,7 +248,7 @@ void eval_node(NodeContext& ctx, const ir::Kernel& k, ir::ExprId id, int L) {
     }
     const LaneLoop loop = elementwise_loop(k, id);
     RILL_ASSERT(loop, std::string("CPU backend cannot evaluate ") + ir::op_name(n.op) + " on " + to_string(n.type));
-    loop(out, arg(0), ir::is_elementwise_binary(n.op) ? arg(1) : nullptr, w * L);
+    loop(out, arg(0), ir::is_elementwise_binary(n.op) ? arg(1) : nullptr, w * L, 0);
 }
 
 LaneLoop elementwise_loop(const ir::Kernel& k, ir::ExprId id, bool streaming) {

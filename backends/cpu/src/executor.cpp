@@ -419,16 +419,32 @@ private:
         }
     }
 
+    /// Runs f(word offset, words) once over a step's columns, or once per
+    /// component when an operand is uniform (see LaneLoop).
+    template <class F>
+    static void for_each_component(const TapeStep& t, F f) {
+        if (!t.uniform) return f(0, t.count);
+        const int per = t.count / t.components;
+        for (int c = 0; c < t.components; ++c) f(static_cast<std::size_t>(c) * per, per);
+    }
+
     void run_tape() {
         using Kind = TapeStep::Kind;
         const u32* all = mask(0);
         for (const TapeStep& t : *tape_) {
             switch (t.kind) {
                 case Kind::Loop:
-                    (s_.streaming[t.id] ? t.loop_streaming : t.loop)(cols_[t.id], cols_[t.a], cols_[t.b], t.count);
+                    for_each_component(t, [&](std::size_t at, int count) {
+                        (s_.streaming[t.id] ? t.loop_streaming : t.loop)(cols_[t.id] + at, cols_[t.a] + at,
+                                                                         cols_[t.b] + at, count, t.uniform);
+                    });
                     break;
                 case Kind::Fused:
-                    (s_.streaming[t.id] ? t.fused_streaming : t.fused)(cols_[t.id], cols_[t.a], cols_[t.b], cols_[t.c], t.count);
+                    for_each_component(t, [&](std::size_t at, int count) {
+                        (s_.streaming[t.id] ? t.fused_streaming : t.fused)(cols_[t.id] + at, cols_[t.a] + at,
+                                                                           cols_[t.b] + at, cols_[t.c] + at, count,
+                                                                           t.uniform);
+                    });
                     break;
                 case Kind::Node: eval_node(*this, k_, t.id, lanes_); break;
                 case Kind::ReadVar: {

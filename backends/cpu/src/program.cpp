@@ -117,6 +117,14 @@ bool CpuProgram::record_tape(ir::BlockId b, std::vector<char>& computed, const s
         return levels_[e] == Level::Lane && !computed[e] && uses[e] == 1 && !folded[e] && !folds[e] &&
                elementwise_loop(k, e) != nullptr;
     };
+    auto uniform_bits = [&](std::initializer_list<ir::ExprId> operands) {
+        unsigned bits = 0, bit = 1;
+        for (ir::ExprId e : operands) {
+            if (levels_[e] == Level::Uniform) bits |= bit;
+            bit <<= 1;
+        }
+        return bits;
+    };
     auto evaluate = [&](ir::StmtId s) {
         const std::vector<ir::ExprId>& plan = plans_[s];
         for (ir::ExprId id : plan) {
@@ -148,12 +156,16 @@ bool CpuProgram::record_tape(ir::BlockId b, std::vector<char>& computed, const s
                 step.b = in.args[1];
                 step.c = n.args[1 - inner];
                 step.count = count;
+                step.components = n.type.width;
+                step.uniform = uniform_bits({step.a, step.b, step.c});
             } else if (LaneLoop loop = elementwise_loop(k, id)) {
                 step = {Kind::Loop, id, loop};
                 step.loop_streaming = elementwise_loop(k, id, true);
                 step.a = n.args[0];
                 step.b = n.args[n.nargs > 1 ? 1 : 0];
                 step.count = count;
+                step.components = n.type.width;
+                step.uniform = uniform_bits({step.a, n.nargs > 1 ? step.b : step.a});
             }
             tape_.push_back(step);
         }

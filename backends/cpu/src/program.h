@@ -39,7 +39,9 @@ struct TapeStep {
     LaneLoop loop_streaming = nullptr;
     FusedLoop fused_streaming = nullptr;
     ir::ExprId a = 0, b = 0, c = 0;
-    int count = 0;
+    int count = 0;       // words: components * lanes
+    int components = 1;
+    unsigned uniform = 0;  // bit i: operand i (a, b, c) is a Uniform node (see LaneLoop)
 };
 
 class CpuProgram final : public Program {
