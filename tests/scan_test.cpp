@@ -33,8 +33,16 @@ T host_combine(ScanOp op, T a, T b) {
 }
 
 /// Integer scans are exact: compare with the sequential scan (wrapping as uint32).
+/// The algorithms the backend runs: SinglePass only where loops have no limit
+/// (elsewhere it is refused, see ClearErrors).
+std::vector<ScanAlgorithm> algorithms(Runtime& rt) {
+    if (rt.info().limits.loop_iterations) return {ScanAlgorithm::ReduceThenScan};
+    return {ScanAlgorithm::SinglePass, ScanAlgorithm::ReduceThenScan};
+}
+
 template <class T>
-void check_exact(Runtime& rt, const std::vector<T>& x, ScanOp op, bool inclusive, bool in_place, T init) {
+void check_exact(Runtime& rt, const std::vector<T>& x, ScanOp op, bool inclusive, bool in_place, T init,
+                 ScanAlgorithm algorithm) {
     const auto n = static_cast<std::int64_t>(x.size());
     std::vector<T> want(x.size());
     T acc = init;
@@ -45,12 +53,13 @@ void check_exact(Runtime& rt, const std::vector<T>& x, ScanOp op, bool inclusive
     }
     auto in = rt.stream<T>({n}, x);
     auto out = in_place ? in : rt.stream<T>({n});
-    if (inclusive) inclusive_scan(in, out, op);
-    else exclusive_scan(in, out, op, init);
+    if (inclusive) inclusive_scan(in, out, op, {algorithm});
+    else exclusive_scan(in, out, op, init, {algorithm});
     const std::vector<T> got = out.download();
     for (std::int64_t i = 0; i < n; ++i)
         ASSERT_EQ(got[i], want[i]) << "element " << i << " of " << n << (inclusive ? ", inclusive" : ", exclusive")
-                                   << (in_place ? ", in place" : "") << ", op " << static_cast<int>(op);
+                                   << (in_place ? ", in place" : "") << ", op " << static_cast<int>(op)
+                                   << ", algorithm " << static_cast<int>(algorithm);
 }
 
 std::vector<std::int64_t> scan_sizes() {
@@ -63,41 +72,44 @@ std::vector<std::int64_t> scan_sizes() {
 }
 
 TEST_P(Scans, IntegerAddAtEverySize) {
-    for (std::int64_t n : scan_sizes()) {
-        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
-        check_exact<std::int32_t>(rt(), x, ScanOp::Add, n % 2 == 0, n % 3 == 0, 0);
-        if (HasFatalFailure()) return;
-    }
+    for (ScanAlgorithm algorithm : algorithms(rt()))
+        for (std::int64_t n : scan_sizes()) {
+            std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
+            check_exact<std::int32_t>(rt(), x, ScanOp::Add, n % 2 == 0, n % 3 == 0, 0, algorithm);
+            if (HasFatalFailure()) return;
+        }
 }
 
 TEST_P(Scans, EveryOperatorAndType) {
+    for (ScanAlgorithm a : algorithms(rt()))
     for (std::int64_t n : {1, 2, 255, 4096, 4097, 70001}) {
         SCOPED_TRACE(n);
         std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
         for (ScanOp op : {ScanOp::Add, ScanOp::Min, ScanOp::Max, ScanOp::And, ScanOp::Or, ScanOp::Xor}) {
-            check_exact<std::int32_t>(rt(), x, op, true, false, scan_identity<std::int32_t>(op));
-            check_exact<std::int32_t>(rt(), x, op, false, true, scan_identity<std::int32_t>(op));
+            check_exact<std::int32_t>(rt(), x, op, true, false, scan_identity<std::int32_t>(op), a);
+            check_exact<std::int32_t>(rt(), x, op, false, true, scan_identity<std::int32_t>(op), a);
         }
         std::vector<std::int32_t> signs = random_ints(static_cast<std::size_t>(n), 0, 1);
         for (auto& s : signs) s = s ? 1 : -1;
-        check_exact<std::int32_t>(rt(), signs, ScanOp::Mul, true, false, 1);
+        check_exact<std::int32_t>(rt(), signs, ScanOp::Mul, true, false, 1, a);
         std::vector<std::uint32_t> u(x.begin(), x.end());  // large values: sums wrap
-        check_exact<std::uint32_t>(rt(), u, ScanOp::Add, false, false, 7u);
-        check_exact<std::uint32_t>(rt(), u, ScanOp::Max, true, false, 0u);
-        check_exact<std::uint32_t>(rt(), u, ScanOp::Min, false, false, 4000000000u);
+        check_exact<std::uint32_t>(rt(), u, ScanOp::Add, false, false, 7u, a);
+        check_exact<std::uint32_t>(rt(), u, ScanOp::Max, true, false, 0u, a);
+        check_exact<std::uint32_t>(rt(), u, ScanOp::Min, false, false, 4000000000u, a);
         std::vector<float> f = random_floats(static_cast<std::size_t>(n), -100, 100);
-        check_exact<float>(rt(), f, ScanOp::Max, true, false, -INFINITY);
-        check_exact<float>(rt(), f, ScanOp::Min, false, false, INFINITY);
+        check_exact<float>(rt(), f, ScanOp::Max, true, false, -INFINITY, a);
+        check_exact<float>(rt(), f, ScanOp::Min, false, false, INFINITY, a);
     }
 }
 
 TEST_P(Scans, FloatSumsWithinRounding) {
+    for (ScanAlgorithm a : algorithms(rt()))
     for (std::int64_t n : {1, 1000, 4097, 1 << 20, (1 << 22) + 1}) {
         SCOPED_TRACE(n);
         std::vector<float> x = random_floats(static_cast<std::size_t>(n), -1, 1);
         auto in = rt().stream<float>({n}, x);
         auto out = rt().stream<float>({n});
-        exclusive_scan(in, out, ScanOp::Add, 0.5f);
+        exclusive_scan(in, out, ScanOp::Add, 0.5f, {a});
         const std::vector<float> got = out.download();
         double acc = 0.5, abs_acc = 0.5;
         for (std::int64_t i = 0; i < n; ++i) {
@@ -116,6 +128,13 @@ TEST_P(Scans, ClearErrors) {
     EXPECT_EQ(error_message([&] { inclusive_scan(a, b); }),
               "rill scan: the input has shape 10 but the output has shape 11; scan into a stream of the input's shape");
     EXPECT_THROW(inclusive_scan(a, a, ScanOp::Xor), Error);  // bit operators need integers
+    if (const std::uint64_t limit = rt().info().limits.loop_iterations) {
+        const std::string message = error_message([&] { inclusive_scan(a, a, ScanOp::Add, {ScanAlgorithm::SinglePass}); });
+        EXPECT_NE(message.find("ScanAlgorithm::SinglePass cannot be exact on " + rt().info().device +
+                               ": the driver ends every loop after " + std::to_string(limit) + " iterations"),
+                  std::string::npos)
+            << message;
+    }
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(Scans);

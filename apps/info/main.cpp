@@ -17,6 +17,9 @@ int main() {
                         info.limits.min_subgroup_size, info.limits.max_subgroup_size);
             std::printf("  max workgroup size   %u\n", info.limits.max_workgroup_size);
             std::printf("  shared memory        %llu bytes\n", static_cast<unsigned long long>(info.limits.shared_memory_bytes));
+            if (info.limits.loop_iterations)
+                std::printf("  loop iterations      %llu per invocation (the driver ends longer loops)\n",
+                            static_cast<unsigned long long>(info.limits.loop_iterations));
             for (const auto& [key, value] : info.details) std::printf("  %-20s %s\n", key.c_str(), value.c_str());
         } catch (const rill::Error& e) {
             std::printf("\n[%s] not usable here: %s\n", name.c_str(), e.what());

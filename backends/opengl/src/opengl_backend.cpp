@@ -255,6 +255,7 @@ public:
         GLint64 ssbo = 0;
         glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
         info_.limits.max_buffer_bytes = static_cast<std::uint64_t>(ssbo);
+        if (renderer.find("llvmpipe") != std::string::npos) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);
         info_.persistent_cache = s.binaries;

@@ -633,6 +633,7 @@ public:
         info_.limits.max_workgroup_size = c.properties.limits.maxComputeWorkGroupInvocations;
         info_.limits.shared_memory_bytes = c.properties.limits.maxComputeSharedMemorySize;
         info_.limits.max_buffer_bytes = c.properties.limits.maxStorageBufferRange;
+        if (std::strstr(c.properties.deviceName, "llvmpipe")) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
         info_.persistent_cache = true;
         info_.details.emplace_back("driver version", std::to_string(c.properties.driverVersion));
         info_.details.emplace_back("max storage buffer", std::to_string(c.properties.limits.maxStorageBufferRange) + " bytes");

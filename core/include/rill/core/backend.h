@@ -88,7 +88,15 @@ struct DeviceLimits {
     std::uint32_t max_workgroup_size = 0;
     std::uint64_t shared_memory_bytes = 0;
     std::uint64_t max_buffer_bytes = 0;
+    /// Loop iterations one invocation may run, summed over all its loops; 0:
+    /// no limit. Mesa's llvmpipe and lavapipe end every loop of an invocation
+    /// after 65535 iterations in all, silently (gallivm's loop limiter), so a
+    /// kernel that waits on another workgroup in a loop cannot be exact there.
+    std::uint64_t loop_iterations = 0;
 };
+
+/// gallivm's limit, for the Mesa software devices (llvmpipe, lavapipe).
+inline constexpr std::uint64_t kLlvmpipeLoopIterations = 65535;
 
 struct BackendInfo {
     std::string name;    // "cpu", "vulkan", "opengl"
