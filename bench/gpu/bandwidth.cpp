@@ -54,6 +54,68 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
     std::exit(1);
 }
 
+
+// Where a scan tile's time goes (issue 8): three tile kernels of 256
+// invocations x 16 uint32, no look-back, each checked once: a striped copy
+// (the access pattern alone), the scan's tile as it is (transpose through
+// shared memory, then scan 16 consecutive elements per invocation), and a
+// subgroup-striped tile (each subgroup scans its own 16 S-wide rows with
+// subgroup operations; no transpose).
+constexpr int kWg = 256, kItems = 16, kTile = kWg * kItems;
+
+void scan_tile_probes(rill::Runtime& rt, std::int64_t n, std::vector<std::pair<std::string, double>>& results) {
+    using namespace rill;
+    auto striped_copy = group_kernel<kWg>("probe_striped_copy(in, out)", [](Array<std::uint32_t> in, Array<std::uint32_t> out) {
+        Int base = group_id() * kTile;
+        std::vector<Var<std::uint32_t>> v;
+        for (int j = 0; j < kItems; ++j) v.emplace_back(in.load(base + j * kWg + local_id()));
+        for (int j = 0; j < kItems; ++j) out.store(base + j * kWg + local_id(), v[j]);
+    });
+    auto warp_tile = group_kernel<kWg>("probe_subgroup_tile(in, out)", [](Array<std::uint32_t> in, Array<std::uint32_t> out) {
+        Int S = subgroup_size();
+        Int lane = subgroup_invocation();
+        Int w = local_id() / S;
+        Int chunk = group_id() * kTile + w * S * kItems;
+        std::vector<Var<std::uint32_t>> v;
+        Var<std::uint32_t> carry = 0u;
+        for (int j = 0; j < kItems; ++j) {
+            UInt x = in.load(chunk + j * S + lane);
+            v.emplace_back(carry + subgroup_exclusive_add(x));
+            carry = carry + subgroup_add(x);
+        }
+        Shared<std::uint32_t> totals(kWg);
+        If(lane == 0, [&] { totals.store(w, carry); });
+        barrier();
+        Var<std::uint32_t> before = 0u;
+        Int i = 0;
+        While([&] { return i < w; }, [&] {
+            before = before + totals.load(i);
+            i = i + 1;
+        });
+        for (int j = 0; j < kItems; ++j) out.store(chunk + j * S + lane, before + v[j]);
+    });
+    std::vector<std::uint32_t> h(n);
+    for (std::int64_t i = 0; i < n; ++i) h[i] = static_cast<std::uint32_t>((i * 2654435761u) >> 24);
+    auto in = rt.stream<std::uint32_t>({n}, h);
+    auto out = rt.stream<std::uint32_t>({n});
+    const std::int64_t tiles = n / kTile;
+    striped_copy(Groups{tiles}, in, out);
+    if (out.download() != h) fail("probe_striped_copy");
+    results.emplace_back("probe_striped_copy_ms", median_ms(10, 5, [&] { striped_copy(Groups{tiles}, in, out); }, rt).device_ms);
+    warp_tile(Groups{tiles}, in, out);
+    {
+        const std::vector<std::uint32_t> got = out.download();
+        for (std::int64_t t = 0; t < tiles; t += 97) {
+            std::uint32_t acc = 0;
+            for (std::int64_t i = t * kTile; i < (t + 1) * kTile; ++i) {
+                if (got[i] != acc) fail("probe_subgroup_tile at " + std::to_string(i));
+                acc += h[i];
+            }
+        }
+    }
+    results.emplace_back("probe_subgroup_tile_ms", median_ms(10, 5, [&] { warp_tile(Groups{tiles}, in, out); }, rt).device_ms);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,6 +259,10 @@ int main(int argc, char** argv) {
             std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
                         t.total_ms / static_cast<double>(t.calls));
     }
+
+    std::vector<std::pair<std::string, double>> probes;
+    scan_tile_probes(rt, n, probes);
+    for (const auto& [name, ms] : probes) std::printf("| %s | 2^%d | %.4f ms | | %.1f G elements/s |\n", name.c_str(), log2n, ms, n / ms / 1e6);
 
     // Radix sort of n random uint32 keys, keys only and with uint32 values
     // (peers: CUB DeviceRadixSort in the same run). One timed sort each: a
