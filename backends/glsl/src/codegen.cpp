@@ -184,7 +184,8 @@ private:
             // earlier stores; only when no buffer is bound twice (in-place calls).
             out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") "
                  << (sig_.distinct_buffers ? "restrict " : "")
-                 << (writable(p) ? "" : "readonly ") << "buffer Stream" << p
+                 << (writable(p) ? "" : "readonly ") << (atomically_loaded(p) ? "coherent volatile " : "")
+                 << "buffer Stream" << p
                  << " { uint data[]; } s" << p << ";  // '" << k_.params[p].name << "'\n";
             if (native_float_add() && float_added(p))  // a float view of the same buffer, for atomicAdd
                 out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") buffer FloatStream"
@@ -197,6 +198,17 @@ private:
         if (vk) out_ << "layout(push_constant) uniform Push { uint base; } rill_push;\n#define INFO_BASE rill_push.base\n";
         else out_ << "layout(location = 0) uniform uint rill_info_base;\n#define INFO_BASE rill_info_base\n";
         out_ << "uint I(uint i) { return info[INFO_BASE + i]; }\n";
+    }
+
+    /// Array param p has atomic loads: they are plain loads of a coherent
+    /// volatile buffer (read at the device's coherence point, never hoisted out
+    /// of a waiting loop), not read-modify-writes, which every reader of a hot
+    /// word would otherwise queue on (a look-back reads many).
+    bool atomically_loaded(std::uint32_t p) const {
+        for (const ir::Node& n : k_.nodes)
+            if (n.op == Op::Atomic && n.imm[2] == 0 && n.aux == p && static_cast<ir::AtomicOp>(n.imm[1]) == ir::AtomicOp::Load)
+                return true;
+        return false;
     }
 
     /// Array param p gets float atomic adds (and the device has them natively).
@@ -656,7 +668,7 @@ private:
             case ir::AtomicOp::CompareExchange:
                 call = "atomicCompSwap(" + word + ", " + to_word(s, compare) + ", " + v + ")";
                 break;
-            case ir::AtomicOp::Load: call = "atomicOr(" + word + ", 0u)"; break;
+            case ir::AtomicOp::Load: call = shared ? "atomicOr(" + word + ", 0u)" : word; break;
         }
         line(result + " = " + from_word(s, call) + ";");
     }
