@@ -381,9 +381,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
         throw Error("rill scan: ScanAlgorithm::SinglePass cannot be exact on " + rt.info().device +
                     ": the driver ends every loop after " + std::to_string(loop_limit) +
                     " iterations, and a look-back may wait longer; use ScanAlgorithm::ReduceThenScan or Auto");
-    const bool single_pass = options.algorithm == ScanAlgorithm::SinglePass ||
-                             (options.algorithm == ScanAlgorithm::Auto && !loop_limit);
-    if (!single_pass) return reduce_then_scan(in, out, op, init, inclusive);
+    if (options.algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan(in, out, op, init, inclusive);
     const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
     auto state = rt.stream<std::uint32_t>({kStateTile + 4 * tiles});  // zero: no tile ready, ticket 0
     kernel_for<T>(op, inclusive)(Groups{tiles}, in, out, state, static_cast<std::int32_t>(n), init);

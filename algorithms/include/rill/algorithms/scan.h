@@ -5,14 +5,12 @@
 //   rill::exclusive_scan(in, out, rill::ScanOp::Add, 100u);  // starts at 100
 //
 // Elements are int32, uint32 or float; `in` and `out` may be the same stream
-// (in place). The scheme is a single pass with decoupled look-back (Merrill
-// and Garland 2016; tiles of 4096 elements per workgroup, each scanned as in
-// GPU Gems 3 ch. 39): a tile publishes its total, then finds its prefix from
-// the totals and prefixes the tiles before it published, so every element is
-// read once and written once. Tiles are numbered in the order workgroups
-// start, so a tile only ever waits for tiles that are already running;
-// correctness does not depend on how many workgroups the device runs at once
-// (ScanAlgorithm says where the classic reduce-then-scan runs instead).
+// (in place). Tiles of 4096 elements per workgroup are scanned as in GPU Gems 3
+// ch. 39; the tiles' prefixes come from a scan of their totals
+// (reduce-then-scan) or, on request, from a single pass with decoupled
+// look-back (Merrill and Garland 2016), whose tiles are numbered in the order
+// workgroups start, so that a tile only ever waits for tiles already running.
+// Neither depends on how many workgroups the device runs at once.
 // Float results differ from a sequential scan by rounding only (the tree order
 // of the additions differs).
 #pragma once
@@ -24,12 +22,14 @@ namespace rill {
 /// Associative operators a scan combines with (all commutative too).
 enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 
-/// How a scan runs. SinglePass: decoupled look-back, each element read once
-/// and written once. ReduceThenScan (GPU Gems 3 ch. 39.2.4): tile totals, a
-/// scan of the totals, then the tiles: it reads the input twice but no
-/// workgroup ever waits for another. Auto: SinglePass, except on devices that
-/// end long loops (DeviceLimits::loop_iterations: llvmpipe, lavapipe), where a
-/// look-back that waits for a descheduled tile could be cut short.
+/// How a scan runs. ReduceThenScan (GPU Gems 3 ch. 39.2.4): tile totals, a
+/// scan of the totals, then the tiles; it reads the input twice, and no
+/// workgroup ever waits for another. SinglePass: decoupled look-back, each
+/// element read once and written once; refused on devices that end long
+/// loops (DeviceLimits::loop_iterations: llvmpipe, lavapipe), where a
+/// look-back that waits for a descheduled tile could be cut short. Auto:
+/// ReduceThenScan, the faster of the two on the H100 today (SinglePass's
+/// look-back costs more than the pass it saves: docs/PERFORMANCE.md).
 enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan };
 
 struct ScanOptions {
