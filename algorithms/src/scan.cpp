@@ -112,6 +112,57 @@ std::pair<Expr<T>, Expr<T>> workgroup_exclusive(ScanOp op, const Expr<T>& x, T i
     return {exclusive, totals.load(count - 1)};
 }
 
+/// Loads the tile of kScanTile elements from `base` (identity past n) striped
+/// across the workgroup, so that loads are coalesced, and transposes it through
+/// `tile`: invocation l gets elements 16 l .. 16 l + 15, returned scanned
+/// (inclusive) within those 16.
+template <class T>
+std::vector<Var<T>> load_rows(ScanOp op, T id, const Array<T>& in, const Int& base, const Int& n, const Shared<T>& tile) {
+    for (int j = 0; j < kItems; ++j) {
+        Int i = j * kWg + local_id();
+        tile.store(padded(i), select(base + i < n, in.load(base + i), Expr<T>(id)));
+    }
+    barrier();
+    std::vector<Var<T>> x;
+    Int row = local_id() * kItems;
+    for (int j = 0; j < kItems; ++j) x.emplace_back(tile.load(padded(row + j)));
+    std::vector<Var<T>> running;
+    running.emplace_back(x[0]);
+    for (int j = 1; j < kItems; ++j) running.emplace_back(combine<T>(op, running[j - 1], x[j]));
+    return running;
+}
+
+/// The way back: each invocation's 16 results (start combined with its
+/// running values) go through `tile` and out striped. Every invocation must
+/// have read its row (a barrier) before the call.
+template <class T>
+void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vector<Var<T>>& running,
+                const Array<T>& out, const Int& base, const Shared<T>& tile) {
+    Int row = local_id() * kItems;
+    for (int j = 0; j < kItems; ++j) {
+        Expr<T> v = inclusive ? combine<T>(op, start, running[j])
+                              : (j == 0 ? start : combine<T>(op, start, running[j - 1]));
+        tile.store(padded(row + j), v);
+    }
+    barrier();
+    for (int j = 0; j < kItems; ++j) {
+        Int i = j * kWg + local_id();
+        out.store(base + i, tile.load(padded(i)));  // past n: no effect
+    }
+}
+
+/// Kernels are traced once per (op, inclusive) and element type.
+template <class K>
+const K& cached(ScanOp op, bool inclusive, K (*make)(ScanOp, bool)) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, bool>, K> cache;
+    std::lock_guard lock(mutex);
+    const auto key = std::make_pair(static_cast<int>(op), inclusive);
+    auto it = cache.find(key);
+    if (it == cache.end()) it = cache.emplace(key, make(op, inclusive)).first;
+    return it->second;
+}
+
 // --- ReduceThenScan ---------------------------------------------------------
 
 template <class T>
@@ -142,44 +193,14 @@ TwoPassKernels<T> make_two_pass(ScanOp op, bool inclusive) {
                                    [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
         Shared<T> tile(kPaddedTile);
         Int base = group_id() * static_cast<std::int32_t>(kScanTile);
-        for (int j = 0; j < kItems; ++j) {
-            Int i = j * kWg + local_id();
-            tile.store(padded(i), select(base + i < n, in.load(base + i), Expr<T>(id)));
-        }
-        barrier();
-        std::vector<Var<T>> x;
-        Int row = local_id() * kItems;
-        for (int j = 0; j < kItems; ++j) x.emplace_back(tile.load(padded(row + j)));
-        std::vector<Var<T>> running;  // inclusive within the invocation's 16 elements
-        running.emplace_back(x[0]);
-        for (int j = 1; j < kItems; ++j) running.emplace_back(combine<T>(op, running[j - 1], x[j]));
+        std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
         auto [exclusive, unused] = workgroup_exclusive<T>(op, running.back(), id);
         (void)unused;
         Var<T> prefix = combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive);
         barrier();  // every invocation has read its row before any row is overwritten
-        for (int j = 0; j < kItems; ++j) {
-            Expr<T> v = inclusive ? combine<T>(op, prefix, running[j])
-                                  : (j == 0 ? Expr<T>(prefix) : combine<T>(op, prefix, running[j - 1]));
-            tile.store(padded(row + j), v);
-        }
-        barrier();
-        for (int j = 0; j < kItems; ++j) {
-            Int i = j * kWg + local_id();
-            out.store(base + i, tile.load(padded(i)));  // past n: no effect
-        }
+        store_rows<T>(op, inclusive, prefix, running, out, base, tile);
     });
     return TwoPassKernels<T>{reduce, tiles};
-}
-
-template <class T>
-const TwoPassKernels<T>& two_pass_kernels(ScanOp op, bool inclusive) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, bool>, TwoPassKernels<T>> cache;
-    std::lock_guard lock(mutex);
-    const auto key = std::make_pair(static_cast<int>(op), inclusive);
-    auto it = cache.find(key);
-    if (it == cache.end()) it = cache.emplace(key, make_two_pass<T>(op, inclusive)).first;
-    return it->second;
 }
 
 // --- SinglePass ---------------------------------------------------------------
@@ -294,17 +315,7 @@ TilesKernel<T> make_kernel(ScanOp op, bool inclusive) {
         Int t = cast<std::int32_t>(ticket.load(0));
         Shared<T> tile(kPaddedTile);
         Int base = t * static_cast<std::int32_t>(kScanTile);
-        for (int j = 0; j < kItems; ++j) {
-            Int i = j * kWg + local_id();
-            tile.store(padded(i), select(base + i < n, in.load(base + i), Expr<T>(id)));
-        }
-        barrier();
-        std::vector<Var<T>> x;
-        Int row = local_id() * kItems;
-        for (int j = 0; j < kItems; ++j) x.emplace_back(tile.load(padded(row + j)));
-        std::vector<Var<T>> running;  // inclusive within the invocation's 16 elements
-        running.emplace_back(x[0]);
-        for (int j = 1; j < kItems; ++j) running.emplace_back(combine<T>(op, running[j - 1], x[j]));
+        std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
         auto [exclusive, total] = workgroup_exclusive<T>(op, running.back(), id);
         If(local_id() < subgroup_size(), [&] {
             If(t == 0, [&] {
@@ -323,34 +334,14 @@ TilesKernel<T> make_kernel(ScanOp op, bool inclusive) {
         });
         barrier();  // the prefix is in; every invocation has read its row
         Var<T> start = combine<T>(op, combine<T>(op, init, prefix.load(0)), exclusive);
-        for (int j = 0; j < kItems; ++j) {
-            Expr<T> v = inclusive ? combine<T>(op, start, running[j])
-                                  : (j == 0 ? Expr<T>(start) : combine<T>(op, start, running[j - 1]));
-            tile.store(padded(row + j), v);
-        }
-        barrier();
-        for (int j = 0; j < kItems; ++j) {
-            Int i = j * kWg + local_id();
-            out.store(base + i, tile.load(padded(i)));  // past n: no effect
-        }
+        store_rows<T>(op, inclusive, start, running, out, base, tile);
     });
-}
-
-template <class T>
-const TilesKernel<T>& kernel_for(ScanOp op, bool inclusive) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, bool>, TilesKernel<T>> cache;
-    std::lock_guard lock(mutex);
-    const auto key = std::make_pair(static_cast<int>(op), inclusive);
-    auto it = cache.find(key);
-    if (it == cache.end()) it = cache.emplace(key, make_kernel<T>(op, inclusive)).first;
-    return it->second;
 }
 
 template <class T>
 void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive) {
     Runtime rt = Runtime::of(in);
-    const TwoPassKernels<T>& k = two_pass_kernels<T>(op, inclusive);
+    const TwoPassKernels<T>& k = cached<TwoPassKernels<T>>(op, inclusive, make_two_pass<T>);
     const std::int64_t n = in.size();
     const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
     const T id = scan_identity<T>(op);
@@ -384,7 +375,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     if (options.algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan(in, out, op, init, inclusive);
     const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
     auto state = rt.stream<std::uint32_t>({kStateTile + 4 * tiles});  // zero: no tile ready, ticket 0
-    kernel_for<T>(op, inclusive)(Groups{tiles}, in, out, state, static_cast<std::int32_t>(n), init);
+    cached<TilesKernel<T>>(op, inclusive, make_kernel<T>)(Groups{tiles}, in, out, state, static_cast<std::int32_t>(n), init);
 }
 
 }  // namespace

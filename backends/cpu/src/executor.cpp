@@ -422,10 +422,9 @@ private:
     /// Runs f(word offset, words) once over a step's columns, or once per
     /// component when an operand is uniform (see LaneLoop).
     template <class F>
-    static void for_each_component(const TapeStep& t, F f) {
+    void for_each_component(const TapeStep& t, F f) const {
         if (!t.uniform) return f(0, t.count);
-        const int per = t.count / t.components;
-        for (int c = 0; c < t.components; ++c) f(static_cast<std::size_t>(c) * per, per);
+        for (int at = 0; at < t.count; at += lanes_) f(static_cast<std::size_t>(at), lanes_);
     }
 
     void run_tape() {

@@ -156,7 +156,6 @@ bool CpuProgram::record_tape(ir::BlockId b, std::vector<char>& computed, const s
                 step.b = in.args[1];
                 step.c = n.args[1 - inner];
                 step.count = count;
-                step.components = n.type.width;
                 step.uniform = uniform_bits({step.a, step.b, step.c});
             } else if (LaneLoop loop = elementwise_loop(k, id)) {
                 step = {Kind::Loop, id, loop};
@@ -164,7 +163,6 @@ bool CpuProgram::record_tape(ir::BlockId b, std::vector<char>& computed, const s
                 step.a = n.args[0];
                 step.b = n.args[n.nargs > 1 ? 1 : 0];
                 step.count = count;
-                step.components = n.type.width;
                 step.uniform = uniform_bits({step.a, n.nargs > 1 ? step.b : step.a});
             }
             tape_.push_back(step);

@@ -39,8 +39,7 @@ struct TapeStep {
     LaneLoop loop_streaming = nullptr;
     FusedLoop fused_streaming = nullptr;
     ir::ExprId a = 0, b = 0, c = 0;
-    int count = 0;       // words: components * lanes
-    int components = 1;
+    int count = 0;  // words: components * lanes
     unsigned uniform = 0;  // bit i: operand i (a, b, c) is a Uniform node (see LaneLoop)
 };
 

@@ -205,19 +205,22 @@ private:
     /// of a waiting loop), not read-modify-writes, which every reader of a hot
     /// word would otherwise queue on (a look-back reads many).
     bool atomically_loaded(std::uint32_t p) const {
+        return has_global_atomic(p, [](const ir::Node& n) { return static_cast<ir::AtomicOp>(n.imm[1]) == ir::AtomicOp::Load; });
+    }
+
+    /// Some atomic on Array param p satisfies pred.
+    template <class Pred>
+    bool has_global_atomic(std::uint32_t p, Pred pred) const {
         for (const ir::Node& n : k_.nodes)
-            if (n.op == Op::Atomic && n.imm[2] == 0 && n.aux == p && static_cast<ir::AtomicOp>(n.imm[1]) == ir::AtomicOp::Load)
-                return true;
+            if (n.op == Op::Atomic && n.imm[2] == 0 && n.aux == p && pred(n)) return true;
         return false;
     }
 
     /// Array param p gets float atomic adds (and the device has them natively).
     bool float_added(std::uint32_t p) const {
-        for (const ir::Node& n : k_.nodes)
-            if (n.op == Op::Atomic && n.imm[2] == 0 && n.aux == p && n.type.scalar == Scalar::Float &&
-                static_cast<ir::AtomicOp>(n.imm[1]) == ir::AtomicOp::Add)
-                return true;
-        return false;
+        return has_global_atomic(p, [](const ir::Node& n) {
+            return n.type.scalar == Scalar::Float && static_cast<ir::AtomicOp>(n.imm[1]) == ir::AtomicOp::Add;
+        });
     }
     bool native_float_add() const {
         if (opt_.float_atomic_add_extension.empty()) return false;
@@ -235,9 +238,7 @@ private:
         if (!sig_.distinct_buffers) return true;
         for (const ir::Stmt& st : k_.stmts)
             if (st.kind == StmtKind::ArrayStore && st.a == p) return true;
-        for (const ir::Node& n : k_.nodes)
-            if (n.op == Op::Atomic && n.imm[2] == 0 && n.aux == p) return true;
-        return false;
+        return has_global_atomic(p, [](const ir::Node&) { return true; });
     }
 
     void indent(int depth) { out_ << std::string(4 * depth, ' '); }
