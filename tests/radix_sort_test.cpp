@@ -1,5 +1,6 @@
-// Radix sort against std::stable_sort: random, sorted, reversed, all-equal and
-// few-distinct keys; every size up to 300 and larger ones around powers of two;
+// Radix sort against std::stable_sort: random, sorted, reversed, all-equal,
+// few-distinct and top-byte-only keys; every size up to 1000, sizes around
+// powers of two up to 2^24 + 1, primes, and workgroups taking runs of tiles;
 // float keys with NaN, infinities, -0 and denormals; stability through
 // key-value pairs.
 #include <algorithm>
@@ -28,16 +29,25 @@ std::int64_t order(K k) {
     }
 }
 
+/// The part of the order a sort with `opt` looks at: uint32 keys' low opt.bits.
+template <class K>
+std::int64_t sort_key(K k, const RadixSortOptions& opt) {
+    if (opt.bits < 32) return order(k) & ((std::int64_t{1} << opt.bits) - 1);
+    return order(k);
+}
+
+template <class K>
+bool before(K a, K b, const RadixSortOptions& opt) {
+    return opt.descending ? sort_key(b, opt) < sort_key(a, opt) : sort_key(a, opt) < sort_key(b, opt);
+}
+
 template <class K>
 void check_pairs(Runtime& rt, const std::vector<K>& keys, const RadixSortOptions& opt, const char* what) {
     const auto n = static_cast<std::int64_t>(keys.size());
     std::vector<std::int32_t> idx(keys.size());
     for (std::int64_t i = 0; i < n; ++i) idx[i] = static_cast<std::int32_t>(i);
     std::vector<std::int32_t> want = idx;
-    std::stable_sort(want.begin(), want.end(),
-                     [&](std::int32_t a, std::int32_t b) {
-                         return opt.descending ? order(keys[b]) < order(keys[a]) : order(keys[a]) < order(keys[b]);
-                     });
+    std::stable_sort(want.begin(), want.end(), [&](std::int32_t a, std::int32_t b) { return before(keys[a], keys[b], opt); });
     auto ks = rt.stream<K>({n}, keys);
     auto vs = rt.stream<std::int32_t>({n}, idx);
     radix_sort(ks, vs, opt);
@@ -49,25 +59,88 @@ void check_pairs(Runtime& rt, const std::vector<K>& keys, const RadixSortOptions
     }
 }
 
-TEST_P(RadixSort, UnsignedKeysAgainstStableSort) {
-    std::vector<std::int64_t> sizes;
-    for (std::int64_t n = 0; n <= 300; n += 7) sizes.push_back(n);
-    for (std::int64_t n : {1023, 1025, 4097, 65537}) sizes.push_back(n);
+/// Keys only: the sorted keys against std::stable_sort's.
+template <class K>
+void check_keys(Runtime& rt, const std::vector<K>& keys, const RadixSortOptions& opt, const char* what) {
+    std::vector<K> want = keys;
+    std::stable_sort(want.begin(), want.end(), [&](K a, K b) { return before(a, b, opt); });
+    auto ks = rt.stream<K>({static_cast<std::int64_t>(keys.size())}, keys);
+    radix_sort(ks, opt);
+    const std::vector<K> got = ks.download();
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        ASSERT_EQ(order(got[i]), order(want[i])) << what << ": position " << i << " of " << keys.size()
+                                                 << (opt.descending ? ", descending" : "");
+}
+
+/// Keys of the shapes that break sorts: random, few distinct (stability
+/// shows), sorted, reversed, all equal, and keys that differ in the top byte only.
+void check_distributions(Runtime& rt, std::int64_t n, std::mt19937& gen, bool pairs) {
     std::uniform_int_distribution<std::uint32_t> any;
-    for (std::int64_t n : sizes) {
+    std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
+    auto check = [&](const RadixSortOptions& opt, const char* what) {
+        if (pairs) check_pairs<std::uint32_t>(rt, k, opt, what);
+        else check_keys<std::uint32_t>(rt, k, opt, what);
+    };
+    for (auto& x : k) x = any(gen);
+    check({}, "random");
+    check({.descending = true}, "random");
+    for (auto& x : k) x %= 5;
+    check({.descending = n % 2 == 1}, "few distinct");
+    check({.bits = 3}, "few distinct, 3 bits");
+    for (auto& x : k) x = (x % 3) << 24 | (any(gen) % 4096);
+    check({.bits = 12}, "12 of 32 bits (the rest ignored)");
+    std::sort(k.begin(), k.end());
+    check({}, "sorted");
+    std::reverse(k.begin(), k.end());
+    check({}, "reversed");
+    std::fill(k.begin(), k.end(), 42u);
+    check({.descending = true}, "all equal");
+    for (auto& x : k) x = any(gen) & 0xff000000u;
+    check({}, "top byte only");
+}
+
+TEST_P(RadixSort, EverySizeUpTo1000) {
+    std::uniform_int_distribution<std::uint32_t> any;
+    for (std::int64_t n = 0; n <= 1000; ++n) {
         std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
         for (auto& x : k) x = any(rng());
-        check_pairs<std::uint32_t>(rt(), k, {}, "random");
+        check_keys<std::uint32_t>(rt(), k, {}, "random");
+        if (n % 37 == 0) check_pairs<std::uint32_t>(rt(), k, {.descending = true}, "random");
         if (HasFatalFailure()) return;
-        for (auto& x : k) x %= 5;  // few distinct: stability shows
-        check_pairs<std::uint32_t>(rt(), k, {.descending = n % 2 == 1}, "few distinct");
-        check_pairs<std::uint32_t>(rt(), k, {.bits = 3}, "few distinct, 3 bits");
-        std::sort(k.begin(), k.end());
-        check_pairs<std::uint32_t>(rt(), k, {}, "sorted");
-        std::reverse(k.begin(), k.end());
-        check_pairs<std::uint32_t>(rt(), k, {}, "reversed");
-        std::fill(k.begin(), k.end(), 42u);
-        check_pairs<std::uint32_t>(rt(), k, {}, "all equal");
+    }
+}
+
+TEST_P(RadixSort, UnsignedKeysAgainstStableSort) {
+    for (std::int64_t n : {2, 3, 255, 256, 257, 4095, 4096, 4097, 8191, 65521, 65537}) {
+        check_distributions(rt(), n, rng(), false);
+        if (HasFatalFailure()) return;
+        check_distributions(rt(), n, rng(), true);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(RadixSort, LargeSizes) {
+    // 2^k +- 1 and a prime; 2^24 + 1 runs 1025 workgroups of 4 and 5 tiles.
+    std::uniform_int_distribution<std::uint32_t> any;
+    for (std::int64_t n : {(1 << 16) - 1, (1 << 20) + 1, 1000003, (1 << 24) - 1, (1 << 24) + 1}) {
+        std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
+        for (auto& x : k) x = any(rng());
+        check_keys<std::uint32_t>(rt(), k, {}, "random");
+        if (HasFatalFailure()) return;
+        if (n < (1 << 24)) check_pairs<std::uint32_t>(rt(), k, {.descending = true}, "random");
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(RadixSort, WorkgroupsSortRunsOfTiles) {
+    // However many tiles each workgroup takes in turn, the result is the same.
+    const std::int64_t n = 9 * 4096 + 123;
+    for (std::int64_t run : {1, 2, 3, 4, 7, 10, 100}) {
+        std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
+        for (auto& x : k) x = rng()() % 1000;
+        check_pairs<std::uint32_t>(rt(), k, {.tiles_per_workgroup = run}, "tiles per workgroup");
+        check_keys<std::uint32_t>(rt(), k, {.descending = true, .tiles_per_workgroup = run}, "tiles per workgroup");
+        if (HasFatalFailure()) return;
     }
 }
 
@@ -116,6 +189,14 @@ TEST_P(RadixSort, StructValuesAndErrors) {
     auto short_values = rt().stream<float3>({n - 1});
     EXPECT_THROW(radix_sort(ks, short_values), Error);
     EXPECT_THROW(radix_sort(ks, {.bits = 33}), Error);
+    EXPECT_NE(error_message([&] { radix_sort(ks, {.tiles_per_workgroup = -1}); }).find("give a positive number"),
+              std::string::npos);
+    // A driver that ends long loops (llvmpipe) bounds the tiles a workgroup may take.
+    const std::string too_many = error_message([&] { radix_sort(ks, {.tiles_per_workgroup = 1 << 20}); });
+    if (rt().info().limits.loop_iterations)
+        EXPECT_NE(too_many.find("give a smaller number or 0"), std::string::npos) << too_many;
+    else
+        EXPECT_EQ(too_many, kNoError);
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(RadixSort);

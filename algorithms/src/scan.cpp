@@ -10,6 +10,8 @@
 // 4-byte element, against 12 for reduce-then-scan.
 #include "rill/algorithms/scan.h"
 
+#include <rill/algorithms/detail/workgroup_scan.h>
+
 #include <limits>
 #include <map>
 #include <mutex>
@@ -17,6 +19,9 @@
 namespace rill {
 
 namespace {
+
+using detail::combine;
+using detail::padded;
 
 constexpr int kWg = 256;
 constexpr int kItems = static_cast<int>(kScanTile) / kWg;
@@ -31,85 +36,6 @@ template <class T>
 void check_op(ScanOp op) {
     if (std::is_same_v<T, float> && (op == ScanOp::And || op == ScanOp::Or || op == ScanOp::Xor))
         throw Error(std::string("rill scan: ScanOp::") + op_name(op) + " needs int32 or uint32 elements, not float");
-}
-
-template <class T>
-Expr<T> combine(ScanOp op, const Expr<T>& a, const Expr<T>& b) {
-    switch (op) {
-        case ScanOp::Add: return a + b;
-        case ScanOp::Mul: return a * b;
-        case ScanOp::Min: return min(a, b);
-        case ScanOp::Max: return max(a, b);
-        case ScanOp::And: case ScanOp::Or: case ScanOp::Xor:
-            if constexpr (std::is_integral_v<T>) {
-                if (op == ScanOp::And) return a & b;
-                if (op == ScanOp::Or) return a | b;
-                return a ^ b;
-            }
-            break;
-    }
-    RILL_UNREACHABLE("scan op without a combiner");
-}
-
-template <class T>
-Expr<T> subgroup_scan(ScanOp op, const Expr<T>& x, bool inclusive) {
-    switch (op) {
-        case ScanOp::Add: return inclusive ? subgroup_inclusive_add(x) : subgroup_exclusive_add(x);
-        case ScanOp::Mul: return inclusive ? subgroup_inclusive_mul(x) : subgroup_exclusive_mul(x);
-        case ScanOp::Min: return inclusive ? subgroup_inclusive_min(x) : subgroup_exclusive_min(x);
-        case ScanOp::Max: return inclusive ? subgroup_inclusive_max(x) : subgroup_exclusive_max(x);
-        case ScanOp::And: return inclusive ? subgroup_inclusive_and(x) : subgroup_exclusive_and(x);
-        case ScanOp::Or: return inclusive ? subgroup_inclusive_or(x) : subgroup_exclusive_or(x);
-        case ScanOp::Xor: return inclusive ? subgroup_inclusive_xor(x) : subgroup_exclusive_xor(x);
-    }
-    RILL_UNREACHABLE("bad scan op");
-}
-
-/// Shared-memory slot of tile element i: one pad word per 32 keeps the
-/// invocations' 16-element rows in different banks.
-Expr<std::int32_t> padded(const Expr<std::int32_t>& i) { return i + (i >> 5); }
-constexpr std::int64_t kPaddedTile = kScanTile + kScanTile / 32;
-
-/// The workgroup-wide exclusive scan of one value per invocation; also gives
-/// the workgroup's total. Every invocation must call it (it has barriers).
-template <class T>
-std::pair<Expr<T>, Expr<T>> workgroup_exclusive(ScanOp op, const Expr<T>& x, T identity) {
-    Int S = subgroup_size();
-    Int sg = local_id() / S;
-    Int count = kWg / S;  // subgroups in the workgroup
-    Expr<T> inclusive = subgroup_scan(op, x, true);
-    Shared<T> totals(kWg);
-    If(subgroup_invocation() == S - 1, [&] { totals.store(sg, inclusive); });
-    barrier();
-    If(count <= S, [&] {
-        // One subgroup holds all the totals (S >= 16): one more subgroup scan.
-        If(sg == 0, [&] {
-            Expr<T> v = select(local_id() < count, totals.load(local_id()), Expr<T>(identity));
-            Expr<T> scanned = subgroup_scan(op, v, true);
-            If(local_id() < count, [&] { totals.store(local_id(), scanned); });
-        });
-        barrier();
-    }).Else([&] {
-        // Narrow subgroups (8 on lavapipe, 1 without subgroup operations):
-        // Hillis-Steele over the totals, log2(count) steps, all reads before any write.
-        Int d = 1;
-        While([&] { return d < count; }, [&] {
-            Var<T> left = identity;
-            Var<T> self = identity;
-            If(local_id() < count, [&] {
-                self = totals.load(local_id());
-                If(local_id() >= d, [&] { left = totals.load(local_id() - d); });
-            });
-            barrier();
-            If(local_id() < count, [&] { totals.store(local_id(), combine<T>(op, left, self)); });
-            barrier();
-            d = d * 2;
-        });
-    });
-    Var<T> before = identity;
-    If(sg > 0, [&] { before = totals.load(sg - 1); });
-    Expr<T> exclusive = combine<T>(op, before, subgroup_scan(op, x, false));
-    return {exclusive, totals.load(count - 1)};
 }
 
 /// Loads the tile of kScanTile elements from `base` (identity past n) striped
@@ -185,16 +111,16 @@ TwoPassKernels<T> make_two_pass(ScanOp op, bool inclusive) {
             Int i = base + j * kWg + local_id();
             acc = combine<T>(op, acc, select(i < n, in.load(i), Expr<T>(id)));
         }
-        auto [unused, total] = workgroup_exclusive<T>(op, acc, id);
+        auto [unused, total] = detail::workgroup_exclusive<T, kWg>(op, acc, id);
         (void)unused;
         If(local_id() == 0, [&] { sums.store(group_id(), total); });
     });
     auto tiles = group_kernel<kWg>("scan_two_pass_tiles_" + suffix + "(in, out, offsets, n, init)",
                                    [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
-        Shared<T> tile(kPaddedTile);
+        Shared<T> tile(detail::padded_size(kScanTile));
         Int base = group_id() * static_cast<std::int32_t>(kScanTile);
         std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
-        auto [exclusive, unused] = workgroup_exclusive<T>(op, running.back(), id);
+        auto [exclusive, unused] = detail::workgroup_exclusive<T, kWg>(op, running.back(), id);
         (void)unused;
         Var<T> prefix = combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive);
         barrier();  // every invocation has read its row before any row is overwritten
@@ -313,10 +239,10 @@ TilesKernel<T> make_kernel(ScanOp op, bool inclusive) {
         If(local_id() == 0, [&] { ticket.store(0, state.atomic_add(0, 1u)); });
         barrier();
         Int t = cast<std::int32_t>(ticket.load(0));
-        Shared<T> tile(kPaddedTile);
+        Shared<T> tile(detail::padded_size(kScanTile));
         Int base = t * static_cast<std::int32_t>(kScanTile);
         std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
-        auto [exclusive, total] = workgroup_exclusive<T>(op, running.back(), id);
+        auto [exclusive, total] = detail::workgroup_exclusive<T, kWg>(op, running.back(), id);
         If(local_id() < subgroup_size(), [&] {
             If(t == 0, [&] {
                 If(local_id() == 0, [&] {

@@ -288,7 +288,18 @@ int main(int argc, char** argv) {
         }
         keys.upload(hk);
         sort_keys_ms = median_ms(1, 3, [&] { rill::radix_sort(keys); keys.upload(hk); }, rt).device_ms;
+        for (const auto& t : rt.kernel_times())  // where the sort's time goes, per kernel
+            std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
+                        t.total_ms / static_cast<double>(t.calls));
         sort_pairs_ms = median_ms(1, 3, [&] { rill::radix_sort(keys, vals); keys.upload(hk); }, rt).device_ms;
+        // The tuning knob: tiles each workgroup sorts in turn (0 = rill's choice).
+        for (std::int64_t run : {0, 4, 16, 32, 128}) {
+            const rill::RadixSortOptions opt{.tiles_per_workgroup = run};
+            if (run * 80 > static_cast<std::int64_t>(rt.info().limits.loop_iterations) && rt.info().limits.loop_iterations) continue;
+            const double ms = median_ms(1, 3, [&] { rill::radix_sort(keys, opt); keys.upload(hk); }, rt).device_ms;
+            std::printf("  radix sort keys, %lld tiles per workgroup: %.3f ms (%.2f G keys/s)\n", static_cast<long long>(run), ms,
+                        n / ms / 1e6);
+        }
     }
 
     // Brook's ScatterOp (paper section 3.4): 2^24 adds into 2^10 and 2^20 bins,

@@ -1,7 +1,6 @@
-// LSD radix sort by repeated stable split (GPU Gems 3 ch. 39.3.3), written in
-// the DSL on top of rill's scan: one pass per key bit, each a flag kernel, an
-// exclusive scan of the flags and a scatter. Stable; keys-only or key-value
-// (values of any stream element type, structs too).
+// Radix sort of streams, written in the DSL: LSD, 8-bit digits, stable;
+// keys-only or key-value (values of any stream element type, structs too).
+// How a pass works: detail/radix_digit_pass.h.
 //
 //   rill::radix_sort(keys);                         // uint32, int32 or float keys, ascending
 //   rill::radix_sort(keys, values, {.descending = true});
@@ -12,47 +11,21 @@
 // but come back as the canonical quiet NaN 0x7fc00000).
 #pragma once
 
-#include <rill/algorithms/scan.h>
+#include <rill/algorithms/detail/radix_digit_pass.h>
 
 namespace rill {
 
 struct RadixSortOptions {
     bool descending = false;
     /// Sort by the low `bits` bits of the (uint32-mapped) key only: fewer passes
-    /// when the caller knows the range. 32 = every bit.
+    /// (one per 8 bits) when the caller knows the range. 32 = every bit.
     int bits = 32;
+    /// Tiles of 4096 keys each workgroup sorts in turn; 0 = chosen from n (at
+    /// most 1024 workgroups). A tuning knob: the result does not depend on it.
+    std::int64_t tiles_per_workgroup = 0;
 };
 
 namespace detail {
-
-/// One stable split pass: elements whose key bit equals `first_bit` go first.
-template <class V, bool WithValues>
-auto make_split_kernel() {
-    return group_kernel<256>(
-        WithValues ? "radix_split_pairs(keys, values, offsets, keys_out, values_out, n, bit, first_bit)"
-                   : "radix_split_keys(keys, values, offsets, keys_out, values_out, n, bit, first_bit)",
-        [](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
-           Array<V> values_out, Int n, UInt bit, UInt first_bit) {
-            auto goes_first = [&](const Expr<std::uint32_t>& k) { return ((k >> bit) & 1u) == first_bit; };
-            UInt total_first = offsets.load(n - 1) + select(goes_first(keys.load(n - 1)), 1u, 0u);
-            Int i = global_id();
-            If(i < n, [&] {
-                UInt k = keys.load(i);
-                UInt before = offsets.load(i);
-                UInt at = select(goes_first(k), before, total_first + (cast<std::uint32_t>(i) - before));
-                keys_out.store(at, k);
-                if constexpr (WithValues) values_out.store(at, values.load(i));
-            });
-        });
-}
-
-inline auto make_flag_kernel() {
-    return group_kernel<256>("radix_flags(keys, flags, n, bit, first_bit)",
-                             [](Array<std::uint32_t> keys, Array<std::uint32_t> flags, Int n, UInt bit, UInt first_bit) {
-                                 Int i = global_id();
-                                 If(i < n, [&] { flags.store(i, select(((keys.load(i) >> bit) & 1u) == first_bit, 1u, 0u)); });
-                             });
-}
 
 /// Order-preserving maps of int32 and float keys onto uint32, and back.
 template <class K>
@@ -80,30 +53,41 @@ auto make_key_map(bool to_bits) {
 
 template <class V, bool WithValues>
 void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
-    static const auto split = make_split_kernel<V, WithValues>();
-    static const auto flags = make_flag_kernel();
+    using namespace radix;
+    static const auto histogram = make_histogram_kernel();
     const std::int64_t n = keys.size();
-    if (n <= 1) return;
-    if (n > 0x7fffffff - 4096) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     if (opt.bits < 1 || opt.bits > 32)
         throw Error("rill::radix_sort: bits = " + std::to_string(opt.bits) + "; give 1 to 32 key bits");
+    if (opt.tiles_per_workgroup < 0)
+        throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(opt.tiles_per_workgroup) +
+                    "; give a positive number, or 0 to let rill choose");
+    if (n <= 1) return;
+    if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);
-    const std::int64_t groups = (n + 255) / 256;
-    auto offsets = rt.stream<std::uint32_t>({n});
+    const std::int64_t per_group =
+        tiles_per_group(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
+    const std::int64_t groups = ((n + kTile - 1) / kTile + per_group - 1) / per_group;
+    auto counts = rt.stream<std::uint32_t>({kBins * groups});
     Stream<std::uint32_t> k[2] = {keys, rt.stream<std::uint32_t>({n})};
     Stream<V> v[2];
     if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
-    const std::uint32_t first_bit = opt.descending ? 1u : 0u;
+    const auto n32 = static_cast<std::int32_t>(n);
+    const auto run = static_cast<std::int32_t>(per_group);
+    const int S = match_subgroup_size(rt.info().limits);
     int cur = 0;
-    for (int bit = 0; bit < opt.bits; ++bit) {
-        flags(Groups{groups}, k[cur], offsets, static_cast<std::int32_t>(n), static_cast<std::uint32_t>(bit), first_bit);
-        exclusive_scan(offsets, offsets);
+    for (int shift = 0; shift < opt.bits; shift += kDigitBits) {
+        const int bits = std::min(kDigitBits, opt.bits - shift);
+        const std::uint32_t mask = (1u << bits) - 1u;
+        const std::uint32_t flip = opt.descending ? mask : 0u;
+        const auto sh = static_cast<std::uint32_t>(shift);
+        histogram(Groups{groups}, k[cur], counts, n32, run, sh, mask, flip);
+        exclusive_scan(counts, counts);
         if constexpr (WithValues)
-            split(Groups{groups}, k[cur], v[cur], offsets, k[1 - cur], v[1 - cur], static_cast<std::int32_t>(n),
-                  static_cast<std::uint32_t>(bit), first_bit);
-        else  // no values: the keys stand in for them and are not moved twice
-            split(Groups{groups}, k[cur], k[cur], offsets, k[1 - cur], k[1 - cur], static_cast<std::int32_t>(n),
-                  static_cast<std::uint32_t>(bit), first_bit);
+            cached_by_subgroup<ScatterPairsKernel<V>>(S, make_scatter_pairs_kernel<V>)(
+                Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, run, sh, mask, flip, bits);
+        else
+            cached_by_subgroup<ScatterKeysKernel>(S, make_scatter_keys_kernel)(
+                Groups{groups}, k[cur], counts, k[1 - cur], n32, run, sh, mask, flip, bits);
         cur = 1 - cur;
     }
     if (cur == 1) {

@@ -1,0 +1,330 @@
+// The passes of rill::radix_sort over uint32 keys: LSD radix sort by 8-bit
+// digits (GPU Gems 3 ch. 39.3.3; Satish, Harris and Garland 2009). Each pass
+// has three steps:
+//   1. histogram: every workgroup counts the digits of its run of tiles into
+//      counts[digit * groups + group];
+//   2. an exclusive sum scan of counts: for each (digit, group), where the
+//      group's keys with that digit start in the output;
+//   3. scatter: every workgroup walks its tiles in order, sorts each tile of
+//      4096 keys by the digit in shared memory (one stable 1-bit split per
+//      digit bit, each a workgroup scan), and writes the sorted tile out: the
+//      keys of one digit go to consecutive addresses, after those of the
+//      group's earlier tiles.
+// A workgroup takes a run of tiles rather than one so that the counts stay
+// small (256 per workgroup) at any n. No workgroup ever waits for another.
+#pragma once
+
+#include <map>
+#include <mutex>
+
+#include <rill/algorithms/detail/workgroup_scan.h>
+
+namespace rill::detail::radix {
+
+constexpr int kWg = 256;
+constexpr int kItems = 16;
+constexpr std::int32_t kTile = kWg * kItems;
+constexpr int kDigitBits = 8;
+constexpr std::int32_t kBins = 1 << kDigitBits;
+static_assert(kBins == kWg, "the kernels give every invocation one bin");
+static_assert(kTile <= 0x10000, "pairs keep a key's place in its tile in 16 bits");
+
+/// Workgroups of one pass when the caller does not choose: enough to fill a
+/// large GPU, few enough that the counts (256 per workgroup) stay small.
+constexpr std::int64_t kDefaultGroups = 1024;
+/// Loop iterations a workgroup's invocation runs per tile in the scatter, at
+/// most (8 splits, each a workgroup scan of up to 8 steps without subgroups):
+/// what a driver's loop limit allows is divided by it.
+constexpr std::int64_t kLoopsPerTile = 1 + kDigitBits * (1 + 8);
+
+/// The digit of key k in a pass: key bits shift .. shift + log2(mask + 1),
+/// flipped (flip = mask) for a descending sort.
+inline Expr<std::uint32_t> digit_of(const Expr<std::uint32_t>& k, const UInt& shift, const UInt& mask, const UInt& flip) {
+    return ((k >> shift) & mask) ^ flip;
+}
+
+/// The tiles of this workgroup's run: [first, last).
+inline std::pair<Int, Int> tile_run(const Int& n, const Int& tiles_per_group) {
+    Int tiles = (n + (kTile - 1)) / kTile;
+    Int first = group_id() * tiles_per_group;
+    return {first, min(first + tiles_per_group, tiles)};
+}
+
+inline auto make_histogram_kernel() {
+    return group_kernel<kWg>("radix_histogram(keys, counts, n, tiles_per_group, shift, mask, flip)",
+                             [](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int n, Int tiles_per_group,
+                                UInt shift, UInt mask, UInt flip) {
+        Shared<std::uint32_t> hist(kBins);
+        hist.store(local_id(), 0u);
+        barrier();
+        auto [first, last] = tile_run(n, tiles_per_group);
+        For(first, last, [&](Int t) {
+            for (int j = 0; j < kItems; ++j) {
+                Int i = t * kTile + j * kWg + local_id();
+                UInt d = digit_of(keys.load(min(i, n - 1)), shift, mask, flip);
+                If(i < n, [&] { hist.atomic_add(d, 1u); });
+            }
+        });
+        barrier();
+        counts.store(local_id() * num_groups() + group_id(), hist.load(local_id()));
+    });
+}
+
+/// The shared memory of the scatter. `items` holds a tile while it is sorted
+/// (keys, or places in the tile for pairs); `base` the output position of the
+/// group's next key of each digit; `start` and `end` each digit's range in the
+/// sorted tile.
+struct ScatterShared {
+    Shared<std::uint32_t> items{padded_size(kTile)};
+    Shared<std::uint32_t> base{kBins}, start{kBins}, end{kBins};
+};
+
+/// Sorts a tile by the digit with one stable 1-bit split per digit bit, each a
+/// workgroup scan of the zeros (any subgroup size, 1 included). Pairs sort
+/// digit << 16 | place in the tile.
+template <bool WithValues>
+void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n, const Int& tile_base,
+                         const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits) {
+    Int lid = local_id();
+    UInt item_shift = WithValues ? UInt(16u) : shift;
+    UInt item_flip = WithValues ? UInt(0u) : flip;
+    auto digit = [&](const Expr<std::uint32_t>& item) { return digit_of(item, item_shift, mask, item_flip); };
+    // Past n: an item of the largest digit, which sorts after every key of the
+    // tile (stably after the keys of that digit) and is not written.
+    for (int j = 0; j < kItems; ++j) {
+        Int i = j * kWg + lid;
+        UInt key = keys.load(min(tile_base + i, n - 1));
+        if constexpr (WithValues) {
+            UInt d = select(i < in_tile, digit_of(key, shift, mask, flip), Expr<std::uint32_t>(mask));
+            sh.items.store(padded(i), (d << 16u) | cast<std::uint32_t>(i));
+        } else {
+            sh.items.store(padded(i), select(i < in_tile, key, select(flip == 0u, 0xffffffffu, 0u)));
+        }
+    }
+    barrier();
+    Int row = lid * kItems;
+    std::vector<Var<std::uint32_t>> x;
+    for (int j = 0; j < kItems; ++j) x.emplace_back(sh.items.load(padded(row + j)));
+    For(0, bits, [&](Int b) {  // lowest bit first: zeros, then ones
+        UInt at_bit = item_shift + cast<std::uint32_t>(b);
+        UInt flip_bit = (item_flip >> cast<std::uint32_t>(b)) & 1u;
+        std::vector<Var<std::uint32_t>> one, zeros_before;
+        Var<std::uint32_t> zeros = 0u;
+        for (int j = 0; j < kItems; ++j) {
+            one.emplace_back(((x[j] >> at_bit) & 1u) ^ flip_bit);
+            zeros_before.emplace_back(Expr<std::uint32_t>(zeros));
+            zeros = zeros + (one[j] ^ 1u);
+        }
+        auto [before, total] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, zeros, 0u);
+        for (int j = 0; j < kItems; ++j) {
+            UInt z = before + zeros_before[j];
+            UInt at = select(one[j] == 0u, z, total + (cast<std::uint32_t>(row + j) - z));
+            sh.items.store(padded(cast<std::int32_t>(at)), x[j]);
+        }
+        barrier();
+        for (int j = 0; j < kItems; ++j) x[j] = sh.items.load(padded(row + j));
+    });
+    sh.start.store(lid, 0u);
+    sh.end.store(lid, 0u);
+    barrier();
+    for (int j = 0; j < kItems; ++j) {
+        Int p = j * kWg + lid;
+        UInt d = digit(sh.items.load(padded(p)));
+        Bool first_of_digit = p == 0 || d != digit(sh.items.load(padded(max(p - 1, 0))));
+        Bool last_of_digit = p == kTile - 1 || d != digit(sh.items.load(padded(min(p + 1, kTile - 1))));
+        If(first_of_digit, [&] { sh.start.store(d, cast<std::uint32_t>(p)); });
+        If(last_of_digit, [&] { sh.end.store(d, cast<std::uint32_t>(p + 1)); });
+    }
+    barrier();
+}
+
+/// The lowest set bit of a ballot, or 0 for none.
+inline Expr<std::int32_t> lowest_lane(const Expr<uint4>& b) {
+    auto lsb = [](const Expr<std::uint32_t>& w) { return cast<std::int32_t>(find_lsb(w)); };
+    return select(b.x() != 0u, lsb(b.x()),
+                  select(b.y() != 0u, 32 + lsb(b.y()), select(b.z() != 0u, 64 + lsb(b.z()), 96 + lsb(b.w()))));
+}
+
+/// Bits of the lanes below this one in a ballot.
+inline Expr<uint4> lanes_below() {
+    Int lane = subgroup_invocation();
+    auto part = [&](int c) {
+        Int k = lane - 32 * c;
+        return select(k <= 0, 0u, select(k >= 32, 0xffffffffu, (1u << cast<std::uint32_t>(clamp(k, 0, 31))) - 1u));
+    };
+    return Expr<uint4>(part(0), part(1), part(2), part(3));
+}
+
+/// Sorts a tile by the digit in one go, as Onesweep does (Adinets and Merrill
+/// 2022): subgroup w takes tile elements w S 16 .. (w + 1) S 16 - 1, 16 rows of
+/// S; in each row the lanes with the same digit find each other with 8
+/// ballots, and the lowest of them adds their number to the subgroup's counter
+/// of that digit (16-bit counters, two per word, in `items`). A scan of the
+/// counters over the subgroups, per digit, and of the digit totals then gives
+/// every element its place in the sorted tile, stably. Subgroups of exactly S
+/// (8 to 128) invocations with ballots and shuffles.
+template <bool WithValues>
+void sort_tile_by_match(int S, const ScatterShared& sh, const Shared<std::uint32_t>& digit_totals,
+                        const Array<std::uint32_t>& keys, const Int& n, const Int& tile_base, const Int& in_tile,
+                        const UInt& shift, const UInt& mask, const UInt& flip) {
+    const int groups = kWg / S;               // subgroups of the workgroup
+    const int words = groups * (kBins / 2);   // their counters
+    Int lid = local_id();
+    Int w = lid / S;
+    Int lane = subgroup_invocation();
+    for (int k = 0; k * kWg < words; ++k) If(k * kWg + lid < words, [&] { sh.items.store(k * kWg + lid, 0u); });
+    barrier();
+    Expr<uint4> below_me = lanes_below();
+    std::vector<Var<std::uint32_t>> key, d, rank;
+    for (int j = 0; j < kItems; ++j) {
+        Int i = w * (S * kItems) + j * S + lane;
+        key.emplace_back(keys.load(min(tile_base + i, n - 1)));
+        // Past n: the largest digit, so that it sorts last (and is not written).
+        d.emplace_back(select(i < in_tile, digit_of(key[j], shift, mask, flip), Expr<std::uint32_t>(mask)));
+        Var<uint4> peers = subgroup_ballot(Expr<bool>(true));
+        for (int b = 0; b < kDigitBits; ++b) {
+            UInt bit = (d[j] >> static_cast<std::uint32_t>(b)) & 1u;
+            UInt same = bit - 1u;  // 0 where the bit is set, all ones where clear
+            peers = peers & (subgroup_ballot(bit == 1u) ^ Expr<uint4>(same, same, same, same));
+        }
+        Int below = ballot_bit_count(peers & below_me);
+        Int word = w * (kBins / 2) + cast<std::int32_t>(d[j] >> 1u);
+        UInt half = (d[j] & 1u) << 4u;
+        Var<std::uint32_t> before = 0u;
+        If(below == 0, [&] {
+            before = (sh.items.atomic_add(word, cast<std::uint32_t>(ballot_bit_count(peers)) << half) >> half) & 0xffffu;
+        });
+        rank.emplace_back(subgroup_shuffle(Expr<std::uint32_t>(before), lowest_lane(peers)) + cast<std::uint32_t>(below));
+    }
+    barrier();
+    // Per digit pair (one word), the counters become exclusive prefixes over the subgroups.
+    If(lid < kBins / 2, [&] {
+        Var<std::uint32_t> run = 0u;
+        for (int g = 0; g < groups; ++g) {
+            UInt c = sh.items.load(g * (kBins / 2) + lid);
+            sh.items.store(g * (kBins / 2) + lid, run);
+            run = run + c;
+        }
+        digit_totals.store(lid, run);
+    });
+    barrier();
+    UInt total = (digit_totals.load(lid >> 1) >> (cast<std::uint32_t>(lid & 1) << 4u)) & 0xffffu;  // digit lid
+    auto [first, unused] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, total, 0u);
+    (void)unused;
+    sh.start.store(lid, first);
+    sh.end.store(lid, first + total);
+    for (int j = 0; j < kItems; ++j) {
+        Int word = w * (kBins / 2) + cast<std::int32_t>(d[j] >> 1u);
+        rank[j] = rank[j] + ((sh.items.load(word) >> ((d[j] & 1u) << 4u)) & 0xffffu);
+    }
+    barrier();  // every counter read before the tile overwrites them
+    for (int j = 0; j < kItems; ++j) {
+        Int i = w * (S * kItems) + j * S + lane;
+        UInt at = sh.start.load(d[j]) + rank[j];
+        sh.items.store(padded(cast<std::int32_t>(at)), WithValues ? Expr<std::uint32_t>(cast<std::uint32_t>(i)) : Expr<std::uint32_t>(key[j]));
+    }
+    barrier();
+}
+
+/// Step 3 for one workgroup: its tiles in turn, each sorted by the digit in
+/// shared memory, then written out in the sorted order, striped across the
+/// workgroup (a digit's keys go to consecutive addresses). Pairs fetch key and
+/// value by their place in the tile (read just before: cached), so that values
+/// of any type never pass through shared memory. S: the subgroup size to rank
+/// by ballots with, 0 to rank by 1-bit splits.
+template <class V, bool WithValues>
+void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
+                   const Array<std::uint32_t>& offsets, const Array<std::uint32_t>& keys_out,
+                   const Array<V>* values_out, const Int& n, const Int& tiles_per_group, const UInt& shift,
+                   const UInt& mask, const UInt& flip, const Int& bits) {
+    ScatterShared sh;
+    Shared<std::uint32_t> digit_totals(S > 0 ? kBins / 2 : 1);
+    Int lid = local_id();
+    sh.base.store(lid, offsets.load(lid * num_groups() + group_id()));
+    auto [first, last] = tile_run(n, tiles_per_group);
+    For(first, last, [&](Int t) {
+        Int tile_base = t * kTile;
+        Int in_tile = min(n - tile_base, kTile);
+        if (S > 0)
+            sort_tile_by_match<WithValues>(S, sh, digit_totals, keys, n, tile_base, in_tile, shift, mask, flip);
+        else
+            sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits);
+        for (int j = 0; j < kItems; ++j) {
+            Int p = j * kWg + lid;
+            UInt item = sh.items.load(padded(p));
+            If(p < in_tile, [&] {
+                Int from = tile_base + cast<std::int32_t>(item & 0xffffu);
+                UInt key = WithValues ? Expr<std::uint32_t>(keys.load(from)) : Expr<std::uint32_t>(item);
+                UInt d = digit_of(key, shift, mask, flip);
+                UInt at = sh.base.load(d) + cast<std::uint32_t>(p) - sh.start.load(d);
+                keys_out.store(at, key);
+                if constexpr (WithValues) values_out->store(at, values->load(from));
+            });
+        }
+        barrier();
+        sh.base.store(lid, sh.base.load(lid) + sh.end.load(lid) - sh.start.load(lid));
+    });
+}
+
+/// Kernels are traced once per ranking (S) and value type.
+template <class K>
+const K& cached_by_subgroup(int S, K (*make)(int)) {
+    static std::mutex mutex;
+    static std::map<int, K> cache;
+    std::lock_guard lock(mutex);
+    auto it = cache.find(S);
+    if (it == cache.end()) it = cache.emplace(S, make(S)).first;
+    return it->second;
+}
+
+inline auto make_scatter_keys_kernel(int S) {
+    return group_kernel<kWg>(
+        "radix_scatter_keys(keys, offsets, keys_out, n, tiles_per_group, shift, mask, flip, bits)",
+        GroupOptions{.subgroup_size = static_cast<std::uint32_t>(S)},
+        [S](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int n,
+            Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
+            scatter_tiles<std::uint32_t, false>(S, keys, nullptr, offsets, keys_out, nullptr, n, tiles_per_group,
+                                                shift, mask, flip, bits);
+        });
+}
+using ScatterKeysKernel = decltype(make_scatter_keys_kernel(0));
+
+template <class V>
+auto make_scatter_pairs_kernel(int S) {
+    return group_kernel<kWg>(
+        "radix_scatter_pairs(keys, values, offsets, keys_out, values_out, n, tiles_per_group, shift, mask, flip, bits)",
+        GroupOptions{.subgroup_size = static_cast<std::uint32_t>(S)},
+        [S](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
+            Array<V> values_out, Int n, Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
+            scatter_tiles<V, true>(S, keys, &values, offsets, keys_out, &values_out, n, tiles_per_group, shift, mask,
+                                   flip, bits);
+        });
+}
+template <class V>
+using ScatterPairsKernel = decltype(make_scatter_pairs_kernel<V>(0));
+
+/// The subgroup size to rank by ballots with on this device, or 0 for splits.
+inline int match_subgroup_size(const DeviceLimits& limits) {
+    const std::uint32_t needs = kSubgroupBallot | kSubgroupShuffle;
+    const std::uint32_t S = limits.subgroup_size;
+    if (S < 8 || S > 128 || (limits.subgroup_ops & needs) != needs) return 0;
+    if (S < limits.min_subgroup_size || S > limits.max_subgroup_size) return 0;
+    return static_cast<int>(S);
+}
+
+/// Tiles per workgroup for n keys: the caller's choice, or enough that at most
+/// kDefaultGroups workgroups run; within a driver's loop limit either way.
+inline std::int64_t tiles_per_group(std::int64_t n, std::int64_t requested, std::uint64_t loop_limit,
+                                    const std::string& device) {
+    const std::int64_t tiles = (n + kTile - 1) / kTile;
+    const std::int64_t most = loop_limit ? std::max<std::int64_t>(1, static_cast<std::int64_t>(loop_limit) / kLoopsPerTile)
+                                         : std::numeric_limits<std::int32_t>::max();
+    if (requested > most)
+        throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(requested) + " but " + device +
+                    " ends loops after " + std::to_string(loop_limit) + " iterations, which allows at most " +
+                    std::to_string(most) + "; give a smaller number or 0 (automatic)");
+    if (requested > 0) return requested;
+    return std::min(most, std::max<std::int64_t>(1, (tiles + kDefaultGroups - 1) / kDefaultGroups));
+}
+
+}  // namespace rill::detail::radix
