@@ -120,7 +120,7 @@ TEST_P(RadixSort, UnsignedKeysAgainstStableSort) {
 }
 
 TEST_P(RadixSort, LargeSizes) {
-    // 2^k +- 1 and a prime; 2^24 + 1 runs 1025 workgroups of 4 and 5 tiles.
+    // 2^k +- 1 and a prime (runs of several tiles per workgroup: the next test).
     std::uniform_int_distribution<std::uint32_t> any;
     for (std::int64_t n : {(1 << 16) - 1, (1 << 20) + 1, 1000003, (1 << 24) - 1, (1 << 24) + 1}) {
         std::vector<std::uint32_t> k(static_cast<std::size_t>(n));

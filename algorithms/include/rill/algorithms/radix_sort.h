@@ -21,7 +21,7 @@ struct RadixSortOptions {
     /// (one per 8 bits) when the caller knows the range. 32 = every bit.
     int bits = 32;
     /// Tiles of 4096 keys each workgroup sorts in turn; 0 = chosen from n (at
-    /// most 1024 workgroups). A tuning knob: the result does not depend on it.
+    /// most 16384 workgroups). A tuning knob: the result does not depend on it.
     std::int64_t tiles_per_workgroup = 0;
 };
 

@@ -29,9 +29,11 @@ constexpr std::int32_t kBins = 1 << kDigitBits;
 static_assert(kBins == kWg, "the kernels give every invocation one bin");
 static_assert(kTile <= 0x10000, "pairs keep a key's place in its tile in 16 bits");
 
-/// Workgroups of one pass when the caller does not choose: enough to fill a
-/// large GPU, few enough that the counts (256 per workgroup) stay small.
-constexpr std::int64_t kDefaultGroups = 1024;
+/// Workgroups of one pass at most, when the caller does not choose: the
+/// counts (256 per workgroup, 16 MB at most) stay small next to the keys. On
+/// the H100, runs of 4 tiles (2^28 keys) were as fast as runs of 64 or
+/// faster, and steadier (docs/PERFORMANCE.md).
+constexpr std::int64_t kDefaultGroups = 16384;
 /// Loop iterations a workgroup's invocation runs per tile in the scatter, at
 /// most (8 splits, each a workgroup scan of up to 8 steps without subgroups):
 /// what a driver's loop limit allows is divided by it.
@@ -59,11 +61,11 @@ inline auto make_histogram_kernel() {
         barrier();
         auto [first, last] = tile_run(n, tiles_per_group);
         For(first, last, [&](Int t) {
-            for (int j = 0; j < kItems; ++j) {
-                Int i = t * kTile + j * kWg + local_id();
-                UInt d = digit_of(keys.load(min(i, n - 1)), shift, mask, flip);
-                If(i < n, [&] { hist.atomic_add(d, 1u); });
-            }
+            // Every load is issued before the first atomic, so that they are in flight together.
+            std::vector<Var<std::uint32_t>> key;
+            for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(t * kTile + j * kWg + local_id(), n - 1)));
+            for (int j = 0; j < kItems; ++j)
+                If(t * kTile + j * kWg + local_id() < n, [&] { hist.atomic_add(digit_of(key[j], shift, mask, flip), 1u); });
         });
         barrier();
         counts.store(local_id() * num_groups() + group_id(), hist.load(local_id()));
@@ -75,7 +77,10 @@ inline auto make_histogram_kernel() {
 /// group's next key of each digit; `start` and `end` each digit's range in the
 /// sorted tile.
 struct ScatterShared {
-    Shared<std::uint32_t> items{padded_size(kTile)};
+    /// S: subgroup size of the ranking by ballots, whose counters `items` also holds; 0 for splits.
+    explicit ScatterShared(int S)
+        : items(std::max<std::int64_t>(padded_size(kTile), S > 0 ? kWg / S * kBins / 2 : 0)) {}
+    Shared<std::uint32_t> items;
     Shared<std::uint32_t> base{kBins}, start{kBins}, end{kBins};
 };
 
@@ -138,21 +143,40 @@ void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& ke
     barrier();
 }
 
-/// The lowest set bit of a ballot, or 0 for none.
-inline Expr<std::int32_t> lowest_lane(const Expr<uint4>& b) {
-    auto lsb = [](const Expr<std::uint32_t>& w) { return cast<std::int32_t>(find_lsb(w)); };
-    return select(b.x() != 0u, lsb(b.x()),
-                  select(b.y() != 0u, 32 + lsb(b.y()), select(b.z() != 0u, 64 + lsb(b.z()), 96 + lsb(b.w()))));
-}
-
-/// Bits of the lanes below this one in a ballot.
-inline Expr<uint4> lanes_below() {
+/// The lanes of the subgroup whose digit equals this lane's `d` (8 ballots),
+/// as how many of them are below this lane, how many there are, and the
+/// lowest of them. Subgroups of up to 32 use one word of the ballots.
+struct Peers {
+    Int below, count, lowest;
+};
+inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
+    if (S <= 32) {
+        Var<std::uint32_t> peers = subgroup_ballot(Expr<bool>(true)).x();
+        for (int b = 0; b < kDigitBits; ++b) {
+            UInt bit = (d >> static_cast<std::uint32_t>(b)) & 1u;
+            peers = peers & (subgroup_ballot(bit == 1u).x() ^ (bit - 1u));  // bit - 1: all ones where clear
+        }
+        UInt below_me = (1u << cast<std::uint32_t>(subgroup_invocation())) - 1u;
+        return {cast<std::int32_t>(bit_count(peers & below_me)), cast<std::int32_t>(bit_count(peers)),
+                cast<std::int32_t>(find_lsb(peers))};
+    }
+    Var<uint4> peers = subgroup_ballot(Expr<bool>(true));
+    for (int b = 0; b < kDigitBits; ++b) {
+        UInt bit = (d >> static_cast<std::uint32_t>(b)) & 1u;
+        UInt same = bit - 1u;
+        peers = peers & (subgroup_ballot(bit == 1u) ^ Expr<uint4>(same, same, same, same));
+    }
     Int lane = subgroup_invocation();
-    auto part = [&](int c) {
+    auto below_part = [&](int c) {  // lanes below this one among lanes 32 c .. 32 c + 31
         Int k = lane - 32 * c;
         return select(k <= 0, 0u, select(k >= 32, 0xffffffffu, (1u << cast<std::uint32_t>(clamp(k, 0, 31))) - 1u));
     };
-    return Expr<uint4>(part(0), part(1), part(2), part(3));
+    Expr<uint4> below_me(below_part(0), below_part(1), below_part(2), below_part(3));
+    auto lsb = [](const Expr<std::uint32_t>& w) { return cast<std::int32_t>(find_lsb(w)); };
+    Int lowest = select(peers.x() != 0u, lsb(peers.x()),
+                        select(peers.y() != 0u, 32 + lsb(peers.y()),
+                               select(peers.z() != 0u, 64 + lsb(peers.z()), 96 + lsb(peers.w()))));
+    return {ballot_bit_count(peers & below_me), ballot_bit_count(peers), lowest};
 }
 
 /// Sorts a tile by the digit in one go, as Onesweep does (Adinets and Merrill
@@ -174,27 +198,20 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Shared<std::uint32
     Int lane = subgroup_invocation();
     for (int k = 0; k * kWg < words; ++k) If(k * kWg + lid < words, [&] { sh.items.store(k * kWg + lid, 0u); });
     barrier();
-    Expr<uint4> below_me = lanes_below();
     std::vector<Var<std::uint32_t>> key, d, rank;
+    for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(tile_base + w * (S * kItems) + j * S + lane, n - 1)));
     for (int j = 0; j < kItems; ++j) {
         Int i = w * (S * kItems) + j * S + lane;
-        key.emplace_back(keys.load(min(tile_base + i, n - 1)));
         // Past n: the largest digit, so that it sorts last (and is not written).
         d.emplace_back(select(i < in_tile, digit_of(key[j], shift, mask, flip), Expr<std::uint32_t>(mask)));
-        Var<uint4> peers = subgroup_ballot(Expr<bool>(true));
-        for (int b = 0; b < kDigitBits; ++b) {
-            UInt bit = (d[j] >> static_cast<std::uint32_t>(b)) & 1u;
-            UInt same = bit - 1u;  // 0 where the bit is set, all ones where clear
-            peers = peers & (subgroup_ballot(bit == 1u) ^ Expr<uint4>(same, same, same, same));
-        }
-        Int below = ballot_bit_count(peers & below_me);
+        Peers peers = match_digit(S, d[j]);
         Int word = w * (kBins / 2) + cast<std::int32_t>(d[j] >> 1u);
         UInt half = (d[j] & 1u) << 4u;
         Var<std::uint32_t> before = 0u;
-        If(below == 0, [&] {
-            before = (sh.items.atomic_add(word, cast<std::uint32_t>(ballot_bit_count(peers)) << half) >> half) & 0xffffu;
+        If(peers.below == 0, [&] {
+            before = (sh.items.atomic_add(word, cast<std::uint32_t>(peers.count) << half) >> half) & 0xffffu;
         });
-        rank.emplace_back(subgroup_shuffle(Expr<std::uint32_t>(before), lowest_lane(peers)) + cast<std::uint32_t>(below));
+        rank.emplace_back(subgroup_shuffle(Expr<std::uint32_t>(before), peers.lowest) + cast<std::uint32_t>(peers.below));
     }
     barrier();
     // Per digit pair (one word), the counters become exclusive prefixes over the subgroups.
@@ -237,7 +254,7 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
                    const Array<std::uint32_t>& offsets, const Array<std::uint32_t>& keys_out,
                    const Array<V>* values_out, const Int& n, const Int& tiles_per_group, const UInt& shift,
                    const UInt& mask, const UInt& flip, const Int& bits) {
-    ScatterShared sh;
+    ScatterShared sh(S);
     Shared<std::uint32_t> digit_totals(S > 0 ? kBins / 2 : 1);
     Int lid = local_id();
     sh.base.store(lid, offsets.load(lid * num_groups() + group_id()));
@@ -249,16 +266,24 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
             sort_tile_by_match<WithValues>(S, sh, digit_totals, keys, n, tile_base, in_tile, shift, mask, flip);
         else
             sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits);
+        // Loads (pairs: gathers from the tile) first, then the stores.
+        std::vector<Var<std::uint32_t>> key;
+        std::vector<Int> from;
+        for (int j = 0; j < kItems; ++j) {
+            UInt item = sh.items.load(padded(j * kWg + lid));
+            from.emplace_back(tile_base + cast<std::int32_t>(item & 0xffffu));
+            key.emplace_back(WithValues ? Expr<std::uint32_t>(keys.load(min(from[j], n - 1))) : Expr<std::uint32_t>(item));
+        }
+        std::vector<Var<V>> value;
+        if constexpr (WithValues)
+            for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(from[j], n - 1)));
         for (int j = 0; j < kItems; ++j) {
             Int p = j * kWg + lid;
-            UInt item = sh.items.load(padded(p));
             If(p < in_tile, [&] {
-                Int from = tile_base + cast<std::int32_t>(item & 0xffffu);
-                UInt key = WithValues ? Expr<std::uint32_t>(keys.load(from)) : Expr<std::uint32_t>(item);
-                UInt d = digit_of(key, shift, mask, flip);
+                UInt d = digit_of(key[j], shift, mask, flip);
                 UInt at = sh.base.load(d) + cast<std::uint32_t>(p) - sh.start.load(d);
-                keys_out.store(at, key);
-                if constexpr (WithValues) values_out->store(at, values->load(from));
+                keys_out.store(at, key[j]);
+                if constexpr (WithValues) values_out->store(at, value[j]);
             });
         }
         barrier();
