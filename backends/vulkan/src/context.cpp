@@ -1,6 +1,7 @@
 #include "context.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -53,6 +54,7 @@ struct SharedDevice {
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;
     bool float_atomic_add = false;  // VK_EXT_shader_atomic_float on storage buffers
     bool subgroup_size_control = false;
+    bool pipeline_stats = false;
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
 
@@ -217,6 +219,7 @@ Context::Context() {
         queue_mutex = &shared.queue_mutex;
         push_descriptor_set = shared.push_descriptor_set;
         float_atomic_add = shared.float_atomic_add;
+        pipeline_stats = shared.pipeline_stats;
         min_subgroup_size = max_subgroup_size = native_subgroups ? subgroup_size : 1u;
         if (shared.subgroup_size_control && native_subgroups) {
             VkPhysicalDeviceSubgroupSizeControlPropertiesEXT sc{
@@ -300,6 +303,19 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
             extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
             dev->subgroup_size_control = true;
         }
+    }
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    if (std::getenv("RILL_VK_PIPELINE_STATS") &&
+        !device_extension(physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
+        std::fprintf(stderr, "rill vulkan: RILL_VK_PIPELINE_STATS: the device has no VK_KHR_pipeline_executable_properties\n");
+    if (std::getenv("RILL_VK_PIPELINE_STATS") &&
+        device_extension(physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+        executable_info.pipelineExecutableInfo = VK_TRUE;
+        executable_info.pNext = const_cast<void*>(di.pNext);
+        di.pNext = &executable_info;
+        extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+        dev->pipeline_stats = true;
     }
     di.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
     di.ppEnabledExtensionNames = extensions.data();

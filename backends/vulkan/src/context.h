@@ -40,6 +40,10 @@ struct Context {
     bool float_atomic_add = false;  // atomicAdd on float storage buffer elements
     /// VK_EXT_subgroup_size_control enabled: pipelines may require a size in [min, max].
     bool subgroup_size_control = false;
+    /// RILL_VK_PIPELINE_STATS set and VK_KHR_pipeline_executable_properties
+    /// there: every new pipeline prints the driver's statistics (registers,
+    /// spills ...) to stderr, to see why a kernel is slow.
+    bool pipeline_stats = false;
     std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
 
     /// Index of a memory type with all of `want` among `allowed`, or -1.

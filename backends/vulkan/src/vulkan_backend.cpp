@@ -560,7 +560,48 @@ public:
             ci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
         }
         ci.layout = layout;
+        if (dev_->ctx.pipeline_stats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
         check(vkCreateComputePipelines(d, dev_->pipeline_cache, 1, &ci, nullptr, &pipeline), "vkCreateComputePipelines");
+        if (dev_->ctx.pipeline_stats) print_pipeline_statistics(k.name);
+    }
+
+    void print_pipeline_statistics(const std::string& kernel) const {
+        VkDevice d = dev_->ctx.device;
+        auto properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+            vkGetDeviceProcAddr(d, "vkGetPipelineExecutablePropertiesKHR"));
+        auto statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+            vkGetDeviceProcAddr(d, "vkGetPipelineExecutableStatisticsKHR"));
+        if (!properties || !statistics) {
+            std::fprintf(stderr, "rill vulkan: no vkGetPipelineExecutableStatisticsKHR\n");
+            return;
+        }
+        VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+        pi.pipeline = pipeline;
+        std::uint32_t executables = 0;
+        properties(d, &pi, &executables, nullptr);
+        if (executables == 0) std::fprintf(stderr, "rill vulkan: '%s': the driver reports no pipeline executables\n", kernel.c_str());
+        for (std::uint32_t e = 0; e < executables; ++e) {
+            VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+            ei.pipeline = pipeline;
+            ei.executableIndex = e;
+            std::uint32_t count = 0;
+            statistics(d, &ei, &count, nullptr);
+            std::vector<VkPipelineExecutableStatisticKHR> stats(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+            statistics(d, &ei, &count, stats.data());
+            std::string line = "rill vulkan: pipeline statistics of '" + kernel + "':";
+            for (const auto& st : stats) {
+                line += std::string(" ") + st.name + " = ";
+                switch (st.format) {
+                    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line += st.value.b32 ? "true" : "false"; break;
+                    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line += std::to_string(st.value.i64); break;
+                    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line += std::to_string(st.value.u64); break;
+                    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: line += std::to_string(st.value.f64); break;
+                    default: line += "?"; break;
+                }
+                line += ";";
+            }
+            std::fprintf(stderr, "%s\n", line.c_str());
+        }
     }
 
     /// SPIR-V from the disk cache, or compiled on a miss, checked by `check`
