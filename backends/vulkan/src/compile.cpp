@@ -2,6 +2,8 @@
 
 #include <shaderc/shaderc.hpp>
 
+#include <cstdlib>
+#include <string>
 
 #include "rill/backends/glsl/codegen.h"
 #include "rill/core/error.h"
@@ -12,7 +14,10 @@ std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const st
     static const shaderc::Compiler compiler;
     shaderc::CompileOptions options;
     options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
-    options.SetOptimizationLevel(shaderc_optimization_level_performance);
+    // RILL_VK_SPIRV_OPT=0: SPIR-V as glslang writes it, without spirv-opt (an experiment knob: the driver optimizes too).
+    const char* opt = std::getenv("RILL_VK_SPIRV_OPT");
+    options.SetOptimizationLevel(opt && std::string(opt) == "0" ? shaderc_optimization_level_zero
+                                                                 : shaderc_optimization_level_performance);
     auto result = compiler.CompileGlslToSpv(source, shaderc_compute_shader, (kernel_name + ".comp").c_str(), options);
     if (result.GetCompilationStatus() != shaderc_compilation_status_success) {
         const std::string msg = result.GetErrorMessage();

@@ -73,7 +73,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
     const auto n32 = static_cast<std::int32_t>(n);
     const auto run = static_cast<std::int32_t>(per_group);
-    const int S = match_subgroup_size(rt.info().limits);
+    const Ranking ranking = ranking_for(rt.info().limits);
     int cur = 0;
     for (int shift = 0; shift < opt.bits; shift += kDigitBits) {
         const int bits = std::min(kDigitBits, opt.bits - shift);
@@ -83,10 +83,10 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         histogram(Groups{groups}, k[cur], counts, n32, run, sh, mask, flip);
         exclusive_scan(counts, counts);
         if constexpr (WithValues)
-            cached_by_subgroup<ScatterPairsKernel<V>>(S, make_scatter_pairs_kernel<V>)(
+            cached_by_ranking<ScatterPairsKernel<V>>(ranking, make_scatter_pairs_kernel<V>)(
                 Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, run, sh, mask, flip, bits);
         else
-            cached_by_subgroup<ScatterKeysKernel>(S, make_scatter_keys_kernel)(
+            cached_by_ranking<ScatterKeysKernel>(ranking, make_scatter_keys_kernel)(
                 Groups{groups}, k[cur], counts, k[1 - cur], n32, run, sh, mask, flip, bits);
         cur = 1 - cur;
     }

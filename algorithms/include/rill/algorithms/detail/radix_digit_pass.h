@@ -291,50 +291,66 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
     });
 }
 
-/// Kernels are traced once per ranking (S) and value type.
+/// How the scatter ranks a tile: by ballots in subgroups of `subgroup`
+/// invocations (0: by 1-bit splits), with the size required of the device
+/// when it could run another (`pin`).
+struct Ranking {
+    int subgroup = 0;
+    bool pin = false;
+    bool operator<(const Ranking& o) const { return std::pair(subgroup, pin) < std::pair(o.subgroup, o.pin); }
+};
+
+/// Kernels are traced once per ranking and value type.
 template <class K>
-const K& cached_by_subgroup(int S, K (*make)(int)) {
+const K& cached_by_ranking(Ranking r, K (*make)(Ranking)) {
     static std::mutex mutex;
-    static std::map<int, K> cache;
+    static std::map<Ranking, K> cache;
     std::lock_guard lock(mutex);
-    auto it = cache.find(S);
-    if (it == cache.end()) it = cache.emplace(S, make(S)).first;
+    auto it = cache.find(r);
+    if (it == cache.end()) it = cache.emplace(r, make(r)).first;
     return it->second;
 }
 
-inline auto make_scatter_keys_kernel(int S) {
+inline GroupOptions ranking_options(Ranking r) {
+    return GroupOptions{.subgroup_size = r.pin ? static_cast<std::uint32_t>(r.subgroup) : 0u};
+}
+
+inline auto make_scatter_keys_kernel(Ranking r) {
     return group_kernel<kWg>(
         "radix_scatter_keys(keys, offsets, keys_out, n, tiles_per_group, shift, mask, flip, bits)",
-        GroupOptions{.subgroup_size = static_cast<std::uint32_t>(S)},
-        [S](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int n,
+        ranking_options(r),
+        [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int n,
             Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
             scatter_tiles<std::uint32_t, false>(S, keys, nullptr, offsets, keys_out, nullptr, n, tiles_per_group,
                                                 shift, mask, flip, bits);
         });
 }
-using ScatterKeysKernel = decltype(make_scatter_keys_kernel(0));
+using ScatterKeysKernel = decltype(make_scatter_keys_kernel({}));
 
 template <class V>
-auto make_scatter_pairs_kernel(int S) {
+auto make_scatter_pairs_kernel(Ranking r) {
     return group_kernel<kWg>(
         "radix_scatter_pairs(keys, values, offsets, keys_out, values_out, n, tiles_per_group, shift, mask, flip, bits)",
-        GroupOptions{.subgroup_size = static_cast<std::uint32_t>(S)},
-        [S](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
+        ranking_options(r),
+        [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
             Array<V> values_out, Int n, Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
             scatter_tiles<V, true>(S, keys, &values, offsets, keys_out, &values_out, n, tiles_per_group, shift, mask,
                                    flip, bits);
         });
 }
 template <class V>
-using ScatterPairsKernel = decltype(make_scatter_pairs_kernel<V>(0));
+using ScatterPairsKernel = decltype(make_scatter_pairs_kernel<V>({}));
 
-/// The subgroup size to rank by ballots with on this device, or 0 for splits.
-inline int match_subgroup_size(const DeviceLimits& limits) {
+/// How this device ranks: by ballots where it has subgroups of 8 to 128 with
+/// ballots and shuffles, else by splits. The size is required of the device
+/// only where it could run another (a device with one size, like the H100's
+/// 32, needs no pipeline option for it).
+inline Ranking ranking_for(const DeviceLimits& limits) {
     const std::uint32_t needs = kSubgroupBallot | kSubgroupShuffle;
     const std::uint32_t S = limits.subgroup_size;
-    if (S < 8 || S > 128 || (limits.subgroup_ops & needs) != needs) return 0;
-    if (S < limits.min_subgroup_size || S > limits.max_subgroup_size) return 0;
-    return static_cast<int>(S);
+    if (S < 8 || S > 128 || (limits.subgroup_ops & needs) != needs) return {};
+    if (S < limits.min_subgroup_size || S > limits.max_subgroup_size) return {};
+    return {static_cast<int>(S), limits.min_subgroup_size != limits.max_subgroup_size};
 }
 
 /// Tiles per workgroup for n keys: the caller's choice, or enough that at most
