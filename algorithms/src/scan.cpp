@@ -10,11 +10,10 @@
 // 4-byte element, against 12 for reduce-then-scan.
 #include "rill/algorithms/scan.h"
 
+#include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
 #include <limits>
-#include <map>
-#include <mutex>
 
 namespace rill {
 
@@ -77,17 +76,8 @@ void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vect
     }
 }
 
-/// Kernels are traced once per (op, inclusive) and element type.
-template <class K>
-const K& cached(ScanOp op, bool inclusive, K (*make)(ScanOp, bool)) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, bool>, K> cache;
-    std::lock_guard lock(mutex);
-    const auto key = std::make_pair(static_cast<int>(op), inclusive);
-    auto it = cache.find(key);
-    if (it == cache.end()) it = cache.emplace(key, make(op, inclusive)).first;
-    return it->second;
-}
+/// Which kernels a scan needs: per operator and inclusive or not.
+using Variant = std::pair<ScanOp, bool>;
 
 // --- ReduceThenScan ---------------------------------------------------------
 
@@ -100,7 +90,8 @@ struct TwoPassKernels {
 };
 
 template <class T>
-TwoPassKernels<T> make_two_pass(ScanOp op, bool inclusive) {
+TwoPassKernels<T> make_two_pass(Variant variant) {
+    const auto [op, inclusive] = variant;
     const T id = scan_identity<T>(op);
     const std::string suffix = std::string(op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
     auto reduce = group_kernel<kWg>("scan_reduce_" + std::string(op_name(op)) + "(in, sums, n)",
@@ -226,7 +217,8 @@ template <class T>
 using TilesKernel = typename ScanKernel<T>::Type;
 
 template <class T>
-TilesKernel<T> make_kernel(ScanOp op, bool inclusive) {
+TilesKernel<T> make_kernel(Variant variant) {
+    const auto [op, inclusive] = variant;
     const T id = scan_identity<T>(op);
     const std::string name = std::string("scan_") + op_name(op) + (inclusive ? "_inclusive" : "_exclusive");
     return group_kernel<kWg>(name + "(in, out, state, n, init)", [op, id, inclusive](Array<T> in, Array<T> out,
@@ -267,7 +259,7 @@ TilesKernel<T> make_kernel(ScanOp op, bool inclusive) {
 template <class T>
 void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive) {
     Runtime rt = Runtime::of(in);
-    const TwoPassKernels<T>& k = cached<TwoPassKernels<T>>(op, inclusive, make_two_pass<T>);
+    const TwoPassKernels<T>& k = detail::traced_once(Variant{op, inclusive}, make_two_pass<T>);
     const std::int64_t n = in.size();
     const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
     const T id = scan_identity<T>(op);
@@ -301,7 +293,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     if (options.algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan(in, out, op, init, inclusive);
     const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
     auto state = rt.stream<std::uint32_t>({kStateTile + 4 * tiles});  // zero: no tile ready, ticket 0
-    cached<TilesKernel<T>>(op, inclusive, make_kernel<T>)(Groups{tiles}, in, out, state, static_cast<std::int32_t>(n), init);
+    detail::traced_once(Variant{op, inclusive}, make_kernel<T>)(Groups{tiles}, in, out, state, static_cast<std::int32_t>(n), init);
 }
 
 }  // namespace

@@ -64,9 +64,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (n <= 1) return;
     if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);
-    const std::int64_t per_group =
-        tiles_per_group(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
-    const std::int64_t groups = ((n + kTile - 1) / kTile + per_group - 1) / per_group;
+    const auto [per_group, groups] = runs_for(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
     auto counts = rt.stream<std::uint32_t>({kBins * groups});
     Stream<std::uint32_t> k[2] = {keys, rt.stream<std::uint32_t>({n})};
     Stream<V> v[2];
@@ -83,10 +81,10 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         histogram(Groups{groups}, k[cur], counts, n32, run, sh, mask, flip);
         exclusive_scan(counts, counts);
         if constexpr (WithValues)
-            cached_by_ranking<ScatterPairsKernel<V>>(ranking, make_scatter_pairs_kernel<V>)(
+            traced_once(ranking, make_scatter_pairs_kernel<V>)(
                 Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, run, sh, mask, flip, bits);
         else
-            cached_by_ranking<ScatterKeysKernel>(ranking, make_scatter_keys_kernel)(
+            traced_once(ranking, make_scatter_keys_kernel)(
                 Groups{groups}, k[cur], counts, k[1 - cur], n32, run, sh, mask, flip, bits);
         cur = 1 - cur;
     }

@@ -6,17 +6,16 @@
 //   2. an exclusive sum scan of counts: for each (digit, group), where the
 //      group's keys with that digit start in the output;
 //   3. scatter: every workgroup walks its tiles in order, sorts each tile of
-//      4096 keys by the digit in shared memory (one stable 1-bit split per
-//      digit bit, each a workgroup scan), and writes the sorted tile out: the
-//      keys of one digit go to consecutive addresses, after those of the
-//      group's earlier tiles.
+//      4096 keys by the digit in shared memory (ranked by subgroup ballots,
+//      or by one stable 1-bit split per digit bit where the device has no
+//      subgroups to match in), and writes the sorted tile out: the keys of one
+//      digit go to consecutive addresses, after those of the group's earlier
+//      tiles.
 // A workgroup takes a run of tiles rather than one so that the counts stay
 // small (256 per workgroup) at any n. No workgroup ever waits for another.
 #pragma once
 
-#include <map>
-#include <mutex>
-
+#include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
 namespace rill::detail::radix {
@@ -188,14 +187,18 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
 /// every element its place in the sorted tile, stably. Subgroups of exactly S
 /// (8 to 128) invocations with ballots and shuffles.
 template <bool WithValues>
-void sort_tile_by_match(int S, const ScatterShared& sh, const Shared<std::uint32_t>& digit_totals,
-                        const Array<std::uint32_t>& keys, const Int& n, const Int& tile_base, const Int& in_tile,
+void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n, const Int& tile_base, const Int& in_tile,
                         const UInt& shift, const UInt& mask, const UInt& flip) {
     const int groups = kWg / S;               // subgroups of the workgroup
     const int words = groups * (kBins / 2);   // their counters
     Int lid = local_id();
     Int w = lid / S;
     Int lane = subgroup_invocation();
+    // The counter of digit d in this subgroup: a word of `items` and the shift of its half.
+    auto counter = [&](const Expr<std::uint32_t>& d) {
+        return std::pair<Int, UInt>(w * (kBins / 2) + cast<std::int32_t>(d >> 1u), (d & 1u) << 4u);
+    };
+    Shared<std::uint32_t> digit_totals(kBins / 2);  // two 16-bit totals per word
     for (int k = 0; k * kWg < words; ++k) If(k * kWg + lid < words, [&] { sh.items.store(k * kWg + lid, 0u); });
     barrier();
     std::vector<Var<std::uint32_t>> key, d, rank;
@@ -205,8 +208,7 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Shared<std::uint32
         // Past n: the largest digit, so that it sorts last (and is not written).
         d.emplace_back(select(i < in_tile, digit_of(key[j], shift, mask, flip), Expr<std::uint32_t>(mask)));
         Peers peers = match_digit(S, d[j]);
-        Int word = w * (kBins / 2) + cast<std::int32_t>(d[j] >> 1u);
-        UInt half = (d[j] & 1u) << 4u;
+        auto [word, half] = counter(d[j]);
         Var<std::uint32_t> before = 0u;
         If(peers.below == 0, [&] {
             before = (sh.items.atomic_add(word, cast<std::uint32_t>(peers.count) << half) >> half) & 0xffffu;
@@ -231,8 +233,8 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Shared<std::uint32
     sh.start.store(lid, first);
     sh.end.store(lid, first + total);
     for (int j = 0; j < kItems; ++j) {
-        Int word = w * (kBins / 2) + cast<std::int32_t>(d[j] >> 1u);
-        rank[j] = rank[j] + ((sh.items.load(word) >> ((d[j] & 1u) << 4u)) & 0xffffu);
+        auto [word, half] = counter(d[j]);
+        rank[j] = rank[j] + ((sh.items.load(word) >> half) & 0xffffu);
     }
     barrier();  // every counter read before the tile overwrites them
     for (int j = 0; j < kItems; ++j) {
@@ -255,7 +257,6 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
                    const Array<V>* values_out, const Int& n, const Int& tiles_per_group, const UInt& shift,
                    const UInt& mask, const UInt& flip, const Int& bits) {
     ScatterShared sh(S);
-    Shared<std::uint32_t> digit_totals(S > 0 ? kBins / 2 : 1);
     Int lid = local_id();
     sh.base.store(lid, offsets.load(lid * num_groups() + group_id()));
     auto [first, last] = tile_run(n, tiles_per_group);
@@ -263,7 +264,7 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
         Int tile_base = t * kTile;
         Int in_tile = min(n - tile_base, kTile);
         if (S > 0)
-            sort_tile_by_match<WithValues>(S, sh, digit_totals, keys, n, tile_base, in_tile, shift, mask, flip);
+            sort_tile_by_match<WithValues>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
         else
             sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits);
         // Loads (pairs: gathers from the tile) first, then the stores.
@@ -300,17 +301,6 @@ struct Ranking {
     bool operator<(const Ranking& o) const { return std::pair(subgroup, pin) < std::pair(o.subgroup, o.pin); }
 };
 
-/// Kernels are traced once per ranking and value type.
-template <class K>
-const K& cached_by_ranking(Ranking r, K (*make)(Ranking)) {
-    static std::mutex mutex;
-    static std::map<Ranking, K> cache;
-    std::lock_guard lock(mutex);
-    auto it = cache.find(r);
-    if (it == cache.end()) it = cache.emplace(r, make(r)).first;
-    return it->second;
-}
-
 inline GroupOptions ranking_options(Ranking r) {
     return GroupOptions{.subgroup_size = r.pin ? static_cast<std::uint32_t>(r.subgroup) : 0u};
 }
@@ -325,7 +315,6 @@ inline auto make_scatter_keys_kernel(Ranking r) {
                                                 shift, mask, flip, bits);
         });
 }
-using ScatterKeysKernel = decltype(make_scatter_keys_kernel({}));
 
 template <class V>
 auto make_scatter_pairs_kernel(Ranking r) {
@@ -338,8 +327,6 @@ auto make_scatter_pairs_kernel(Ranking r) {
                                    flip, bits);
         });
 }
-template <class V>
-using ScatterPairsKernel = decltype(make_scatter_pairs_kernel<V>({}));
 
 /// How this device ranks: by ballots where it has subgroups of 8 to 128 with
 /// ballots and shuffles, else by splits. The size is required of the device
@@ -353,10 +340,13 @@ inline Ranking ranking_for(const DeviceLimits& limits) {
     return {static_cast<int>(S), limits.min_subgroup_size != limits.max_subgroup_size};
 }
 
-/// Tiles per workgroup for n keys: the caller's choice, or enough that at most
-/// kDefaultGroups workgroups run; within a driver's loop limit either way.
-inline std::int64_t tiles_per_group(std::int64_t n, std::int64_t requested, std::uint64_t loop_limit,
-                                    const std::string& device) {
+/// How n keys are spread over workgroups: tiles each workgroup sorts in turn
+/// (the caller's choice, or enough that at most kDefaultGroups workgroups run;
+/// within a driver's loop limit either way) and how many workgroups that takes.
+struct Runs {
+    std::int64_t tiles_per_group, groups;
+};
+inline Runs runs_for(std::int64_t n, std::int64_t requested, std::uint64_t loop_limit, const std::string& device) {
     const std::int64_t tiles = (n + kTile - 1) / kTile;
     const std::int64_t most = loop_limit ? std::max<std::int64_t>(1, static_cast<std::int64_t>(loop_limit) / kLoopsPerTile)
                                          : std::numeric_limits<std::int32_t>::max();
@@ -364,8 +354,9 @@ inline std::int64_t tiles_per_group(std::int64_t n, std::int64_t requested, std:
         throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(requested) + " but " + device +
                     " ends loops after " + std::to_string(loop_limit) + " iterations, which allows at most " +
                     std::to_string(most) + "; give a smaller number or 0 (automatic)");
-    if (requested > 0) return requested;
-    return std::min(most, std::max<std::int64_t>(1, (tiles + kDefaultGroups - 1) / kDefaultGroups));
+    const std::int64_t per_group =
+        requested > 0 ? requested : std::min(most, std::max<std::int64_t>(1, (tiles + kDefaultGroups - 1) / kDefaultGroups));
+    return {per_group, (tiles + per_group - 1) / per_group};
 }
 
 }  // namespace rill::detail::radix
