@@ -10,14 +10,20 @@
 
 namespace rill::vk {
 
+bool spirv_optimized() {
+    static const bool optimized = [] {
+        const char* opt = std::getenv("RILL_VK_SPIRV_OPT");
+        return !(opt && std::string(opt) == "0");
+    }();
+    return optimized;
+}
+
 std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source) {
     static const shaderc::Compiler compiler;
     shaderc::CompileOptions options;
     options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
-    // RILL_VK_SPIRV_OPT=0: SPIR-V as glslang writes it, without spirv-opt (an experiment knob: the driver optimizes too).
-    const char* opt = std::getenv("RILL_VK_SPIRV_OPT");
-    options.SetOptimizationLevel(opt && std::string(opt) == "0" ? shaderc_optimization_level_zero
-                                                                 : shaderc_optimization_level_performance);
+    options.SetOptimizationLevel(spirv_optimized() ? shaderc_optimization_level_performance
+                                                   : shaderc_optimization_level_zero);
     auto result = compiler.CompileGlslToSpv(source, shaderc_compute_shader, (kernel_name + ".comp").c_str(), options);
     if (result.GetCompilationStatus() != shaderc_compilation_status_success) {
         const std::string msg = result.GetErrorMessage();

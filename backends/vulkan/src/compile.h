@@ -10,4 +10,8 @@ namespace rill::vk {
 
 std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source);
 
+/// Whether compile_glsl runs spirv-opt: yes unless RILL_VK_SPIRV_OPT=0 (an
+/// experiment knob: the driver optimizes too). Part of the disk cache's key.
+bool spirv_optimized();
+
 }  // namespace rill::vk

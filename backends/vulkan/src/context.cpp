@@ -306,16 +306,16 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     }
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-    if (std::getenv("RILL_VK_PIPELINE_STATS") &&
-        !device_extension(physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
-        std::fprintf(stderr, "rill vulkan: RILL_VK_PIPELINE_STATS: the device has no VK_KHR_pipeline_executable_properties\n");
-    if (std::getenv("RILL_VK_PIPELINE_STATS") &&
-        device_extension(physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
-        executable_info.pipelineExecutableInfo = VK_TRUE;
-        executable_info.pNext = const_cast<void*>(di.pNext);
-        di.pNext = &executable_info;
-        extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-        dev->pipeline_stats = true;
+    if (std::getenv("RILL_VK_PIPELINE_STATS")) {
+        if (device_extension(physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+            executable_info.pipelineExecutableInfo = VK_TRUE;
+            executable_info.pNext = const_cast<void*>(di.pNext);
+            di.pNext = &executable_info;
+            extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+            dev->pipeline_stats = true;
+        } else {
+            std::fprintf(stderr, "rill vulkan: RILL_VK_PIPELINE_STATS: the device has no VK_KHR_pipeline_executable_properties\n");
+        }
     }
     di.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
     di.ppEnabledExtensionNames = extensions.data();

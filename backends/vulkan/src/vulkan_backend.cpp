@@ -615,7 +615,7 @@ public:
         static constexpr char kOptions[] = "vulkan1.2 -O shaderc-2023.2 rill-codegen-1";
         std::uint64_t key = disk_cache::hash_bytes(source.data(), source.size(), dev_->device_key());
         key = disk_cache::hash_bytes(kOptions, sizeof kOptions, key);
-        if (const char* opt = std::getenv("RILL_VK_SPIRV_OPT")) key = disk_cache::hash_bytes(opt, std::strlen(opt), key);
+        if (!spirv_optimized()) key = disk_cache::hash_bytes("no spirv-opt", 12, key);
         char name[48];
         std::snprintf(name, sizeof name, "vulkan-%016llx.spv", static_cast<unsigned long long>(key));
         if (auto bytes = disk_cache::load(name, key); bytes && bytes->size() % 4 == 0 && !bytes->empty()) {
