@@ -5,29 +5,16 @@
 // key-value pairs.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include <rill/algorithms/radix_sort.h>
 
 #include "backend_fixture.h"
+#include "sort_order.h"
 
 namespace rill::test {
 namespace {
 
 class RadixSort : public BackendTest {};
-
-/// The documented total order of keys, as an integer (independent of the device code).
-template <class K>
-std::int64_t order(K k) {
-    if constexpr (std::is_same_v<K, float>) {
-        if (std::isnan(k)) return std::int64_t{1} << 40;
-        std::int32_t bits;
-        std::memcpy(&bits, &k, 4);
-        return bits < 0 ? -static_cast<std::int64_t>(bits & 0x7fffffff) - 1 : bits;  // -0 just below +0
-    } else {
-        return static_cast<std::int64_t>(k);
-    }
-}
 
 /// The part of the order a sort with `opt` looks at: uint32 keys' low opt.bits.
 template <class K>

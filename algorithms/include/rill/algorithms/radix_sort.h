@@ -11,6 +11,7 @@
 // but come back as the canonical quiet NaN 0x7fc00000).
 #pragma once
 
+#include <rill/algorithms/detail/key_order.h>
 #include <rill/algorithms/detail/radix_digit_pass.h>
 
 namespace rill {
@@ -27,26 +28,15 @@ struct RadixSortOptions {
 
 namespace detail {
 
-/// Order-preserving maps of int32 and float keys onto uint32, and back.
+/// Maps int32 and float keys onto uint32 bits in the same order, and back.
 template <class K>
 auto make_key_map(bool to_bits) {
     return group_kernel<256>(to_bits ? "radix_key_to_bits(keys, bits, n)" : "radix_bits_to_key(keys, bits, n)",
                              [to_bits](Array<K> keys, Array<std::uint32_t> bits, Int n) {
         Int i = global_id();
         If(i < n, [&] {
-            if constexpr (std::is_same_v<K, std::int32_t>) {
-                if (to_bits) bits.store(i, cast<std::uint32_t>(keys.load(i)) ^ 0x80000000u);
-                else keys.store(i, cast<std::int32_t>(bits.load(i) ^ 0x80000000u));
-            } else {
-                if (to_bits) {
-                    Float f = keys.load(i);
-                    UInt u = select(isnan(f), 0x7fc00000u, float_bits_to_uint(f));  // one NaN, sorted last
-                    bits.store(i, select((u >> 31u) == 1u, ~u, u | 0x80000000u));
-                } else {
-                    UInt u = bits.load(i);
-                    keys.store(i, uint_bits_to_float(select((u >> 31u) == 1u, u & 0x7fffffffu, ~u)));
-                }
-            }
+            if (to_bits) bits.store(i, ordered_bits<K>(keys.load(i)));
+            else keys.store(i, key_of_ordered_bits<K>(bits.load(i)));
         });
     });
 }
@@ -96,8 +86,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
 
 template <class K, class V, bool WithValues>
 void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
-    static_assert(std::is_same_v<K, std::uint32_t> || std::is_same_v<K, std::int32_t> || std::is_same_v<K, float>,
-                  "rill::radix_sort: keys are uint32, int32 or float");
+    static_assert(kOrderedKey<K>, "rill::radix_sort: keys are uint32, int32 or float");
     if constexpr (WithValues)
         if (values->size() != keys.size())
             throw Error("rill::radix_sort: " + std::to_string(keys.size()) + " keys but " +
