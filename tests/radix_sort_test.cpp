@@ -11,6 +11,12 @@
 #include "backend_fixture.h"
 #include "sort_order.h"
 
+struct Mote {
+    rill::float2 position;
+    std::uint32_t id;
+};
+RILL_STRUCT(Mote, position, id);
+
 namespace rill::test {
 namespace {
 
@@ -157,6 +163,70 @@ TEST_P(RadixSort, FloatTotalOrderWithNaN) {
     const std::vector<float> k = ks.download();
     EXPECT_TRUE(std::signbit(k[3]) && k[3] == 0.0f) << "-0 before +0";
     EXPECT_TRUE(std::isnan(k[9]) && std::isnan(k[10]));
+}
+
+TEST_P(RadixSort, Uint64KeysAsTwoWords) {
+    std::uniform_int_distribution<std::uint64_t> any;
+    for (std::int64_t n : {0, 1, 2, 1000, 4097, 65537, 1000003}) {
+        SCOPED_TRACE(n);
+        // Few distinct high words, so that the low words decide often.
+        std::vector<std::uint64_t> k(static_cast<std::size_t>(n));
+        for (auto& x : k) x = (any(rng()) % 7) << 32 | (any(rng()) & (n % 2 ? 0xffffffffu : 0xffu));
+        for (const RadixSortOptions opt : {RadixSortOptions{}, RadixSortOptions{.descending = true},
+                                           RadixSortOptions{.bits = 40}, RadixSortOptions{.bits = 20}}) {
+            const std::uint64_t mask = opt.bits == 64 || opt.bits == 32 ? ~std::uint64_t{0} : (std::uint64_t{1} << opt.bits) - 1;
+            std::vector<std::int32_t> want(k.size());
+            for (std::int64_t i = 0; i < n; ++i) want[i] = static_cast<std::int32_t>(i);
+            std::stable_sort(want.begin(), want.end(), [&](std::int32_t a, std::int32_t b) {
+                return opt.descending ? (k[b] & mask) < (k[a] & mask) : (k[a] & mask) < (k[b] & mask);
+            });
+            std::vector<uint2> words(k.size());
+            for (std::int64_t i = 0; i < n; ++i) words[i] = uint2{std::uint32_t(k[i]), std::uint32_t(k[i] >> 32)};
+            auto ks = rt().stream<uint2>({n}, words);
+            auto vs = rt().stream<std::int32_t>({n}, want);  // overwritten below with positions
+            std::vector<std::int32_t> pos(k.size());
+            for (std::int64_t i = 0; i < n; ++i) pos[i] = static_cast<std::int32_t>(i);
+            vs.upload(pos);
+            RadixSortOptions o = opt;
+            if (o.bits == 32) o.bits = 64;  // every bit of a uint64 key
+            radix_sort(ks, vs, o);
+            ASSERT_EQ(vs.download(), want) << "bits " << o.bits << (o.descending ? ", descending" : "");
+            const std::vector<uint2> got = ks.download();
+            for (std::int64_t i = 0; i < n; ++i)
+                ASSERT_EQ(std::uint64_t(got[i][1]) << 32 | got[i][0], k[want[i]]) << "key at " << i;
+        }
+    }
+    auto ks = rt().stream<uint2>({3});
+    EXPECT_NE(error_message([&] { radix_sort(ks, {.bits = 65}); }).find("give 1 to 64 key bits"), std::string::npos);
+}
+
+TEST_P(RadixSort, ByAKeyComputedInTheDsl) {
+    // Particles by grid cell (a 64 x 64 grid over [0, 1)^2), stable, as UberFlow sorts them.
+    SortBy<Mote, std::uint32_t> by_cell("by_cell", [](const Var<Mote>& m) {
+        Expr<uint2> c = cast<uint2>(clamp(m.position * 64.0f, 0.0f, 63.0f));
+        return c.y() * 64u + c.x();
+    });
+    SortBy<Mote, float> by_height("by_height", [](const Var<Mote>& m) { return m.position.y(); });
+    for (std::int64_t n : {0, 1, 2, 999, 4097, 100003}) {
+        SCOPED_TRACE(n);
+        std::vector<float> c = random_floats(static_cast<std::size_t>(2 * n), 0.0f, 1.0f);
+        std::vector<Mote> ms(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) ms[i] = Mote{float2{c[2 * i], c[2 * i + 1]}, std::uint32_t(i)};
+        auto cell = [](const Mote& m) {
+            auto q = [](float v) { return std::uint32_t(std::clamp(v * 64.0f, 0.0f, 63.0f)); };
+            return q(m.position[1]) * 64u + q(m.position[0]);
+        };
+        std::vector<Mote> want = ms;
+        std::stable_sort(want.begin(), want.end(), [&](const Mote& a, const Mote& b) { return cell(a) < cell(b); });
+        auto s = rt().stream<Mote>({n}, ms);
+        by_cell(s);
+        std::vector<Mote> got = s.download();
+        for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i].id, want[i].id) << "by cell, position " << i;
+        std::stable_sort(want.begin(), want.end(), [](const Mote& a, const Mote& b) { return a.position[1] > b.position[1]; });
+        by_height(s, {.descending = true});
+        got = s.download();
+        for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i].id, want[i].id) << "by height, position " << i;
+    }
 }
 
 TEST_P(RadixSort, StructValuesAndErrors) {

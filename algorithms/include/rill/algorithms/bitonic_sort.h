@@ -28,6 +28,7 @@
 #include <string>
 
 #include <rill/algorithms/detail/key_order.h>
+#include <rill/algorithms/detail/permute.h>
 
 namespace rill {
 
@@ -184,20 +185,6 @@ Kernels<K> make_kernels(const std::string& name, const Less<K>& less, bool index
     return Ks{tile, step};
 }
 
-/// values[i] = source[order[i]] for i < n, through `scratch`.
-template <class V>
-void permute(const Stream<V>& values, const Stream<std::uint32_t>& order) {
-    static const auto gather = group_kernel<256>("bitonic_permute(order, source, out, n)",
-                                                 [](Array<std::uint32_t> order, Array<V> source, Array<V> out, Int n) {
-        Int i = global_id();
-        If(i < n, [&] { out.store(i, source.load(order.load(i))); });
-    });
-    const std::int64_t n = values.size();
-    auto scratch = Runtime::of(values).template stream<V>(values.shape());
-    gather(Groups{(n + 255) / 256}, order, values, scratch, static_cast<std::int32_t>(n));
-    detail::copy_stream(scratch, values);
-}
-
 }  // namespace detail::bitonic
 
 /// A bitonic sort in the order `less` (a strict weak order on K, written in
@@ -225,7 +212,7 @@ public:
         if (keys.size() <= 1) return;
         auto order = Runtime::of(keys).template stream<std::uint32_t>({keys.size()});
         run(pairs_, keys, order, opt);
-        detail::bitonic::permute(values, order);
+        detail::permute(values, order);
     }
 
 private:

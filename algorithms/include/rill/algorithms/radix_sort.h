@@ -5,6 +5,9 @@
 //   rill::radix_sort(keys);                         // uint32, int32 or float keys, ascending
 //   rill::radix_sort(keys, values, {.descending = true});
 //   rill::radix_sort(keys, values, {.bits = 10});   // keys known to be below 2^10 (uint32)
+//   rill::radix_sort(keys64);                       // uint64 keys as rill::uint2 {low word, high word}
+//   rill::SortBy<Particle, std::uint32_t> by_cell("by_cell", [](const Var<Particle>& p) { return cell(p); });
+//   by_cell(particles);                             // by a key computed in the DSL
 //
 // Float keys sort in the total order -inf < negatives < -0 < +0 < positives <
 // +inf < NaN (every NaN, whatever its sign, last; NaNs keep their input order
@@ -12,6 +15,7 @@
 #pragma once
 
 #include <rill/algorithms/detail/key_order.h>
+#include <rill/algorithms/detail/permute.h>
 #include <rill/algorithms/detail/radix_digit_pass.h>
 
 namespace rill {
@@ -19,7 +23,8 @@ namespace rill {
 struct RadixSortOptions {
     bool descending = false;
     /// Sort by the low `bits` bits of the (uint32-mapped) key only: fewer passes
-    /// (one per 8 bits) when the caller knows the range. 32 = every bit.
+    /// (one per 8 bits) when the caller knows the range. 32 = every bit of a
+    /// 32-bit key; uint64 keys take up to 64.
     int bits = 32;
     /// Tiles of 4096 keys each workgroup sorts in turn; 0 = chosen from n (at
     /// most 16384 workgroups). A tuning knob: the result does not depend on it.
@@ -122,5 +127,92 @@ template <class K, class V>
 void radix_sort(const Stream<K>& keys, const Stream<V>& values, const RadixSortOptions& opt = {}) {
     detail::radix_sort<K, V, true>(keys, &values, opt);
 }
+
+namespace detail {
+
+/// uint64 keys {low, high}: the input positions are sorted by the low words,
+/// then (stably) by the high words of the keys in that order, and keys and
+/// values move once, to their final places. Twice the passes of a uint32 key.
+template <class V, bool WithValues>
+void radix_sort_uint64(const Stream<uint2>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
+    static const auto word = group_kernel<256>("radix_uint64_word(keys, order, word, n, high)",
+                                               [](Array<uint2> keys, Array<std::uint32_t> order, Array<std::uint32_t> word,
+                                                  Int n, Int high) {
+        Int i = global_id();
+        If(i < n, [&] {
+            If(high != 0, [&] { word.store(i, keys.load(order.load(i)).y()); }).Else([&] {
+                word.store(i, keys.load(i).x());
+                order.store(i, cast<std::uint32_t>(i));
+            });
+        });
+    });
+    const std::int64_t n = keys.size();
+    if (opt.bits < 1 || opt.bits > 64)
+        throw Error("rill::radix_sort: bits = " + std::to_string(opt.bits) + "; give 1 to 64 key bits for uint64 keys");
+    if constexpr (WithValues)
+        if (values->size() != n)
+            throw Error("rill::radix_sort: " + std::to_string(n) + " keys but " + std::to_string(values->size()) +
+                        " values; give one value per key");
+    if (n <= 1) return;
+    if (n > 0x7fffffff - radix::kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
+    Runtime rt = Runtime::of(keys);
+    auto order = rt.stream<std::uint32_t>({n});
+    auto w = rt.stream<std::uint32_t>({n});
+    const Groups groups{(n + 255) / 256};
+    const auto n32 = static_cast<std::int32_t>(n);
+    RadixSortOptions low = opt, high = opt;
+    low.bits = std::min(opt.bits, 32);
+    high.bits = opt.bits - 32;
+    word(groups, keys, order, w, n32, 0);
+    radix_sort_bits<std::uint32_t, true>(w, &order, low);
+    if (high.bits > 0) {
+        word(groups, keys, order, w, n32, 1);
+        radix_sort_bits<std::uint32_t, true>(w, &order, high);
+    }
+    permute(keys, order);
+    if constexpr (WithValues) permute(*values, order);
+}
+
+}  // namespace detail
+
+/// uint64 keys, each as a uint2 {low word, high word} (the host layout of a
+/// uint64_t array on little-endian machines): sorted in place, stable.
+inline void radix_sort(const Stream<uint2>& keys, const RadixSortOptions& opt = {}) {
+    detail::radix_sort_uint64<std::uint32_t, false>(keys, nullptr, opt);
+}
+template <class V>
+void radix_sort(const Stream<uint2>& keys, const Stream<V>& values, const RadixSortOptions& opt = {}) {
+    detail::radix_sort_uint64<V, true>(keys, &values, opt);
+}
+
+/// A radix sort of a stream by a key that a DSL lambda computes from each
+/// element (uint32, int32 or float, in the order above); stable. Traced once.
+template <StreamElement T, class K>
+class SortBy {
+    static_assert(detail::kOrderedKey<K>, "rill::SortBy: the key is uint32, int32 or float");
+    using KeyOf = std::function<Expr<K>(const dsl::read_t<T>&)>;
+
+public:
+    template <class F>
+    SortBy(const std::string& name, F key_of) : key_(make_key(name, KeyOf(key_of))) {}
+
+    /// Sorts `items` in place by their keys.
+    void operator()(const Stream<T>& items, const RadixSortOptions& opt = {}) const {
+        const std::int64_t n = items.size();
+        if (n <= 1) return;
+        auto keys = Runtime::of(items).template stream<K>({n});
+        key_(Groups{(n + 255) / 256}, items, keys, static_cast<std::int32_t>(n));
+        radix_sort(keys, items, opt);
+    }
+
+private:
+    static auto make_key(const std::string& name, KeyOf key_of) {
+        return group_kernel<256>(name + "_key(items, keys, n)", [key_of](Array<T> items, Array<K> keys, Int n) {
+            Int i = global_id();
+            If(i < n, [&] { keys.store(i, key_of(items.load(i))); });
+        });
+    }
+    decltype(make_key("", KeyOf())) key_;
+};
 
 }  // namespace rill
