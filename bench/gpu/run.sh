@@ -23,6 +23,11 @@ for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-bandwidth "$n" "$out/rill_$backend.json" > "$out/rill_$backend.txt" 2>&1 \
         || echo "rill on $backend failed: $(tail -1 "$out/rill_$backend.txt")" >&2
 done
+# Issue 6: bitonic against radix sort over n, and UberFlow's Table 1 (tables in sorts_*.txt).
+for backend in vulkan opengl; do
+    RILL_BACKEND=$backend rill-bench-sorts 26 "$out/sorts_$backend.json" > "$out/sorts_$backend.txt" 2>&1 \
+        || echo "rill sorts on $backend failed: $(tail -1 "$out/sorts_$backend.txt")" >&2
+done
 if command -v nvcc > /dev/null; then
     nvcc -O3 -std=c++17 -arch=sm_90 "$here/cub_peers.cu" -o /tmp/rill_cub_peers \
         && /tmp/rill_cub_peers "$n" > "$out/peer_cub.json" || echo "CUB peer failed" >&2

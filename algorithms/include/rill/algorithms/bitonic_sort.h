@@ -16,7 +16,7 @@
 // taken to hold +infinity that never moves: comparators that reach them are
 // skipped, and any n sorts with no padding in memory. Steps whose elements are
 // less than a tile apart run in shared memory, many in one kernel; the wider
-// ones each take one kernel over the whole stream.
+// ones take one kernel over the whole stream per two steps.
 //
 // Keys-only sorts are not stable (keys equal in the order may come back in any
 // order); key-value sorts carry each key's input position and break ties by
@@ -80,33 +80,57 @@ inline std::pair<Expr<std::int32_t>, Expr<std::int32_t>> pair_of(const Expr<std:
 template <class K>
 using Less = std::function<Expr<bool>(const dsl::read_t<K>&, const dsl::read_t<K>&)>;
 
-/// Puts the earlier of the elements at a and b (a < b) at a. With `indexed`,
-/// `index` holds input positions, which decide between keys equal in the order.
+/// Whether element b (key kb, input position ib) goes before element a
+/// (ka, ia), which is before it now. With `indexed`, input positions decide
+/// between keys equal in the order.
+template <class K>
+Expr<bool> out_of_order(const Less<K>& less, bool indexed, const Var<K>& ka, const Var<K>& kb, const Var<std::uint32_t>& ia,
+                        const Var<std::uint32_t>& ib, const Int& descending) {
+    Bool ab = less(ka, kb);
+    Bool ba = less(kb, ka);
+    Bool b_first = select(descending != 0, ab, ba);
+    if (!indexed) return b_first;
+    Bool a_first = select(descending != 0, ba, ab);
+    return b_first || (!a_first && ib < ia);
+}
+
+/// Puts the earlier of the elements at a and b (a < b) of a memory at a.
 template <class K, class KeyMemory, class IndexMemory>
 void compare_exchange(const Less<K>& less, bool indexed, const KeyMemory& keys, const IndexMemory& index,
                       const Expr<std::int32_t>& a, const Expr<std::int32_t>& b, const Int& descending) {
     Var<K> ka = keys.load(a);
     Var<K> kb = keys.load(b);
-    Bool ab = less(ka, kb);
-    Bool ba = less(kb, ka);
-    Bool b_first = select(descending != 0, ab, ba);
-    if (indexed) {
-        Var<std::uint32_t> ia = index.load(a);
-        Var<std::uint32_t> ib = index.load(b);
-        Bool a_first = select(descending != 0, ba, ab);
-        Bool swap = b_first || (!a_first && ib < ia);
-        If(swap, [&] {
-            keys.store(a, kb);
-            keys.store(b, ka);
-            index.store(a, ib);
-            index.store(b, ia);
-        });
-    } else {
-        If(b_first, [&] {
-            keys.store(a, kb);
-            keys.store(b, ka);
-        });
-    }
+    Var<std::uint32_t> ia = 0u, ib = 0u;
+    if (indexed) ia = index.load(a), ib = index.load(b);
+    If(out_of_order<K>(less, indexed, ka, kb, ia, ib, descending), [&] {
+        keys.store(a, kb);
+        keys.store(b, ka);
+        if (indexed) index.store(a, ib), index.store(b, ia);
+    });
+}
+
+/// An element held in registers by a kernel that runs several steps at once.
+template <class K>
+struct Held {
+    Var<K> key;
+    Var<std::uint32_t> index;
+    Bool present;
+};
+
+/// Puts the earlier of held elements a and b (a first now) first; an absent b
+/// (+infinity) stays where it is.
+template <class K>
+void compare_exchange(const Less<K>& less, bool indexed, Held<K>& a, Held<K>& b, const Int& descending) {
+    If(b.present && out_of_order<K>(less, indexed, a.key, b.key, a.index, b.index, descending), [&] {
+        Var<K> k = a.key;
+        a.key = b.key;
+        b.key = k;
+        if (indexed) {
+            UInt i = a.index;
+            a.index = b.index;
+            b.index = i;
+        }
+    });
 }
 
 template <class K>
@@ -117,6 +141,7 @@ struct Kernels {
     using Step = decltype(group_kernel<kWg>("", [](Array<K>, Array<std::uint32_t>, Int, Int, Int, Int, Int, Int, Int, Int) {}));
     Tile tile;
     Step step;
+    Step two_steps;
 };
 
 /// The kernels of one order; `indexed`: key-value (input positions in `index`).
@@ -182,7 +207,46 @@ Kernels<K> make_kernels(const std::string& name, const Less<K>& less, bool index
             });
         });
     });
-    return Ks{tile, step};
+    // Two steps at once, strides j and j/2, both at least a tile wide: each
+    // invocation holds the four elements the two steps pair among themselves
+    // (in a block of 2j: q and q + j/2 below, and above them q + j and
+    // q + 3j/2, or their mirrors for a flip), so the keys cross memory once
+    // for two steps.
+    auto two_steps = group_kernel<Wg>(what + "_two_steps(keys, index, n, seg, nmask, log2n, quads, j, flip, descending)",
+                                      [less, indexed](Array<K> keys, Array<std::uint32_t> index, Int n, Int seg, Int nmask,
+                                                      Int log2n, Int quads, Int j, Int flip, Int descending) {
+        const Layout at{n, seg, nmask, log2n};
+        Int t = global_id();
+        If(t < quads, [&] {
+            Int half = j / 2;
+            Int q = t & (half - 1);
+            Int base = (t - q) * 4;
+            Int low0 = base + q, low1 = base + q + half;
+            Int up0 = select(flip != 0, base + 2 * j - 1 - q, base + j + q);
+            Int up1 = select(flip != 0, base + j + half - 1 - q, base + j + q + half);
+            Int v[4] = {low0, low1, up0, up1};
+            std::vector<Held<K>> e;
+            for (int r = 0; r < 4; ++r) {
+                e.push_back(Held<K>{Var<K>(), Var<std::uint32_t>(0u), Bool(at.holds_element(v[r]))});
+                If(e[r].present, [&] {
+                    e[r].key = keys.load(at.address(v[r]));
+                    if (indexed) e[r].index = index.load(at.address(v[r]));
+                });
+            }
+            compare_exchange<K>(less, indexed, e[0], e[2], descending);
+            compare_exchange<K>(less, indexed, e[1], e[3], descending);
+            compare_exchange<K>(less, indexed, e[0], e[1], descending);
+            // Above: after a flip the mirrors run the other way (up1 < up0).
+            If(flip != 0, [&] { compare_exchange<K>(less, indexed, e[3], e[2], descending); })
+                .Else([&] { compare_exchange<K>(less, indexed, e[2], e[3], descending); });
+            for (int r = 0; r < 4; ++r)
+                If(e[r].present, [&] {
+                    keys.store(at.address(v[r]), e[r].key);
+                    if (indexed) index.store(at.address(v[r]), e[r].index);
+                });
+        });
+    });
+    return Ks{tile, step, two_steps};
 }
 
 }  // namespace detail::bitonic
@@ -237,11 +301,19 @@ private:
         const Groups tiles{(virtual_size + T - 1) / T};
         const std::int64_t pairs = virtual_size / 2;
         const Groups pair_groups{(pairs + Kernels::kWg - 1) / Kernels::kWg};
+        const Groups quad_groups{(pairs / 2 + Kernels::kWg - 1) / Kernels::kWg};
         k.tile(tiles, keys, index, i32(n), i32(seg), i32(N - 1), log2n, 2, i32(std::min(N, T)), desc, 1);
         for (std::int64_t stage = 2 * T; stage <= N; stage *= 2) {
-            for (std::int64_t j = stage / 2; j >= T; j /= 2)
-                k.step(pair_groups, keys, index, i32(n), i32(seg), i32(N - 1), log2n, i32(pairs), i32(j),
-                       j == stage / 2 ? 1 : 0, desc);
+            for (std::int64_t j = stage / 2; j >= T;) {
+                const std::int32_t flip = j == stage / 2 ? 1 : 0;
+                if (j / 2 >= T) {
+                    k.two_steps(quad_groups, keys, index, i32(n), i32(seg), i32(N - 1), log2n, i32(pairs / 2), i32(j), flip, desc);
+                    j /= 4;
+                } else {
+                    k.step(pair_groups, keys, index, i32(n), i32(seg), i32(N - 1), log2n, i32(pairs), i32(j), flip, desc);
+                    j /= 2;
+                }
+            }
             k.tile(tiles, keys, index, i32(n), i32(seg), i32(N - 1), log2n, i32(stage), i32(stage), desc, 0);
         }
     }

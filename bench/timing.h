@@ -1,0 +1,65 @@
+// Timing and checking shared by the benchmark programs: medians of device
+// times (GPU timestamps, or host time per kernel on the CPU backend) after a
+// warm-up, and the exit for a wrong result (a fast wrong answer is no figure).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <rill/rill.h>
+
+namespace rill::bench {
+
+using Clock = std::chrono::steady_clock;
+
+struct Timing {
+    double host_ms = 0;    // wall time per call around a batch, median of batches
+    double device_ms = 0;  // the kernels' own time (GPU timestamps), median of batches
+};
+
+template <class F>
+Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
+    std::vector<double> host, device;
+    // Warm up for a second: an idle H100 runs its SMs at 345 MHz and takes
+    // seconds to reach 1980 (seen with nvidia-smi: 300 ms left sorts at half
+    // speed). Memory clocks do not change, so copy alone does not show it.
+    const auto warm_until = Clock::now() + std::chrono::milliseconds(1000);
+    do {
+        f();
+        rt.finish();
+    } while (Clock::now() < warm_until);
+    for (int r = 0; r < repeats; ++r) {
+        rt.reset_kernel_times();
+        auto t0 = Clock::now();
+        for (int i = 0; i < batch; ++i) f();
+        rt.finish();
+        host.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / batch);
+        double total = 0;  // kernels named bench_* set up the next call and are not counted
+        for (const auto& t : rt.kernel_times())
+            if (t.kernel.rfind("bench_", 0) != 0) total += t.total_ms;
+        device.push_back(total / batch);
+    }
+    std::sort(host.begin(), host.end());
+    std::sort(device.begin(), device.end());
+    return {host[host.size() / 2], device[device.size() / 2]};
+}
+
+/// RILL_BENCH_ONLY=sort,scan (say) runs those parts only; unset: all.
+inline bool section(const char* name) {
+    const char* only = std::getenv("RILL_BENCH_ONLY");
+    if (!only) return true;
+    const std::string list = std::string(",") + only + ",";
+    return list.find(std::string(",") + name + ",") != std::string::npos;
+}
+
+[[noreturn]] inline void fail(const std::string& what) {
+    std::fprintf(stderr, "wrong result: %s\n", what.c_str());
+    std::exit(1);
+}
+
+
+}  // namespace rill::bench
