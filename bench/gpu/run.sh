@@ -23,8 +23,10 @@ for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-bandwidth "$n" "$out/rill_$backend.json" > "$out/rill_$backend.txt" 2>&1 \
         || echo "rill on $backend failed: $(tail -1 "$out/rill_$backend.txt")" >&2
 done
-# Issue 6: bitonic against radix sort over n, and UberFlow's Table 1 (tables in sorts_*.txt).
+# Issue 8: summed-area tables (GPU Gems 3 Table 39-1). Issue 6: bitonic against radix sort over n, and UberFlow's Table 1 (tables in sorts_*.txt).
 for backend in vulkan opengl; do
+    RILL_BACKEND=$backend rill-bench-sat "$out/sat_$backend.json" > "$out/sat_$backend.txt" 2>&1 \
+        || echo "rill summed-area tables on $backend failed: $(tail -1 "$out/sat_$backend.txt")" >&2
     RILL_BACKEND=$backend rill-bench-sorts 26 "$out/sorts_$backend.json" > "$out/sorts_$backend.txt" 2>&1 \
         || echo "rill sorts on $backend failed: $(tail -1 "$out/sorts_$backend.txt")" >&2
 done
