@@ -153,6 +153,9 @@ TEST_P(SegmentedScans, VectorElementsAndErrors) {
     auto heads = rt().stream<std::uint32_t>({9});
     EXPECT_NE(error_message([&] { sum3.inclusive(in, out); }).find("scan into a stream of the input's shape"), std::string::npos);
     EXPECT_NE(error_message([&] { sum3.exclusive(in, in, heads); }).find("give one flag per element"), std::string::npos);
+    auto f = rt().stream<float>({9});
+    EXPECT_NE(error_message([&] { inclusive_scan(f, f, heads, ScanOp::And); }).find("needs int32 or uint32 elements"),
+              std::string::npos);
 }
 
 }  // namespace

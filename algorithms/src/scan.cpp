@@ -26,16 +26,7 @@ constexpr int kWg = 256;
 constexpr int kItems = static_cast<int>(kScanTile) / kWg;
 static_assert(kWg * kItems == kScanTile);
 
-const char* op_name(ScanOp op) {
-    static const char* names[] = {"add", "mul", "min", "max", "and", "or", "xor"};
-    return names[static_cast<int>(op)];
-}
-
-template <class T>
-void check_op(ScanOp op) {
-    if (std::is_same_v<T, float> && (op == ScanOp::And || op == ScanOp::Or || op == ScanOp::Xor))
-        throw Error(std::string("rill scan: ScanOp::") + op_name(op) + " needs int32 or uint32 elements, not float");
-}
+using detail::scan_op_name;
 
 /// Loads the tile of kScanTile elements from `base` (identity past n) striped
 /// across the workgroup, so that loads are coalesced, and transposes it through
@@ -93,8 +84,8 @@ template <class T>
 TwoPassKernels<T> make_two_pass(Variant variant) {
     const auto [op, inclusive] = variant;
     const T id = scan_identity<T>(op);
-    const std::string suffix = std::string(op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
-    auto reduce = group_kernel<kWg>("scan_reduce_" + std::string(op_name(op)) + "(in, sums, n)",
+    const std::string suffix = std::string(scan_op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
+    auto reduce = group_kernel<kWg>("scan_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
                                     [op, id](Array<T> in, Array<T> sums, Int n) {
         Int base = group_id() * static_cast<std::int32_t>(kScanTile);
         Var<T> acc = id;
@@ -220,7 +211,7 @@ template <class T>
 TilesKernel<T> make_kernel(Variant variant) {
     const auto [op, inclusive] = variant;
     const T id = scan_identity<T>(op);
-    const std::string name = std::string("scan_") + op_name(op) + (inclusive ? "_inclusive" : "_exclusive");
+    const std::string name = std::string("scan_") + scan_op_name(op) + (inclusive ? "_inclusive" : "_exclusive");
     return group_kernel<kWg>(name + "(in, out, state, n, init)", [op, id, inclusive](Array<T> in, Array<T> out,
                                                                                      Array<std::uint32_t> state,
                                                                                      Int n, Var<T> init) {
@@ -276,7 +267,7 @@ void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T in
 
 template <class T>
 void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive, ScanOptions options) {
-    check_op<T>(op);
+    detail::check_scan_op<T>(op);
     if (!(in.shape() == out.shape()))
         throw Error("rill scan: the input has shape " + in.shape().str() + " but the output has shape " +
                     out.shape().str() + "; scan into a stream of the input's shape");

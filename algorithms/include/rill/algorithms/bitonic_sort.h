@@ -24,7 +24,6 @@
 #pragma once
 
 #include <bit>
-#include <functional>
 #include <string>
 
 #include <rill/algorithms/detail/key_order.h>
@@ -77,20 +76,15 @@ inline std::pair<Expr<std::int32_t>, Expr<std::int32_t>> pair_of(const Expr<std:
     return {a, select(flip, block + 2 * j - 1 - low, a + j)};
 }
 
-template <class K>
-using Less = std::function<Expr<bool>(const dsl::read_t<K>&, const dsl::read_t<K>&)>;
-
 /// Whether element b (key kb, input position ib) goes before element a
 /// (ka, ia), which is before it now. With `indexed`, input positions decide
 /// between keys equal in the order.
 template <class K>
 Expr<bool> out_of_order(const Less<K>& less, bool indexed, const Var<K>& ka, const Var<K>& kb, const Var<std::uint32_t>& ia,
                         const Var<std::uint32_t>& ib, const Int& descending) {
-    Bool ab = less(ka, kb);
-    Bool ba = less(kb, ka);
-    Bool b_first = select(descending != 0, ab, ba);
+    Bool b_first = goes_before<K>(less, descending, kb, ka);
     if (!indexed) return b_first;
-    Bool a_first = select(descending != 0, ba, ab);
+    Bool a_first = goes_before<K>(less, descending, ka, kb);
     return b_first || (!a_first && ib < ia);
 }
 
@@ -259,8 +253,8 @@ public:
     template <class L>
     BitonicSort(const std::string& name, L less)
         : name_(name),
-          keys_(detail::bitonic::make_kernels<K>(name, detail::bitonic::Less<K>(less), false)),
-          pairs_(detail::bitonic::make_kernels<K>(name, detail::bitonic::Less<K>(less), true)) {}
+          keys_(detail::bitonic::make_kernels<K>(name, detail::Less<K>(less), false)),
+          pairs_(detail::bitonic::make_kernels<K>(name, detail::Less<K>(less), true)) {}
 
     /// Sorts `keys` in place (not stable).
     void operator()(const Stream<K>& keys, const BitonicSortOptions& opt = {}) const {

@@ -14,7 +14,6 @@
 // may be left as they were.
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include <rill/algorithms/detail/key_order.h>
@@ -27,9 +26,6 @@ struct MergeOptions {
 };
 
 namespace detail::merging {
-
-template <class K>
-using Less = std::function<Expr<bool>(const dsl::read_t<K>&, const dsl::read_t<K>&)>;
 
 /// The place kernel: writes src[i] to out[i + rank], rank = the elements of
 /// `other` that go before it; with `indexed`, also where it came from (offset + i).
@@ -47,8 +43,8 @@ auto make_place(const std::string& name, const Less<K>& less, bool indexed) {
             While([&] { return lo < hi; }, [&] {
                 Int mid = lo + (hi - lo) / 2;
                 Var<K> y = other.load(mid);
-                Bool y_before_x = select(descending != 0, less(x, y), less(y, x));
-                Bool x_before_y = select(descending != 0, less(y, x), less(x, y));
+                Bool y_before_x = goes_before<K>(less, descending, y, x);
+                Bool x_before_y = goes_before<K>(less, descending, x, y);
                 // Ties: a's elements go first, so a b-element passes the a's equal to it.
                 Bool y_first = select(src_is_b != 0, !x_before_y, y_before_x);
                 If(y_first, [&] { lo = mid + 1; }).Else([&] { hi = mid; });
@@ -87,8 +83,8 @@ public:
     template <class L>
     Merge(const std::string& name, L less)
         : name_(name),
-          keys_(detail::merging::make_place<K>(name, detail::merging::Less<K>(less), false)),
-          pairs_(detail::merging::make_place<K>(name, detail::merging::Less<K>(less), true)) {}
+          keys_(detail::merging::make_place<K>(name, detail::Less<K>(less), false)),
+          pairs_(detail::merging::make_place<K>(name, detail::Less<K>(less), true)) {}
 
     /// out = the elements of a and b, sorted; out has a.size() + b.size() elements.
     void operator()(const Stream<K>& a, const Stream<K>& b, const Stream<K>& out, const MergeOptions& opt = {}) const {

@@ -33,6 +33,12 @@ struct RadixSortOptions {
 
 namespace detail {
 
+inline void check_one_value_per_key(std::int64_t keys, std::int64_t values) {
+    if (values != keys)
+        throw Error("rill::radix_sort: " + std::to_string(keys) + " keys but " + std::to_string(values) +
+                    " values; give one value per key");
+}
+
 /// Maps int32 and float keys onto uint32 bits in the same order, and back.
 template <class K>
 auto make_key_map(bool to_bits) {
@@ -92,10 +98,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
 template <class K, class V, bool WithValues>
 void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
     static_assert(kOrderedKey<K>, "rill::radix_sort: keys are uint32, int32 or float");
-    if constexpr (WithValues)
-        if (values->size() != keys.size())
-            throw Error("rill::radix_sort: " + std::to_string(keys.size()) + " keys but " +
-                        std::to_string(values->size()) + " values; give one value per key");
+    if constexpr (WithValues) check_one_value_per_key(keys.size(), values->size());
     if constexpr (std::is_same_v<K, std::uint32_t>) {
         Stream<std::uint32_t> k = keys;
         radix_sort_bits<V, WithValues>(k, values, opt);
@@ -149,10 +152,7 @@ void radix_sort_uint64(const Stream<uint2>& keys, const Stream<V>* values, const
     const std::int64_t n = keys.size();
     if (opt.bits < 1 || opt.bits > 64)
         throw Error("rill::radix_sort: bits = " + std::to_string(opt.bits) + "; give 1 to 64 key bits for uint64 keys");
-    if constexpr (WithValues)
-        if (values->size() != n)
-            throw Error("rill::radix_sort: " + std::to_string(n) + " keys but " + std::to_string(values->size()) +
-                        " values; give one value per key");
+    if constexpr (WithValues) check_one_value_per_key(n, values->size());
     if (n <= 1) return;
     if (n > 0x7fffffff - radix::kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);

@@ -251,13 +251,13 @@ private:
 namespace detail::segmented {
 template <class T>
 const Scan<T>& builtin(ScanOp op) {
-    static const char* names[] = {"add", "mul", "min", "max", "and", "or", "xor"};
+    check_scan_op<T>(op);
     static std::unique_ptr<Scan<T>> scans[7];
     static std::mutex mutex;
     std::lock_guard lock(mutex);
     auto& scan = scans[static_cast<int>(op)];
     if (!scan)
-        scan = std::make_unique<Scan<T>>(std::string("scan_") + names[static_cast<int>(op)],
+        scan = std::make_unique<Scan<T>>(std::string("scan_") + scan_op_name(op),
                                          [op](const Expr<T>& a, const Expr<T>& b) { return detail::combine<T>(op, a, b); },
                                          scan_identity<T>(op));
     return *scan;

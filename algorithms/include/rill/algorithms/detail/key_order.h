@@ -4,6 +4,8 @@
 // (-inf < negatives < -0 < +0 < positives < +inf < NaN).
 #pragma once
 
+#include <functional>
+
 #include <rill/rill.h>
 
 namespace rill::detail {
@@ -33,6 +35,16 @@ Expr<K> key_of_ordered_bits(const Expr<std::uint32_t>& u) {
     if constexpr (std::is_same_v<K, std::uint32_t>) return u;
     else if constexpr (std::is_same_v<K, std::int32_t>) return cast<std::int32_t>(u ^ 0x80000000u);
     else return uint_bits_to_float(select((u >> 31u) == 1u, u & 0x7fffffffu, ~u));
+}
+
+/// An order written in the DSL (a strict weak order): less(a, b) when a goes before b.
+template <class K>
+using Less = std::function<Expr<bool>(const dsl::read_t<K>&, const dsl::read_t<K>&)>;
+
+/// a goes before b in `less`, or in its reverse when `descending` is nonzero.
+template <class K>
+Expr<bool> goes_before(const Less<K>& less, const Int& descending, const Var<K>& a, const Var<K>& b) {
+    return select(descending != 0, less(b, a), less(a, b));
 }
 
 /// The default order of comparison sorts: a before b.

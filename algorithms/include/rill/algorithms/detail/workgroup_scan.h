@@ -8,6 +8,18 @@
 
 namespace rill::detail {
 
+inline const char* scan_op_name(ScanOp op) {
+    static const char* names[] = {"add", "mul", "min", "max", "and", "or", "xor"};
+    return names[static_cast<int>(op)];
+}
+
+/// Bit operators have no float combiner: refused before any kernel is traced.
+template <class T>
+void check_scan_op(ScanOp op) {
+    if (std::is_same_v<T, float> && (op == ScanOp::And || op == ScanOp::Or || op == ScanOp::Xor))
+        throw Error(std::string("rill scan: ScanOp::") + scan_op_name(op) + " needs int32 or uint32 elements, not float");
+}
+
 template <class T>
 Expr<T> combine(ScanOp op, const Expr<T>& a, const Expr<T>& b) {
     switch (op) {
