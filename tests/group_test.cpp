@@ -449,6 +449,97 @@ TEST_P(GroupKernels, DecoupledLookBackAcrossWorkgroups) {
     }
 }
 
+// memory_fence() hands data that does not fit the flag's word from one
+// workgroup to another: the same look-back as above, but each tile publishes
+// a four-word record (sum, xor, count, tile + 1) in arrays apart from its
+// flag, written before a fence and then flagged (1: the tile's own aggregate,
+// 2: its inclusive prefix); a reader that sees the flag fences and then reads
+// the record. A record read before its words arrived shows as a wrong tile
+// number, counted in `torn`, or as a wrong prefix.
+TEST_P(GroupKernels, MemoryFenceHandsRecordsBetweenWorkgroups) {
+    auto look_back = group_kernel<64>(
+        "fenced_look_back(values, ticket, flags, aggregates, prefixes, out, torn)",
+        [](Array<std::uint32_t> values, Array<std::uint32_t> ticket, Array<std::uint32_t> flags,
+           Array<uint4> aggregates, Array<uint4> prefixes, Array<uint4> out, Array<std::uint32_t> torn) {
+            Shared<std::uint32_t> tile(1), sum(1), xors(1);
+            If(local_id() == 0, [&] {
+                tile.store(0, ticket.atomic_add(0, 1u));
+                sum.store(0, 0u);
+                xors.store(0, 0u);
+            });
+            barrier();
+            Int t = cast<std::int32_t>(tile.load(0));
+            UInt v = values.load(t * 64 + local_id());
+            sum.atomic_add(0, v);
+            xors.atomic_xor(0, v);
+            barrier();
+            If(local_id() == 0, [&] {
+                UInt id = cast<std::uint32_t>(t) + 1u;
+                UInt4 mine = UInt4(sum.load(0), xors.load(0), 64u, id);
+                If(t == 0, [&] { prefixes.store(t, mine); }).Else([&] { aggregates.store(t, mine); });
+                memory_fence();
+                flags.atomic_store(t, select(t == 0, 2u, 1u));
+                UInt4 before = UInt4(0u, 0u, 0u, 0u);
+                Int j = t - 1;
+                Int reads = 0;
+                While([&] { return j >= 0; }, [&] {
+                    UInt flag = flags.atomic_load(j);
+                    Bool ready = flag != 0u;
+                    Bool give_up = !ready && reads == 15;
+                    If(ready, [&] {
+                        memory_fence();
+                        UInt4 r = UInt4(0u, 0u, 0u, 0u);
+                        If(flag == 2u, [&] { r = prefixes.load(j); }).Else([&] { r = aggregates.load(j); });
+                        If(r.w() != cast<std::uint32_t>(j) + 1u, [&] { (void)torn.atomic_add(0, 1u); });
+                        before = UInt4(before.x() + r.x(), before.y() ^ r.y(), before.z() + r.z(), 0u);
+                        j = select(flag == 2u, -1, j - 1);
+                    });
+                    If(give_up, [&] {
+                        UInt s = 0u, x = 0u;
+                        for (int l = 0; l < 64; ++l) {  // unrolled: no loop for llvmpipe to limit
+                            UInt e = values.load(j * 64 + l);
+                            s = s + e;
+                            x = x ^ e;
+                        }
+                        before = UInt4(before.x() + s, before.y() ^ x, before.z() + 64u, 0u);
+                        j = j - 1;
+                    });
+                    reads = select(ready || give_up, 0, reads + 1);
+                });
+                If(t > 0, [&] {
+                    prefixes.store(t, UInt4(before.x() + mine.x(), before.y() ^ mine.y(), before.z() + 64u, id));
+                    memory_fence();
+                    flags.atomic_store(t, 2u);
+                });
+                out.store(t, before);
+            });
+        });
+    const std::int64_t groups = 20000, n = groups * 64;
+    std::vector<std::uint32_t> v(static_cast<std::size_t>(n));
+    std::uniform_int_distribution<std::uint32_t> d;
+    for (auto& x : v) x = d(rng());
+    auto values = rt().stream<std::uint32_t>({n}, v);
+    auto ticket = rt().stream<std::uint32_t>({1});
+    auto flags = rt().stream<std::uint32_t>({groups});
+    auto aggregates = rt().stream<uint4>({groups});
+    auto prefixes = rt().stream<uint4>({groups});
+    auto out = rt().stream<uint4>({groups});
+    auto torn = rt().stream<std::uint32_t>({1});
+    look_back(Groups{groups}, values, ticket, flags, aggregates, prefixes, out, torn);
+    EXPECT_EQ(torn.download()[0], 0u);
+    const std::vector<uint4> got = out.download();
+    std::uint32_t sum = 0, xr = 0;
+    for (std::int64_t t = 0; t < groups; ++t) {
+        ASSERT_EQ(got[t].x, sum) << "tile " << t;
+        ASSERT_EQ(got[t].y, xr) << "tile " << t;
+        ASSERT_EQ(got[t].z, static_cast<std::uint32_t>(t * 64)) << "tile " << t;
+        for (std::int64_t l = 0; l < 64; ++l) sum += v[t * 64 + l], xr ^= v[t * 64 + l];
+    }
+    const std::string error =
+        error_message([] { kernel("fence(out)", [](Out<float> out) { memory_fence(); out = 1.0f; }); });
+    EXPECT_NE(error.find("rill::memory_fence() exists only in group kernels"), std::string::npos) << error;
+}
+
 TEST_P(GroupKernels, ClearErrors) {
     auto too_much_shared = group_kernel<64>("too_much_shared(v)", [](Array<float> v) {
         Shared<float> big(std::int64_t{1} << 22);  // 16 MiB: more than any device's shared memory

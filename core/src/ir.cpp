@@ -63,6 +63,7 @@ const char* stmt_name(StmtKind kind) {
         case StmtKind::ArrayStore: return "array_store";
         case StmtKind::SharedStore: return "shared_store";
         case StmtKind::Barrier: return "barrier";
+        case StmtKind::Fence: return "fence";
     }
     RILL_UNREACHABLE("bad statement kind");
 }

@@ -140,6 +140,10 @@ private:
                     indent(depth);
                     out_ << "barrier\n";
                     break;
+                case StmtKind::Fence:
+                    indent(depth);
+                    out_ << "fence\n";
+                    break;
                 case StmtKind::Assign:
                     indent(depth);
                     out_ << "v" << st.a << " := " << expr(st.b) << "\n";

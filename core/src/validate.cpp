@@ -83,8 +83,8 @@ private:
                     use(s.b);
                     use(s.c);
                     break;
-                case StmtKind::Barrier:
-                    RILL_ASSERT(k_.is_group_kernel(), "barrier outside a group kernel");
+                case StmtKind::Barrier: case StmtKind::Fence:
+                    RILL_ASSERT(k_.is_group_kernel(), "barrier or fence outside a group kernel");
                     break;
                 case StmtKind::Assign:
                     RILL_ASSERT(s.a < k_.vars.size(), "assign to an unknown variable");

@@ -91,6 +91,11 @@ void emit_barrier() {
     builder().append(ir::Stmt{ir::StmtKind::Barrier});
 }
 
+void emit_fence() {
+    require_group_kernel("memory_fence()");
+    builder().append(ir::Stmt{ir::StmtKind::Fence});
+}
+
 ir::ExprId subgroup(ir::SubgroupOp op, ir::Op combine, ir::ExprId value, ir::ExprId arg, const char* what) {
     require_group_kernel((std::string(what) + "()").c_str());
     const Type t = builder().kernel().node(value).type;

@@ -359,6 +359,11 @@ private:
                                     "took); every invocation of a workgroup must reach each barrier(). GPUs hang or "
                                     "misbehave on this; move the barrier out of the divergent code");
                     break;
+                case ir::StmtKind::Fence:
+                    // Other workgroups run on other threads: order this one's plain
+                    // stores and loads against its atomics as the GPUs do.
+                    if (any(m)) std::atomic_thread_fence(std::memory_order_seq_cst);
+                    break;
                 case ir::StmtKind::Assign: {
                     evaluate(sid);
                     const int w = k_.vars[st.a].width;

@@ -83,6 +83,7 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size, std::i
             }
             case ir::StmtKind::Nop: case ir::StmtKind::Loop: case ir::StmtKind::Break:
             case ir::StmtKind::Continue: case ir::StmtKind::Return: case ir::StmtKind::Barrier:
+            case ir::StmtKind::Fence:
                 break;
         }
     }

@@ -175,6 +175,7 @@ private:
         out_ << "layout(local_size_x = " << workgroup_size() << ") in;\n";
         for (std::size_t i = 0; i < k_.shared.size(); ++i)
             out_ << "shared uint sh" << i << "[" << std::uint64_t{k_.shared[i].count} * k_.shared[i].words << "];\n";
+        if (opt_.fence_through_shared_atomic && fenced()) out_ << "shared uint rill_fence_word;\n";
         std::uint32_t binding = 0;
         sh.stream_binding.assign(k_.params.size(), ir::kNone);
         for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
@@ -184,7 +185,7 @@ private:
             // earlier stores; only when no buffer is bound twice (in-place calls).
             out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") "
                  << (sig_.distinct_buffers ? "restrict " : "")
-                 << (writable(p) ? "" : "readonly ") << (atomically_loaded(p) ? "coherent volatile " : "")
+                 << (writable(p) ? "" : "readonly ") << (atomically_loaded(p) ? "coherent volatile " : fenced() && writable(p) ? "coherent " : "")
                  << "buffer Stream" << p
                  << " { uint data[]; } s" << p << ";  // '" << k_.params[p].name << "'\n";
             if (native_float_add() && float_added(p))  // a float view of the same buffer, for atomicAdd
@@ -206,6 +207,15 @@ private:
     /// word would otherwise queue on (a look-back reads many).
     bool atomically_loaded(std::uint32_t p) const {
         return has_global_atomic(p, [](const ir::Node& n) { return static_cast<ir::AtomicOp>(n.imm[1]) == ir::AtomicOp::Load; });
+    }
+
+    /// The kernel has memory_fence(): the buffers written in it are coherent, so
+    /// that what another workgroup published before its fence is read from the
+    /// device's coherence point, not from a stale per-SM cache.
+    bool fenced() const {
+        for (const ir::Stmt& st : k_.stmts)
+            if (st.kind == StmtKind::Fence) return true;
+        return false;
     }
 
     /// Some atomic on Array param p satisfies pred.
@@ -771,6 +781,14 @@ private:
                     // only barriers that a global write may precede pay for it.
                     out_ << (global_write_before_[sid] ? "groupMemoryBarrier(); barrier();\n"
                                                        : "memoryBarrierShared(); barrier();\n");
+                    break;
+                case StmtKind::Fence:
+                    // GLSL 4.50's memoryBarrierBuffer() is SPIR-V's device-scope
+                    // acquire-release barrier on buffer memory; the buffers it orders
+                    // are coherent (see fenced()).
+                    indent(depth);
+                    out_ << (opt_.fence_through_shared_atomic ? "atomicAdd(rill_fence_word, 0u);\n"
+                                                              : "memoryBarrierBuffer();\n");
                     break;
                 case StmtKind::Assign: {
                     const std::string v = ref(st.b, depth);

@@ -516,7 +516,8 @@ public:
     VkProgram(std::shared_ptr<Device> dev, const ir::Kernel& k, const Signature& sig) : dev_(std::move(dev)) {
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
                                                             dev_->ctx.native_subgroups,
-                                                            dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : ""});
+                                                            dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
+                                                            std::strstr(dev_->ctx.properties.deviceName, "llvmpipe") != nullptr});
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);
         });

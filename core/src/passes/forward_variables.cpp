@@ -93,7 +93,7 @@ private:
                 }
                 case StmtKind::Nop: case StmtKind::Store: case StmtKind::Break:
                 case StmtKind::Continue: case StmtKind::Return: case StmtKind::ArrayStore:
-                case StmtKind::SharedStore: case StmtKind::Barrier:
+                case StmtKind::SharedStore: case StmtKind::Barrier: case StmtKind::Fence:
                     break;
             }
         }
@@ -176,6 +176,7 @@ private:
                     break;
                 }
                 case StmtKind::Break: case StmtKind::Continue: case StmtKind::Return: case StmtKind::Barrier:
+                case StmtKind::Fence:
                     b.append(Stmt{st.kind});
                     break;
             }

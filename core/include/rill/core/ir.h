@@ -118,7 +118,7 @@ struct Node {
 static_assert(sizeof(Node) <= 40, "keep IR nodes small: the arena is scanned by every pass");
 
 enum class StmtKind : std::uint8_t {
-    Nop, Def, Assign, Store, If, Loop, Break, Continue, Return, ArrayStore, SharedStore, Barrier
+    Nop, Def, Assign, Store, If, Loop, Break, Continue, Return, ArrayStore, SharedStore, Barrier, Fence
 };
 const char* stmt_name(StmtKind kind);
 
@@ -133,6 +133,7 @@ const char* stmt_name(StmtKind kind);
 ///   ArrayStore  a = Array param, b = value, c = index, d = word offset
 ///               (out of range indices store nothing)
 ///   SharedStore a = shared array, b = value, c = index, d = word offset
+///   Fence     none: a device-scope acquire-release fence on Array memory
 struct Stmt {
     StmtKind kind = StmtKind::Nop;
     std::uint32_t a = kNone, b = kNone, c = kNone, d = kNone;

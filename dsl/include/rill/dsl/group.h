@@ -47,6 +47,7 @@ std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std:
 ir::ExprId group_value(ir::Op op, const char* what);
 ir::ExprId subgroup(ir::SubgroupOp op, ir::Op combine, ir::ExprId value, ir::ExprId arg, const char* what);
 void emit_barrier();
+void emit_fence();
 
 /// An index operand: Int, UInt (same bits) or an integer literal.
 template <class I>
@@ -201,6 +202,14 @@ Expr<std::int32_t> global_id();
 /// invocation of a workgroup must reach the same barrier() (not inside
 /// control flow that differs between them).
 inline void barrier() { dsl::emit_barrier(); }
+
+/// A device-scope acquire-release fence on Array memory, for handing data
+/// from one workgroup to another through a flag (docs/SEMANTICS.md):
+///   producer: data.store(i, x); memory_fence(); flags.atomic_store(t, 1u);
+///   consumer: If(flags.atomic_load(t) == 1u, [&] { memory_fence(); y = data.load(i); });
+/// The consumer that sees the flag then sees the data. Unlike barrier(), it
+/// waits for no one and may sit in divergent code.
+inline void memory_fence() { dsl::emit_fence(); }
 
 // --- subgroups --------------------------------------------------------------------
 

@@ -30,6 +30,12 @@ struct ShaderOptions {
     /// ("GL_EXT_shader_atomic_float", "GL_NV_shader_atomic_float"), or empty:
     /// then float atomic adds loop on compare-exchange.
     std::string float_atomic_add_extension;
+    /// memory_fence() as a sequentially consistent atomic on a shared word instead
+    /// of memoryBarrierBuffer(): Mesa 22's lavapipe loses the rest of an
+    /// invocation that runs OpMemoryBarrier in a loop that waits on another
+    /// workgroup (GroupKernels.MemoryFenceHandsRecordsBetweenWorkgroups); on a
+    /// CPU device such an atomic is a full fence for the compiler and the core.
+    bool fence_through_shared_atomic = false;
 };
 
 struct Shader {
