@@ -13,6 +13,8 @@
 #include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
+#include "classic_scans.h"
+
 #include <limits>
 
 namespace rill {
@@ -281,6 +283,8 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
         throw Error("rill scan: ScanAlgorithm::SinglePass cannot be exact on " + rt.info().device +
                     ": the driver ends every loop after " + std::to_string(loop_limit) +
                     " iterations, and a look-back may wait longer; use ScanAlgorithm::ReduceThenScan or Auto");
+    if (options.algorithm == ScanAlgorithm::HillisSteele) return detail::hillis_steele_scan(in, out, op, init, inclusive);
+    if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
     if (options.algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan(in, out, op, init, inclusive);
     const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
     auto state = rt.stream<std::uint32_t>({kStateTile + 4 * tiles});  // zero: no tile ready, ticket 0

@@ -30,7 +30,11 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 /// look-back that waits for a descheduled tile could be cut short. Auto:
 /// ReduceThenScan, the faster of the two on the H100 today (SinglePass's
 /// look-back costs more than the pass it saves: docs/PERFORMANCE.md).
-enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan };
+/// The textbook scans, for teaching and for the published tables (slower):
+/// HillisSteele, ceil(log2 n) passes over the whole stream, O(n log n) work,
+/// as Horn used it (GPU Gems 2 ch. 36); Blelloch, the work-efficient
+/// up-sweep / down-sweep in shared memory of GPU Gems 3 ch. 39.2.
+enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blelloch };
 
 struct ScanOptions {
     ScanAlgorithm algorithm = ScanAlgorithm::Auto;
