@@ -17,6 +17,20 @@ namespace {
 
 class Compaction : public BackendTest {};
 
+/// Every way to compact (Horn's with his Hillis-Steele scan too), and the
+/// largest size each is tested at (the bitonic sort is O(n log^2 n)).
+struct Way {
+    CompactOptions options;
+    std::int64_t max_n;
+    const char* name;
+};
+const Way kWays[] = {
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "scan/scatter"},
+    {{CompactAlgorithm::SearchGather, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "search/gather"},
+    {{CompactAlgorithm::SearchGather, ScanAlgorithm::HillisSteele}, 70001, "search/gather, Hillis-Steele"},
+    {{CompactAlgorithm::BitonicSort, ScanAlgorithm::Auto}, 70001, "bitonic sort"},
+};
+
 std::vector<std::int64_t> compaction_sizes() {
     std::vector<std::int64_t> sizes;
     for (std::int64_t n = 0; n <= 300; ++n) sizes.push_back(n);
@@ -26,13 +40,16 @@ std::vector<std::int64_t> compaction_sizes() {
 
 TEST_P(Compaction, FilterKeepsOrderAndCount) {
     Filter<std::int32_t> odd("odd", [](Expr<std::int32_t> x) { return (x & 1) == 1; });
+    for (const Way& way : kWays)
     for (std::int64_t n : compaction_sizes()) {
+        if (n > way.max_n) continue;
+        SCOPED_TRACE(way.name);
         std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000, 1000);
         std::vector<std::int32_t> want;
         std::copy_if(x.begin(), x.end(), std::back_inserter(want), [](std::int32_t v) { return (v & 1) == 1; });
         auto in = rt().stream<std::int32_t>({n}, x);
         auto out = rt().stream<std::int32_t>({n}, std::vector<std::int32_t>(static_cast<std::size_t>(n), -7));
-        const std::int64_t kept = odd(in, out);
+        const std::int64_t kept = odd(in, out, way.options);
         ASSERT_EQ(kept, static_cast<std::int64_t>(want.size())) << "n = " << n;
         std::vector<std::int32_t> got = out.download();
         for (std::int64_t i = 0; i < n; ++i)
@@ -43,22 +60,29 @@ TEST_P(Compaction, FilterKeepsOrderAndCount) {
 TEST_P(Compaction, DegenerateSelections) {
     Filter<float> all("all", [](Expr<float>) { return Expr<bool>(true); });
     Filter<float> none("none", [](Expr<float>) { return Expr<bool>(false); });
-    for (std::int64_t n : {1, 4096, 4097, 100000}) {
+    for (const Way& way : kWays)
+    for (std::int64_t n : {1, 4096, 4097, 70001}) {
+        SCOPED_TRACE(way.name);
         std::vector<float> x = random_floats(static_cast<std::size_t>(n), -1, 1);
         auto in = rt().stream<float>({n}, x);
         auto out = rt().stream<float>({n});
         auto count = rt().stream<std::uint32_t>({1});
-        all(in, out, count);
+        all(in, out, count, way.options);
         EXPECT_EQ(count.download()[0], static_cast<std::uint32_t>(n));
         EXPECT_EQ(out.download(), x);
-        EXPECT_EQ(none(in, out), 0);
+        EXPECT_EQ(none(in, out, way.options), 0);
+        none.partition(in, out, count, way.options);
+        EXPECT_EQ(count.download()[0], 0u);
+        EXPECT_EQ(out.download(), x);
     }
 }
 
 TEST_P(Compaction, StablePartitionOfStructs) {
     Filter<Particle> inside("inside", [](const Var<Particle>& p) { return length(p.position) < 1.0f; });
+    for (const Way& way : kWays)
     for (std::int64_t n : {0, 1, 2, 255, 4097, 70001}) {
         SCOPED_TRACE(n);
+        SCOPED_TRACE(way.name);
         std::vector<float> c = random_floats(static_cast<std::size_t>(3 * n), -1, 1);
         std::vector<Particle> ps(static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; ++i) ps[i] = Particle{float3{c[3 * i], c[3 * i + 1], c[3 * i + 2]}, std::int32_t(i)};
@@ -77,7 +101,7 @@ TEST_P(Compaction, StablePartitionOfStructs) {
         auto in = rt().stream<Particle>({n}, ps);
         auto out = rt().stream<Particle>({n});
         auto count = rt().stream<std::uint32_t>({1});
-        inside.partition(in, out, count);
+        inside.partition(in, out, count, way.options);
         EXPECT_EQ(count.download()[0], static_cast<std::uint32_t>(mid - want.begin()));
         std::vector<Particle> got = out.download();
         for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i].id, want[i].id) << i;

@@ -9,11 +9,31 @@
 //
 // `out` has in's size; elements past the kept ones are left as they were
 // (partition writes them all). Elements may be any stream type, structs too.
+// Horn's scan / search / gather compaction and a bitonic-sort compaction (GPU
+// Gems 2 ch. 36.1) are there by name too (CompactOptions), for teaching and
+// for Horn's Table 36-1.
 #pragma once
 
+#include <rill/algorithms/bitonic_sort.h>
 #include <rill/algorithms/scan.h>
 
 namespace rill {
+
+/// How a Filter moves the kept elements.
+///  ScanScatter: each kept element is written to its place (the exclusive scan
+///   of the flags): one read, one write. The default, and the fastest.
+///  SearchGather: Horn's method, for GPUs without scatter: each output place
+///   binary-searches the inclusive scan of the flags for the element it takes
+///   (O(log n) reads per place) and gathers it.
+///  BitonicSort: a stable bitonic sort of the flags with the elements' indices
+///   (kept first), then a gather: O(n log^2 n), what Horn measured against.
+enum class CompactAlgorithm { ScanScatter, SearchGather, BitonicSort };
+
+struct CompactOptions {
+    CompactAlgorithm algorithm = CompactAlgorithm::ScanScatter;
+    /// The scan of the flags (ScanScatter and SearchGather): HillisSteele is Horn's.
+    ScanAlgorithm scan = ScanAlgorithm::Auto;
+};
 
 template <StreamElement T>
 class Filter {
@@ -24,22 +44,28 @@ public:
     Filter(const std::string& name, P predicate)
         : flags_(make_flags(name, Pred(predicate))),
           scatter_(make_scatter(name, Pred(predicate), false)),
-          split_(make_scatter(name, Pred(predicate), true)) {}
+          split_(make_scatter(name, Pred(predicate), true)),
+          search_(make_search(name, false)),
+          search_split_(make_search(name, true)),
+          sort_gather_(make_sort_gather(name, false)),
+          sort_gather_split_(make_sort_gather(name, true)) {}
 
     /// Writes the kept elements of `in`, in order, to the front of `out` and
     /// `count` (a Stream<uint32_t> of one element) without a host round trip.
-    void operator()(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
-        run(in, out, count, false);
+    void operator()(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count,
+                    const CompactOptions& options = {}) const {
+        run(in, out, count, false, options);
     }
     /// The same, returning the count to the host (waits for the device).
-    std::int64_t operator()(const Stream<T>& in, const Stream<T>& out) const {
+    std::int64_t operator()(const Stream<T>& in, const Stream<T>& out, const CompactOptions& options = {}) const {
         auto count = Runtime::of(in).template stream<std::uint32_t>({1});
-        run(in, out, count, false);
+        run(in, out, count, false, options);
         return count.download()[0];
     }
     /// Stable partition: kept elements first, then the others, each in input order.
-    void partition(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
-        run(in, out, count, true);
+    void partition(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count,
+                   const CompactOptions& options = {}) const {
+        run(in, out, count, true, options);
     }
 
 private:
@@ -73,7 +99,61 @@ private:
         });
     }
 
-    void run(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
+    using SearchKernel =
+        decltype(group_kernel<256>("", [](Array<T>, Array<std::uint32_t>, Array<T>, Array<std::uint32_t>, Int) {}));
+
+    /// Horn's search / gather: output place j takes the first element whose
+    /// inclusive count of kept elements exceeds j (with `split`, places past
+    /// the kept total take the discarded elements the same way, by the count
+    /// of discarded ones, i + 1 - scanned[i]). Also writes the count.
+    static SearchKernel make_search(const std::string& name, bool split) {
+        return group_kernel<256>(name + (split ? "_search_partition" : "_search_gather") + "(in, scanned, out, count, n)",
+                                 [split](Array<T> in, Array<std::uint32_t> scanned, Array<T> out,
+                                         Array<std::uint32_t> count, Int n) {
+            Int j = global_id();
+            UInt total = scanned.load(n - 1);
+            UInt place = cast<std::uint32_t>(j);
+            Bool kept = place < total;
+            If(j < n && (kept || split), [&] {
+                UInt rank = select(kept, place, place - total);  // the rank-th kept (or discarded) element
+                Int lo = 0, hi = n - 1;
+                While([&] { return lo < hi; }, [&] {
+                    Int mid = (lo + hi) / 2;
+                    UInt before = scanned.load(mid);  // kept ones in 0..mid
+                    UInt seen = select(kept, before, cast<std::uint32_t>(mid) + 1u - before);
+                    If(seen > rank, [&] { hi = mid; }).Else([&] { lo = mid + 1; });
+                });
+                out.store(j, in.load(lo));
+            });
+            If(j == 0, [&] { count.store(0, total); });
+        });
+    }
+
+    using SortGatherKernel = decltype(group_kernel<256>(
+        "", [](Array<T>, Array<std::uint32_t>, Array<std::uint32_t>, Array<T>, Array<std::uint32_t>, Int) {}));
+
+    /// The bitonic path's gather, after the flags were sorted descending with
+    /// the elements' indices (stable: kept ones first, each in input order):
+    /// out[j] = in[index[j]] for the kept places (all with `split`); the count
+    /// is the place where the sorted flags fall from 1 to 0.
+    static SortGatherKernel make_sort_gather(const std::string& name, bool split) {
+        return group_kernel<256>(name + (split ? "_sorted_partition" : "_sorted_gather") +
+                                     "(in, flags, index, out, count, n)",
+                                 [split](Array<T> in, Array<std::uint32_t> flags, Array<std::uint32_t> index, Array<T> out,
+                                         Array<std::uint32_t> count, Int n) {
+            Int j = global_id();
+            If(j < n, [&] {
+                UInt here = flags.load(j);
+                If(here == 1u || split, [&] { out.store(j, in.load(cast<std::int32_t>(index.load(j)))); });
+                UInt next = select(j + 1 < n, flags.load(j + 1), 0u);
+                If(here == 1u && next == 0u, [&] { count.store(0, cast<std::uint32_t>(j) + 1u); });
+                If(j == 0 && here == 0u, [&] { count.store(0, 0u); });
+            });
+        });
+    }
+
+    void run(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split,
+             const CompactOptions& options) const {
         if (!(in.shape() == out.shape()))
             throw Error("rill::Filter: the input has shape " + in.shape().str() + " but the output has shape " +
                         out.shape().str() + "; compact into a stream of the input's size");
@@ -90,15 +170,44 @@ private:
             return;
         }
         const std::int64_t groups = (n + 255) / 256;
-        auto offsets = rt.template stream<std::uint32_t>({n});
-        flags_(Groups{groups}, in, offsets, static_cast<std::int32_t>(n));
-        exclusive_scan(offsets, offsets);
-        (split ? split_ : scatter_)(Groups{groups}, in, offsets, out, count, static_cast<std::int32_t>(n));
+        const auto count_n = static_cast<std::int32_t>(n);
+        auto flags = rt.template stream<std::uint32_t>({n});
+        flags_(Groups{groups}, in, flags, count_n);
+        switch (options.algorithm) {
+            case CompactAlgorithm::ScanScatter:
+                exclusive_scan(flags, flags, ScanOp::Add, ScanOptions{options.scan});
+                (split ? split_ : scatter_)(Groups{groups}, in, flags, out, count, count_n);
+                return;
+            case CompactAlgorithm::SearchGather:
+                inclusive_scan(flags, flags, ScanOp::Add, ScanOptions{options.scan});
+                (split ? search_split_ : search_)(Groups{groups}, in, flags, out, count, count_n);
+                return;
+            case CompactAlgorithm::BitonicSort: {
+                auto index = rt.template stream<std::uint32_t>({n});
+                iota()(Groups{groups}, index, count_n);
+                bitonic_sort(flags, index, BitonicSortOptions{.descending = true});
+                (split ? sort_gather_split_ : sort_gather_)(Groups{groups}, in, flags, index, out, count, count_n);
+                return;
+            }
+        }
+    }
+
+    using IotaKernel = decltype(group_kernel<256>("", [](Array<std::uint32_t>, Int) {}));
+    static const IotaKernel& iota() {
+        static const IotaKernel k = group_kernel<256>("compact_iota(index, n)", [](Array<std::uint32_t> index, Int n) {
+            Int i = global_id();
+            If(i < n, [&] { index.store(i, cast<std::uint32_t>(i)); });
+        });
+        return k;
     }
 
     FlagsKernel flags_;
     ScatterKernel scatter_;
     ScatterKernel split_;
+    SearchKernel search_;
+    SearchKernel search_split_;
+    SortGatherKernel sort_gather_;
+    SortGatherKernel sort_gather_split_;
 };
 
 }  // namespace rill
