@@ -29,6 +29,9 @@ for backend in vulkan opengl; do
         || echo "rill summed-area tables on $backend failed: $(tail -1 "$out/sat_$backend.txt")" >&2
     RILL_BACKEND=$backend rill-bench-sorts 26 "$out/sorts_$backend.json" > "$out/sorts_$backend.txt" 2>&1 \
         || echo "rill sorts on $backend failed: $(tail -1 "$out/sorts_$backend.txt")" >&2
+    # Issue 8: GPU Gems 3 Fig. 39-7 and GPU Gems 2 Table 36-1 (textbook scans and compactions).
+    RILL_BACKEND=$backend rill-bench-classic 24 "$out/classic_$backend.json" > "$out/classic_$backend.txt" 2>&1 \
+        || echo "rill textbook scans on $backend failed: $(tail -1 "$out/classic_$backend.txt")" >&2
 done
 if command -v nvcc > /dev/null; then
     nvcc -O3 -std=c++17 -arch=sm_90 "$here/cub_peers.cu" -o /tmp/rill_cub_peers \
