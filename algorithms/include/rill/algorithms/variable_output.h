@@ -14,6 +14,7 @@
 // emit the same values both times (no atomics or stores of its own). Extra
 // streams the body reads are passed after the input, as `Array`s:
 // VariableOutput<In, Out, Extra...> with a body taking `const Array<Extra>&...`.
+// Counts are uint32: the total emitted by one call must stay below 2^32.
 #pragma once
 
 #include <limits>
