@@ -27,21 +27,9 @@
 
 namespace {
 
-using rill::bench::Clock;
 using rill::bench::fail;
+using rill::bench::host_median_ms;
 using rill::bench::median_ms;
-
-template <class F>
-double host_ms(F&& f) {
-    std::vector<double> t;
-    for (int r = 0; r < 3; ++r) {
-        const auto t0 = Clock::now();
-        f();
-        t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    std::sort(t.begin(), t.end());
-    return t[1];
-}
 
 struct ScanWay {
     rill::ScanAlgorithm algorithm;
@@ -84,7 +72,7 @@ int main(int argc, char** argv) {
         std::vector<std::uint32_t> x(static_cast<std::size_t>(n));
         for (auto& v : x) v = gen() % 1000;
         std::vector<std::uint32_t> want(x.size());
-        const double host = host_ms([&] { std::exclusive_scan(x.begin(), x.end(), want.begin(), 0u); });
+        const double host = host_median_ms([&] { std::exclusive_scan(x.begin(), x.end(), want.begin(), 0u); });
         auto in = rt.stream<std::uint32_t>({n}, x);
         auto res = rt.stream<std::uint32_t>({n});
         std::printf("| 2^%d | %.4f ms |", lg, host);
@@ -116,7 +104,7 @@ int main(int argc, char** argv) {
         for (auto& v : x) v = gen();
         std::vector<std::uint32_t> want;
         want.reserve(x.size());
-        const double host = host_ms([&] {
+        const double host = host_median_ms([&] {
             want.clear();
             std::copy_if(x.begin(), x.end(), std::back_inserter(want), [](std::uint32_t v) { return (v & 1u) == 1u; });
         });

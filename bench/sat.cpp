@@ -63,17 +63,12 @@ int main(int argc, char** argv) {
         double transpose = 0;  // of the last repetition, per table
         for (const auto& t : rt.kernel_times())
             if (t.kernel.rfind("sat_transpose", 0) == 0) transpose += t.total_ms / static_cast<double>(t.calls) * 2.0;
-        std::vector<double> host;
-        for (int r = 0; r < 3; ++r) {
-            const auto t0 = rill::bench::Clock::now();
-            const std::vector<rill::uint4> h = host_table(px, side);
-            host.push_back(std::chrono::duration<double, std::milli>(rill::bench::Clock::now() - t0).count() + 0 * h[0][0]);
-        }
-        std::sort(host.begin(), host.end());
+        std::vector<rill::uint4> h;
+        const double host = rill::bench::host_median_ms([&] { h = host_table(px, side); });
         std::printf("| %lld^2 | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.3f | %.2f ms |\n", static_cast<long long>(side), total,
-                    transpose, total - transpose, host[1], total / host[1], paper_ms[s]);
+                    transpose, total - transpose, host, total / host, paper_ms[s]);
         out << (s ? "," : "") << "{\"side\":" << side << ",\"total_ms\":" << total << ",\"transpose_ms\":" << transpose
-            << ",\"host_ms\":" << host[1] << "}";
+            << ",\"host_ms\":" << host << "}";
     }
     out << "]}\n";
     if (!json.empty()) std::ofstream(json) << out.str();

@@ -49,16 +49,12 @@ void check_sorted(const rill::Stream<K>& keys, std::vector<K> want, const std::s
 
 /// std::sort of (key, identifier) pairs on one host thread: median of 3.
 double host_sort_ms(const std::vector<float>& keys) {
-    std::vector<double> ms;
-    for (int r = 0; r < 3; ++r) {
-        std::vector<std::pair<float, std::uint32_t>> p(keys.size());
-        for (std::size_t i = 0; i < keys.size(); ++i) p[i] = {keys[i], static_cast<std::uint32_t>(i)};
-        const auto t0 = rill::bench::Clock::now();
-        std::sort(p.begin(), p.end());
-        ms.push_back(std::chrono::duration<double, std::milli>(rill::bench::Clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[1];
+    std::vector<std::pair<float, std::uint32_t>> p(keys.size());
+    return rill::bench::host_median_ms(
+        [&] {
+            for (std::size_t i = 0; i < keys.size(); ++i) p[i] = {keys[i], static_cast<std::uint32_t>(i)};
+        },
+        [&] { std::sort(p.begin(), p.end()); });
 }
 
 }  // namespace

@@ -48,6 +48,24 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
     return {host[host.size() / 2], device[device.size() / 2]};
 }
 
+/// A host peer's time: median of 3 runs of timed(), each after an untimed prepare().
+template <class P, class F>
+double host_median_ms(P&& prepare, F&& timed) {
+    std::vector<double> ms;
+    for (int r = 0; r < 3; ++r) {
+        prepare();
+        const auto t0 = Clock::now();
+        timed();
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[1];
+}
+template <class F>
+double host_median_ms(F&& timed) {
+    return host_median_ms([] {}, timed);
+}
+
 /// RILL_BENCH_ONLY=sort,scan (say) runs those parts only; unset: all.
 inline bool section(const char* name) {
     const char* only = std::getenv("RILL_BENCH_ONLY");

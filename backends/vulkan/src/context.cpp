@@ -204,6 +204,7 @@ Context::Context() {
         if (family < 0) throw Error("vulkan backend: the chosen device has no compute queue");
         queue_family = static_cast<std::uint32_t>(family);
         vkGetPhysicalDeviceProperties(physical, &properties);
+        llvmpipe = std::strstr(properties.deviceName, "llvmpipe") != nullptr;
         vkGetPhysicalDeviceMemoryProperties(physical, &memory);
         VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
         VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};

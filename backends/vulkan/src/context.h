@@ -34,6 +34,9 @@ struct Context {
     std::uint32_t subgroup_size = 0;
     VkSubgroupFeatureFlags subgroup_ops = 0;    // in compute shaders
     bool native_subgroups = false;              // every family rill uses
+    /// Mesa's lavapipe (llvmpipe underneath): loops end after 65535 iterations,
+    /// and memory_fence() goes through a shared atomic (glsl::ShaderOptions).
+    bool llvmpipe = false;
     bool validation = false;
     /// VK_KHR_push_descriptor: descriptors recorded with the dispatch, no sets to allocate.
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;

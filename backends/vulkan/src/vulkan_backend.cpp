@@ -517,7 +517,7 @@ public:
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
                                                             dev_->ctx.native_subgroups,
                                                             dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
-                                                            std::strstr(dev_->ctx.properties.deviceName, "llvmpipe") != nullptr});
+                                                            dev_->ctx.llvmpipe});
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);
         });
@@ -676,7 +676,7 @@ public:
         info_.limits.max_workgroup_size = c.properties.limits.maxComputeWorkGroupInvocations;
         info_.limits.shared_memory_bytes = c.properties.limits.maxComputeSharedMemorySize;
         info_.limits.max_buffer_bytes = c.properties.limits.maxStorageBufferRange;
-        if (std::strstr(c.properties.deviceName, "llvmpipe")) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
+        if (c.llvmpipe) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
         info_.persistent_cache = true;
         info_.details.emplace_back("driver version", std::to_string(c.properties.driverVersion));
         info_.details.emplace_back("max storage buffer", std::to_string(c.properties.limits.maxStorageBufferRange) + " bytes");
