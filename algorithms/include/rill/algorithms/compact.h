@@ -70,7 +70,8 @@ public:
 
 private:
     using FlagsKernel = decltype(group_kernel<256>("", [](Array<T>, Array<std::uint32_t>, Int) {}));
-    using ScatterKernel =
+    /// The kernels that move elements by the scanned flags: (in, scanned flags, out, count, n).
+    using MoveKernel =
         decltype(group_kernel<256>("", [](Array<T>, Array<std::uint32_t>, Array<T>, Array<std::uint32_t>, Int) {}));
 
     static FlagsKernel make_flags(const std::string& name, Pred keep) {
@@ -82,7 +83,7 @@ private:
 
     /// Moves each element to its position: kept ones to offset[i]; with `split`,
     /// the others to kept_total + (i - offset[i]). Also writes the count.
-    static ScatterKernel make_scatter(const std::string& name, Pred keep, bool split) {
+    static MoveKernel make_scatter(const std::string& name, Pred keep, bool split) {
         return group_kernel<256>(name + (split ? "_partition" : "_scatter") + "(in, offsets, out, count, n)",
                                  [keep, split](Array<T> in, Array<std::uint32_t> offsets, Array<T> out,
                                                Array<std::uint32_t> count, Int n) {
@@ -99,14 +100,11 @@ private:
         });
     }
 
-    using SearchKernel =
-        decltype(group_kernel<256>("", [](Array<T>, Array<std::uint32_t>, Array<T>, Array<std::uint32_t>, Int) {}));
-
     /// Horn's search / gather: output place j takes the first element whose
     /// inclusive count of kept elements exceeds j (with `split`, places past
     /// the kept total take the discarded elements the same way, by the count
     /// of discarded ones, i + 1 - scanned[i]). Also writes the count.
-    static SearchKernel make_search(const std::string& name, bool split) {
+    static MoveKernel make_search(const std::string& name, bool split) {
         return group_kernel<256>(name + (split ? "_search_partition" : "_search_gather") + "(in, scanned, out, count, n)",
                                  [split](Array<T> in, Array<std::uint32_t> scanned, Array<T> out,
                                          Array<std::uint32_t> count, Int n) {
@@ -202,10 +200,10 @@ private:
     }
 
     FlagsKernel flags_;
-    ScatterKernel scatter_;
-    ScatterKernel split_;
-    SearchKernel search_;
-    SearchKernel search_split_;
+    MoveKernel scatter_;
+    MoveKernel split_;
+    MoveKernel search_;
+    MoveKernel search_split_;
     SortGatherKernel sort_gather_;
     SortGatherKernel sort_gather_split_;
 };
