@@ -234,6 +234,25 @@ TEST_P(Streams, NewStreamsAreZero) {
     for (const int4& v : s.download()) ASSERT_EQ(v, (int4{0, 0, 0, 0}));
 }
 
+// A backend may hand a new stream memory that an earlier, dropped stream used
+// (the Vulkan backend pools it): the new stream still starts zero, at sizes
+// equal to, just under and just over the old one, with and without a finish.
+TEST_P(Streams, NewStreamsAreZeroWhereDroppedStreamsWere) {
+    for (const std::int64_t n : {1, 255, 1000, 4097, 100003}) {
+        for (const bool finish : {false, true}) {
+            for (const std::int64_t m : {n, std::max<std::int64_t>(n - 3, 1), n + 5}) {
+                {
+                    auto old = rt().stream<std::uint32_t>({n}, std::vector<std::uint32_t>(std::size_t(n), 0xdeadbeefu));
+                    ASSERT_EQ(old.download()[std::size_t(n - 1)], 0xdeadbeefu);
+                }
+                if (finish) rt().finish();
+                const std::vector<std::uint32_t> fresh = rt().stream<std::uint32_t>({m}).download();
+                ASSERT_EQ(fresh, std::vector<std::uint32_t>(std::size_t(m), 0u)) << "n " << n << ", m " << m;
+            }
+        }
+    }
+}
+
 TEST_P(Streams, IndexOfInEveryRank) {
     auto k1 = kernel("i1(r)", [](Out<std::int32_t> r) { r = indexof(r); });
     auto k2 = kernel("i2(r)", [](Out<int2> r) { r = indexof<2>(r); });

@@ -8,12 +8,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
 
 #include "egl_context.h"
+
+#ifdef RILL_GL_SPIRV_PROBE
+#include <shaderc/shaderc.hpp>
+#endif
 
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -30,6 +35,14 @@ namespace rill::gl {
 namespace {
 
 constexpr GLsizeiptr kInfoRingBytes = 4 << 20;
+
+/// RILL_GL_SPIRV=1: kernels go to the driver as SPIR-V from shaderc
+/// (GL_ARB_gl_spirv) instead of GLSL, to tell glslang's SPIR-V from the
+/// driver's code generation when a kernel runs slower through Vulkan.
+bool spirv_from_env() {
+    const char* v = std::getenv("RILL_GL_SPIRV");
+    return v && *v && std::string(v) != "0";
+}
 
 bool debug_from_env() {
     const char* v = std::getenv("RILL_GL_DEBUG");
@@ -145,6 +158,10 @@ public:
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
         id = glCreateProgram();
+        if (spirv_from_env()) {
+            compile_spirv(k.name);
+            return;
+        }
         if (st_->binaries && load_binary(file, key)) return;
         compile(k.name);
         ++st_->shader_compiles;
@@ -193,6 +210,39 @@ private:
             glDeleteProgram(id);
             throw Error("opengl backend: kernel '" + kernel + "' failed to link: " + log);
         }
+    }
+
+    void compile_spirv(const std::string& kernel) {
+#ifdef RILL_GL_SPIRV_PROBE
+        if (!glSpecializeShader) throw Error("opengl backend: RILL_GL_SPIRV is set, but the driver lacks GL_ARB_gl_spirv; unset it");
+        static const shaderc::Compiler compiler;
+        shaderc::CompileOptions options;
+        options.SetTargetEnvironment(shaderc_target_env_opengl, shaderc_env_version_opengl_4_5);
+        // Subgroup operations need SPIR-V 1.3, which spirv-opt refuses for
+        // OpenGL: compare with RILL_VK_SPIRV_OPT=0 on the Vulkan side.
+        options.SetTargetSpirv(shaderc_spirv_version_1_3);
+        options.SetOptimizationLevel(shaderc_optimization_level_zero);
+        auto spv = compiler.CompileGlslToSpv(shader.source, shaderc_compute_shader, (kernel + ".comp").c_str(), options);
+        if (spv.GetCompilationStatus() != shaderc_compilation_status_success)
+            throw Error("opengl backend: RILL_GL_SPIRV: kernel '" + kernel + "' failed to compile to SPIR-V: " +
+                        spv.GetErrorMessage() + "; unset RILL_GL_SPIRV");
+        const std::vector<std::uint32_t> words(spv.cbegin(), spv.cend());
+        GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
+        glShaderBinary(1, &sh, GL_SHADER_BINARY_FORMAT_SPIR_V, words.data(), static_cast<GLsizei>(words.size() * 4));
+        glSpecializeShader(sh, "main", 0, nullptr, nullptr);
+        GLint ok = 0;
+        glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+        if (ok) {
+            glAttachShader(id, sh);
+            glLinkProgram(id);
+            glGetProgramiv(id, GL_LINK_STATUS, &ok);
+        }
+        glDeleteShader(sh);
+        if (!ok) throw Error("opengl backend: RILL_GL_SPIRV: the driver rejected kernel '" + kernel + "' as SPIR-V; unset RILL_GL_SPIRV");
+#else
+        throw Error("opengl backend: RILL_GL_SPIRV is set, but this build has no shaderc (kernel '" + kernel +
+                    "'); unset it, or build with the Vulkan backend");
+#endif
     }
 
     bool load_binary(const std::string& file, std::uint64_t key) {

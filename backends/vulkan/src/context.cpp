@@ -55,6 +55,7 @@ struct SharedDevice {
     bool float_atomic_add = false;  // VK_EXT_shader_atomic_float on storage buffers
     bool subgroup_size_control = false;
     bool pipeline_stats = false;
+    bool glsl_modules = false;
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
 
@@ -221,6 +222,7 @@ Context::Context() {
         push_descriptor_set = shared.push_descriptor_set;
         float_atomic_add = shared.float_atomic_add;
         pipeline_stats = shared.pipeline_stats;
+        glsl_modules = shared.glsl_modules;
         min_subgroup_size = max_subgroup_size = native_subgroups ? subgroup_size : 1u;
         if (shared.subgroup_size_control && native_subgroups) {
             VkPhysicalDeviceSubgroupSizeControlPropertiesEXT sc{
@@ -316,6 +318,14 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
             dev->pipeline_stats = true;
         } else {
             std::fprintf(stderr, "rill vulkan: RILL_VK_PIPELINE_STATS: the device has no VK_KHR_pipeline_executable_properties\n");
+        }
+    }
+    if (std::getenv("RILL_VK_GLSL_MODULES")) {
+        if (device_extension(physical, VK_NV_GLSL_SHADER_EXTENSION_NAME)) {
+            extensions.push_back(VK_NV_GLSL_SHADER_EXTENSION_NAME);
+            dev->glsl_modules = true;
+        } else {
+            std::fprintf(stderr, "rill vulkan: RILL_VK_GLSL_MODULES: the device has no VK_NV_glsl_shader\n");
         }
     }
     di.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());

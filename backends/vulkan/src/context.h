@@ -47,6 +47,11 @@ struct Context {
     /// there: every new pipeline prints the driver's statistics (registers,
     /// spills ...) to stderr, to see why a kernel is slow.
     bool pipeline_stats = false;
+    /// RILL_VK_GLSL_MODULES set and VK_NV_glsl_shader there: shader modules are
+    /// made from the GLSL itself, compiled by the driver's own front end (the
+    /// one its OpenGL uses), to tell glslang's SPIR-V from the driver's code
+    /// generation when a kernel runs slower here than through OpenGL.
+    bool glsl_modules = false;
     std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
 
     /// Index of a memory type with all of `want` among `allowed`, or -1.
