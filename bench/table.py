@@ -26,13 +26,15 @@ def ratios(results):
         if not name.startswith("rill_"):
             continue
         backend = name[len("rill_"):]
-        for workload, key in (("copy", "copy_gbs"), ("saxpy", "saxpy_gbs")):
+        for workload, key in (("copy", "copy_gbs"), ("saxpy", "saxpy_gbs"), ("reduce (bytes read)", "reduce_gbs")):
             if key not in r:
                 continue
             for peer_name, p in peers.items():
                 # The same workload in the peer; a peer that only copies is the
                 # bandwidth roof every streaming workload is measured against.
                 peer_key = key if key in p else ("copy_gbs" if "saxpy_gbs" not in p and "copy_gbs" in p else None)
+                if key == "reduce_gbs" and peer_name != "peer_vk_copy":
+                    continue  # the roof is the hand-written copy
                 if peer_key:
                     label = peer_name[len("peer_"):] + ("" if peer_key == key else " (copy roof)")
                     rows.append((workload, backend, r[key], label, p[peer_key], r[key] / p[peer_key]))
@@ -68,6 +70,8 @@ def main():
         if not (name.startswith("rill_") and cub):
             continue
         for key, label, peer in (("scan_gelems", "exclusive sum scan uint32 (G elem/s)", "CUB DeviceScan"),
+                                 ("reduce_gelems", "reduce (sum) uint32 (G elem/s)", "CUB DeviceReduce"),
+                                 ("select_gelems", "compaction keeping 50% uint32 (G elem/s)", "CUB DeviceSelect"),
                                  ("sort_keys_gkeys", "radix sort uint32 keys (G keys/s)", "CUB DeviceRadixSort keys"),
                                  ("sort_pairs_gpairs", "radix sort uint32 pairs (G pairs/s)", "CUB DeviceRadixSort pairs")):
             if key in r and key in cub:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include <rill/algorithms/reduce.h>
 #include <rill/algorithms/scan.h>
 
 #include "backend_fixture.h"
@@ -139,6 +140,65 @@ TEST_P(Scans, ClearErrors) {
                   std::string::npos)
             << message;
     }
+}
+
+// Whole-stream reduce, on the scan's tile pass: against std::accumulate with
+// the same operator (integers wrap as uint32), at the scan's sizes, which
+// include 2^24 + 1 (three passes) and the empty stream (the identity).
+template <class T>
+void check_reduce(Runtime& rt, const std::vector<T>& x, ScanOp op) {
+    T want = scan_identity<T>(op);
+    for (const T& v : x) want = host_combine(op, want, v);
+    auto in = rt.stream<T>({static_cast<std::int64_t>(x.size())}, x);
+    auto total = rt.stream<T>({1}, std::vector<T>{T(42)});  // overwritten, also for an empty input
+    reduce(in, total, op);
+    ASSERT_EQ(total.download()[0], want) << x.size() << " elements, op " << static_cast<int>(op);
+    ASSERT_EQ(reduce(in, op), want) << x.size() << " elements, op " << static_cast<int>(op) << ", to the host";
+}
+
+TEST_P(Scans, ReduceAtEverySize) {
+    for (std::int64_t n : scan_sizes()) {
+        check_reduce<std::int32_t>(rt(), random_ints(static_cast<std::size_t>(n), -1000000, 1000000), n % 2 ? ScanOp::Add : ScanOp::Max);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(Scans, ReduceEveryOperatorAndType) {
+    for (std::int64_t n : {0, 1, 2, 4095, 4097, 70001, (1 << 22) + 1}) {
+        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
+        for (ScanOp op : {ScanOp::Add, ScanOp::Min, ScanOp::Max, ScanOp::And, ScanOp::Or, ScanOp::Xor})
+            check_reduce<std::int32_t>(rt(), x, op);
+        std::vector<std::int32_t> signs = random_ints(static_cast<std::size_t>(n), 0, 1);
+        for (auto& v : signs) v = v ? 1 : -1;
+        check_reduce<std::int32_t>(rt(), signs, ScanOp::Mul);
+        const std::vector<std::uint32_t> u(x.begin(), x.end());  // large values: sums wrap
+        for (ScanOp op : {ScanOp::Add, ScanOp::Min, ScanOp::Max, ScanOp::Or}) check_reduce<std::uint32_t>(rt(), u, op);
+        const std::vector<float> f = random_floats(static_cast<std::size_t>(n), -100, 100);
+        check_reduce<float>(rt(), f, ScanOp::Min);
+        check_reduce<float>(rt(), f, ScanOp::Max);
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(Scans, ReduceFloatSumsWithinRounding) {
+    for (std::int64_t n : {1, 1000, 4097, 1 << 20, (1 << 24) + 1}) {
+        const std::vector<float> x = random_floats(static_cast<std::size_t>(n), -1, 1);
+        double want = 0, abs_sum = 0;
+        for (float v : x) want += v, abs_sum += std::fabs(v);
+        const float got = reduce(rt().stream<float>({n}, x));
+        // Any association of n additions is within n * eps * sum|x| of the exact sum;
+        // a tree of depth log2 n is much closer, so this bound is loose but cannot pass by luck
+        // when an element is lost (|x| averages 0.5).
+        EXPECT_NEAR(got, want, 2.0 * std::log2(double(n) + 1) * 1.2e-7 * abs_sum + 1e-6) << n;
+    }
+}
+
+TEST_P(Scans, ReduceClearErrors) {
+    auto a = rt().stream<float>({10});
+    auto two = rt().stream<float>({2});
+    EXPECT_EQ(error_message([&] { reduce(a, two); }),
+              "rill reduce: the result stream has 2 elements; reduce into a stream of exactly one element");
+    EXPECT_THROW(reduce(a, ScanOp::Xor), Error);  // bit operators need integers
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(Scans);

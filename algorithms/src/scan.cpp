@@ -10,6 +10,8 @@
 // 4-byte element, against 12 for reduce-then-scan.
 #include "rill/algorithms/scan.h"
 
+#include "rill/algorithms/reduce.h"
+
 #include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
@@ -307,6 +309,40 @@ T scan_identity(ScanOp op) {
 }
 
 template <class T>
+void reduce(const Stream<T>& in, const Stream<T>& result, ScanOp op) {
+    detail::check_scan_op<T>(op);
+    if (result.size() != 1)
+        throw Error("rill reduce: the result stream has " + std::to_string(result.size()) +
+                    " elements; reduce into a stream of exactly one element");
+    const std::int64_t n = in.size();
+    if (n > std::numeric_limits<std::int32_t>::max() - kScanTile)
+        throw Error("rill reduce: " + std::to_string(n) + " elements is more than 2^31 - 4097; split the stream");
+    Runtime rt = Runtime::of(in);
+    if (n == 0) {
+        Stream<T>(result).upload(std::vector<T>{scan_identity<T>(op)});  // a handle: the same buffer
+        return;
+    }
+    const auto& reduce_tiles = detail::traced_once(Variant{op, false}, make_two_pass<T>).reduce;
+    Stream<T> level = in;
+    std::int64_t m = n;
+    while (m > kScanTile) {  // each pass leaves one total per tile
+        const std::int64_t tiles = (m + kScanTile - 1) / kScanTile;
+        auto totals = rt.stream<T>({tiles});
+        reduce_tiles(Groups{tiles}, level, totals, static_cast<std::int32_t>(m));
+        level = totals;
+        m = tiles;
+    }
+    reduce_tiles(Groups{1}, level, result, static_cast<std::int32_t>(m));
+}
+
+template <class T>
+T reduce(const Stream<T>& in, ScanOp op) {
+    auto result = Runtime::of(in).template stream<T>({1});
+    reduce(in, result, op);
+    return result.download()[0];
+}
+
+template <class T>
 void exclusive_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, ScanOptions options) {
     scan(in, out, op, init, false, options);
 }
@@ -319,7 +355,9 @@ void inclusive_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, ScanOp
 #define RILL_SCAN_INSTANTIATE(T)                                                            \
     template T scan_identity<T>(ScanOp);                                                    \
     template void exclusive_scan<T>(const Stream<T>&, const Stream<T>&, ScanOp, T, ScanOptions); \
-    template void inclusive_scan<T>(const Stream<T>&, const Stream<T>&, ScanOp, ScanOptions);
+    template void inclusive_scan<T>(const Stream<T>&, const Stream<T>&, ScanOp, ScanOptions); \
+    template void reduce<T>(const Stream<T>&, const Stream<T>&, ScanOp);                       \
+    template T reduce<T>(const Stream<T>&, ScanOp);
 RILL_SCAN_INSTANTIATE(std::int32_t)
 RILL_SCAN_INSTANTIATE(std::uint32_t)
 RILL_SCAN_INSTANTIATE(float)

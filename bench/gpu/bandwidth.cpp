@@ -12,10 +12,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include <rill/algorithms/compact.h>
 #include <rill/algorithms/radix_sort.h>
+#include <rill/algorithms/reduce.h>
 #include <rill/algorithms/scan.h>
 #include <rill/algorithms/scatter_op.h>
 #include <rill/rill.h>
@@ -212,7 +215,7 @@ int main(int argc, char** argv) {
     }, rt);
 
     // Exclusive sum scan of n uint32 (the peer is CUB's DeviceScan in the same run).
-    double scan_ms = 0, scan_host_ms = 0, scan_single_pass_ms = 0;
+    double scan_ms = 0, scan_host_ms = 0, scan_single_pass_ms = 0, reduce_ms = 0, select_ms = 0;
     if (section("scan")) {
         std::vector<std::uint32_t> hs(n);
         for (std::int64_t i = 0; i < n; ++i) hs[i] = static_cast<std::uint32_t>((i * 2654435761u) >> 20);
@@ -239,6 +242,25 @@ int main(int argc, char** argv) {
         for (const auto& t : rt.kernel_times())  // where the scan's time goes, per kernel
             std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
                         t.total_ms / static_cast<double>(t.calls));
+
+        // Reduce (peers: CUB DeviceReduce::Sum, and the copy roof) and compaction
+        // keeping the even values (CUB DeviceSelect::If with the same predicate).
+        auto total = rt.stream<std::uint32_t>({1});
+        rill::reduce(sin, total);
+        std::uint32_t want_total = 0;
+        for (std::uint32_t v : hs) want_total += v;
+        if (total.download()[0] != want_total) fail("reduce");
+        reduce_ms = median_ms(10, 5, [&] { rill::reduce(sin, total); }, rt).device_ms;
+        const rill::Filter<std::uint32_t> even("even", [](rill::Expr<std::uint32_t> x) { return (x & 1u) == 0u; });
+        auto kept = rt.stream<std::uint32_t>({n});
+        auto count = rt.stream<std::uint32_t>({1});
+        std::vector<std::uint32_t> want_kept;
+        std::copy_if(hs.begin(), hs.end(), std::back_inserter(want_kept), [](std::uint32_t x) { return x % 2 == 0; });
+        even(sin, kept, count);
+        std::vector<std::uint32_t> got_kept = kept.download();
+        got_kept.resize(want_kept.size());
+        if (count.download()[0] != want_kept.size() || got_kept != want_kept) fail("compaction");
+        select_ms = median_ms(10, 5, [&] { even(sin, kept, count); }, rt).device_ms;
     }
 
     std::vector<std::pair<std::string, double>> probes;
@@ -360,6 +382,10 @@ int main(int argc, char** argv) {
     std::printf("| SGEMV through mul + sum | 1024 x 1024 | %.4f ms | %.4f ms | |\n", gemv_t.device_ms, gemv_t.host_ms);
     std::printf("| exclusive sum scan, uint32 | 2^%d | %.4f ms | %.4f ms | %.1f G elements/s |\n", log2n, scan_ms, scan_host_ms,
                 n / scan_ms / 1e6);
+    std::printf("| reduce (sum), uint32 | 2^%d | %.4f ms | | %.1f G elements/s, %.1f GB/s read |\n", log2n, reduce_ms,
+                n / reduce_ms / 1e6, 4.0 * n / reduce_ms / 1e6);
+    std::printf("| compaction keeping even values, uint32 | 2^%d | %.4f ms | | %.1f G elements/s |\n", log2n, select_ms,
+                n / select_ms / 1e6);
     std::printf("| same, single pass (decoupled look-back) | 2^%d | %.4f ms | | %.1f G elements/s |\n", log2n, scan_single_pass_ms,
                 n / scan_single_pass_ms / 1e6);
     std::printf("| radix sort, uint32 keys | 2^%d | %.3f ms | | %.2f G keys/s |\n", log2n, sort_keys_ms, n / sort_keys_ms / 1e6);
@@ -386,7 +412,9 @@ int main(int argc, char** argv) {
           << ",\"scatter_add_f32_2e24_into_2e20_ms\":" << scatter_ms[1][1]
           << ",\"scatter_add_f32x4_2e24_into_2e10_ms\":" << scatter_ms[0][2]
           << ",\"scatter_add_f32x4_2e24_into_2e20_ms\":" << scatter_ms[1][2] << ",\"scan_ms\":" << scan_ms
-          << ",\"scan_gelems\":" << n / scan_ms / 1e6 << ",\"scan_single_pass_ms\":" << scan_single_pass_ms << ",\"sort_keys_gkeys\":" << n / sort_keys_ms / 1e6
+          << ",\"scan_gelems\":" << n / scan_ms / 1e6 << ",\"reduce_ms\":" << reduce_ms
+          << ",\"reduce_gelems\":" << n / reduce_ms / 1e6 << ",\"reduce_gbs\":" << 4.0 * n / reduce_ms / 1e6
+          << ",\"select_ms\":" << select_ms << ",\"select_gelems\":" << n / select_ms / 1e6 << ",\"scan_single_pass_ms\":" << scan_single_pass_ms << ",\"sort_keys_gkeys\":" << n / sort_keys_ms / 1e6
           << ",\"sort_pairs_gpairs\":" << n / sort_pairs_ms / 1e6 << "}\n";
     }
     return 0;
