@@ -5,7 +5,9 @@
 // key-value pairs.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
+#include <rill/algorithms/compact.h>
 #include <rill/algorithms/radix_sort.h>
 
 #include "backend_fixture.h"
@@ -172,7 +174,7 @@ TEST_P(RadixSort, Uint64KeysAsTwoWords) {
         // Few distinct high words, so that the low words decide often.
         std::vector<std::uint64_t> k(static_cast<std::size_t>(n));
         for (auto& x : k) x = (any(rng()) % 7) << 32 | (any(rng()) & (n % 2 ? 0xffffffffu : 0xffu));
-        for (const RadixSortOptions opt : {RadixSortOptions{}, RadixSortOptions{.descending = true},
+        for (const RadixSortOptions& opt : {RadixSortOptions{}, RadixSortOptions{.descending = true},
                                            RadixSortOptions{.bits = 40}, RadixSortOptions{.bits = 20}}) {
             const std::uint64_t mask = opt.bits == 64 || opt.bits == 32 ? ~std::uint64_t{0} : (std::uint64_t{1} << opt.bits) - 1;
             std::vector<std::int32_t> want(k.size());
@@ -254,6 +256,84 @@ TEST_P(RadixSort, StructValuesAndErrors) {
         EXPECT_NE(too_many.find("give a smaller number or 0"), std::string::npos) << too_many;
     else
         EXPECT_EQ(too_many, kNoError);
+}
+
+/// A sort of the first `count` elements, the count given on the device: the
+/// prefix against std::stable_sort of it, everything past it unchanged.
+template <class K>
+void check_counted(Runtime& rt, const std::vector<K>& keys, std::int64_t count, RadixSortOptions opt, bool pairs) {
+    const auto n = static_cast<std::int64_t>(keys.size());
+    const std::int64_t c = std::min(count, n);
+    std::vector<std::int32_t> idx(keys.size());
+    for (std::int64_t i = 0; i < n; ++i) idx[i] = static_cast<std::int32_t>(i);
+    std::vector<std::int32_t> want = idx;
+    std::stable_sort(want.begin(), want.begin() + c, [&](std::int32_t a, std::int32_t b) { return before(keys[a], keys[b], opt); });
+    auto ks = rt.stream<K>({n}, keys);
+    auto vs = rt.stream<std::int32_t>({n}, idx);
+    opt.count = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{static_cast<std::uint32_t>(count)});
+    if (pairs) radix_sort(ks, vs, opt);
+    else radix_sort(ks, opt);
+    const std::vector<K> got_keys = ks.download();
+    const std::vector<std::int32_t> got = vs.download();
+    for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(order(got_keys[i]), order(keys[want[i]]))
+            << "key at " << i << " of " << n << ", count " << count << ", bits " << opt.bits << (pairs ? ", pairs" : "");
+        if (pairs) {
+            ASSERT_EQ(got[i], want[i]) << "value at " << i << " of " << n << ", count " << count;
+        }
+    }
+}
+
+TEST_P(RadixSort, CountOnTheDevice) {
+    std::mt19937 gen(7);
+    std::uniform_int_distribution<std::uint32_t> any;
+    for (const std::int64_t n : {2, 3, 1000, 4097, 70001}) {
+        std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
+        for (auto& x : k) x = any(gen) % 1000;  // few distinct: stability shows in the pairs
+        for (const std::int64_t count : {std::int64_t{0}, std::int64_t{1}, n / 2 + 1, n - 1, n, n + 10}) {
+            for (const int bits : {32, 8, 24})  // 1 and 3 passes: the odd ones end in the scratch streams
+                for (const bool pairs : {false, true}) {
+                    check_counted<std::uint32_t>(rt(), k, count, {.descending = count % 2 == 1, .bits = bits}, pairs);
+                    if (HasFatalFailure()) return;
+                }
+        }
+        std::vector<float> f = random_floats(static_cast<std::size_t>(n), -5, 5);
+        std::vector<std::int32_t> si = random_ints(static_cast<std::size_t>(n), -100, 100);
+        check_counted<float>(rt(), f, n / 3 + 1, {}, true);
+        check_counted<std::int32_t>(rt(), si, n - 1, {.descending = true}, false);
+        if (HasFatalFailure()) return;
+    }
+}
+
+/// What the count is for: a compaction's count, which never leaves the device, sorts what it kept.
+TEST_P(RadixSort, SortsWhatAFilterKeptWithoutTheHost) {
+    const std::int64_t n = 100003;
+    std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
+    std::mt19937 gen(11);
+    for (auto& x : k) x = gen();
+    const Filter<std::uint32_t> odd("odd", [](Expr<std::uint32_t> x) { return (x & 1u) != 0u; });
+    auto in = rt().stream<std::uint32_t>({n}, k);
+    auto kept = rt().stream<std::uint32_t>({n});
+    auto count = rt().stream<std::uint32_t>({1});
+    odd(in, kept, count);
+    radix_sort(kept, {.count = count});
+    std::vector<std::uint32_t> want;
+    std::copy_if(k.begin(), k.end(), std::back_inserter(want), [](std::uint32_t x) { return x & 1u; });
+    std::sort(want.begin(), want.end());
+    std::vector<std::uint32_t> got = kept.download();
+    got.resize(want.size());
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(count.download()[0], want.size());
+}
+
+TEST_P(RadixSort, CountErrors) {
+    auto ks = rt().stream<std::uint32_t>({10});
+    auto two = rt().stream<std::uint32_t>({2});
+    EXPECT_EQ(error_message([&] { radix_sort(ks, {.count = two}); }),
+              "rill::radix_sort: the count stream has 2 elements; give a stream of one element (how many leading keys to sort)");
+    auto k64 = rt().stream<uint2>({10});
+    EXPECT_NE(error_message([&] { radix_sort(k64, {.count = rt().stream<std::uint32_t>({1})}); }).find("not uint64 ones yet"),
+              std::string::npos);
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(RadixSort);

@@ -14,6 +14,8 @@
 // but come back as the canonical quiet NaN 0x7fc00000).
 #pragma once
 
+#include <optional>
+
 #include <rill/algorithms/detail/key_order.h>
 #include <rill/algorithms/detail/permute.h>
 #include <rill/algorithms/detail/radix_digit_pass.h>
@@ -29,6 +31,11 @@ struct RadixSortOptions {
     /// Tiles of 4096 keys each workgroup sorts in turn; 0 = chosen from n (at
     /// most 16384 workgroups). A tuning knob: the result does not depend on it.
     std::int64_t tiles_per_workgroup = 0;
+    /// Sort only the first count[0] elements (a one-element stream, e.g. a
+    /// Filter's count), read on the device: no host round trip. A count past
+    /// the stream's size means all of it; elements past the count are left as
+    /// they are. uint32, int32 and float keys (not uint64).
+    std::optional<Stream<std::uint32_t>> count = std::nullopt;
 };
 
 namespace detail {
@@ -39,13 +46,21 @@ inline void check_one_value_per_key(std::int64_t keys, std::int64_t values) {
                     " values; give one value per key");
 }
 
+inline void check_count(const RadixSortOptions& opt) {
+    if (opt.count && opt.count->size() != 1)
+        throw Error("rill::radix_sort: the count stream has " + std::to_string(opt.count->size()) +
+                    " elements; give a stream of one element (how many leading keys to sort)");
+}
+
 /// Maps int32 and float keys onto uint32 bits in the same order, and back.
 template <class K>
 auto make_key_map(bool to_bits) {
-    return group_kernel<256>(to_bits ? "radix_key_to_bits(keys, bits, n)" : "radix_bits_to_key(keys, bits, n)",
-                             [to_bits](Array<K> keys, Array<std::uint32_t> bits, Int n) {
+    return group_kernel<256>(to_bits ? "radix_key_to_bits(keys, bits, size, count, counted)"
+                                     : "radix_bits_to_key(keys, bits, size, count, counted)",
+                             [to_bits](Array<K> keys, Array<std::uint32_t> bits, Int size, Array<std::uint32_t> count,
+                                       Int counted) {
         Int i = global_id();
-        If(i < n, [&] {
+        If(i < radix::keys_to_sort(count, size, counted), [&] {
             if (to_bits) bits.store(i, ordered_bits<K>(keys.load(i)));
             else keys.store(i, key_of_ordered_bits<K>(bits.load(i)));
         });
@@ -62,6 +77,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (opt.tiles_per_workgroup < 0)
         throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(opt.tiles_per_workgroup) +
                     "; give a positive number, or 0 to let rill choose");
+    check_count(opt);
     if (n <= 1) return;
     if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);
@@ -71,6 +87,16 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     Stream<V> v[2];
     if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
     const auto n32 = static_cast<std::int32_t>(n);
+    // Without a count, `counts` stands in for the count stream (not read).
+    const Stream<std::uint32_t> count = opt.count ? *opt.count : counts;
+    const std::int32_t counted = opt.count ? 1 : 0;
+    const int passes = (opt.bits + kDigitBits - 1) / kDigitBits;
+    if (opt.count && passes % 2 == 1) {
+        // The last pass writes the scratch streams, which are copied back
+        // whole: past the count they must hold what the input holds.
+        detail::copy_stream(keys, k[1]);
+        if constexpr (WithValues) detail::copy_stream(*values, v[1]);
+    }
     const auto run = static_cast<std::int32_t>(per_group);
     const Ranking ranking = ranking_for(rt.info().limits);
     int cur = 0;
@@ -79,14 +105,14 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         const std::uint32_t mask = (1u << bits) - 1u;
         const std::uint32_t flip = opt.descending ? mask : 0u;
         const auto sh = static_cast<std::uint32_t>(shift);
-        histogram(Groups{groups}, k[cur], counts, n32, run, sh, mask, flip);
+        histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
         exclusive_scan(counts, counts);
         if constexpr (WithValues)
             traced_once(ranking, make_scatter_pairs_kernel<V>)(
-                Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, run, sh, mask, flip, bits);
+                Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
         else
             traced_once(ranking, make_scatter_keys_kernel)(
-                Groups{groups}, k[cur], counts, k[1 - cur], n32, run, sh, mask, flip, bits);
+                Groups{groups}, k[cur], counts, k[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
         cur = 1 - cur;
     }
     if (cur == 1) {
@@ -104,16 +130,19 @@ void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortO
         radix_sort_bits<V, WithValues>(k, values, opt);
     } else {
         if (opt.bits != 32) throw Error("rill::radix_sort: a range of key bits is for uint32 keys only");
+        check_count(opt);
         static const auto to_bits = make_key_map<K>(true);
         static const auto from_bits = make_key_map<K>(false);
         const std::int64_t n = keys.size();
-        if (n == 0) return;
+        if (n <= 1) return;
         Runtime rt = Runtime::of(keys);
         auto bits = rt.stream<std::uint32_t>({n});
         const std::int64_t groups = (n + 255) / 256;
-        to_bits(Groups{groups}, keys, bits, static_cast<std::int32_t>(n));
+        const Stream<std::uint32_t> count = opt.count ? *opt.count : bits;  // bits: not read without a count
+        const std::int32_t counted = opt.count ? 1 : 0, n32 = static_cast<std::int32_t>(n);
+        to_bits(Groups{groups}, keys, bits, n32, count, counted);
         radix_sort_bits<V, WithValues>(bits, values, opt);
-        from_bits(Groups{groups}, keys, bits, static_cast<std::int32_t>(n));
+        from_bits(Groups{groups}, keys, bits, n32, count, counted);
     }
 }
 
@@ -152,6 +181,9 @@ void radix_sort_uint64(const Stream<uint2>& keys, const Stream<V>* values, const
     const std::int64_t n = keys.size();
     if (opt.bits < 1 || opt.bits > 64)
         throw Error("rill::radix_sort: bits = " + std::to_string(opt.bits) + "; give 1 to 64 key bits for uint64 keys");
+    if (opt.count)
+        throw Error("rill::radix_sort: a count on the device is for uint32, int32 and float keys, not uint64 ones yet; "
+                    "download the count and sort a stream of that size");
     if constexpr (WithValues) check_one_value_per_key(n, values->size());
     if (n <= 1) return;
     if (n > 0x7fffffff - radix::kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
