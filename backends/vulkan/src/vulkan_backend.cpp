@@ -573,10 +573,9 @@ public:
     /// Call with the device's mutex held.
     VkStreamBuffer(std::shared_ptr<Device> dev, std::size_t nbytes) : dev_(std::move(dev)), pooled_(dev_->acquire(nbytes)) {
         bytes = nbytes;
-        buffer = pooled_.buffer;
     }
     ~VkStreamBuffer() override { dev_->release(pooled_); }
-    VkBuffer buffer = VK_NULL_HANDLE;
+    VkBuffer buffer() const { return pooled_.buffer; }
 
 private:
     std::shared_ptr<Device> dev_;
@@ -737,7 +736,7 @@ private:
     std::shared_ptr<Device> dev_;
 };
 
-VkBuffer handle(Buffer* b) { return static_cast<VkStreamBuffer*>(b)->buffer; }
+VkBuffer handle(Buffer* b) { return static_cast<VkStreamBuffer*>(b)->buffer(); }
 
 class VulkanBackend final : public Backend {
 public:
@@ -781,9 +780,9 @@ public:
     std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
         std::lock_guard lock(dev_->mutex);
         auto buf = std::make_shared<VkStreamBuffer>(dev_, bytes);
-        dev_->hazard({}, {buf->buffer});
+        dev_->hazard({}, {buf->buffer()});
         // New streams are zero (a pooled buffer holds what it held).
-        if (bytes) vkCmdFillBuffer(dev_->cmd(), buf->buffer, 0, (bytes + 3) & ~std::size_t{3}, 0);
+        if (bytes) vkCmdFillBuffer(dev_->cmd(), buf->buffer(), 0, (bytes + 3) & ~std::size_t{3}, 0);
         return buf;
     }
 

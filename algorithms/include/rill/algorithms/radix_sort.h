@@ -77,7 +77,6 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (opt.tiles_per_workgroup < 0)
         throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(opt.tiles_per_workgroup) +
                     "; give a positive number, or 0 to let rill choose");
-    check_count(opt);
     if (n <= 1) return;
     if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);
@@ -125,12 +124,12 @@ template <class K, class V, bool WithValues>
 void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
     static_assert(kOrderedKey<K>, "rill::radix_sort: keys are uint32, int32 or float");
     if constexpr (WithValues) check_one_value_per_key(keys.size(), values->size());
+    check_count(opt);
     if constexpr (std::is_same_v<K, std::uint32_t>) {
         Stream<std::uint32_t> k = keys;
         radix_sort_bits<V, WithValues>(k, values, opt);
     } else {
         if (opt.bits != 32) throw Error("rill::radix_sort: a range of key bits is for uint32 keys only");
-        check_count(opt);
         static const auto to_bits = make_key_map<K>(true);
         static const auto from_bits = make_key_map<K>(false);
         const std::int64_t n = keys.size();

@@ -48,7 +48,7 @@ inline Expr<std::uint32_t> digit_of(const Expr<std::uint32_t>& k, const UInt& sh
 /// first count[0] of them (a size known only on the device, e.g. a
 /// compaction's count; at most n).
 inline Int keys_to_sort(const Array<std::uint32_t>& count, const Int& n, const Int& counted) {
-    return select(counted != 0, min(cast<std::int32_t>(min(count.load(0), cast<std::uint32_t>(n))), n), n);
+    return select(counted != 0, cast<std::int32_t>(min(count.load(0), cast<std::uint32_t>(n))), n);
 }
 
 /// The tiles of this workgroup's run: [first, last).
