@@ -25,7 +25,8 @@ struct Way {
     const char* name;
 };
 const Way kWays[] = {
-    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "scan/scatter"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "scan/scatter in tiles"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::ReduceThenScan}, std::int64_t{1} << 30, "flags, scan, scatter"},
     {{CompactAlgorithm::SearchGather, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "search/gather"},
     {{CompactAlgorithm::SearchGather, ScanAlgorithm::HillisSteele}, 70001, "search/gather, Hillis-Steele"},
     {{CompactAlgorithm::BitonicSort, ScanAlgorithm::Auto}, 70001, "bitonic sort"},

@@ -1,6 +1,10 @@
 // Stream compaction (filter) and stable partition, on the device, by scan
 // (GPU Gems 3 ch. 39.3.1): flags from a DSL predicate, their exclusive sum
 // scan gives every kept element its output position, and a scatter writes it.
+// By default the flags never reach memory: one pass counts each tile's kept
+// elements, a scan of those counts gives every tile its start, and a second
+// pass scans the flags within each tile and writes the kept elements (the
+// input is read twice, the kept elements written once).
 //
 //   rill::Filter<float> positive("positive", [](Expr<float> x) { return x > 0.0f; });
 //   std::int64_t kept = positive(in, out);   // order kept; the host gets the count
@@ -16,12 +20,18 @@
 
 #include <rill/algorithms/bitonic_sort.h>
 #include <rill/algorithms/scan.h>
+#include <rill/algorithms/detail/workgroup_scan.h>
+
+#include <limits>
 
 namespace rill {
 
 /// How a Filter moves the kept elements.
 ///  ScanScatter: each kept element is written to its place (the exclusive scan
-///   of the flags): one read, one write. The default, and the fastest.
+///   of the flags). The default, and the fastest. With ScanAlgorithm::Auto
+///   the scan is done tile by tile inside two passes over the input (counts,
+///   then scan and scatter); with a named scan algorithm, the textbook three
+///   steps: flags to memory, that scan of them, a scatter.
 ///  SearchGather: Horn's method, for GPUs without scatter: each output place
 ///   binary-searches the inclusive scan of the flags for the element it takes
 ///   (O(log n) reads per place) and gathers it.
@@ -31,7 +41,8 @@ enum class CompactAlgorithm { ScanScatter, SearchGather, BitonicSort };
 
 struct CompactOptions {
     CompactAlgorithm algorithm = CompactAlgorithm::ScanScatter;
-    /// The scan of the flags (ScanScatter and SearchGather): HillisSteele is Horn's.
+    /// The scan of the flags (of the tiles' counts for ScanScatter with Auto):
+    /// HillisSteele is Horn's.
     ScanAlgorithm scan = ScanAlgorithm::Auto;
 };
 
@@ -48,7 +59,10 @@ public:
           search_(make_search(name, false)),
           search_split_(make_search(name, true)),
           sort_gather_(make_sort_gather(name, false)),
-          sort_gather_split_(make_sort_gather(name, true)) {}
+          sort_gather_split_(make_sort_gather(name, true)),
+          count_tiles_(make_count_tiles(name, Pred(predicate))),
+          compact_tiles_(make_compact_tiles(name, Pred(predicate), false)),
+          partition_tiles_(make_compact_tiles(name, Pred(predicate), true)) {}
 
     /// Writes the kept elements of `in`, in order, to the front of `out` and
     /// `count` (a Stream<uint32_t> of one element) without a host round trip.
@@ -167,8 +181,18 @@ private:
             Stream<std::uint32_t>(count).upload(std::vector<std::uint32_t>{0});
             return;
         }
-        const std::int64_t groups = (n + 255) / 256;
+        if (n > std::numeric_limits<std::int32_t>::max() - kScanTile)
+            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 4097; split the stream");
         const auto count_n = static_cast<std::int32_t>(n);
+        if (options.algorithm == CompactAlgorithm::ScanScatter && options.scan == ScanAlgorithm::Auto) {
+            const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
+            auto ends = rt.template stream<std::uint32_t>({tiles});
+            count_tiles_(Groups{tiles}, in, ends, count_n);
+            inclusive_scan(ends, ends);
+            (split ? partition_tiles_ : compact_tiles_)(Groups{tiles}, in, ends, out, count, count_n);
+            return;
+        }
+        const std::int64_t groups = (n + 255) / 256;
         auto flags = rt.template stream<std::uint32_t>({n});
         flags_(Groups{groups}, in, flags, count_n);
         switch (options.algorithm) {
@@ -190,6 +214,70 @@ private:
         }
     }
 
+    // --- The fused path: tiles of kScanTile, 256 invocations of kItems each ---
+    static constexpr int kWg = 256;
+    static constexpr int kItems = static_cast<int>(kScanTile) / kWg;
+
+    /// counts[tile] = the kept elements of the tile (striped, coalesced loads).
+    static FlagsKernel make_count_tiles(const std::string& name, Pred keep) {
+        return group_kernel<kWg>(name + "_count_tiles(in, counts, n)", [keep](Array<T> in, Array<std::uint32_t> counts, Int n) {
+            Int base = group_id() * static_cast<std::int32_t>(kScanTile);
+            Var<std::uint32_t> kept = 0u;
+            for (int j = 0; j < kItems; ++j) {
+                Int i = base + j * kWg + local_id();
+                auto x = in.load(i);
+                kept = kept + select(i < n && keep(x), 1u, 0u);
+            }
+            auto [unused, total] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept, 0u);
+            (void)unused;
+            If(local_id() == 0, [&] { counts.store(group_id(), total); });
+        });
+    }
+
+    /// Each tile again: its flags scanned in shared memory (transposed, so
+    /// that every invocation scans 16 consecutive flags), each kept element
+    /// written at the tile's start (ends[tile - 1], the inclusive scan of the
+    /// counts) plus its place in the tile; with `split` the others go after
+    /// all kept ones. The first invocation writes the count.
+    static MoveKernel make_compact_tiles(const std::string& name, Pred keep, bool split) {
+        return group_kernel<kWg>(name + (split ? "_partition_tiles" : "_compact_tiles") + "(in, ends, out, count, n)",
+                                 [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
+                                               Array<std::uint32_t> count, Int n) {
+            using detail::padded;
+            Int lid = local_id();
+            Int base = group_id() * static_cast<std::int32_t>(kScanTile);
+            Shared<std::uint32_t> places(detail::padded_size(kScanTile));
+            std::vector<Var<T>> x;
+            std::vector<Var<std::uint32_t>> flag;
+            for (int j = 0; j < kItems; ++j) {
+                Int i = base + j * kWg + lid;
+                x.emplace_back(in.load(i));
+                flag.emplace_back(select(i < n && keep(x[j]), 1u, 0u));
+                places.store(padded(j * kWg + lid), flag[j]);
+            }
+            barrier();
+            Int row = lid * kItems;
+            std::vector<Var<std::uint32_t>> before;  // kept ones before each of the row's 16, within the row
+            before.emplace_back(Expr<std::uint32_t>(0u));
+            for (int j = 1; j <= kItems; ++j) before.emplace_back(before[j - 1] + places.load(padded(row + j - 1)));
+            // Its barriers come after every row was read: the rows may be overwritten.
+            auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, before[kItems], 0u);
+            (void)unused;
+            for (int j = 0; j < kItems; ++j) places.store(padded(row + j), row_start + before[j]);
+            barrier();
+            Int tiles = (n + static_cast<std::int32_t>(kScanTile - 1)) / static_cast<std::int32_t>(kScanTile);
+            UInt tile_start = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u);
+            UInt total = ends.load(tiles - 1);
+            for (int j = 0; j < kItems; ++j) {
+                Int i = base + j * kWg + lid;
+                UInt at = tile_start + places.load(padded(j * kWg + lid));
+                If(flag[j] != 0u, [&] { out.store(at, x[j]); });
+                if (split) If(flag[j] == 0u && i < n, [&] { out.store(total + (cast<std::uint32_t>(i) - at), x[j]); });
+            }
+            If(group_id() == 0 && lid == 0, [&] { count.store(0, total); });
+        });
+    }
+
     using IotaKernel = decltype(group_kernel<256>("", [](Array<std::uint32_t>, Int) {}));
     static const IotaKernel& iota() {
         static const IotaKernel k = group_kernel<256>("compact_iota(index, n)", [](Array<std::uint32_t> index, Int n) {
@@ -206,6 +294,9 @@ private:
     MoveKernel search_split_;
     SortGatherKernel sort_gather_;
     SortGatherKernel sort_gather_split_;
+    FlagsKernel count_tiles_;
+    MoveKernel compact_tiles_;
+    MoveKernel partition_tiles_;
 };
 
 }  // namespace rill
