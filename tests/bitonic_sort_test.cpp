@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <rill/algorithms/bitonic_sort.h>
+#include <rill/algorithms/compact.h>
 
 #include "backend_fixture.h"
 #include "sort_order.h"
@@ -206,6 +207,79 @@ TEST_P(BitonicSorting, StructValuesAndErrors) {
 }
 
 }  // namespace
+
+/// Sorts the first `count` of `keys` (key-value when `pairs`) by a count
+/// stream: those against std::stable_sort run by run, the rest unchanged.
+template <class K>
+void check_counted(Runtime& rt, const std::vector<K>& keys, std::int64_t count, BitonicSortOptions opt, bool pairs) {
+    const auto n = static_cast<std::int64_t>(keys.size());
+    const std::int64_t c = std::min(count, n);
+    std::vector<K> head(keys.begin(), keys.begin() + c);
+    std::vector<std::int64_t> want(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) want[i] = i;
+    const std::int64_t seg = opt.segment == 0 ? std::max<std::int64_t>(c, 1) : opt.segment;
+    for (std::int64_t s = 0; s < c; s += seg)
+        std::stable_sort(want.begin() + s, want.begin() + std::min(c, s + seg), [&](std::int64_t a, std::int64_t b) {
+            return opt.descending ? order(keys[b]) < order(keys[a]) : order(keys[a]) < order(keys[b]);
+        });
+    auto ks = rt.stream<K>({n}, keys);
+    auto vs = rt.stream<std::uint32_t>({n}, std::vector<std::uint32_t>(want.size()));
+    {
+        std::vector<std::uint32_t> idx(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint32_t>(i);
+        vs.upload(idx);
+    }
+    opt.count = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{static_cast<std::uint32_t>(count)});
+    if (pairs) bitonic_sort(ks, vs, opt);
+    else bitonic_sort(ks, opt);
+    const std::vector<K> got = ks.download();
+    const std::vector<std::uint32_t> got_v = vs.download();
+    for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(order(got[i]), order(keys[want[i]]))
+            << "key at " << i << " of " << n << ", count " << count << (pairs ? ", pairs" : ", keys") << ", segment " << opt.segment;
+        if (pairs) ASSERT_EQ(got_v[i], want[i]) << "value at " << i << " of " << n << ", count " << count;
+    }
+}
+
+TEST_P(BitonicSorting, CountOnTheDevice) {
+    for (const std::int64_t n : {2, 3, 1000, 4097, 70001}) {
+        const std::vector<std::uint32_t> k = random_keys(n, 100);  // few distinct: stability shows in the pairs
+        for (const std::int64_t count : {std::int64_t{0}, std::int64_t{1}, n / 2 + 1, n - 1, n, n + 10})
+            for (const bool pairs : {false, true}) {
+                check_counted<std::uint32_t>(rt(), k, count, {.descending = count % 2 == 1}, pairs);
+                if (HasFatalFailure()) return;
+            }
+        // Runs sorted on their own, the last one cut short by the count.
+        check_counted<std::uint32_t>(rt(), k, n - n / 3, {.segment = 7}, true);
+        check_counted<float>(rt(), random_floats(static_cast<std::size_t>(n), -5, 5), n / 3 + 1, {}, true);
+        if (HasFatalFailure()) return;
+    }
+}
+
+/// A compaction's count, which never leaves the device, sorts what it kept.
+TEST_P(BitonicSorting, SortsWhatAFilterKeptWithoutTheHost) {
+    const std::int64_t n = 100003;
+    const std::vector<std::uint32_t> k = random_keys(n);
+    const Filter<std::uint32_t> odd("odd", [](Expr<std::uint32_t> x) { return (x & 1u) != 0u; });
+    auto in = rt().stream<std::uint32_t>({n}, k);
+    auto kept = rt().stream<std::uint32_t>({n});
+    auto count = rt().stream<std::uint32_t>({1});
+    odd(in, kept, count);
+    bitonic_sort(kept, {.count = count});
+    std::vector<std::uint32_t> want;
+    std::copy_if(k.begin(), k.end(), std::back_inserter(want), [](std::uint32_t x) { return x & 1u; });
+    std::sort(want.begin(), want.end());
+    std::vector<std::uint32_t> got = kept.download();
+    got.resize(want.size());
+    EXPECT_EQ(got, want);
+}
+
+TEST_P(BitonicSorting, CountErrors) {
+    auto ks = rt().stream<std::uint32_t>({10});
+    EXPECT_EQ(error_message([&] { bitonic_sort(ks, {.count = rt().stream<std::uint32_t>({2})}); }),
+              "rill::BitonicSort bitonic_sort: the count stream has 2 elements; pass a Stream<uint32_t> of one element "
+              "(e.g. a Filter's count)");
+}
 
 RILL_INSTANTIATE_FOR_BACKENDS(BitonicSorting);
 

@@ -8,6 +8,7 @@
 //   rill::BitonicSort<Particle> by_depth("by_depth",
 //       [](const Var<Particle>& a, const Var<Particle>& b) { return a.position.z < b.position.z; });
 //   by_depth(particles);
+//   rill::bitonic_sort(keys, {.count = kept});             // the first kept[0] only (on the device)
 //
 // The network: on N = the power of two at or above n, stage k = 2, 4 .. N
 // first compares each element of a block of k with its mirror in the block,
@@ -24,6 +25,7 @@
 #pragma once
 
 #include <bit>
+#include <optional>
 #include <string>
 
 #include <rill/algorithms/detail/key_order.h>
@@ -39,6 +41,12 @@ struct BitonicSortOptions {
     /// 2D stream sorts it in row-major order, which with rows of a power of two
     /// is UberFlow's rows-then-merged-rows sequence.
     std::int64_t segment = 0;
+    /// Sort only the first count[0] elements (a one-element stream, e.g. a
+    /// Filter's count), read on the device: no host round trip. A count past
+    /// the stream's size means all of it; elements past the count (keys and
+    /// values) are left as they are. The network is the one for the whole
+    /// stream, so the time is that of sorting all of it.
+    std::optional<Stream<std::uint32_t>> count = std::nullopt;
 };
 
 namespace detail::bitonic {
@@ -60,11 +68,18 @@ constexpr int workgroup_size() {
 /// Where the comparison sorts' elements are: positions 0 .. S*N-1 of a
 /// virtual array of S segments of N (a power of two) each, of which the first
 /// `seg` of a segment are elements of the stream and the rest +infinity.
+/// n: the elements to sort (the stream's size, or the count read on the device).
 struct Layout {
     Int n, seg, nmask, log2n;
     Expr<std::int32_t> address(const Expr<std::int32_t>& v) const { return (v >> log2n) * seg + (v & nmask); }
     Expr<bool> holds_element(const Expr<std::int32_t>& v) const { return (v & nmask) < seg && address(v) < n; }
 };
+
+/// The elements a sort takes: all `size` of the stream, or, when `counted`,
+/// the first count[0] of them (at most size).
+inline Int elements_to_sort(const Array<std::uint32_t>& count, const Int& size, const Int& counted) {
+    return select(counted != 0, cast<std::int32_t>(min(count.load(0), cast<std::uint32_t>(size))), size);
+}
 
 /// The pair of comparator number t of a step: the element first of two,
 /// whose partner is j places on (a half-cleaner) or its mirror in the block of
@@ -131,8 +146,10 @@ template <class K>
 struct Kernels {
     static constexpr std::int32_t kTile = tile_size<K>();
     static constexpr int kWg = workgroup_size<K>();
-    using Tile = decltype(group_kernel<kWg>("", [](Array<K>, Array<std::uint32_t>, Int, Int, Int, Int, Int, Int, Int, Int) {}));
-    using Step = decltype(group_kernel<kWg>("", [](Array<K>, Array<std::uint32_t>, Int, Int, Int, Int, Int, Int, Int, Int) {}));
+    // (keys, index, size, count, counted, seg, nmask, log2n, and four of the kernel's own)
+    using Tile = decltype(group_kernel<kWg>(
+        "", [](Array<K>, Array<std::uint32_t>, Int, Array<std::uint32_t>, Int, Int, Int, Int, Int, Int, Int, Int) {}));
+    using Step = Tile;
     Tile tile;
     Step step;
     Step two_steps;
@@ -146,12 +163,14 @@ Kernels<K> make_kernels(const std::string& name, const Less<K>& less, bool index
     const std::string what = name + (indexed ? "_pairs" : "_keys");
     // Stages k_first .. k_last of the network, restricted to steps less than a
     // tile wide (the wider ones ran before, in `step`). first: `index` is not
-    // written yet; take the input positions.
-    auto tile = group_kernel<Wg>(what + "_tile(keys, index, n, seg, nmask, log2n, k_first, k_last, descending, first)",
-                                 [less, indexed](Array<K> keys, Array<std::uint32_t> index, Int n, Int seg, Int nmask,
-                                                 Int log2n, Int k_first, Int k_last, Int descending, Int first) {
+    // written yet; take the input positions (and past the count, where
+    // nothing moves, the identity, for the values' permutation).
+    auto tile = group_kernel<Wg>(what + "_tile(keys, index, size, count, counted, seg, nmask, log2n, k_first, k_last, descending, first)",
+                                 [less, indexed](Array<K> keys, Array<std::uint32_t> index, Int size, Array<std::uint32_t> count,
+                                                 Int counted, Int seg, Int nmask, Int log2n, Int k_first, Int k_last,
+                                                 Int descending, Int first) {
         constexpr std::int32_t T = Kernels<K>::kTile;
-        const Layout at{n, seg, nmask, log2n};
+        const Layout at{elements_to_sort(count, size, counted), seg, nmask, log2n};
         Shared<K> tk(T);
         Shared<std::uint32_t> ti(indexed ? T : 1);
         Int base = group_id() * T;
@@ -162,6 +181,11 @@ Kernels<K> make_kernels(const std::string& name, const Less<K>& less, bool index
                 tk.store(e, keys.load(address));
                 if (indexed) ti.store(e, select(first != 0, cast<std::uint32_t>(address), index.load(address)));
             });
+            if (indexed) {
+                Int v = base + e;
+                If(first != 0 && (v & nmask) < seg && at.address(v) >= at.n && at.address(v) < size,
+                   [&] { index.store(at.address(v), cast<std::uint32_t>(at.address(v))); });
+            }
         }
         barrier();
         Int k = k_first;
@@ -189,10 +213,11 @@ Kernels<K> make_kernels(const std::string& name, const Less<K>& less, bool index
         }
     });
     // One step at least a tile wide: comparator t of `pairs`, partners j apart.
-    auto step = group_kernel<Wg>(what + "_step(keys, index, n, seg, nmask, log2n, pairs, j, flip, descending)",
-                                 [less, indexed](Array<K> keys, Array<std::uint32_t> index, Int n, Int seg, Int nmask,
-                                                 Int log2n, Int pairs, Int j, Int flip, Int descending) {
-        const Layout at{n, seg, nmask, log2n};
+    auto step = group_kernel<Wg>(what + "_step(keys, index, size, count, counted, seg, nmask, log2n, pairs, j, flip, descending)",
+                                 [less, indexed](Array<K> keys, Array<std::uint32_t> index, Int size, Array<std::uint32_t> count,
+                                                 Int counted, Int seg, Int nmask, Int log2n, Int pairs, Int j, Int flip,
+                                                 Int descending) {
+        const Layout at{elements_to_sort(count, size, counted), seg, nmask, log2n};
         Int t = global_id();
         If(t < pairs, [&] {
             auto [a, b] = pair_of(t, j, flip != 0);
@@ -206,10 +231,11 @@ Kernels<K> make_kernels(const std::string& name, const Less<K>& less, bool index
     // (in a block of 2j: q and q + j/2 below, and above them q + j and
     // q + 3j/2, or their mirrors for a flip), so the keys cross memory once
     // for two steps.
-    auto two_steps = group_kernel<Wg>(what + "_two_steps(keys, index, n, seg, nmask, log2n, quads, j, flip, descending)",
-                                      [less, indexed](Array<K> keys, Array<std::uint32_t> index, Int n, Int seg, Int nmask,
+    auto two_steps = group_kernel<Wg>(what + "_two_steps(keys, index, size, count, counted, seg, nmask, log2n, quads, j, flip, descending)",
+                                      [less, indexed](Array<K> keys, Array<std::uint32_t> index, Int size,
+                                                      Array<std::uint32_t> count, Int counted, Int seg, Int nmask,
                                                       Int log2n, Int quads, Int j, Int flip, Int descending) {
-        const Layout at{n, seg, nmask, log2n};
+        const Layout at{elements_to_sort(count, size, counted), seg, nmask, log2n};
         Int t = global_id();
         If(t < quads, [&] {
             Int half = j / 2;
@@ -282,7 +308,13 @@ private:
         if (opt.segment < 0)
             throw Error("rill::BitonicSort " + name_ + ": segment = " + std::to_string(opt.segment) +
                         "; give the length of the runs to sort on their own, or 0 to sort the whole stream");
+        if (opt.count && opt.count->size() != 1)
+            throw Error("rill::BitonicSort " + name_ + ": the count stream has " + std::to_string(opt.count->size()) +
+                        " elements; pass a Stream<uint32_t> of one element (e.g. a Filter's count)");
         if (n <= 1) return;
+        // Without a count, `index` stands in for the count stream (not read).
+        const Stream<std::uint32_t> count = opt.count ? *opt.count : index;
+        const std::int32_t counted = opt.count ? 1 : 0;
         const std::int64_t seg = opt.segment == 0 ? n : std::min(opt.segment, n);
         const std::int64_t N = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(seg)));
         const std::int64_t virtual_size = (n + seg - 1) / seg * N;
@@ -296,19 +328,19 @@ private:
         const std::int64_t pairs = virtual_size / 2;
         const Groups pair_groups{(pairs + Kernels::kWg - 1) / Kernels::kWg};
         const Groups quad_groups{(pairs / 2 + Kernels::kWg - 1) / Kernels::kWg};
-        k.tile(tiles, keys, index, i32(n), i32(seg), i32(N - 1), log2n, 2, i32(std::min(N, T)), desc, 1);
+        k.tile(tiles, keys, index, i32(n), count, counted, i32(seg), i32(N - 1), log2n, 2, i32(std::min(N, T)), desc, 1);
         for (std::int64_t stage = 2 * T; stage <= N; stage *= 2) {
             for (std::int64_t j = stage / 2; j >= T;) {
                 const std::int32_t flip = j == stage / 2 ? 1 : 0;
                 if (j / 2 >= T) {
-                    k.two_steps(quad_groups, keys, index, i32(n), i32(seg), i32(N - 1), log2n, i32(pairs / 2), i32(j), flip, desc);
+                    k.two_steps(quad_groups, keys, index, i32(n), count, counted, i32(seg), i32(N - 1), log2n, i32(pairs / 2), i32(j), flip, desc);
                     j /= 4;
                 } else {
-                    k.step(pair_groups, keys, index, i32(n), i32(seg), i32(N - 1), log2n, i32(pairs), i32(j), flip, desc);
+                    k.step(pair_groups, keys, index, i32(n), count, counted, i32(seg), i32(N - 1), log2n, i32(pairs), i32(j), flip, desc);
                     j /= 2;
                 }
             }
-            k.tile(tiles, keys, index, i32(n), i32(seg), i32(N - 1), log2n, i32(stage), i32(stage), desc, 0);
+            k.tile(tiles, keys, index, i32(n), count, counted, i32(seg), i32(N - 1), log2n, i32(stage), i32(stage), desc, 0);
         }
     }
 
