@@ -237,7 +237,9 @@ void check_counted(Runtime& rt, const std::vector<K>& keys, std::int64_t count, 
     for (std::int64_t i = 0; i < n; ++i) {
         ASSERT_EQ(order(got[i]), order(keys[want[i]]))
             << "key at " << i << " of " << n << ", count " << count << (pairs ? ", pairs" : ", keys") << ", segment " << opt.segment;
-        if (pairs) ASSERT_EQ(got_v[i], want[i]) << "value at " << i << " of " << n << ", count " << count;
+        if (pairs) {
+            ASSERT_EQ(got_v[i], want[i]) << "value at " << i << " of " << n << ", count " << count;
+        }
     }
 }
 
