@@ -142,21 +142,28 @@ Expr<T> from_bits(const Expr<std::uint32_t>& b) {
     else return cast<T>(b);
 }
 
-// Tile states for the look-back. Tile t owns four words of `state` from
-// kStateTile + 4 t: its aggregate (the combination of its own elements) as a
-// low and a high half, then its inclusive prefix (everything up to and
-// including it) likewise. Each word is written once, with atomics, as
-// kReady | 16 bits, so a reader that sees both halves ready has the value
-// whatever order the words became visible in: no memory fences are needed,
-// and every backend can run it. Word 0 is the ticket counter.
+// Tile states for the look-back. Tile t has four words: its aggregate (the
+// combination of its own elements) as a low and a high half, then its
+// inclusive prefix (everything up to and including it) likewise. Each word is
+// written once, with atomics, as kReady | 16 bits, so a reader that sees both
+// halves ready has the value whatever order the words became visible in: no
+// memory fences are needed, and every backend can run it. The words are kept
+// as four arrays of one word per tile (word w of tile t at kStateTile +
+// w * tiles + t), so that a subgroup reading the states of consecutive tiles
+// reads consecutive words: a quarter of the memory requests of keeping a
+// tile's four words together, and the look-back polls them over and over.
+// Word 0 is the ticket counter.
 constexpr std::uint32_t kReady = 0x80000000u;
 constexpr std::int32_t kStateTile = 4;
 constexpr std::int32_t kAggregate = 0, kInclusive = 2;
 
-void publish(const Array<std::uint32_t>& state, const Int& tile, std::int32_t which, const Expr<std::uint32_t>& bits) {
-    Int at = kStateTile + tile * 4 + which;
-    state.atomic_store(at, (bits & 0xffffu) | kReady);
-    state.atomic_store(at + 1, (bits >> 16u) | kReady);
+/// Where word `which` of tile t's state is, with `tiles` tiles in all.
+Int state_word(const Int& tiles, const Int& t, std::int32_t which) { return kStateTile + which * tiles + t; }
+
+void publish(const Array<std::uint32_t>& state, const Int& tiles, const Int& tile, std::int32_t which,
+             const Expr<std::uint32_t>& bits) {
+    state.atomic_store(state_word(tiles, tile, which), (bits & 0xffffu) | kReady);
+    state.atomic_store(state_word(tiles, tile, which + 1), (bits >> 16u) | kReady);
 }
 
 /// The look-back of tile t > 0, run by every invocation of the first
@@ -168,7 +175,7 @@ void publish(const Array<std::uint32_t>& state, const Int& tile, std::int32_t wh
 /// S. A tile whose state is not ready yet is read again: it holds a ticket, so
 /// it is running and will publish (docs/SEMANTICS.md, forward progress).
 template <class T>
-Expr<T> look_back(ScanOp op, const Array<std::uint32_t>& state, const Int& t, T identity) {
+Expr<T> look_back(ScanOp op, const Array<std::uint32_t>& state, const Int& tiles, const Int& t, T identity) {
     Int S = subgroup_size();
     Int lane = subgroup_invocation();
     Var<T> acc = identity;  // tiles hi + 1 .. t - 1, combined
@@ -177,13 +184,13 @@ Expr<T> look_back(ScanOp op, const Array<std::uint32_t>& state, const Int& t, T 
     While([&] { return !done; }, [&] {
         Int j = hi - lane;
         Bool exists = j >= 0;
-        Int at = kStateTile + max(j, 0) * 4;
+        Int tile = max(j, 0);
         Var<std::uint32_t> il = 0u, ih = 0u, al = 0u, ah = 0u;
         If(exists, [&] {
-            il = state.atomic_load(at + kInclusive);
-            ih = state.atomic_load(at + kInclusive + 1);
-            al = state.atomic_load(at + kAggregate);
-            ah = state.atomic_load(at + kAggregate + 1);
+            il = state.atomic_load(state_word(tiles, tile, kInclusive));
+            ih = state.atomic_load(state_word(tiles, tile, kInclusive + 1));
+            al = state.atomic_load(state_word(tiles, tile, kAggregate));
+            ah = state.atomic_load(state_word(tiles, tile, kAggregate + 1));
         });
         // Past tile 0 counts as an inclusive prefix of the identity.
         Bool inclusive = !exists || (il & ih & kReady) != 0u;
@@ -226,6 +233,7 @@ TilesKernel<T> make_kernel(Variant variant) {
         If(local_id() == 0, [&] { ticket.store(0, state.atomic_add(0, 1u)); });
         barrier();
         Int t = cast<std::int32_t>(ticket.load(0));
+        Int tiles = (n + static_cast<std::int32_t>(kScanTile - 1)) / static_cast<std::int32_t>(kScanTile);
         Shared<T> tile(detail::padded_size(kScanTile));
         Int base = t * static_cast<std::int32_t>(kScanTile);
         std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
@@ -233,14 +241,14 @@ TilesKernel<T> make_kernel(Variant variant) {
         If(local_id() < subgroup_size(), [&] {
             If(t == 0, [&] {
                 If(local_id() == 0, [&] {
-                    publish(state, t, kInclusive, to_bits<T>(total));
+                    publish(state, tiles, t, kInclusive, to_bits<T>(total));
                     prefix.store(0, Expr<T>(id));
                 });
             }).Else([&] {
-                If(local_id() == 0, [&] { publish(state, t, kAggregate, to_bits<T>(total)); });
-                Expr<T> before = look_back<T>(op, state, t, id);
+                If(local_id() == 0, [&] { publish(state, tiles, t, kAggregate, to_bits<T>(total)); });
+                Expr<T> before = look_back<T>(op, state, tiles, t, id);
                 If(local_id() == 0, [&] {
-                    publish(state, t, kInclusive, to_bits<T>(combine<T>(op, before, total)));
+                    publish(state, tiles, t, kInclusive, to_bits<T>(combine<T>(op, before, total)));
                     prefix.store(0, before);
                 });
             });
