@@ -56,7 +56,6 @@ struct SharedDevice {
     bool subgroup_size_control = false;
     bool pipeline_stats = false;
     bool glsl_modules = false;
-    bool uniform_control_flow = false;
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
 
@@ -224,8 +223,6 @@ Context::Context() {
         float_atomic_add = shared.float_atomic_add;
         pipeline_stats = shared.pipeline_stats;
         glsl_modules = shared.glsl_modules;
-        uniform_control_flow = shared.uniform_control_flow;
-        relaxed_atomic_loads = std::getenv("RILL_VK_RELAXED_LOADS") != nullptr;
         min_subgroup_size = max_subgroup_size = native_subgroups ? subgroup_size : 1u;
         if (shared.subgroup_size_control && native_subgroups) {
             VkPhysicalDeviceSubgroupSizeControlPropertiesEXT sc{
@@ -321,19 +318,6 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
             dev->pipeline_stats = true;
         } else {
             std::fprintf(stderr, "rill vulkan: RILL_VK_PIPELINE_STATS: the device has no VK_KHR_pipeline_executable_properties\n");
-        }
-    }
-    VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR uniform_flow{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW_FEATURES_KHR};
-    if (std::getenv("RILL_VK_UNIFORM_CONTROL_FLOW")) {
-        if (device_extension(physical, VK_KHR_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW_EXTENSION_NAME)) {
-            uniform_flow.shaderSubgroupUniformControlFlow = VK_TRUE;
-            uniform_flow.pNext = const_cast<void*>(di.pNext);
-            di.pNext = &uniform_flow;
-            extensions.push_back(VK_KHR_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW_EXTENSION_NAME);
-            dev->uniform_control_flow = true;
-        } else {
-            std::fprintf(stderr, "rill vulkan: RILL_VK_UNIFORM_CONTROL_FLOW: the device has no VK_KHR_shader_subgroup_uniform_control_flow\n");
         }
     }
     if (std::getenv("RILL_VK_GLSL_MODULES")) {

@@ -52,13 +52,6 @@ struct Context {
     /// one its OpenGL uses), to tell glslang's SPIR-V from the driver's code
     /// generation when a kernel runs slower here than through OpenGL.
     bool glsl_modules = false;
-    /// Diagnosis switches for kernels slower here than through OpenGL:
-    /// RILL_VK_UNIFORM_CONTROL_FLOW (VK_KHR_shader_subgroup_uniform_control_flow
-    /// there: group kernels declare [[subgroup_uniform_control_flow]]) and
-    /// RILL_VK_RELAXED_LOADS (atomic loads as relaxed device-scope atomicLoad
-    /// rather than loads of a volatile buffer).
-    bool uniform_control_flow = false;
-    bool relaxed_atomic_loads = false;
     std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
 
     /// Index of a memory type with all of `want` among `allowed`, or -1.

@@ -588,8 +588,7 @@ public:
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
                                                             dev_->ctx.native_subgroups,
                                                             dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
-                                                            dev_->ctx.llvmpipe, dev_->ctx.relaxed_atomic_loads,
-                                                            dev_->ctx.uniform_control_flow});
+                                                            dev_->ctx.llvmpipe});
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);
         });

@@ -36,13 +36,6 @@ struct ShaderOptions {
     /// workgroup (GroupKernels.MemoryFenceHandsRecordsBetweenWorkgroups); on a
     /// CPU device such an atomic is a full fence for the compiler and the core.
     bool fence_through_shared_atomic = false;
-    /// Diagnosis switches (Vulkan): atomic loads as atomicLoad(..., device
-    /// scope, relaxed) of GL_KHR_memory_scope_semantics instead of loads of a
-    /// volatile buffer; group kernels' main() with
-    /// [[subgroup_uniform_control_flow]] (the device must have
-    /// VK_KHR_shader_subgroup_uniform_control_flow enabled).
-    bool relaxed_atomic_loads = false;
-    bool subgroup_uniform_control_flow = false;
 };
 
 struct Shader {
