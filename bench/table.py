@@ -18,10 +18,32 @@ def load(folder):
     return results
 
 
+# Workloads timed in ms by rill and PyTorch (same keys in both JSON files).
+TORCH_MS = (("sum_float4_2e20_ms", "sum of 2^20 float4"), ("sgemv_1024_ms", "SGEMV 1024^2"),
+            ("scatter_add_u32_2e24_into_2e10_ms", "ScatterOp add uint32 2^24 -> 2^10 bins"),
+            ("scatter_add_f32_2e24_into_2e10_ms", "ScatterOp add float 2^24 -> 2^10 bins"),
+            ("scatter_add_u32_2e24_into_2e20_ms", "ScatterOp add uint32 2^24 -> 2^20 bins"),
+            ("scatter_add_f32_2e24_into_2e20_ms", "ScatterOp add float 2^24 -> 2^20 bins"),
+            ("scatter_add_f32x4_2e24_into_2e10_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^10 bins"),
+            ("scatter_add_f32x4_2e24_into_2e20_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^20 bins"))
+# Throughputs of rill and CUB (same keys in both JSON files).
+CUB_RATES = (("scan_gelems", "exclusive sum scan uint32 (G elem/s)", "CUB DeviceScan"),
+             ("reduce_gelems", "reduce (sum) uint32 (G elem/s)", "CUB DeviceReduce"),
+             ("select_gelems", "compaction keeping 50% uint32 (G elem/s)", "CUB DeviceSelect"),
+             ("sort_keys_gkeys", "radix sort uint32 keys (G keys/s)", "CUB DeviceRadixSort keys"),
+             ("sort_pairs_gpairs", "radix sort uint32 pairs (G pairs/s)", "CUB DeviceRadixSort pairs"))
+
+
 def ratios(results):
-    """(workload, backend, rill value, peer name, peer value, ratio) rows; higher is better."""
+    """(workload, backend, rill figure, peer name, peer figure, ratio, short) rows,
+    every rill figure against every peer of the same run; the ratio is higher when
+    rill is better. short: the peer takes under 0.1 ms, where launch overhead and
+    clocks make run-to-run spreads of tens of percent. bench/compare.py compares
+    these ratios between runs."""
     rows = []
     peers = {name: r for name, r in results.items() if name.startswith("peer_")}
+    torch = results.get("peer_torch", {})
+    cub = results.get("peer_cub", {})
     for name, r in results.items():
         if not name.startswith("rill_"):
             continue
@@ -37,45 +59,29 @@ def ratios(results):
                     continue  # the roof is the hand-written copy
                 if peer_key:
                     label = peer_name[len("peer_"):] + ("" if peer_key == key else " (copy roof)")
-                    rows.append((workload, backend, r[key], label, p[peer_key], r[key] / p[peer_key]))
+                    rows.append((workload, backend, f"{r[key]:.1f} GB/s", label, f"{p[peer_key]:.1f} GB/s",
+                                 r[key] / p[peer_key], False))
+        for key, label in TORCH_MS:
+            if key in r and key in torch and r[key] > 0:
+                rows.append((label, backend, f"{r[key]:.4f} ms", "torch", f"{torch[key]:.4f} ms", torch[key] / r[key],
+                             torch[key] < 0.1))
+        for key, label, peer in CUB_RATES:
+            if key in r and key in cub and r[key] > 0:
+                rows.append((label, backend, f"{r[key]:.2f}", peer, f"{cub[key]:.2f}", r[key] / cub[key], False))
     return rows
 
 
 def main():
     folder = sys.argv[1]
     results = load(folder)
-    print("| workload | rill backend | rill GB/s | peer | peer GB/s | ratio |")
+    print("| workload | rill backend | rill | peer | peer | ratio (higher: rill better) |")
     print("|---|---|---|---|---|---|")
-    for w, b, rv, pn, pv, ratio in ratios(results):
-        print(f"| {w} | {b} | {rv:.1f} | {pn} | {pv:.1f} | {ratio:.3f} |")
-    torch = results.get("peer_torch", {})
-    for name, r in results.items():
-        if not name.startswith("rill_"):
-            continue
-        for key, label in (("sum_float4_2e20_ms", "sum of 2^20 float4"), ("sgemv_1024_ms", "SGEMV 1024^2"),
-                           ("scatter_add_u32_2e24_into_2e10_ms", "ScatterOp add uint32 2^24 -> 2^10 bins"),
-                           ("scatter_add_f32_2e24_into_2e10_ms", "ScatterOp add float 2^24 -> 2^10 bins"),
-                           ("scatter_add_u32_2e24_into_2e20_ms", "ScatterOp add uint32 2^24 -> 2^20 bins"),
-                           ("scatter_add_f32_2e24_into_2e20_ms", "ScatterOp add float 2^24 -> 2^20 bins"),
-                           ("scatter_add_f32x4_2e24_into_2e10_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^10 bins"),
-                           ("scatter_add_f32x4_2e24_into_2e20_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^20 bins")):
-            if key in r and key in torch:
-                print(f"| {label} | {name[5:]} | {r[key]:.4f} ms | torch | {torch[key]:.4f} ms | "
-                      f"{torch[key] / r[key]:.3f} |")
+    for w, b, rv, pn, pv, ratio, _ in ratios(results):
+        print(f"| {w} | {b} | {rv} | {pn} | {pv} | {ratio:.3f} |")
     for name, r in results.items():
         if "dependent_kernel_us" in r:
             print(f"| 1000 dependent kernels | {name[5:]} | {r['dependent_kernel_us']:.2f} us/kernel | | | |")
     cub = results.get("peer_cub")
-    for name, r in results.items():
-        if not (name.startswith("rill_") and cub):
-            continue
-        for key, label, peer in (("scan_gelems", "exclusive sum scan uint32 (G elem/s)", "CUB DeviceScan"),
-                                 ("reduce_gelems", "reduce (sum) uint32 (G elem/s)", "CUB DeviceReduce"),
-                                 ("select_gelems", "compaction keeping 50% uint32 (G elem/s)", "CUB DeviceSelect"),
-                                 ("sort_keys_gkeys", "radix sort uint32 keys (G keys/s)", "CUB DeviceRadixSort keys"),
-                                 ("sort_pairs_gpairs", "radix sort uint32 pairs (G pairs/s)", "CUB DeviceRadixSort pairs")):
-            if key in r and key in cub:
-                print(f"| {label} | {name[5:]} | {r[key]:.2f} | {peer} | {cub[key]:.2f} | {r[key] / cub[key]:.3f} |")
     if cub:
         print(f"\nCUB same run: scan {cub['scan_gelems']:.1f} G elem/s, select {cub['select_gelems']:.1f}, "
               f"reduce {cub['reduce_gelems']:.1f}, radix sort keys {cub['sort_keys_gkeys']:.2f} G keys/s, "
