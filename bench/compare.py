@@ -15,6 +15,17 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from table import load, ratios  # noqa: E402
 
 
+# Spreads measured for workloads noisier than --spread, by the start of their
+# name: the same code ran the OpenGL radix sort at 0.478 and 0.444 of CUB in
+# two device runs of session 10 (one timed sort per run), and ScatterOp float
+# into 2^20 bins at 0.711 and 0.689 of PyTorch (sessions 9 and 10).
+SPREADS = {"radix sort": 0.08, "ScatterOp": 0.05}
+
+
+def spread_of(workload, default):
+    return max([v for k, v in SPREADS.items() if workload.startswith(k)] + [default])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("recorded")
@@ -31,7 +42,7 @@ def main():
     for key in sorted(old.keys() & new.keys()):
         (before, short), after = old[key], new[key]
         change = after / before - 1.0
-        flag = change < -(args.short_spread if short else args.spread)
+        flag = change < -(args.short_spread if short else spread_of(key[0], args.spread))
         fell += flag
         print(f"{'FELL' if flag else 'ok  '} {key[0]:>6} {key[1]:>7} vs {key[2]:<8} {before:.3f} -> {after:.3f} ({change:+.1%})")
     for key in sorted(old.keys() - new.keys()):
