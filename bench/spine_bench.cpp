@@ -21,7 +21,9 @@
 
 #include <tbb/parallel_sort.h>
 
+#include <rill/algorithms/compact.h>
 #include <rill/algorithms/radix_sort.h>
+#include <rill/algorithms/reduce.h>
 #include <rill/algorithms/scatter_op.h>
 #include <rill/algorithms/scan.h>
 #include <rill/rill.h>
@@ -361,6 +363,81 @@ void BM_RillScan(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kScan);
 }
 
+// Reduce and compaction (keep the even values) of the scan's input, beside
+// tbb::parallel_reduce and a two-pass tbb::parallel_scan compaction.
+
+void BM_TbbReduce(benchmark::State& state) {
+    const std::vector<std::uint32_t> in = scan_input();
+    for (auto _ : state) {
+        std::uint32_t total = tbb::parallel_reduce(
+            tbb::blocked_range<std::int64_t>(0, kScan, 1 << 16), std::uint32_t{0},
+            [&](const tbb::blocked_range<std::int64_t>& r, std::uint32_t acc) {
+                for (std::int64_t i = r.begin(); i < r.end(); ++i) acc += in[i];
+                return acc;
+            },
+            [](std::uint32_t a, std::uint32_t b) { return a + b; });
+        benchmark::DoNotOptimize(total);
+    }
+    state.SetItemsProcessed(state.iterations() * kScan);
+}
+
+void BM_RillReduce(benchmark::State& state) {
+    rill::Runtime& rt = runtime();
+    const std::vector<std::uint32_t> host = scan_input();
+    auto in = rt.stream<std::uint32_t>({kScan}, host);
+    auto total = rt.stream<std::uint32_t>({1});
+    std::uint32_t want = 0;
+    for (std::uint32_t v : host) want += v;
+    check(rill::reduce(in) == want, "rill reduce");
+    for (auto _ : state) {
+        rill::reduce(in, total);
+        rt.finish();
+    }
+    state.SetItemsProcessed(state.iterations() * kScan);
+}
+
+bool even(std::uint32_t x) { return (x & 1u) == 0u; }
+
+void BM_TbbCompact(benchmark::State& state) {
+    const std::vector<std::uint32_t> in = scan_input();
+    std::vector<std::uint32_t> out(kScan);
+    for (auto _ : state) {
+        tbb::parallel_scan(
+            tbb::blocked_range<std::int64_t>(0, kScan, 1 << 16), std::int64_t{0},
+            [&](const tbb::blocked_range<std::int64_t>& r, std::int64_t at, bool final) {
+                for (std::int64_t i = r.begin(); i < r.end(); ++i)
+                    if (even(in[i])) {
+                        if (final) out[at] = in[i];
+                        ++at;
+                    }
+                return at;
+            },
+            [](std::int64_t a, std::int64_t b) { return a + b; });
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * kScan);
+}
+
+void BM_RillCompact(benchmark::State& state) {
+    rill::Runtime& rt = runtime();
+    const std::vector<std::uint32_t> host = scan_input();
+    auto in = rt.stream<std::uint32_t>({kScan}, host);
+    auto out = rt.stream<std::uint32_t>({kScan});
+    auto count = rt.stream<std::uint32_t>({1});
+    const rill::Filter<std::uint32_t> keep("even", [](rill::Expr<std::uint32_t> x) { return (x & 1u) == 0u; });
+    std::vector<std::uint32_t> want;
+    std::copy_if(host.begin(), host.end(), std::back_inserter(want), even);
+    const std::int64_t kept = keep(in, out);
+    std::vector<std::uint32_t> got = out.download();
+    got.resize(static_cast<std::size_t>(kept));
+    check(got == want, "rill compaction");
+    for (auto _ : state) {
+        keep(in, out, count);
+        rt.finish();
+    }
+    state.SetItemsProcessed(state.iterations() * kScan);
+}
+
 // --- sort: 2^20 random uint32 keys -------------------------------------------------
 
 constexpr std::int64_t kSort = std::int64_t{1} << 20;
@@ -497,6 +574,10 @@ BENCHMARK(BM_OpenBlasSgemv)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillSgemv)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbScan)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillScan)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TbbReduce)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RillReduce)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TbbCompact)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RillCompact)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbSort)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillRadixSort)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbScatterAdd)->Arg(10)->Arg(20)->Unit(benchmark::kMillisecond)->UseRealTime();
