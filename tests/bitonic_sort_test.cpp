@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include <rill/algorithms/bitonic_sort.h>
-#include <rill/algorithms/compact.h>
 
 #include "backend_fixture.h"
+#include "filter_then_sort.h"
 #include "sort_order.h"
 
 struct Spark {
@@ -260,20 +260,9 @@ TEST_P(BitonicSorting, CountOnTheDevice) {
 
 /// A compaction's count, which never leaves the device, sorts what it kept.
 TEST_P(BitonicSorting, SortsWhatAFilterKeptWithoutTheHost) {
-    const std::int64_t n = 100003;
-    const std::vector<std::uint32_t> k = random_keys(n);
-    const Filter<std::uint32_t> odd("odd", [](Expr<std::uint32_t> x) { return (x & 1u) != 0u; });
-    auto in = rt().stream<std::uint32_t>({n}, k);
-    auto kept = rt().stream<std::uint32_t>({n});
-    auto count = rt().stream<std::uint32_t>({1});
-    odd(in, kept, count);
-    bitonic_sort(kept, {.count = count});
-    std::vector<std::uint32_t> want;
-    std::copy_if(k.begin(), k.end(), std::back_inserter(want), [](std::uint32_t x) { return x & 1u; });
-    std::sort(want.begin(), want.end());
-    std::vector<std::uint32_t> got = kept.download();
-    got.resize(want.size());
-    EXPECT_EQ(got, want);
+    check_sorts_what_a_filter_kept(rt(), [](const Stream<std::uint32_t>& kept, const Stream<std::uint32_t>& count) {
+        bitonic_sort(kept, {.count = count});
+    });
 }
 
 TEST_P(BitonicSorting, CountErrors) {

@@ -5,12 +5,11 @@
 // key-value pairs.
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 
-#include <rill/algorithms/compact.h>
 #include <rill/algorithms/radix_sort.h>
 
 #include "backend_fixture.h"
+#include "filter_then_sort.h"
 #include "sort_order.h"
 
 struct Mote {
@@ -312,25 +311,10 @@ TEST_P(RadixSort, CountOnTheDevice) {
     }
 }
 
-/// What the count is for: a compaction's count, which never leaves the device, sorts what it kept.
 TEST_P(RadixSort, SortsWhatAFilterKeptWithoutTheHost) {
-    const std::int64_t n = 100003;
-    std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
-    std::mt19937 gen(11);
-    for (auto& x : k) x = gen();
-    const Filter<std::uint32_t> odd("odd", [](Expr<std::uint32_t> x) { return (x & 1u) != 0u; });
-    auto in = rt().stream<std::uint32_t>({n}, k);
-    auto kept = rt().stream<std::uint32_t>({n});
-    auto count = rt().stream<std::uint32_t>({1});
-    odd(in, kept, count);
-    radix_sort(kept, {.count = count});
-    std::vector<std::uint32_t> want;
-    std::copy_if(k.begin(), k.end(), std::back_inserter(want), [](std::uint32_t x) { return x & 1u; });
-    std::sort(want.begin(), want.end());
-    std::vector<std::uint32_t> got = kept.download();
-    got.resize(want.size());
-    EXPECT_EQ(got, want);
-    EXPECT_EQ(count.download()[0], want.size());
+    check_sorts_what_a_filter_kept(rt(), [](const Stream<std::uint32_t>& kept, const Stream<std::uint32_t>& count) {
+        radix_sort(kept, {.count = count});
+    });
 }
 
 TEST_P(RadixSort, CountErrors) {

@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include <rill/algorithms/detail/device_count.h>
 #include <rill/algorithms/detail/key_order.h>
 #include <rill/algorithms/detail/permute.h>
 
@@ -74,12 +75,6 @@ struct Layout {
     Expr<std::int32_t> address(const Expr<std::int32_t>& v) const { return (v >> log2n) * seg + (v & nmask); }
     Expr<bool> holds_element(const Expr<std::int32_t>& v) const { return (v & nmask) < seg && address(v) < n; }
 };
-
-/// The elements a sort takes: all `size` of the stream, or, when `counted`,
-/// the first count[0] of them (at most size).
-inline Int elements_to_sort(const Array<std::uint32_t>& count, const Int& size, const Int& counted) {
-    return select(counted != 0, cast<std::int32_t>(min(count.load(0), cast<std::uint32_t>(size))), size);
-}
 
 /// The pair of comparator number t of a step: the element first of two,
 /// whose partner is j places on (a half-cleaner) or its mirror in the block of
@@ -312,9 +307,7 @@ private:
             throw Error("rill::BitonicSort " + name_ + ": the count stream has " + std::to_string(opt.count->size()) +
                         " elements; pass a Stream<uint32_t> of one element (e.g. a Filter's count)");
         if (n <= 1) return;
-        // Without a count, `index` stands in for the count stream (not read).
-        const Stream<std::uint32_t> count = opt.count ? *opt.count : index;
-        const std::int32_t counted = opt.count ? 1 : 0;
+        const auto [count, counted] = detail::count_arguments(opt.count, index);
         const std::int64_t seg = opt.segment == 0 ? n : std::min(opt.segment, n);
         const std::int64_t N = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(seg)));
         const std::int64_t virtual_size = (n + seg - 1) / seg * N;

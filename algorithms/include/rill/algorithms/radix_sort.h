@@ -60,7 +60,7 @@ auto make_key_map(bool to_bits) {
                              [to_bits](Array<K> keys, Array<std::uint32_t> bits, Int size, Array<std::uint32_t> count,
                                        Int counted) {
         Int i = global_id();
-        If(i < radix::keys_to_sort(count, size, counted), [&] {
+        If(i < elements_to_sort(count, size, counted), [&] {
             if (to_bits) bits.store(i, ordered_bits<K>(keys.load(i)));
             else keys.store(i, key_of_ordered_bits<K>(bits.load(i)));
         });
@@ -86,9 +86,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     Stream<V> v[2];
     if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
     const auto n32 = static_cast<std::int32_t>(n);
-    // Without a count, `counts` stands in for the count stream (not read).
-    const Stream<std::uint32_t> count = opt.count ? *opt.count : counts;
-    const std::int32_t counted = opt.count ? 1 : 0;
+    const auto [count, counted] = count_arguments(opt.count, counts);
     const int passes = (opt.bits + kDigitBits - 1) / kDigitBits;
     if (opt.count && passes % 2 == 1) {
         // The last pass writes the scratch streams, which are copied back
@@ -137,8 +135,8 @@ void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortO
         Runtime rt = Runtime::of(keys);
         auto bits = rt.stream<std::uint32_t>({n});
         const std::int64_t groups = (n + 255) / 256;
-        const Stream<std::uint32_t> count = opt.count ? *opt.count : bits;  // bits: not read without a count
-        const std::int32_t counted = opt.count ? 1 : 0, n32 = static_cast<std::int32_t>(n);
+        const auto [count, counted] = count_arguments(opt.count, bits);
+        const auto n32 = static_cast<std::int32_t>(n);
         to_bits(Groups{groups}, keys, bits, n32, count, counted);
         radix_sort_bits<V, WithValues>(bits, values, opt);
         from_bits(Groups{groups}, keys, bits, n32, count, counted);

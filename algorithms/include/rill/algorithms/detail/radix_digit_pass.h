@@ -15,6 +15,7 @@
 // small (256 per workgroup) at any n. No workgroup ever waits for another.
 #pragma once
 
+#include <rill/algorithms/detail/device_count.h>
 #include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
@@ -44,13 +45,6 @@ inline Expr<std::uint32_t> digit_of(const Expr<std::uint32_t>& k, const UInt& sh
     return ((k >> shift) & mask) ^ flip;
 }
 
-/// How many keys a pass sorts: all `n` of the stream, or, when `counted`, the
-/// first count[0] of them (a size known only on the device, e.g. a
-/// compaction's count; at most n).
-inline Int keys_to_sort(const Array<std::uint32_t>& count, const Int& n, const Int& counted) {
-    return select(counted != 0, cast<std::int32_t>(min(count.load(0), cast<std::uint32_t>(n))), n);
-}
-
 /// The tiles of this workgroup's run: [first, last).
 inline std::pair<Int, Int> tile_run(const Int& n, const Int& tiles_per_group) {
     Int tiles = (n + (kTile - 1)) / kTile;
@@ -62,7 +56,7 @@ inline auto make_histogram_kernel() {
     return group_kernel<kWg>("radix_histogram(keys, counts, size, count, counted, tiles_per_group, shift, mask, flip)",
                              [](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int size, Array<std::uint32_t> count,
                                 Int counted, Int tiles_per_group, UInt shift, UInt mask, UInt flip) {
-        Int n = keys_to_sort(count, size, counted);
+        Int n = elements_to_sort(count, size, counted);
         Shared<std::uint32_t> hist(kBins);
         hist.store(local_id(), 0u);
         barrier();
@@ -264,7 +258,7 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
                    const Array<std::uint32_t>& offsets, const Array<std::uint32_t>& keys_out,
                    const Array<V>* values_out, const Int& n, const Int& tiles_per_group, const UInt& shift,
                    const UInt& mask, const UInt& flip, const Int& bits) {
-    // n: the keys to sort (keys_to_sort)
+    // n: the keys to sort (elements_to_sort)
     ScatterShared sh(S);
     Int lid = local_id();
     sh.base.store(lid, offsets.load(lid * num_groups() + group_id()));
@@ -320,7 +314,7 @@ inline auto make_scatter_keys_kernel(Ranking r) {
         ranking_options(r),
         [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int size,
             Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
-            scatter_tiles<std::uint32_t, false>(S, keys, nullptr, offsets, keys_out, nullptr, keys_to_sort(count, size, counted),
+            scatter_tiles<std::uint32_t, false>(S, keys, nullptr, offsets, keys_out, nullptr, elements_to_sort(count, size, counted),
                                                 tiles_per_group, shift, mask, flip, bits);
         });
 }
@@ -333,7 +327,7 @@ auto make_scatter_pairs_kernel(Ranking r) {
         [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
             Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask,
             UInt flip, Int bits) {
-            scatter_tiles<V, true>(S, keys, &values, offsets, keys_out, &values_out, keys_to_sort(count, size, counted),
+            scatter_tiles<V, true>(S, keys, &values, offsets, keys_out, &values_out, elements_to_sort(count, size, counted),
                                    tiles_per_group, shift, mask, flip, bits);
         });
 }
