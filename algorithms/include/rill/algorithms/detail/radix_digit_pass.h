@@ -203,18 +203,14 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_
     Shared<std::uint32_t> digit_totals(kBins / 2);  // two 16-bit totals per word
     for (int k = 0; k * kWg < words; ++k) If(k * kWg + lid < words, [&] { sh.items.store(k * kWg + lid, 0u); });
     barrier();
-    // The digits are computed again where needed rather than kept: with
-    // keys, digits and ranks in registers the H100 ran two workgroups per SM.
-    std::vector<Var<std::uint32_t>> key, rank;
-    auto digit = [&](int j) {  // past n: the largest digit, so that it sorts last (and is not written)
-        Int i = w * (S * kItems) + j * S + lane;
-        return select(i < in_tile, digit_of(key[j], shift, mask, flip), Expr<std::uint32_t>(mask));
-    };
+    std::vector<Var<std::uint32_t>> key, d, rank;
     for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(tile_base + w * (S * kItems) + j * S + lane, n - 1)));
     for (int j = 0; j < kItems; ++j) {
-        UInt d = digit(j);
-        Peers peers = match_digit(S, d);
-        auto [word, half] = counter(d);
+        Int i = w * (S * kItems) + j * S + lane;
+        // Past n: the largest digit, so that it sorts last (and is not written).
+        d.emplace_back(select(i < in_tile, digit_of(key[j], shift, mask, flip), Expr<std::uint32_t>(mask)));
+        Peers peers = match_digit(S, d[j]);
+        auto [word, half] = counter(d[j]);
         Var<std::uint32_t> before = 0u;
         If(peers.below == 0, [&] {
             before = (sh.items.atomic_add(word, cast<std::uint32_t>(peers.count) << half) >> half) & 0xffffu;
@@ -239,14 +235,13 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_
     sh.start.store(lid, first);
     sh.end.store(lid, first + total);
     for (int j = 0; j < kItems; ++j) {
-        UInt d = digit(j);
-        auto [word, half] = counter(d);
+        auto [word, half] = counter(d[j]);
         rank[j] = rank[j] + ((sh.items.load(word) >> half) & 0xffffu);
     }
     barrier();  // every counter read before the tile overwrites them
     for (int j = 0; j < kItems; ++j) {
         Int i = w * (S * kItems) + j * S + lane;
-        UInt at = sh.start.load(digit(j)) + rank[j];
+        UInt at = sh.start.load(d[j]) + rank[j];
         sh.items.store(padded(cast<std::int32_t>(at)), WithValues ? Expr<std::uint32_t>(cast<std::uint32_t>(i)) : Expr<std::uint32_t>(key[j]));
     }
     barrier();
