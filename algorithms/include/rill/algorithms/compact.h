@@ -235,13 +235,10 @@ private:
     }
 
     /// Each tile again: its flags scanned in shared memory (transposed, so
-    /// that every invocation scans 16 consecutive flags in place), each kept
-    /// element written at the tile's start (ends[tile - 1], the inclusive scan
-    /// of the counts) plus its place in the tile; with `split` the others go
-    /// after all kept ones. The first invocation writes the count. Through the
-    /// workgroup scan an invocation keeps its 16 flags as bits of one word and
-    /// reads its elements again afterwards (from the cache): holding them in
-    /// registers made the kernel too large for more than two workgroups per SM.
+    /// that every invocation scans 16 consecutive flags), each kept element
+    /// written at the tile's start (ends[tile - 1], the inclusive scan of the
+    /// counts) plus its place in the tile; with `split` the others go after
+    /// all kept ones. The first invocation writes the count.
     static MoveKernel make_compact_tiles(const std::string& name, Pred keep, bool split) {
         return group_kernel<kWg>(name + (split ? "_partition_tiles" : "_compact_tiles") + "(in, ends, out, count, n)",
                                  [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
@@ -250,39 +247,32 @@ private:
             Int lid = local_id();
             Int base = group_id() * static_cast<std::int32_t>(kScanTile);
             Shared<std::uint32_t> places(detail::padded_size(kScanTile));
-            Shared<std::uint32_t> row_start(kWg);
-            Var<std::uint32_t> flags = 0u;  // bit j: element j * kWg + lid is kept
+            std::vector<Var<T>> x;
+            std::vector<Var<std::uint32_t>> flag;
             for (int j = 0; j < kItems; ++j) {
                 Int i = base + j * kWg + lid;
-                UInt flag = select(i < n && keep(in.load(i)), 1u, 0u);
-                places.store(padded(j * kWg + lid), flag);
-                flags = flags | (flag << static_cast<std::uint32_t>(j));
+                x.emplace_back(in.load(i));
+                flag.emplace_back(select(i < n && keep(x[j]), 1u, 0u));
+                places.store(padded(j * kWg + lid), flag[j]);
             }
             barrier();
-            // Each row in place: the kept ones before each of its 16 within the row.
             Int row = lid * kItems;
-            std::vector<Var<std::uint32_t>> flag;
-            for (int j = 0; j < kItems; ++j) flag.emplace_back(places.load(padded(row + j)));
-            Var<std::uint32_t> kept = 0u;
-            for (int j = 0; j < kItems; ++j) {
-                places.store(padded(row + j), kept);
-                kept = kept + flag[j];
-            }
-            auto [before, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept, 0u);
+            std::vector<Var<std::uint32_t>> before;  // kept ones before each of the row's 16, within the row
+            before.emplace_back(Expr<std::uint32_t>(0u));
+            for (int j = 1; j <= kItems; ++j) before.emplace_back(before[j - 1] + places.load(padded(row + j - 1)));
+            // Its barriers come after every row was read: the rows may be overwritten.
+            auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, before[kItems], 0u);
             (void)unused;
-            row_start.store(lid, before);
+            for (int j = 0; j < kItems; ++j) places.store(padded(row + j), row_start + before[j]);
             barrier();
             Int tiles = (n + static_cast<std::int32_t>(kScanTile - 1)) / static_cast<std::int32_t>(kScanTile);
             UInt tile_start = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u);
             UInt total = ends.load(tiles - 1);
             for (int j = 0; j < kItems; ++j) {
-                Int k = j * kWg + lid;
-                Int i = base + k;
-                Var<T> x = in.load(i);
-                UInt at = tile_start + row_start.load(k / kItems) + places.load(padded(k));
-                Bool is_kept = ((flags >> static_cast<std::uint32_t>(j)) & 1u) != 0u;
-                If(is_kept, [&] { out.store(at, x); });
-                if (split) If(!is_kept && i < n, [&] { out.store(total + (cast<std::uint32_t>(i) - at), x); });
+                Int i = base + j * kWg + lid;
+                UInt at = tile_start + places.load(padded(j * kWg + lid));
+                If(flag[j] != 0u, [&] { out.store(at, x[j]); });
+                if (split) If(flag[j] == 0u && i < n, [&] { out.store(total + (cast<std::uint32_t>(i) - at), x[j]); });
             }
             If(group_id() == 0 && lid == 0, [&] { count.store(0, total); });
         });
