@@ -33,46 +33,41 @@ static_assert(kWg * kItems == kScanTile);
 using detail::scan_op_name;
 
 /// Loads the tile of kScanTile elements from `base` (identity past n) striped
-/// across the workgroup, so that loads are coalesced, into `tile`; then
-/// invocation l scans its row, elements 16 l .. 16 l + 15, in place (inclusive,
-/// or exclusive from the row's second element on) and returns the row's
-/// total. Only that total stays in a register through the workgroup scan that
-/// follows: keeping the row's 16 running values there instead took 83
-/// registers per invocation on the H100, two workgroups per SM.
+/// across the workgroup, so that loads are coalesced, and transposes it through
+/// `tile`: invocation l gets elements 16 l .. 16 l + 15, returned scanned
+/// (inclusive) within those 16.
 template <class T>
-Expr<T> scan_rows(ScanOp op, bool inclusive, T id, const Array<T>& in, const Int& base, const Int& n,
-                  const Shared<T>& tile) {
+std::vector<Var<T>> load_rows(ScanOp op, T id, const Array<T>& in, const Int& base, const Int& n, const Shared<T>& tile) {
     for (int j = 0; j < kItems; ++j) {
         Int i = j * kWg + local_id();
         tile.store(padded(i), select(base + i < n, in.load(base + i), Expr<T>(id)));
     }
     barrier();
-    Int row = local_id() * kItems;
     std::vector<Var<T>> x;
+    Int row = local_id() * kItems;
     for (int j = 0; j < kItems; ++j) x.emplace_back(tile.load(padded(row + j)));
-    Var<T> running = x[0];
-    if (inclusive) tile.store(padded(row), running);
-    for (int j = 1; j < kItems; ++j) {
-        if (!inclusive) tile.store(padded(row + j), running);
-        running = combine<T>(op, running, x[j]);
-        if (inclusive) tile.store(padded(row + j), running);
-    }
+    std::vector<Var<T>> running;
+    running.emplace_back(x[0]);
+    for (int j = 1; j < kItems; ++j) running.emplace_back(combine<T>(op, running[j - 1], x[j]));
     return running;
 }
 
-/// The way out: element i of the tile is the start of its row (row_start, one
-/// per invocation, everything before the row) combined with its value in
-/// `tile` from scan_rows; an exclusive row's first element is the start alone.
-/// Striped across the workgroup, so that stores are coalesced. Every
-/// invocation must have stored its row start (a barrier) before the call.
+/// The way back: each invocation's 16 results (start combined with its
+/// running values) go through `tile` and out striped. Every invocation must
+/// have read its row (a barrier) before the call.
 template <class T>
-void store_tile(ScanOp op, bool inclusive, const Shared<T>& row_start, const Shared<T>& tile, const Array<T>& out,
-                const Int& base) {
+void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vector<Var<T>>& running,
+                const Array<T>& out, const Int& base, const Shared<T>& tile) {
+    Int row = local_id() * kItems;
+    for (int j = 0; j < kItems; ++j) {
+        Expr<T> v = inclusive ? combine<T>(op, start, running[j])
+                              : (j == 0 ? start : combine<T>(op, start, running[j - 1]));
+        tile.store(padded(row + j), v);
+    }
+    barrier();
     for (int j = 0; j < kItems; ++j) {
         Int i = j * kWg + local_id();
-        Expr<T> start = row_start.load(i / kItems);
-        Expr<T> v = combine<T>(op, start, tile.load(padded(i)));
-        out.store(base + i, inclusive ? v : select(i % kItems == 0, start, v));  // past n: no effect
+        out.store(base + i, tile.load(padded(i)));  // past n: no effect
     }
 }
 
@@ -109,14 +104,13 @@ TwoPassKernels<T> make_two_pass(Variant variant) {
     auto tiles = group_kernel<kWg>("scan_two_pass_tiles_" + suffix + "(in, out, offsets, n, init)",
                                    [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
         Shared<T> tile(detail::padded_size(kScanTile));
-        Shared<T> row_start(kWg);
         Int base = group_id() * static_cast<std::int32_t>(kScanTile);
-        Expr<T> row_total = scan_rows<T>(op, inclusive, id, in, base, n, tile);
-        auto [exclusive, unused] = detail::workgroup_exclusive<T, kWg>(op, row_total, id);
+        std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
+        auto [exclusive, unused] = detail::workgroup_exclusive<T, kWg>(op, running.back(), id);
         (void)unused;
-        row_start.store(local_id(), combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive));
-        barrier();
-        store_tile<T>(op, inclusive, row_start, tile, out, base);
+        Var<T> prefix = combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive);
+        barrier();  // every invocation has read its row before any row is overwritten
+        store_rows<T>(op, inclusive, prefix, running, out, base, tile);
     });
     return TwoPassKernels<T>{reduce, tiles};
 }
@@ -241,10 +235,9 @@ TilesKernel<T> make_kernel(Variant variant) {
         Int t = cast<std::int32_t>(ticket.load(0));
         Int tiles = (n + static_cast<std::int32_t>(kScanTile - 1)) / static_cast<std::int32_t>(kScanTile);
         Shared<T> tile(detail::padded_size(kScanTile));
-        Shared<T> row_start(kWg);
         Int base = t * static_cast<std::int32_t>(kScanTile);
-        Expr<T> row_total = scan_rows<T>(op, inclusive, id, in, base, n, tile);
-        auto [exclusive, total] = detail::workgroup_exclusive<T, kWg>(op, row_total, id);
+        std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
+        auto [exclusive, total] = detail::workgroup_exclusive<T, kWg>(op, running.back(), id);
         If(local_id() < subgroup_size(), [&] {
             If(t == 0, [&] {
                 If(local_id() == 0, [&] {
@@ -260,10 +253,9 @@ TilesKernel<T> make_kernel(Variant variant) {
                 });
             });
         });
-        barrier();  // the prefix is in
-        row_start.store(local_id(), combine<T>(op, combine<T>(op, init, prefix.load(0)), exclusive));
-        barrier();
-        store_tile<T>(op, inclusive, row_start, tile, out, base);
+        barrier();  // the prefix is in; every invocation has read its row
+        Var<T> start = combine<T>(op, combine<T>(op, init, prefix.load(0)), exclusive);
+        store_rows<T>(op, inclusive, start, running, out, base, tile);
     });
 }
 
