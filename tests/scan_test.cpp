@@ -44,7 +44,7 @@ std::vector<ScanAlgorithm> algorithms(Runtime& rt) {
 
 template <class T>
 void check_exact(Runtime& rt, const std::vector<T>& x, ScanOp op, bool inclusive, bool in_place, T init,
-                 ScanAlgorithm algorithm) {
+                 ScanAlgorithm algorithm, ScanTile tile = {}) {
     const auto n = static_cast<std::int64_t>(x.size());
     std::vector<T> want(x.size());
     T acc = init;
@@ -55,13 +55,14 @@ void check_exact(Runtime& rt, const std::vector<T>& x, ScanOp op, bool inclusive
     }
     auto in = rt.stream<T>({n}, x);
     auto out = in_place ? in : rt.stream<T>({n});
-    if (inclusive) inclusive_scan(in, out, op, {algorithm});
-    else exclusive_scan(in, out, op, init, {algorithm});
+    if (inclusive) inclusive_scan(in, out, op, {algorithm, tile});
+    else exclusive_scan(in, out, op, init, {algorithm, tile});
     const std::vector<T> got = out.download();
     for (std::int64_t i = 0; i < n; ++i)
         ASSERT_EQ(got[i], want[i]) << "element " << i << " of " << n << (inclusive ? ", inclusive" : ", exclusive")
                                    << (in_place ? ", in place" : "") << ", op " << static_cast<int>(op)
-                                   << ", algorithm " << static_cast<int>(algorithm);
+                                   << ", algorithm " << static_cast<int>(algorithm) << ", tile " << tile.workgroup
+                                   << " x " << tile.items;
 }
 
 std::vector<std::int64_t> scan_sizes() {
@@ -107,6 +108,34 @@ TEST_P(Scans, EveryOperatorAndType) {
     }
 }
 
+// Every tile shape ScanTile allows, where the device has the shared memory
+// for it (elsewhere the scan says so), at sizes around the tile.
+TEST_P(Scans, EveryTileShape) {
+    for (ScanAlgorithm a : algorithms(rt())) {
+        if (a == ScanAlgorithm::HillisSteele || a == ScanAlgorithm::Blelloch) continue;  // no tiles
+        for (int wg : {128, 256, 512})
+            for (int items : {8, 12, 16, 24}) {
+                const std::int64_t tile = std::int64_t{wg} * items;
+                if (tile_shared_bytes<std::int32_t>({wg, items}) > rt().info().limits.shared_memory_bytes) {
+                    auto s = rt().stream<std::int32_t>({tile});
+                    const std::string message = error_message([&] { inclusive_scan(s, s, ScanOp::Add, {a, {wg, items}}); });
+                    EXPECT_NE(message.find("bytes of shared memory per workgroup; use a smaller ScanOptions::tile"),
+                              std::string::npos) << message;
+                    continue;
+                }
+                for (std::int64_t n : {std::int64_t{1}, tile - 1, tile, tile + 1, 3 * tile + 5, std::int64_t{100003}}) {
+                    std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
+                    // Inclusive scans start from the identity; exclusive ones from a given value.
+                    const bool inclusive = n % 2 == 0;
+                    check_exact<std::int32_t>(rt(), x, ScanOp::Add, inclusive, n % 3 == 0, inclusive ? 0 : 5, a, {wg, items});
+                    check_exact<std::int32_t>(rt(), x, ScanOp::Max, !inclusive, false,
+                                              !inclusive ? scan_identity<std::int32_t>(ScanOp::Max) : -7, a, {wg, items});
+                    if (HasFatalFailure()) return;
+                }
+            }
+    }
+}
+
 TEST_P(Scans, FloatSumsWithinRounding) {
     for (ScanAlgorithm a : algorithms(rt()))
     for (std::int64_t n : {1, 1000, 4097, 1 << 20, (1 << 22) + 1}) {
@@ -133,6 +162,9 @@ TEST_P(Scans, ClearErrors) {
     EXPECT_EQ(error_message([&] { inclusive_scan(a, b); }),
               "rill scan: the input has shape 10 but the output has shape 11; scan into a stream of the input's shape");
     EXPECT_THROW(inclusive_scan(a, a, ScanOp::Xor), Error);  // bit operators need integers
+    EXPECT_EQ(error_message([&] { inclusive_scan(a, a, ScanOp::Add, {ScanAlgorithm::Auto, {256, 10}}); }),
+              "rill scan: ScanOptions::tile is 256 invocations of 10 elements; use a workgroup of 128, 256 or 512 "
+              "invocations and 8, 12, 16 or 24 elements each (or leave the default)");
     if (const std::uint64_t limit = rt().info().limits.loop_iterations) {
         const std::string message = error_message([&] { inclusive_scan(a, a, ScanOp::Add, {ScanAlgorithm::SinglePass}); });
         EXPECT_NE(message.find("ScanAlgorithm::SinglePass cannot be exact on " + rt().info().device +

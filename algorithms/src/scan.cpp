@@ -1,5 +1,5 @@
-// Scans over tiles of kScanTile elements, 256 invocations per workgroup, 16
-// elements each: single pass with decoupled look-back (Merrill and Garland,
+// Scans over tiles of 256 invocations per workgroup, 16 elements each (by
+// default; ScanTile gives other shapes): single pass with decoupled look-back (Merrill and Garland,
 // 2016), or reduce-then-scan (see ScanAlgorithm). Loads and stores are striped across the
 // workgroup (coalesced) and transposed through shared memory, so that each
 // invocation scans 16 consecutive elements in registers; the workgroup then
@@ -26,9 +26,14 @@ namespace {
 using detail::combine;
 using detail::padded;
 
-constexpr int kWg = 256;
-constexpr int kItems = static_cast<int>(kScanTile) / kWg;
-static_assert(kWg * kItems == kScanTile);
+/// A tile: Wg invocations of Items consecutive elements each (ScanTile).
+template <int Wg, int Items>
+struct Shape {
+    static constexpr int wg = Wg, items = Items;
+    static constexpr std::int32_t size = Wg * Items;
+};
+using DefaultShape = Shape<256, 16>;
+static_assert(DefaultShape::size == kScanTile);
 
 using detail::scan_op_name;
 
@@ -36,83 +41,89 @@ using detail::scan_op_name;
 /// across the workgroup, so that loads are coalesced, and transposes it through
 /// `tile`: invocation l gets elements 16 l .. 16 l + 15, returned scanned
 /// (inclusive) within those 16.
-template <class T>
+template <class T, class Sh>
 std::vector<Var<T>> load_rows(ScanOp op, T id, const Array<T>& in, const Int& base, const Int& n, const Shared<T>& tile) {
-    for (int j = 0; j < kItems; ++j) {
-        Int i = j * kWg + local_id();
+    for (int j = 0; j < Sh::items; ++j) {
+        Int i = j * Sh::wg + local_id();
         tile.store(padded(i), select(base + i < n, in.load(base + i), Expr<T>(id)));
     }
     barrier();
     std::vector<Var<T>> x;
-    Int row = local_id() * kItems;
-    for (int j = 0; j < kItems; ++j) x.emplace_back(tile.load(padded(row + j)));
+    Int row = local_id() * Sh::items;
+    for (int j = 0; j < Sh::items; ++j) x.emplace_back(tile.load(padded(row + j)));
     std::vector<Var<T>> running;
     running.emplace_back(x[0]);
-    for (int j = 1; j < kItems; ++j) running.emplace_back(combine<T>(op, running[j - 1], x[j]));
+    for (int j = 1; j < Sh::items; ++j) running.emplace_back(combine<T>(op, running[j - 1], x[j]));
     return running;
 }
 
 /// The way back: each invocation's 16 results (start combined with its
 /// running values) go through `tile` and out striped. Every invocation must
 /// have read its row (a barrier) before the call.
-template <class T>
+template <class T, class Sh>
 void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vector<Var<T>>& running,
                 const Array<T>& out, const Int& base, const Shared<T>& tile) {
-    Int row = local_id() * kItems;
-    for (int j = 0; j < kItems; ++j) {
+    Int row = local_id() * Sh::items;
+    for (int j = 0; j < Sh::items; ++j) {
         Expr<T> v = inclusive ? combine<T>(op, start, running[j])
                               : (j == 0 ? start : combine<T>(op, start, running[j - 1]));
         tile.store(padded(row + j), v);
     }
     barrier();
-    for (int j = 0; j < kItems; ++j) {
-        Int i = j * kWg + local_id();
+    for (int j = 0; j < Sh::items; ++j) {
+        Int i = j * Sh::wg + local_id();
         out.store(base + i, tile.load(padded(i)));  // past n: no effect
     }
 }
 
-/// Which kernels a scan needs: per operator and inclusive or not.
-using Variant = std::pair<ScanOp, bool>;
+/// Which kernels a scan needs: per operator, inclusive or not, and the tile.
+struct Variant {
+    ScanOp op;
+    bool inclusive;
+    int wg = DefaultShape::wg, items = DefaultShape::items;
+    auto operator<=>(const Variant&) const = default;
+};
 
 // --- ReduceThenScan ---------------------------------------------------------
 
-template <class T>
+template <class T, class Sh>
 struct TwoPassKernels {
-    using Reduce = decltype(group_kernel<kWg>("", [](Array<T>, Array<T>, Int) {}));
-    using Tiles = decltype(group_kernel<kWg>("", [](Array<T>, Array<T>, Array<T>, Int, Var<T>) {}));
+    using Reduce = decltype(group_kernel<Sh::wg>("", [](Array<T>, Array<T>, Int) {}));
+    using Tiles = decltype(group_kernel<Sh::wg>("", [](Array<T>, Array<T>, Array<T>, Int, Var<T>) {}));
     Reduce reduce;
     Tiles tiles;
 };
 
-template <class T>
-TwoPassKernels<T> make_two_pass(Variant variant) {
-    const auto [op, inclusive] = variant;
+template <class T, class Sh>
+TwoPassKernels<T, Sh> make_two_pass(Variant variant) {
+    const auto [op, inclusive, wg, items] = variant;
+    (void)wg, (void)items;  // Sh's
     const T id = scan_identity<T>(op);
     const std::string suffix = std::string(scan_op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
-    auto reduce = group_kernel<kWg>("scan_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
+    auto reduce = group_kernel<Sh::wg>("scan_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
                                     [op, id](Array<T> in, Array<T> sums, Int n) {
-        Int base = group_id() * static_cast<std::int32_t>(kScanTile);
+        Int base = group_id() * Sh::size;
         Var<T> acc = id;
-        for (int j = 0; j < kItems; ++j) {
-            Int i = base + j * kWg + local_id();
+        for (int j = 0; j < Sh::items; ++j) {
+            Int i = base + j * Sh::wg + local_id();
             acc = combine<T>(op, acc, select(i < n, in.load(i), Expr<T>(id)));
         }
-        auto [unused, total] = detail::workgroup_exclusive<T, kWg>(op, acc, id);
+        auto [unused, total] = detail::workgroup_exclusive<T, Sh::wg>(op, acc, id);
         (void)unused;
         If(local_id() == 0, [&] { sums.store(group_id(), total); });
     });
-    auto tiles = group_kernel<kWg>("scan_two_pass_tiles_" + suffix + "(in, out, offsets, n, init)",
+    auto tiles = group_kernel<Sh::wg>("scan_two_pass_tiles_" + suffix + "(in, out, offsets, n, init)",
                                    [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
-        Shared<T> tile(detail::padded_size(kScanTile));
-        Int base = group_id() * static_cast<std::int32_t>(kScanTile);
-        std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
-        auto [exclusive, unused] = detail::workgroup_exclusive<T, kWg>(op, running.back(), id);
+        Shared<T> tile(detail::padded_size(Sh::size));
+        Int base = group_id() * Sh::size;
+        std::vector<Var<T>> running = load_rows<T, Sh>(op, id, in, base, n, tile);
+        auto [exclusive, unused] = detail::workgroup_exclusive<T, Sh::wg>(op, running.back(), id);
         (void)unused;
         Var<T> prefix = combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive);
         barrier();  // every invocation has read its row before any row is overwritten
-        store_rows<T>(op, inclusive, prefix, running, out, base, tile);
+        store_rows<T, Sh>(op, inclusive, prefix, running, out, base, tile);
     });
-    return TwoPassKernels<T>{reduce, tiles};
+    return TwoPassKernels<T, Sh>{reduce, tiles};
 }
 
 // --- SinglePass ---------------------------------------------------------------
@@ -211,19 +222,20 @@ Expr<T> look_back(ScanOp op, const Array<std::uint32_t>& state, const Int& tiles
     return acc;
 }
 
-template <class T>
+template <class T, class Sh>
 struct ScanKernel {
-    using Type = decltype(group_kernel<kWg>("", [](Array<T>, Array<T>, Array<std::uint32_t>, Int, Var<T>) {}));
+    using Type = decltype(group_kernel<Sh::wg>("", [](Array<T>, Array<T>, Array<std::uint32_t>, Int, Var<T>) {}));
 };
-template <class T>
-using TilesKernel = typename ScanKernel<T>::Type;
+template <class T, class Sh>
+using TilesKernel = typename ScanKernel<T, Sh>::Type;
 
-template <class T>
-TilesKernel<T> make_kernel(Variant variant) {
-    const auto [op, inclusive] = variant;
+template <class T, class Sh>
+TilesKernel<T, Sh> make_kernel(Variant variant) {
+    const auto [op, inclusive, wg, items] = variant;
+    (void)wg, (void)items;  // Sh's
     const T id = scan_identity<T>(op);
     const std::string name = std::string("scan_") + scan_op_name(op) + (inclusive ? "_inclusive" : "_exclusive");
-    return group_kernel<kWg>(name + "(in, out, state, n, init)", [op, id, inclusive](Array<T> in, Array<T> out,
+    return group_kernel<Sh::wg>(name + "(in, out, state, n, init)", [op, id, inclusive](Array<T> in, Array<T> out,
                                                                                      Array<std::uint32_t> state,
                                                                                      Int n, Var<T> init) {
         // Tiles are numbered in the order workgroups start, not by group_id,
@@ -233,11 +245,11 @@ TilesKernel<T> make_kernel(Variant variant) {
         If(local_id() == 0, [&] { ticket.store(0, state.atomic_add(0, 1u)); });
         barrier();
         Int t = cast<std::int32_t>(ticket.load(0));
-        Int tiles = (n + static_cast<std::int32_t>(kScanTile - 1)) / static_cast<std::int32_t>(kScanTile);
-        Shared<T> tile(detail::padded_size(kScanTile));
-        Int base = t * static_cast<std::int32_t>(kScanTile);
-        std::vector<Var<T>> running = load_rows<T>(op, id, in, base, n, tile);
-        auto [exclusive, total] = detail::workgroup_exclusive<T, kWg>(op, running.back(), id);
+        Int tiles = (n + static_cast<std::int32_t>(Sh::size - 1)) / Sh::size;
+        Shared<T> tile(detail::padded_size(Sh::size));
+        Int base = t * Sh::size;
+        std::vector<Var<T>> running = load_rows<T, Sh>(op, id, in, base, n, tile);
+        auto [exclusive, total] = detail::workgroup_exclusive<T, Sh::wg>(op, running.back(), id);
         If(local_id() < subgroup_size(), [&] {
             If(t == 0, [&] {
                 If(local_id() == 0, [&] {
@@ -255,16 +267,16 @@ TilesKernel<T> make_kernel(Variant variant) {
         });
         barrier();  // the prefix is in; every invocation has read its row
         Var<T> start = combine<T>(op, combine<T>(op, init, prefix.load(0)), exclusive);
-        store_rows<T>(op, inclusive, start, running, out, base, tile);
+        store_rows<T, Sh>(op, inclusive, start, running, out, base, tile);
     });
 }
 
-template <class T>
+template <class T, class Sh>
 void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive) {
     Runtime rt = Runtime::of(in);
-    const TwoPassKernels<T>& k = detail::traced_once(Variant{op, inclusive}, make_two_pass<T>);
+    const TwoPassKernels<T, Sh>& k = detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items}, make_two_pass<T, Sh>);
     const std::int64_t n = in.size();
-    const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
+    const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
     const T id = scan_identity<T>(op);
     if (tiles == 1) {
         auto offsets = rt.stream<T>({1}, std::vector<T>{id});
@@ -273,8 +285,53 @@ void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T in
     }
     auto sums = rt.stream<T>({tiles});
     k.reduce(Groups{tiles}, in, sums, static_cast<std::int32_t>(n));
-    reduce_then_scan(sums, sums, op, id, false);
+    reduce_then_scan<T, Sh>(sums, sums, op, id, false);
     k.tiles(Groups{tiles}, in, out, sums, static_cast<std::int32_t>(n), init);
+}
+
+template <class T, class Sh>
+void scan_tiles(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive, ScanAlgorithm algorithm) {
+    const std::int64_t n = in.size();
+    if (n > std::numeric_limits<std::int32_t>::max() - Sh::size)
+        throw Error("rill scan: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(Sh::size) +
+                    " (the tile); split the stream");
+    Runtime rt = Runtime::of(in);
+    const std::int64_t shared = tile_shared_bytes<T>({Sh::wg, Sh::items});
+    if (static_cast<std::uint64_t>(shared) > rt.info().limits.shared_memory_bytes)
+        throw Error("rill scan: ScanOptions::tile of " + std::to_string(Sh::wg) + " x " + std::to_string(Sh::items) +
+                    " elements takes " + std::to_string(shared) + " bytes of shared memory per workgroup, but " +
+                    rt.info().device + " has " + std::to_string(rt.info().limits.shared_memory_bytes) +
+                    " bytes of shared memory per workgroup; use a smaller ScanOptions::tile");
+    if (algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan<T, Sh>(in, out, op, init, inclusive);
+    const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
+    auto state = rt.stream<std::uint32_t>({kStateTile + 4 * tiles});  // zero: no tile ready, ticket 0
+    detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items}, make_kernel<T, Sh>)(Groups{tiles}, in, out, state,
+                                                                              static_cast<std::int32_t>(n), init);
+}
+
+/// Calls scan_tiles with the Shape of `tile`, one of the shapes ScanTile lists.
+template <class T>
+void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive,
+                    ScanAlgorithm algorithm) {
+    bool found = false;
+    auto one = [&]<int Wg, int Items>() {
+        if (found || tile.workgroup != Wg || tile.items != Items) return;
+        found = true;
+        scan_tiles<T, Shape<Wg, Items>>(in, out, op, init, inclusive, algorithm);
+    };
+    auto with_items = [&]<int Wg>() {
+        one.template operator()<Wg, 8>();
+        one.template operator()<Wg, 12>();
+        one.template operator()<Wg, 16>();
+        one.template operator()<Wg, 24>();
+    };
+    with_items.template operator()<128>();
+    with_items.template operator()<256>();
+    with_items.template operator()<512>();
+    if (!found)
+        throw Error("rill scan: ScanOptions::tile is " + std::to_string(tile.workgroup) + " invocations of " +
+                    std::to_string(tile.items) + " elements; use a workgroup of 128, 256 or 512 invocations and 8, "
+                    "12, 16 or 24 elements each (or leave the default)");
 }
 
 template <class T>
@@ -285,8 +342,6 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
                     out.shape().str() + "; scan into a stream of the input's shape");
     const std::int64_t n = in.size();
     if (n == 0) return;
-    if (n > std::numeric_limits<std::int32_t>::max() - kScanTile)
-        throw Error("rill scan: " + std::to_string(n) + " elements is more than 2^31 - 4097; split the stream");
     Runtime rt = Runtime::of(in);
     const std::uint64_t loop_limit = rt.info().limits.loop_iterations;
     if (options.algorithm == ScanAlgorithm::SinglePass && loop_limit)
@@ -295,10 +350,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
                     " iterations, and a look-back may wait longer; use ScanAlgorithm::ReduceThenScan or Auto");
     if (options.algorithm == ScanAlgorithm::HillisSteele) return detail::hillis_steele_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
-    if (options.algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan(in, out, op, init, inclusive);
-    const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
-    auto state = rt.stream<std::uint32_t>({kStateTile + 4 * tiles});  // zero: no tile ready, ticket 0
-    detail::traced_once(Variant{op, inclusive}, make_kernel<T>)(Groups{tiles}, in, out, state, static_cast<std::int32_t>(n), init);
+    scan_with_tile(options.tile, in, out, op, init, inclusive, options.algorithm);
 }
 
 }  // namespace
@@ -330,7 +382,7 @@ void reduce(const Stream<T>& in, const Stream<T>& result, ScanOp op) {
         Stream<T>(result).upload(std::vector<T>{scan_identity<T>(op)});  // a handle: the same buffer
         return;
     }
-    const auto& reduce_tiles = detail::traced_once(Variant{op, false}, make_two_pass<T>).reduce;
+    const auto& reduce_tiles = detail::traced_once(Variant{op, false}, make_two_pass<T, DefaultShape>).reduce;
     Stream<T> level = in;
     std::int64_t m = n;
     while (m > kScanTile) {  // each pass leaves one total per tile

@@ -242,6 +242,23 @@ int main(int argc, char** argv) {
         for (const auto& t : rt.kernel_times())  // where the scan's time goes, per kernel
             std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
                         t.total_ms / static_cast<double>(t.calls));
+        // The tuning knob: every tile shape ScanTile allows (that fits the device), both algorithms.
+        for (int wg : {128, 256, 512})
+            for (int items : {8, 12, 16, 24}) {
+                const rill::ScanTile tile{wg, items};
+                if (rill::tile_shared_bytes<std::uint32_t>(tile) > static_cast<std::int64_t>(rt.info().limits.shared_memory_bytes)) continue;
+                std::printf("  scan tile %3d x %2d:", wg, items);
+                for (auto algorithm : {rill::ScanAlgorithm::ReduceThenScan, rill::ScanAlgorithm::SinglePass}) {
+                    if (algorithm == rill::ScanAlgorithm::SinglePass && rt.info().limits.loop_iterations) continue;
+                    const rill::ScanOptions options{algorithm, tile};
+                    auto tiled = rt.stream<std::uint32_t>({n});
+                    rill::exclusive_scan(sin, tiled, rill::ScanOp::Add, options);
+                    if (tiled.download() != got) fail("scan with tile " + std::to_string(wg) + " x " + std::to_string(items));
+                    const double ms = median_ms(10, 5, [&] { rill::exclusive_scan(sin, tiled, rill::ScanOp::Add, options); }, rt).device_ms;
+                    std::printf(" %s %.4f ms", algorithm == rill::ScanAlgorithm::SinglePass ? "single pass" : "reduce-then-scan", ms);
+                }
+                std::printf("\n");
+            }
 
         // Reduce (peers: CUB DeviceReduce::Sum, and the copy roof) and compaction
         // keeping the even values (CUB DeviceSelect::If with the same predicate).

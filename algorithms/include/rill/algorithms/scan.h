@@ -36,8 +36,26 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 /// up-sweep / down-sweep in shared memory of GPU Gems 3 ch. 39.2.
 enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blelloch };
 
+/// The tile of SinglePass and ReduceThenScan: a workgroup of `workgroup`
+/// invocations (128, 256 or 512) scans `items` (8, 12, 16 or 24) consecutive
+/// elements per invocation. A tuning knob: the default is the fastest measured
+/// on the H100 (docs/PERFORMANCE.md); others serve to measure it again.
+struct ScanTile {
+    int workgroup = 256;
+    int items = 16;
+};
+
+/// Shared memory a workgroup of a scan of T with `tile` takes, at most, in
+/// bytes: a tile larger than DeviceLimits::shared_memory_bytes allows is refused.
+template <class T>
+constexpr std::int64_t tile_shared_bytes(ScanTile tile) {
+    const std::int64_t elements = std::int64_t{tile.workgroup} * tile.items;
+    return static_cast<std::int64_t>(sizeof(T)) * (elements + elements / 32 + tile.workgroup + 1) + 4;
+}
+
 struct ScanOptions {
     ScanAlgorithm algorithm = ScanAlgorithm::Auto;
+    ScanTile tile = {};
 };
 
 /// The identity of `op` on T: what an exclusive scan starts from by default.
@@ -53,7 +71,7 @@ void exclusive_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op = ScanO
 template <class T>
 void inclusive_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op = ScanOp::Add, ScanOptions options = {});
 
-/// Elements per workgroup tile (the unit of the scan's passes).
+/// Elements per workgroup tile of the default ScanTile (the unit of the scan's passes).
 inline constexpr std::int64_t kScanTile = 4096;
 
 }  // namespace rill
