@@ -26,6 +26,10 @@ struct Way {
 };
 const Way kWays[] = {
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "scan/scatter in tiles"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto, {128, 8}}, 1000003, "scan/scatter in tiles of 128 x 8"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto, {128, 16}}, 1000003, "scan/scatter in tiles of 128 x 16"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto, {256, 8}}, 1000003, "scan/scatter in tiles of 256 x 8"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto, {256, 16}}, 1000003, "scan/scatter in tiles of 256 x 16"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::ReduceThenScan}, std::int64_t{1} << 30, "flags, scan, scatter"},
     {{CompactAlgorithm::SearchGather, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "search/gather"},
     {{CompactAlgorithm::SearchGather, ScanAlgorithm::HillisSteele}, 70001, "search/gather, Hillis-Steele"},
@@ -115,6 +119,10 @@ TEST_P(Compaction, ClearErrors) {
     auto b = rt().stream<float>({11});
     EXPECT_THROW(any(a, b), Error);
     EXPECT_THROW(any(a, a), Error);
+    auto c = rt().stream<float>({10});
+    EXPECT_EQ(error_message([&] { any(a, c, CompactOptions{.tile = {512, 8}}); }),
+              "rill::Filter 'any': CompactOptions::tile is 512 invocations of 8 elements; use 128 or 256 invocations "
+              "of 8 or 16 elements each (or leave the default)");
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(Compaction);

@@ -113,8 +113,8 @@ TEST_P(Scans, EveryOperatorAndType) {
 TEST_P(Scans, EveryTileShape) {
     for (ScanAlgorithm a : algorithms(rt())) {
         if (a == ScanAlgorithm::HillisSteele || a == ScanAlgorithm::Blelloch) continue;  // no tiles
-        for (int wg : {128, 256, 512})
-            for (int items : {8, 12, 16, 24}) {
+        for (int wg : {64, 128, 256, 512})
+            for (int items : {4, 8, 12, 16, 24}) {
                 const std::int64_t tile = std::int64_t{wg} * items;
                 if (tile_shared_bytes<std::int32_t>({wg, items}) > rt().info().limits.shared_memory_bytes) {
                     auto s = rt().stream<std::int32_t>({tile});
@@ -163,8 +163,8 @@ TEST_P(Scans, ClearErrors) {
               "rill scan: the input has shape 10 but the output has shape 11; scan into a stream of the input's shape");
     EXPECT_THROW(inclusive_scan(a, a, ScanOp::Xor), Error);  // bit operators need integers
     EXPECT_EQ(error_message([&] { inclusive_scan(a, a, ScanOp::Add, {ScanAlgorithm::Auto, {256, 10}}); }),
-              "rill scan: ScanOptions::tile is 256 invocations of 10 elements; use a workgroup of 128, 256 or 512 "
-              "invocations and 8, 12, 16 or 24 elements each (or leave the default)");
+              "rill scan: ScanOptions::tile is 256 invocations of 10 elements; use a workgroup of 64, 128, 256 or 512 "
+              "invocations and 4, 8, 12, 16 or 24 elements each (or leave the default)");
     if (const std::uint64_t limit = rt().info().limits.loop_iterations) {
         const std::string message = error_message([&] { inclusive_scan(a, a, ScanOp::Add, {ScanAlgorithm::SinglePass}); });
         EXPECT_NE(message.find("ScanAlgorithm::SinglePass cannot be exact on " + rt().info().device +

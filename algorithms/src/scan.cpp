@@ -1,8 +1,8 @@
-// Scans over tiles of 256 invocations per workgroup, 16 elements each (by
-// default; ScanTile gives other shapes): single pass with decoupled look-back (Merrill and Garland,
+// Scans over tiles of workgroups of 128 invocations, 8 or 16 elements each
+// (by default; ScanTile gives other shapes): single pass with decoupled look-back (Merrill and Garland,
 // 2016), or reduce-then-scan (see ScanAlgorithm). Loads and stores are striped across the
 // workgroup (coalesced) and transposed through shared memory, so that each
-// invocation scans 16 consecutive elements in registers; the workgroup then
+// invocation scans its consecutive elements in registers; the workgroup then
 // scans the invocations' totals with subgroup scans plus a scan of the
 // subgroup totals in shared memory (any subgroup size, 1 included). In the
 // single pass a tile's prefix comes from the tiles before it (see look_back),
@@ -32,8 +32,9 @@ struct Shape {
     static constexpr int wg = Wg, items = Items;
     static constexpr std::int32_t size = Wg * Items;
 };
-using DefaultShape = Shape<256, 16>;
-static_assert(DefaultShape::size == kScanTile);
+/// rill::reduce's tile (at the copy roof on the H100) and the Variant default.
+using ReduceShape = Shape<256, 16>;
+static_assert(ReduceShape::size == kScanTile);
 
 using detail::scan_op_name;
 
@@ -80,7 +81,7 @@ void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vect
 struct Variant {
     ScanOp op;
     bool inclusive;
-    int wg = DefaultShape::wg, items = DefaultShape::items;
+    int wg = ReduceShape::wg, items = ReduceShape::items;
     auto operator<=>(const Variant&) const = default;
 };
 
@@ -320,18 +321,20 @@ void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, Sc
         scan_tiles<T, Shape<Wg, Items>>(in, out, op, init, inclusive, algorithm);
     };
     auto with_items = [&]<int Wg>() {
+        one.template operator()<Wg, 4>();
         one.template operator()<Wg, 8>();
         one.template operator()<Wg, 12>();
         one.template operator()<Wg, 16>();
         one.template operator()<Wg, 24>();
     };
+    with_items.template operator()<64>();
     with_items.template operator()<128>();
     with_items.template operator()<256>();
     with_items.template operator()<512>();
     if (!found)
         throw Error("rill scan: ScanOptions::tile is " + std::to_string(tile.workgroup) + " invocations of " +
-                    std::to_string(tile.items) + " elements; use a workgroup of 128, 256 or 512 invocations and 8, "
-                    "12, 16 or 24 elements each (or leave the default)");
+                    std::to_string(tile.items) + " elements; use a workgroup of 64, 128, 256 or 512 invocations and 4, "
+                    "8, 12, 16 or 24 elements each (or leave the default)");
 }
 
 template <class T>
@@ -350,7 +353,10 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
                     " iterations, and a look-back may wait longer; use ScanAlgorithm::ReduceThenScan or Auto");
     if (options.algorithm == ScanAlgorithm::HillisSteele) return detail::hillis_steele_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
-    scan_with_tile(options.tile, in, out, op, init, inclusive, options.algorithm);
+    ScanTile tile = options.tile;
+    if (tile.workgroup == 0 && tile.items == 0)  // H100 measurements, docs/PERFORMANCE.md (session 11)
+        tile = options.algorithm == ScanAlgorithm::SinglePass ? ScanTile{128, 16} : ScanTile{128, 8};
+    scan_with_tile(tile, in, out, op, init, inclusive, options.algorithm);
 }
 
 }  // namespace
@@ -382,7 +388,7 @@ void reduce(const Stream<T>& in, const Stream<T>& result, ScanOp op) {
         Stream<T>(result).upload(std::vector<T>{scan_identity<T>(op)});  // a handle: the same buffer
         return;
     }
-    const auto& reduce_tiles = detail::traced_once(Variant{op, false}, make_two_pass<T, DefaultShape>).reduce;
+    const auto& reduce_tiles = detail::traced_once(Variant{op, false}, make_two_pass<T, ReduceShape>).reduce;
     Stream<T> level = in;
     std::int64_t m = n;
     while (m > kScanTile) {  // each pass leaves one total per tile

@@ -243,8 +243,8 @@ int main(int argc, char** argv) {
             std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
                         t.total_ms / static_cast<double>(t.calls));
         // The tuning knob: every tile shape ScanTile allows (that fits the device), both algorithms.
-        for (int wg : {128, 256, 512})
-            for (int items : {8, 12, 16, 24}) {
+        for (int wg : {64, 128, 256, 512})
+            for (int items : {4, 8, 12, 16, 24}) {
                 const rill::ScanTile tile{wg, items};
                 if (rill::tile_shared_bytes<std::uint32_t>(tile) > static_cast<std::int64_t>(rt.info().limits.shared_memory_bytes)) continue;
                 std::printf("  scan tile %3d x %2d:", wg, items);
@@ -278,6 +278,18 @@ int main(int argc, char** argv) {
         got_kept.resize(want_kept.size());
         if (count.download()[0] != want_kept.size() || got_kept != want_kept) fail("compaction");
         select_ms = median_ms(10, 5, [&] { even(sin, kept, count); }, rt).device_ms;
+        for (int wg : {128, 256})  // the tuning knob: every tile shape of the default way
+            for (int items : {8, 16}) {
+                const rill::CompactOptions options{.tile = {wg, items}};
+                auto tiled = rt.stream<std::uint32_t>({n});
+                even(sin, tiled, count, options);
+                std::vector<std::uint32_t> got_tiled = tiled.download();
+                got_tiled.resize(want_kept.size());
+                if (count.download()[0] != want_kept.size() || got_tiled != want_kept)
+                    fail("compaction with tile " + std::to_string(wg) + " x " + std::to_string(items));
+                std::printf("  compaction tile %3d x %2d: %.4f ms\n", wg, items,
+                            median_ms(10, 5, [&] { even(sin, tiled, count, options); }, rt).device_ms);
+            }
     }
 
     std::vector<std::pair<std::string, double>> probes;

@@ -23,6 +23,10 @@
 #include <rill/algorithms/detail/workgroup_scan.h>
 
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 
 namespace rill {
 
@@ -44,6 +48,10 @@ struct CompactOptions {
     /// The scan of the flags (of the tiles' counts for ScanScatter with Auto):
     /// HillisSteele is Horn's.
     ScanAlgorithm scan = ScanAlgorithm::Auto;
+    /// ScanScatter with Auto: the tile of its two passes, a workgroup of 128
+    /// or 256 invocations of 8 or 16 elements each. A tuning knob; zeros take
+    /// the default, the fastest measured on the H100 (docs/PERFORMANCE.md).
+    ScanTile tile = {};
 };
 
 template <StreamElement T>
@@ -51,18 +59,9 @@ class Filter {
     using Pred = std::function<Expr<bool>(const dsl::read_t<T>&)>;
 
 public:
+    /// Kernels are traced when a call first needs them (one set per way and tile).
     template <class P>
-    Filter(const std::string& name, P predicate)
-        : flags_(make_flags(name, Pred(predicate))),
-          scatter_(make_scatter(name, Pred(predicate), false)),
-          split_(make_scatter(name, Pred(predicate), true)),
-          search_(make_search(name, false)),
-          search_split_(make_search(name, true)),
-          sort_gather_(make_sort_gather(name, false)),
-          sort_gather_split_(make_sort_gather(name, true)),
-          count_tiles_(make_count_tiles(name, Pred(predicate))),
-          compact_tiles_(make_compact_tiles(name, Pred(predicate), false)),
-          partition_tiles_(make_compact_tiles(name, Pred(predicate), true)) {}
+    Filter(const std::string& name, P predicate) : state_(std::make_shared<State>(name, Pred(predicate))) {}
 
     /// Writes the kept elements of `in`, in order, to the front of `out` and
     /// `count` (a Stream<uint32_t> of one element) without a host round trip.
@@ -181,47 +180,81 @@ private:
             Stream<std::uint32_t>(count).upload(std::vector<std::uint32_t>{0});
             return;
         }
-        if (n > std::numeric_limits<std::int32_t>::max() - kScanTile)
-            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 4097; split the stream");
-        const auto count_n = static_cast<std::int32_t>(n);
+        const auto count_n = static_cast<std::int32_t>(std::min<std::int64_t>(n, std::numeric_limits<std::int32_t>::max()));
         if (options.algorithm == CompactAlgorithm::ScanScatter && options.scan == ScanAlgorithm::Auto) {
-            const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
-            auto ends = rt.template stream<std::uint32_t>({tiles});
-            count_tiles_(Groups{tiles}, in, ends, count_n);
-            inclusive_scan(ends, ends);
-            (split ? partition_tiles_ : compact_tiles_)(Groups{tiles}, in, ends, out, count, count_n);
+            const ScanTile tile = options.tile.workgroup == 0 && options.tile.items == 0 ? kDefaultTile : options.tile;
+            bool found = false;
+            auto one = [&]<int Wg, int Items>() {
+                if (found || tile.workgroup != Wg || tile.items != Items) return;
+                found = true;
+                compact_by_tiles<Wg, Items>(in, out, count, split);
+            };
+            one.template operator()<128, 8>();
+            one.template operator()<128, 16>();
+            one.template operator()<256, 8>();
+            one.template operator()<256, 16>();
+            if (!found)
+                throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
+                            " invocations of " + std::to_string(tile.items) + " elements; use 128 or 256 invocations "
+                            "of 8 or 16 elements each (or leave the default)");
             return;
         }
+        if (n > std::numeric_limits<std::int32_t>::max() - 4096)
+            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 4097; split the stream");
         const std::int64_t groups = (n + 255) / 256;
         auto flags = rt.template stream<std::uint32_t>({n});
-        flags_(Groups{groups}, in, flags, count_n);
+        flags_kernel(kFlags, 0, 0, [&] { return make_flags(state_->name, state_->keep); })(Groups{groups}, in, flags, count_n);
         switch (options.algorithm) {
             case CompactAlgorithm::ScanScatter:
                 exclusive_scan(flags, flags, ScanOp::Add, ScanOptions{options.scan});
-                (split ? split_ : scatter_)(Groups{groups}, in, flags, out, count, count_n);
+                move_kernel(split ? kSplit : kScatter, 0, 0, [&] { return make_scatter(state_->name, state_->keep, split); })(
+                    Groups{groups}, in, flags, out, count, count_n);
                 return;
             case CompactAlgorithm::SearchGather:
                 inclusive_scan(flags, flags, ScanOp::Add, ScanOptions{options.scan});
-                (split ? search_split_ : search_)(Groups{groups}, in, flags, out, count, count_n);
+                move_kernel(split ? kSearchSplit : kSearch, 0, 0, [&] { return make_search(state_->name, split); })(
+                    Groups{groups}, in, flags, out, count, count_n);
                 return;
             case CompactAlgorithm::BitonicSort: {
                 auto index = rt.template stream<std::uint32_t>({n});
                 iota()(Groups{groups}, index, count_n);
                 bitonic_sort(flags, index, BitonicSortOptions{.descending = true});
-                (split ? sort_gather_split_ : sort_gather_)(Groups{groups}, in, flags, index, out, count, count_n);
+                sort_gather_kernel(split ? kSortGatherSplit : kSortGather, [&] { return make_sort_gather(state_->name, split); })(
+                    Groups{groups}, in, flags, index, out, count, count_n);
                 return;
             }
         }
     }
 
-    // --- The fused path: tiles of kScanTile, 256 invocations of kItems each ---
-    static constexpr int kWg = 256;
-    static constexpr int kItems = static_cast<int>(kScanTile) / kWg;
+    /// The default path: counts per tile, their inclusive scan, then each
+    /// tile's flags scanned and its kept elements written.
+    template <int Wg, int Items>
+    void compact_by_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
+        constexpr std::int32_t tile = Wg * Items;
+        const std::int64_t n = in.size();
+        if (n > std::numeric_limits<std::int32_t>::max() - tile)
+            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(tile) +
+                        " (the tile); split the stream");
+        const auto count_n = static_cast<std::int32_t>(n);
+        const std::int64_t tiles = (n + tile - 1) / tile;
+        auto ends = Runtime::of(in).template stream<std::uint32_t>({tiles});
+        flags_kernel(kCountTiles, Wg, Items, [&] { return make_count_tiles<Wg, Items>(state_->name, state_->keep); })(
+            Groups{tiles}, in, ends, count_n);
+        inclusive_scan(ends, ends);
+        move_kernel(split ? kPartitionTiles : kCompactTiles, Wg, Items,
+                    [&] { return make_compact_tiles<Wg, Items>(state_->name, state_->keep, split); })(
+            Groups{tiles}, in, ends, out, count, count_n);
+    }
+
+    // --- The fused path: tiles of Wg invocations of Items elements each ---
+    static constexpr ScanTile kDefaultTile{256, 16};
 
     /// counts[tile] = the kept elements of the tile (striped, coalesced loads).
+    template <int kWg, int kItems>
     static FlagsKernel make_count_tiles(const std::string& name, Pred keep) {
+        static constexpr std::int32_t kTile = kWg * kItems;
         return group_kernel<kWg>(name + "_count_tiles(in, counts, n)", [keep](Array<T> in, Array<std::uint32_t> counts, Int n) {
-            Int base = group_id() * static_cast<std::int32_t>(kScanTile);
+            Int base = group_id() * kTile;
             Var<std::uint32_t> kept = 0u;
             for (int j = 0; j < kItems; ++j) {
                 Int i = base + j * kWg + local_id();
@@ -239,14 +272,16 @@ private:
     /// written at the tile's start (ends[tile - 1], the inclusive scan of the
     /// counts) plus its place in the tile; with `split` the others go after
     /// all kept ones. The first invocation writes the count.
+    template <int kWg, int kItems>
     static MoveKernel make_compact_tiles(const std::string& name, Pred keep, bool split) {
+        static constexpr std::int32_t kTile = kWg * kItems;
         return group_kernel<kWg>(name + (split ? "_partition_tiles" : "_compact_tiles") + "(in, ends, out, count, n)",
                                  [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
                                                Array<std::uint32_t> count, Int n) {
             using detail::padded;
             Int lid = local_id();
-            Int base = group_id() * static_cast<std::int32_t>(kScanTile);
-            Shared<std::uint32_t> places(detail::padded_size(kScanTile));
+            Int base = group_id() * kTile;
+            Shared<std::uint32_t> places(detail::padded_size(kTile));
             std::vector<Var<T>> x;
             std::vector<Var<std::uint32_t>> flag;
             for (int j = 0; j < kItems; ++j) {
@@ -265,7 +300,7 @@ private:
             (void)unused;
             for (int j = 0; j < kItems; ++j) places.store(padded(row + j), row_start + before[j]);
             barrier();
-            Int tiles = (n + static_cast<std::int32_t>(kScanTile - 1)) / static_cast<std::int32_t>(kScanTile);
+            Int tiles = (n + static_cast<std::int32_t>(kTile - 1)) / kTile;
             UInt tile_start = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u);
             UInt total = ends.load(tiles - 1);
             for (int j = 0; j < kItems; ++j) {
@@ -287,16 +322,36 @@ private:
         return k;
     }
 
-    FlagsKernel flags_;
-    MoveKernel scatter_;
-    MoveKernel split_;
-    MoveKernel search_;
-    MoveKernel search_split_;
-    SortGatherKernel sort_gather_;
-    SortGatherKernel sort_gather_split_;
-    FlagsKernel count_tiles_;
-    MoveKernel compact_tiles_;
-    MoveKernel partition_tiles_;
+    // Which kernel: the key of the caches, with the tile's shape (0 for untiled ones).
+    enum Which { kFlags, kScatter, kSplit, kSearch, kSearchSplit, kSortGather, kSortGatherSplit, kCountTiles,
+                 kCompactTiles, kPartitionTiles };
+    using Key = std::tuple<int, int, int>;
+
+    struct State {
+        State(std::string n, Pred p) : name(std::move(n)), keep(std::move(p)) {}
+        std::string name;
+        Pred keep;
+        std::mutex mutex;
+        std::map<Key, FlagsKernel> flags;
+        std::map<Key, MoveKernel> moves;
+        std::map<Key, SortGatherKernel> sort_gathers;
+    };
+
+    template <class K, class Make>
+    const K& cached(std::map<Key, K>& cache, Key key, Make make) const {
+        std::lock_guard lock(state_->mutex);
+        auto it = cache.find(key);
+        if (it == cache.end()) it = cache.emplace(key, make()).first;
+        return it->second;  // map entries never move
+    }
+    template <class Make>
+    const FlagsKernel& flags_kernel(Which w, int wg, int items, Make make) const { return cached(state_->flags, Key{w, wg, items}, make); }
+    template <class Make>
+    const MoveKernel& move_kernel(Which w, int wg, int items, Make make) const { return cached(state_->moves, Key{w, wg, items}, make); }
+    template <class Make>
+    const SortGatherKernel& sort_gather_kernel(Which w, Make make) const { return cached(state_->sort_gathers, Key{w, 0, 0}, make); }
+
+    std::shared_ptr<State> state_;
 };
 
 }  // namespace rill

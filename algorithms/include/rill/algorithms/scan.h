@@ -37,12 +37,13 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blelloch };
 
 /// The tile of SinglePass and ReduceThenScan: a workgroup of `workgroup`
-/// invocations (128, 256 or 512) scans `items` (8, 12, 16 or 24) consecutive
-/// elements per invocation. A tuning knob: the default is the fastest measured
-/// on the H100 (docs/PERFORMANCE.md); others serve to measure it again.
+/// invocations (64, 128, 256 or 512) scans `items` (4, 8, 12, 16 or 24)
+/// consecutive elements per invocation. A tuning knob; zeros take the
+/// algorithm's default, the fastest measured on the H100 (docs/PERFORMANCE.md):
+/// 128 x 8 for ReduceThenScan, 128 x 16 for SinglePass.
 struct ScanTile {
-    int workgroup = 256;
-    int items = 16;
+    int workgroup = 0;
+    int items = 0;
 };
 
 /// Shared memory a workgroup of a scan of T with `tile` takes, at most, in
@@ -71,7 +72,7 @@ void exclusive_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op = ScanO
 template <class T>
 void inclusive_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op = ScanOp::Add, ScanOptions options = {});
 
-/// Elements per workgroup tile of the default ScanTile (the unit of the scan's passes).
+/// Elements per workgroup tile of rill::reduce and of compaction.
 inline constexpr std::int64_t kScanTile = 4096;
 
 }  // namespace rill
