@@ -247,7 +247,7 @@ private:
     }
 
     // --- The fused path: tiles of Wg invocations of Items elements each ---
-    static constexpr ScanTile kDefaultTile{256, 16};
+    static constexpr ScanTile kDefaultTile{128, 8};  // H100 measurements, docs/PERFORMANCE.md (session 11)
 
     /// counts[tile] = the kept elements of the tile (striped, coalesced loads).
     template <int kWg, int kItems>

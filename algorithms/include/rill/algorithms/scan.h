@@ -72,7 +72,7 @@ void exclusive_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op = ScanO
 template <class T>
 void inclusive_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op = ScanOp::Add, ScanOptions options = {});
 
-/// Elements per workgroup tile of rill::reduce and of compaction.
+/// Elements per workgroup tile of rill::reduce.
 inline constexpr std::int64_t kScanTile = 4096;
 
 }  // namespace rill
