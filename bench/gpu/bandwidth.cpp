@@ -242,7 +242,10 @@ int main(int argc, char** argv) {
         for (const auto& t : rt.kernel_times())  // where the scan's time goes, per kernel
             std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
                         t.total_ms / static_cast<double>(t.calls));
-        // The tuning knob: every tile shape ScanTile allows (that fits the device), both algorithms.
+        // The tuning knob, with RILL_BENCH_TILES set (it takes minutes, so bench/gpu/run.sh
+        // leaves it out): every tile shape ScanTile allows that fits the device, both algorithms.
+        const bool sweep_tiles = std::getenv("RILL_BENCH_TILES") != nullptr;
+        if (sweep_tiles)
         for (int wg : {64, 128, 256, 512})
             for (int items : {4, 8, 12, 16, 24}) {
                 const rill::ScanTile tile{wg, items};
@@ -278,6 +281,7 @@ int main(int argc, char** argv) {
         got_kept.resize(want_kept.size());
         if (count.download()[0] != want_kept.size() || got_kept != want_kept) fail("compaction");
         select_ms = median_ms(10, 5, [&] { even(sin, kept, count); }, rt).device_ms;
+        if (sweep_tiles)
         for (int wg : {128, 256})  // the tuning knob: every tile shape of the default way
             for (int items : {8, 16}) {
                 const rill::CompactOptions options{.tile = {wg, items}};
