@@ -243,8 +243,11 @@ int main(int argc, char** argv) {
             std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
                         t.total_ms / static_cast<double>(t.calls));
         // The tuning knob, with RILL_BENCH_TILES set (it takes minutes, so bench/gpu/run.sh
-        // leaves it out): every tile shape ScanTile allows that fits the device, both algorithms.
-        const bool sweep_tiles = std::getenv("RILL_BENCH_TILES") != nullptr;
+        // leaves it out): every tile shape ScanTile allows that fits the device, both
+        // algorithms; RILL_BENCH_TILES=single: the single pass only, without compaction.
+        const char* tiles_env = std::getenv("RILL_BENCH_TILES");
+        const bool sweep_tiles = tiles_env != nullptr;
+        const bool single_only = sweep_tiles && std::string(tiles_env) == "single";
         if (sweep_tiles)
         for (int wg : {64, 128, 256, 512})
             for (int items : {4, 8, 12, 16, 24}) {
@@ -253,6 +256,7 @@ int main(int argc, char** argv) {
                 std::printf("  scan tile %3d x %2d:", wg, items);
                 for (auto algorithm : {rill::ScanAlgorithm::ReduceThenScan, rill::ScanAlgorithm::SinglePass}) {
                     if (algorithm == rill::ScanAlgorithm::SinglePass && rt.info().limits.loop_iterations) continue;
+                    if (single_only && algorithm != rill::ScanAlgorithm::SinglePass) continue;
                     const rill::ScanOptions options{algorithm, tile};
                     auto tiled = rt.stream<std::uint32_t>({n});
                     rill::exclusive_scan(sin, tiled, rill::ScanOp::Add, options);
@@ -281,7 +285,7 @@ int main(int argc, char** argv) {
         got_kept.resize(want_kept.size());
         if (count.download()[0] != want_kept.size() || got_kept != want_kept) fail("compaction");
         select_ms = median_ms(10, 5, [&] { even(sin, kept, count); }, rt).device_ms;
-        if (sweep_tiles)
+        if (sweep_tiles && !single_only)
         for (int wg : {128, 256})  // the tuning knob: every tile shape of the default way
             for (int items : {8, 16}) {
                 const rill::CompactOptions options{.tile = {wg, items}};
