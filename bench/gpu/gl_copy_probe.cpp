@@ -12,6 +12,10 @@
 //   compiler          the driver's GLSL compiler, or SPIR-V from shaderc
 //                     (GL_ARB_gl_spirv), as the Vulkan driver receives it
 // Prints one JSON line per variant: {"variant": ..., "gbs": ...}.
+//
+//   rill-gl-copy-probe LOG2N scatter    dst[perm[i]] = src[i] for each pattern of
+//       scatter_patterns.h, in buffers made as rill makes them: the OpenGL side
+//       of rill-vk-copy-peer LOG2N scatter, with its kernel of subgroup ballots
 #include <GL/glew.h>
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -26,6 +30,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "scatter_patterns.h"
 
 namespace {
 
@@ -108,6 +114,44 @@ void main() {
         rill_element(gid + 2u * stride); rill_element(gid + 3u * stride);
     }
     for (; gid < n; gid += stride) rill_element(gid);
+}
+)";
+
+const char* kScatter = R"(#version 450
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Src { uint src[]; };
+layout(std430, binding = 1) writeonly buffer Dst { uint dst[]; };
+layout(std430, binding = 2) readonly buffer Perm { uint perm[]; };
+void main() {
+    uint n = uint(perm.length());
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
+    if (i < n) dst[perm[i]] = src[i];
+}
+)";
+
+const char* kBallots = R"(#version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Src { uint src[]; };
+layout(std430, binding = 1) writeonly buffer Dst { uint dst[]; };
+layout(location = 0) uniform uint n;
+// Each lane finds the lanes of its subgroup with the same 8-bit digit by 8
+// ballots, as rill's radix scatter ranks keys, 16 digits per element.
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
+    uint key = src[min(i, n - 1u)] * 0x9E3779B1u + i * 0x85EBCA77u, total = 0u;
+    for (int j = 0; j < 16; ++j) {
+        uint d = (key >> (j & 3) * 8) & 255u;
+        uvec4 peers = subgroupBallot(true);
+        for (int b = 0; b < 8; ++b) {
+            bool bit = ((d >> b) & 1u) != 0u;
+            uvec4 m = subgroupBallot(bit);
+            peers &= bit ? m : ~m;
+        }
+        total += subgroupBallotBitCount(peers) + subgroupBallotExclusiveBitCount(peers);
+        key = key * 0xC2B2AE3Du + 1u;
+    }
+    if (i < n) dst[i] = total;
 }
 )";
 
@@ -234,6 +278,85 @@ Result run(GLuint prog, bool uvec4, GLuint src, GLuint dst, std::uint64_t n, boo
     return {bytes / ms[reps / 2] / 1e6, bytes / ts_ms / 1e6, bytes / wall_ms / 1e6};
 }
 
+/// Median GL_TIME_ELAPSED of 20 scatters after 40 that warm the clocks up.
+double time_scatter(GLuint prog, GLuint src, GLuint dst, GLuint perm, std::uint32_t n, GLint max_x) {
+    glUseProgram(prog);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, src);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, dst);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, perm);
+    glUniform1ui(0, n);  // the ballot kernel's n; the scatter takes its size from perm
+    glGetError();        // (so a program without that uniform is no error here)
+    const GLuint groups = (n + 255) / 256;
+    const GLuint gx = std::min<GLuint>(groups, static_cast<GLuint>(max_x)), gy = (groups + gx - 1) / gx;
+    for (int i = 0; i < 40; ++i) {
+        glDispatchCompute(gx, gy, 1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    const int reps = 20;
+    std::vector<GLuint> q(reps);
+    glGenQueries(reps, q.data());
+    for (GLuint id : q) {
+        glBeginQuery(GL_TIME_ELAPSED, id);
+        glDispatchCompute(gx, gy, 1);
+        glEndQuery(GL_TIME_ELAPSED);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    glFinish();
+    std::vector<double> ms;
+    for (GLuint id : q) {
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(id, GL_QUERY_RESULT, &ns);
+        ms.push_back(double(ns) * 1e-6);
+    }
+    glDeleteQueries(reps, q.data());
+    std::sort(ms.begin(), ms.end());
+    return ms[reps / 2];
+}
+
+void scatter_probe(int log2n, GLint max_x) {
+    const GLuint prog = program(kScatter);
+    const auto bytes = static_cast<GLsizeiptr>((std::size_t{1} << log2n) * 4);
+    for (const std::string& pattern : rill_probe::kScatterPatterns) {
+        const std::vector<std::uint32_t> perm = rill_probe::scatter_pattern(pattern, log2n);
+        const GLuint src = buffer(Alloc::StorageDynamic, bytes), dst = buffer(Alloc::StorageDynamic, bytes);
+        GLuint idx = 0;
+        glCreateBuffers(1, &idx);
+        glNamedBufferStorage(idx, bytes, perm.data(), GL_DYNAMIC_STORAGE_BIT);
+        if (const GLenum e = glGetError()) die("uploading the pattern: GL error " + std::to_string(e));
+        const GLuint zero = 0;
+        glClearNamedBufferData(dst, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+        const double ms = time_scatter(prog, src, dst, idx, static_cast<std::uint32_t>(perm.size()), max_x);
+        const double again = time_scatter(prog, src, dst, idx, static_cast<std::uint32_t>(perm.size()), max_x);
+        std::vector<std::uint32_t> out(perm.size());
+        glGetNamedBufferSubData(dst, 0, bytes, out.data());
+        std::uint64_t wrong = 0;
+        for (std::uint32_t v : out) wrong += v != 0x3f800000u;
+        std::printf("{\"probe\":\"opengl scatter\",\"pattern\":\"%s\",\"alloc\":\"%s\",\"log2n\":%d,\"ms\":%.4f,"
+                    "\"ms_again\":%.4f,\"wrong\":%llu,\"gl_error\":%u}\n",
+                    pattern.c_str(), name(Alloc::StorageDynamic), log2n, ms, again, static_cast<unsigned long long>(wrong),
+                    glGetError());
+        std::fflush(stdout);
+        GLuint bufs[3] = {src, dst, idx};
+        glDeleteBuffers(3, bufs);
+    }
+    bool subgroups = false;
+    GLint extensions = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
+    for (GLint e = 0; e < extensions; ++e)
+        subgroups |= std::string(reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(e)))) ==
+                     "GL_KHR_shader_subgroup";
+    if (!subgroups) {
+        std::fprintf(stderr, "no GL_KHR_shader_subgroup: no ballot probe\n");
+        return;
+    }
+    const GLuint ballots = program(kBallots);
+    const GLuint src = buffer(Alloc::StorageDynamic, bytes), dst = buffer(Alloc::StorageDynamic, bytes);
+    const double ms = time_scatter(ballots, src, dst, src, static_cast<std::uint32_t>(bytes / 4), max_x);
+    std::printf("{\"probe\":\"opengl ballots\",\"log2n\":%d,\"ms\":%.4f}\n", log2n, ms);
+    GLuint bufs[2] = {src, dst};
+    glDeleteBuffers(2, bufs);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -244,6 +367,11 @@ int main(int argc, char** argv) {
                  reinterpret_cast<const char*>(glGetString(GL_VERSION)));
     GLint max_x = 65535;
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_x);
+    if (argc > 2 && std::string(argv[2]) == "scatter") {
+        scatter_probe(log2n, max_x);
+        if (glGetError() != GL_NO_ERROR) die("a GL error was raised");
+        return 0;
+    }
     const GLuint uvec4 = program(kUvec4), rill_shape = program(kRillShape);
     if (const GLuint spirv = spirv_program(kUvec4)) {
         const GLuint src = buffer(Alloc::StorageDynamic, static_cast<GLsizeiptr>(n * 4)),
