@@ -254,13 +254,6 @@ void Context::release() {
 
 namespace {
 
-/// RILL_VK_WITHOUT=push,float_atomics,size_control: device extensions left
-/// off, to measure what each changes (experiment, session 13).
-bool left_off(const char* feature) {
-    const char* list = std::getenv("RILL_VK_WITHOUT");
-    return list && std::strstr(list, feature) != nullptr;
-}
-
 SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     SharedInstance& si = shared_instance();
     std::lock_guard lock(si.mutex);
@@ -277,12 +270,12 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     di.queueCreateInfoCount = 1;
     di.pQueueCreateInfos = &qi;
     std::vector<const char*> extensions;
-    const bool has_push = device_extension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) && !left_off("push");
+    const bool has_push = device_extension(physical, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     if (has_push) extensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     // Float atomic add on storage buffers: ScatterOp and atomic_add on float
     // Arrays use it where the device has it (a compare-exchange loop otherwise).
     VkPhysicalDeviceShaderAtomicFloatFeaturesEXT float_atomics{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
-    if (device_extension(physical, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) && !left_off("float_atomics")) {
+    if (device_extension(physical, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
         VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
         f2.pNext = &float_atomics;
         vkGetPhysicalDeviceFeatures2(physical, &f2);
@@ -298,7 +291,7 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     // Pinned subgroup sizes (GroupOptions::subgroup_size) where compute shaders can have them.
     VkPhysicalDeviceSubgroupSizeControlFeaturesEXT size_control{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
-    if (device_extension(physical, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) && !left_off("size_control")) {
+    if (device_extension(physical, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) {
         VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
         f2.pNext = &size_control;
         vkGetPhysicalDeviceFeatures2(physical, &f2);

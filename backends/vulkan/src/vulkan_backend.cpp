@@ -112,7 +112,7 @@ public:
     // --- memory ----------------------------------------------------------------
 
     void create_buffer(VkDeviceSize size, VkBufferUsageFlags usage, VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback,
-                       VkBuffer& buf, VkDeviceMemory& mem, bool dedicated = false) {
+                       VkBuffer& buf, VkDeviceMemory& mem) {
         VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
         bi.size = size;
         bi.usage = usage;
@@ -129,9 +129,6 @@ public:
         VkMemoryAllocateInfo mi{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
         mi.allocationSize = req.size;
         mi.memoryTypeIndex = static_cast<std::uint32_t>(type);
-        VkMemoryDedicatedAllocateInfo dedicated_info{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
-        dedicated_info.buffer = buf;
-        if (dedicated) mi.pNext = &dedicated_info;
         VkResult r = vkAllocateMemory(ctx.device, &mi, nullptr, &mem);
         if (r != VK_SUCCESS) {
             vkDestroyBuffer(ctx.device, buf, nullptr);
@@ -190,17 +187,12 @@ public:
         Pooled p{VK_NULL_HANDLE, VK_NULL_HANDLE, capacity};
         const VkBufferUsageFlags usage =
             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-        static const bool dedicated = std::getenv("RILL_VK_DEDICATED") != nullptr;  // experiment, session 13
-        static const VkMemoryPropertyFlags want =
-            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | (std::getenv("RILL_VK_HOST_VISIBLE_STREAMS")
-                                                       ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                                                       : 0u);
         try {
-            create_buffer(capacity, usage, want, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, p.buffer, p.memory, dedicated);
+            create_buffer(capacity, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, p.buffer, p.memory);
         } catch (const Error&) {
             if (free_buffers_.empty()) throw;
             drain_pool();  // the memory may be held by released buffers of other sizes
-            create_buffer(capacity, usage, want, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, p.buffer, p.memory, dedicated);
+            create_buffer(capacity, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, p.buffer, p.memory);
         }
         return p;
     }
