@@ -337,6 +337,20 @@ void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, Sc
                     "8, 12, 16 or 24 elements each (or leave the default)");
 }
 
+/// What Auto runs, from H100 measurements (docs/PERFORMANCE.md, session 13):
+/// the single pass where its look-back is exact and it was the faster, that
+/// is through OpenGL at every size and through Vulkan below 2^24 elements,
+/// where one kernel beats three (1.3-1.7x at 2^16-2^22); from 2^24 on,
+/// Vulkan's look-back costs more than reduce-then-scan's second read. The CPU
+/// backend and Mesa's software devices (which end long loops) take
+/// reduce-then-scan.
+ScanAlgorithm auto_algorithm(const BackendInfo& info, std::int64_t n) {
+    if (info.limits.loop_iterations != 0) return ScanAlgorithm::ReduceThenScan;
+    if (info.name == "opengl") return ScanAlgorithm::SinglePass;
+    if (info.name == "vulkan" && n < (std::int64_t{1} << 24)) return ScanAlgorithm::SinglePass;
+    return ScanAlgorithm::ReduceThenScan;
+}
+
 template <class T>
 void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive, ScanOptions options) {
     detail::check_scan_op<T>(op);
@@ -353,6 +367,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
                     " iterations, and a look-back may wait longer; use ScanAlgorithm::ReduceThenScan or Auto");
     if (options.algorithm == ScanAlgorithm::HillisSteele) return detail::hillis_steele_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
+    if (options.algorithm == ScanAlgorithm::Auto) options.algorithm = auto_algorithm(rt.info(), n);
     ScanTile tile = options.tile;
     if (tile.workgroup == 0 && tile.items == 0)  // H100 measurements, docs/PERFORMANCE.md (session 11)
         tile = options.algorithm == ScanAlgorithm::SinglePass ? ScanTile{128, 16} : ScanTile{128, 8};

@@ -27,9 +27,11 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 /// workgroup ever waits for another. SinglePass: decoupled look-back, each
 /// element read once and written once; refused on devices that end long
 /// loops (DeviceLimits::loop_iterations: llvmpipe, lavapipe), where a
-/// look-back that waits for a descheduled tile could be cut short. Auto:
-/// ReduceThenScan, the faster of the two on the H100 today (SinglePass's
-/// look-back costs more than the pass it saves: docs/PERFORMANCE.md).
+/// look-back that waits for a descheduled tile could be cut short. Auto: the
+/// faster of the two as measured on the H100 (docs/PERFORMANCE.md, session
+/// 13): SinglePass through OpenGL, and through Vulkan below 2^24 elements;
+/// ReduceThenScan for larger Vulkan scans, on the CPU backend and where
+/// SinglePass is refused.
 /// The textbook scans, for teaching and for the published tables (slower):
 /// HillisSteele, ceil(log2 n) passes over the whole stream, O(n log n) work,
 /// as Horn used it (GPU Gems 2 ch. 36); Blelloch, the work-efficient
