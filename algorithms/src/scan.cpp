@@ -351,6 +351,16 @@ ScanAlgorithm auto_algorithm(const BackendInfo& info, std::int64_t n) {
     return ScanAlgorithm::ReduceThenScan;
 }
 
+/// The fastest tile measured (docs/PERFORMANCE.md): on the H100 128 x 8 for
+/// reduce-then-scan and 128 x 16 for the single pass (session 11); on the CPU
+/// backend 512 x 24, whose wide workgroups spread the lane interpreter's cost
+/// per IR node over more elements (1.4-1.6x the 128 x 8 there, sessions 12
+/// and 13).
+ScanTile default_tile(const BackendInfo& info, ScanAlgorithm algorithm) {
+    if (info.name == "cpu") return {512, 24};
+    return algorithm == ScanAlgorithm::SinglePass ? ScanTile{128, 16} : ScanTile{128, 8};
+}
+
 template <class T>
 void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive, ScanOptions options) {
     detail::check_scan_op<T>(op);
@@ -369,8 +379,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Auto) options.algorithm = auto_algorithm(rt.info(), n);
     ScanTile tile = options.tile;
-    if (tile.workgroup == 0 && tile.items == 0)  // H100 measurements, docs/PERFORMANCE.md (session 11)
-        tile = options.algorithm == ScanAlgorithm::SinglePass ? ScanTile{128, 16} : ScanTile{128, 8};
+    if (tile.workgroup == 0 && tile.items == 0) tile = default_tile(rt.info(), options.algorithm);
     scan_with_tile(tile, in, out, op, init, inclusive, options.algorithm);
 }
 

@@ -41,8 +41,8 @@ enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blell
 /// The tile of SinglePass and ReduceThenScan: a workgroup of `workgroup`
 /// invocations (64, 128, 256 or 512) scans `items` (4, 8, 12, 16 or 24)
 /// consecutive elements per invocation. A tuning knob; zeros take the
-/// algorithm's default, the fastest measured on the H100 (docs/PERFORMANCE.md):
-/// 128 x 8 for ReduceThenScan, 128 x 16 for SinglePass.
+/// fastest measured (docs/PERFORMANCE.md): on the H100 128 x 8 for
+/// ReduceThenScan, 128 x 16 for SinglePass; on the CPU backend 512 x 24.
 struct ScanTile {
     int workgroup = 0;
     int items = 0;
