@@ -14,7 +14,7 @@
 // Prints one JSON line per variant: {"variant": ..., "gbs": ...}.
 //
 //   rill-gl-copy-probe LOG2N scatter    dst[perm[i]] = src[i] for each pattern of
-//       scatter_patterns.h, in buffers made as rill makes them: the OpenGL side
+//       scatter_probe.h, in buffers made as rill makes them: the OpenGL side
 //       of rill-vk-copy-peer LOG2N scatter, with its kernel of subgroup ballots
 #include <GL/glew.h>
 #include <EGL/egl.h>
@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "scatter_patterns.h"
+#include "scatter_probe.h"
 
 namespace {
 
@@ -117,44 +117,6 @@ void main() {
 }
 )";
 
-const char* kScatter = R"(#version 450
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer Src { uint src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { uint dst[]; };
-layout(std430, binding = 2) readonly buffer Perm { uint perm[]; };
-void main() {
-    uint n = uint(perm.length());
-    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
-    if (i < n) dst[perm[i]] = src[i];
-}
-)";
-
-const char* kBallots = R"(#version 450
-#extension GL_KHR_shader_subgroup_ballot : require
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer Src { uint src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { uint dst[]; };
-layout(location = 0) uniform uint n;
-// Each lane finds the lanes of its subgroup with the same 8-bit digit by 8
-// ballots, as rill's radix scatter ranks keys, 16 digits per element.
-void main() {
-    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
-    uint key = src[min(i, n - 1u)] * 0x9E3779B1u + i * 0x85EBCA77u, total = 0u;
-    for (int j = 0; j < 16; ++j) {
-        uint d = (key >> (j & 3) * 8) & 255u;
-        uvec4 peers = subgroupBallot(true);
-        for (int b = 0; b < 8; ++b) {
-            bool bit = ((d >> b) & 1u) != 0u;
-            uvec4 m = subgroupBallot(bit);
-            peers &= bit ? m : ~m;
-        }
-        total += subgroupBallotBitCount(peers) + subgroupBallotExclusiveBitCount(peers);
-        key = key * 0xC2B2AE3Du + 1u;
-    }
-    if (i < n) dst[i] = total;
-}
-)";
-
 /// The same source through shaderc to SPIR-V for OpenGL, loaded with
 /// glShaderBinary + glSpecializeShader; 0 when the driver lacks ARB_gl_spirv.
 GLuint spirv_program(const char* src) {
@@ -204,7 +166,7 @@ GLuint buffer(Alloc a, GLsizeiptr bytes) {
         case Alloc::DataStaticDraw: glNamedBufferData(b, bytes, nullptr, GL_STATIC_DRAW); break;
         case Alloc::DataDynamicCopy: glNamedBufferData(b, bytes, nullptr, GL_DYNAMIC_COPY); break;
     }
-    const GLuint one = 0x3f800000u;
+    const GLuint one = rill_probe::kScattered;
     glClearNamedBufferData(b, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &one);
     return b;
 }
@@ -284,8 +246,6 @@ double time_scatter(GLuint prog, GLuint src, GLuint dst, GLuint perm, std::uint3
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, src);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, dst);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, perm);
-    glUniform1ui(0, n);  // the ballot kernel's n; the scatter takes its size from perm
-    glGetError();        // (so a program without that uniform is no error here)
     const GLuint groups = (n + 255) / 256;
     const GLuint gx = std::min<GLuint>(groups, static_cast<GLuint>(max_x)), gy = (groups + gx - 1) / gx;
     for (int i = 0; i < 40; ++i) {
@@ -314,7 +274,7 @@ double time_scatter(GLuint prog, GLuint src, GLuint dst, GLuint perm, std::uint3
 }
 
 void scatter_probe(int log2n, GLint max_x) {
-    const GLuint prog = program(kScatter);
+    const GLuint prog = program(rill_probe::kScatterShader);
     const auto bytes = static_cast<GLsizeiptr>((std::size_t{1} << log2n) * 4);
     for (const std::string& pattern : rill_probe::kScatterPatterns) {
         const std::vector<std::uint32_t> perm = rill_probe::scatter_pattern(pattern, log2n);
@@ -329,8 +289,7 @@ void scatter_probe(int log2n, GLint max_x) {
         const double again = time_scatter(prog, src, dst, idx, static_cast<std::uint32_t>(perm.size()), max_x);
         std::vector<std::uint32_t> out(perm.size());
         glGetNamedBufferSubData(dst, 0, bytes, out.data());
-        std::uint64_t wrong = 0;
-        for (std::uint32_t v : out) wrong += v != 0x3f800000u;
+        const std::uint64_t wrong = rill_probe::unwritten(out.data(), out.size());
         std::printf("{\"probe\":\"opengl scatter\",\"pattern\":\"%s\",\"alloc\":\"%s\",\"log2n\":%d,\"ms\":%.4f,"
                     "\"ms_again\":%.4f,\"wrong\":%llu,\"gl_error\":%u}\n",
                     pattern.c_str(), name(Alloc::StorageDynamic), log2n, ms, again, static_cast<unsigned long long>(wrong),
@@ -349,7 +308,7 @@ void scatter_probe(int log2n, GLint max_x) {
         std::fprintf(stderr, "no GL_KHR_shader_subgroup: no ballot probe\n");
         return;
     }
-    const GLuint ballots = program(kBallots);
+    const GLuint ballots = program(rill_probe::kBallotShader);
     const GLuint src = buffer(Alloc::StorageDynamic, bytes), dst = buffer(Alloc::StorageDynamic, bytes);
     const double ms = time_scatter(ballots, src, dst, src, static_cast<std::uint32_t>(bytes / 4), max_x);
     std::printf("{\"probe\":\"opengl ballots\",\"log2n\":%d,\"ms\":%.4f}\n", log2n, ms);

@@ -4,7 +4,7 @@
 //
 //   rill-vk-copy-peer [log2 n floats = 28]           prints one JSON line
 //   rill-vk-copy-peer LOG2N scatter                  dst[perm[i]] = src[i] for each
-//       pattern of scatter_patterns.h, on every device-local memory type the
+//       pattern of scatter_probe.h, on every device-local memory type the
 //       buffers may have, allocated plainly, as dedicated allocations and as
 //       one block, timed twice and checked: one
 //       JSON line each (rill-gl-copy-probe LOG2N scatter is the OpenGL side);
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "scatter_patterns.h"
+#include "scatter_probe.h"
 
 #define VK(call)                                                             \
     do {                                                                     \
@@ -38,44 +38,6 @@ layout(push_constant) uniform P { uint n4; };
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
     if (i < n4) dst[i] = src[i];
-}
-)";
-
-static const char* kBallotShader = R"(#version 450
-#extension GL_KHR_shader_subgroup_ballot : require
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer Src { uint src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { uint dst[]; };
-layout(push_constant) uniform P { uint n; };
-// Each lane finds the lanes of its subgroup with the same 8-bit digit by 8
-// ballots, as rill's radix scatter ranks keys, 16 digits per element.
-void main() {
-    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
-    uint key = src[min(i, n - 1u)] * 0x9E3779B1u + i * 0x85EBCA77u, total = 0u;
-    for (int j = 0; j < 16; ++j) {
-        uint d = (key >> (j & 3) * 8) & 255u;
-        uvec4 peers = subgroupBallot(true);
-        for (int b = 0; b < 8; ++b) {
-            bool bit = ((d >> b) & 1u) != 0u;
-            uvec4 m = subgroupBallot(bit);
-            peers &= bit ? m : ~m;
-        }
-        total += subgroupBallotBitCount(peers) + subgroupBallotExclusiveBitCount(peers);
-        key = key * 0xC2B2AE3Du + 1u;
-    }
-    if (i < n) dst[i] = total;
-}
-)";
-
-static const char* kScatterShader = R"(#version 450
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer Src { uint src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { uint dst[]; };
-layout(std430, binding = 2) readonly buffer Perm { uint perm[]; };
-layout(push_constant) uniform P { uint n; };
-void main() {
-    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
-    if (i < n) dst[perm[i]] = src[i];
 }
 )";
 
@@ -284,7 +246,7 @@ int main(int argc, char** argv) {
     };
 
     if (argc > 2 && std::string(argv[2]) == "scatter") {
-        const VkPipeline pipe = make_pipeline(kScatterShader);
+        const VkPipeline pipe = make_pipeline(rill_probe::kScatterShader);
         VkBuffer probe;
         VkDeviceMemory probe_mem;
         make_buffer(bytes, -1, false, false, probe, probe_mem);
@@ -342,13 +304,12 @@ int main(int argc, char** argv) {
                     submit();
                     const VkDescriptorSet set = make_set(src, dst, idx);
                     // Twice: memory fresh from the driver, then the same memory again.
-                    const double first = time_dispatch(pipe, set, static_cast<std::uint32_t>(n), src, 0x3f800000u);
-                    const double again = time_dispatch(pipe, set, static_cast<std::uint32_t>(n), src, 0x3f800000u);
+                    const double first = time_dispatch(pipe, set, static_cast<std::uint32_t>(n), src, rill_probe::kScattered);
+                    const double again = time_dispatch(pipe, set, static_cast<std::uint32_t>(n), src, rill_probe::kScattered);
                     VK(vkBeginCommandBuffer(cb, &cbbi));
                     vkCmdCopyBuffer(cb, dst, staging, 1, &region);
                     submit();
-                    std::uint64_t wrong = 0;
-                    for (VkDeviceSize i = 0; i < n; ++i) wrong += static_cast<const std::uint32_t*>(mapped)[i] != 0x3f800000u;
+                    const std::uint64_t wrong = rill_probe::unwritten(static_cast<const std::uint32_t*>(mapped), n);
                     std::printf("{\"probe\":\"vulkan scatter\",\"pattern\":\"%s\",\"memory_type\":%d,\"alloc\":\"%s\","
                                 "\"log2n\":%d,\"ms\":%.4f,\"ms_again\":%.4f,\"wrong\":%llu}\n",
                                 pattern.c_str(), type, alloc_names[static_cast<int>(alloc)], log2n, first, again,
@@ -364,7 +325,7 @@ int main(int argc, char** argv) {
         vkUnmapMemory(dev, staging_mem);
         free_buffer(staging, staging_mem);
         vkDestroyPipeline(dev, pipe, nullptr);
-        const VkPipeline ballots = make_pipeline(kBallotShader);
+        const VkPipeline ballots = make_pipeline(rill_probe::kBallotShader);
         VkBuffer src, dst;
         VkDeviceMemory srcm, dstm;
         make_buffer(bytes, -1, false, false, src, srcm);
