@@ -186,9 +186,9 @@ void publish(const Array<std::uint32_t>& state, const Int& tiles, const Int& til
 /// aggregates of the tiles between. A window of aggregates only moves down by
 /// S. A tile whose state is not ready yet is read again: it holds a ticket, so
 /// it is running and will publish (docs/SEMANTICS.md, forward progress).
-template <class T>
+template <class T, int Wg>
 Expr<T> look_back(ScanOp op, const Array<std::uint32_t>& state, const Int& tiles, const Int& t, T identity) {
-    Int S = subgroup_size();
+    Int S = min(subgroup_size(), Int(Wg));  // a subgroup wider than the workgroup has Wg invocations
     Int lane = subgroup_invocation();
     Var<T> acc = identity;  // tiles hi + 1 .. t - 1, combined
     Int hi = t - 1;
@@ -259,7 +259,7 @@ TilesKernel<T, Sh> make_kernel(Variant variant) {
                 });
             }).Else([&] {
                 If(local_id() == 0, [&] { publish(state, tiles, t, kAggregate, to_bits<T>(total)); });
-                Expr<T> before = look_back<T>(op, state, tiles, t, id);
+                Expr<T> before = look_back<T, Sh::wg>(op, state, tiles, t, id);
                 If(local_id() == 0, [&] {
                     publish(state, tiles, t, kInclusive, to_bits<T>(combine<T>(op, before, total)));
                     prefix.store(0, before);

@@ -58,7 +58,9 @@ Expr<T> subgroup_scan(ScanOp op, const Expr<T>& x, bool inclusive) {
 /// since the previous call returned (its shared totals are reused).
 template <class T, int Wg>
 std::pair<Expr<T>, Expr<T>> workgroup_exclusive(ScanOp op, const Expr<T>& x, T identity) {
-    Int S = subgroup_size();
+    // A subgroup wider than the workgroup (64 invocations on a device of 128)
+    // holds the whole workgroup: its last invocation is the workgroup's last.
+    Int S = min(subgroup_size(), Int(Wg));
     Int sg = local_id() / S;
     Int count = Wg / S;  // subgroups in the workgroup
     Expr<T> inclusive = subgroup_scan(op, x, true);
