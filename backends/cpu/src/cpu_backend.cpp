@@ -3,6 +3,7 @@
 #include <tbb/info.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,8 @@
 
 #include "cpu_buffer.h"
 #include "executor.h"
+#include "native.h"
+#include "native_executor.h"
 #include "program.h"
 #include "rill/core/error.h"
 
@@ -75,6 +78,9 @@ public:
         info_.limits.max_buffer_bytes = ~0ull;
         info_.details.emplace_back("lanes per block", lanes_ > 0 ? std::to_string(lanes_) : "256 to 2048, per kernel");
         info_.details.emplace_back("default subgroup", "RILL_CPU_SUBGROUP_SIZE (8 when unset)");
+        info_.details.emplace_back("group kernels", native_mode_ == NativeMode::Off      ? "lane executor (RILL_CPU_COMPILE=off)"
+                                                    : native_mode_ == NativeMode::Always ? "compiled C++ (RILL_CPU_COMPILE=always)"
+                                                                                         : "compiled C++ once worth it (RILL_CPU_COMPILE=auto)");
     }
 
     const BackendInfo& info() const override { return info_; }
@@ -108,15 +114,23 @@ public:
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& kernel, const Signature&) override {
-        return std::make_unique<CpuProgram>(kernel, lanes_, subgroup_size_, streaming_bytes_);
+        auto p = std::make_unique<CpuProgram>(kernel, lanes_, subgroup_size_, streaming_bytes_);
+        if (native_mode_ == NativeMode::Off) return p;
+        NativeState& native = p->native();
+        native.source = generate_native(p->kernel(), p->subgroup_size(), p->shared_offsets());
+        if (!native.source) return p;
+        if (native_mode_ == NativeMode::Always) native.fn = load_native(native.source->code, kernel.name);
+        else native.fn = find_native(native.source->code);
+        return p;
     }
     void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
+        auto& p = static_cast<CpuProgram&>(program);
         if (!profiling_) {
-            execute(static_cast<CpuProgram&>(program), d);
+            run(p, d);
             return;
         }
         const auto t0 = std::chrono::steady_clock::now();
-        execute(static_cast<CpuProgram&>(program), d);
+        run(p, d);
         times_.add(k.name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     void finish() override {}
@@ -130,7 +144,33 @@ public:
     }
 
 private:
+    // A group kernel is built once the lane executor has run this many of its
+    // invocations (RILL_CPU_COMPILE=auto): a build takes about a second, which
+    // a few calls on large streams repay, while a kernel called on small
+    // streams now and then never pays it.
+    static constexpr std::int64_t kNativeAfterInvocations = std::int64_t{1} << 20;
+
+    void run(CpuProgram& p, const Dispatch& d) {
+        NativeState& native = p.native();
+        if (native::WorkgroupFn fn = native.fn.load(std::memory_order_acquire)) return execute_native(p, fn, d);
+        execute(p, d);
+        if (!native.source || native_mode_ != NativeMode::Auto || native_failed_) return;
+        std::lock_guard lock(native.building);
+        native.invocations += d.domain.size();
+        if (native.attempted || native.invocations < kNativeAfterInvocations) return;
+        native.attempted = true;
+        try {
+            native.fn = load_native(native.source->code, p.kernel().name);
+        } catch (const Error& e) {
+            // One warning, and no more builds: the next would most likely fail alike.
+            native_failed_ = true;
+            std::fprintf(stderr, "rill: %s\nrill: group kernels keep running in the lane executor.\n", e.what());
+        }
+    }
+
     BackendInfo info_;
+    NativeMode native_mode_ = native_mode_from_env();
+    std::atomic<bool> native_failed_{false};
     int lanes_;
     int subgroup_size_;
     std::int64_t streaming_bytes_;

@@ -353,11 +353,7 @@ private:
                     // Lanes run in lockstep, so a barrier only has to be reached by all
                     // (or by none: code after a Break that every lane took).
                     if (any(m) && (count_ != lanes_ || !all_set(m, lanes_)))
-                        throw Error("kernel '" + k_.name + "': barrier() was reached by only some invocations of "
-                                    "workgroup " + std::to_string(start_ / lanes_) + " (it is inside an If or a loop "
-                                    "whose condition differs between invocations, or follows a Return that some "
-                                    "took); every invocation of a workgroup must reach each barrier(). GPUs hang or "
-                                    "misbehave on this; move the barrier out of the divergent code");
+                        throw Error(barrier_divergence(k_, start_ / lanes_));
                     break;
                 case ir::StmtKind::Fence:
                     // Other workgroups run on other threads: order this one's plain

@@ -4,6 +4,7 @@
 #include <bit>
 #include <utility>
 
+#include "native_abi.h"
 #include "rill/core/error.h"
 #include "rill/core/op_traits.h"
 #include "rill/core/semantics.h"
@@ -19,73 +20,6 @@ bool in_range(const MemoryView& mem, u32 index_bits) {
 
 u32* element(const MemoryView& mem, u32 index_bits, std::uint32_t word) {
     return mem.words + static_cast<std::size_t>(static_cast<std::int32_t>(index_bits)) * mem.stride + word;
-}
-
-/// One read-modify-write on the bits at `p` of scalar kind `s`; returns the old bits.
-template <class Cell>
-u32 rmw(Cell& cell, ir::AtomicOp op, Scalar s, u32 v, u32 compare) {
-    switch (op) {
-        case ir::AtomicOp::Add:
-            if (s == Scalar::Float) {
-                u32 old = cell.load();
-                while (!cell.compare_exchange_weak(old, std::bit_cast<u32>(std::bit_cast<float>(old) + std::bit_cast<float>(v)))) {
-                }
-                return old;
-            }
-            return cell.fetch_add(v);
-        case ir::AtomicOp::Min: case ir::AtomicOp::Max: {
-            const bool is_min = op == ir::AtomicOp::Min;
-            u32 old = cell.load();
-            for (;;) {
-                const bool less = s == Scalar::Int ? static_cast<std::int32_t>(v) < static_cast<std::int32_t>(old) : v < old;
-                const bool greater = s == Scalar::Int ? static_cast<std::int32_t>(v) > static_cast<std::int32_t>(old) : v > old;
-                if (is_min ? !less : !greater) return old;
-                if (cell.compare_exchange_weak(old, v)) return old;
-            }
-        }
-        case ir::AtomicOp::And: return cell.fetch_and(v);
-        case ir::AtomicOp::Or: return cell.fetch_or(v);
-        case ir::AtomicOp::Xor: return cell.fetch_xor(v);
-        case ir::AtomicOp::Exchange: return cell.exchange(v);
-        case ir::AtomicOp::CompareExchange: {
-            u32 expected = compare;
-            cell.compare_exchange_strong(expected, v);
-            return expected;
-        }
-        case ir::AtomicOp::Load: return cell.load();
-    }
-    RILL_UNREACHABLE("bad atomic op");
-}
-
-/// The same interface over a plain word, for shared memory (one thread per block).
-struct PlainCell {
-    u32& w;
-    u32 load() const { return w; }
-    bool compare_exchange_weak(u32& expected, u32 desired) { return compare_exchange_strong(expected, desired); }
-    bool compare_exchange_strong(u32& expected, u32 desired) {
-        if (w == expected) {
-            w = desired;
-            return true;
-        }
-        expected = w;
-        return false;
-    }
-    u32 fetch_add(u32 v) { return std::exchange(w, w + v); }
-    u32 fetch_and(u32 v) { return std::exchange(w, w & v); }
-    u32 fetch_or(u32 v) { return std::exchange(w, w | v); }
-    u32 fetch_xor(u32 v) { return std::exchange(w, w ^ v); }
-    u32 exchange(u32 v) { return std::exchange(w, v); }
-};
-
-template <class T>
-u32 bits(T v) {
-    if constexpr (std::is_same_v<T, float>) return std::bit_cast<u32>(v);
-    else return static_cast<u32>(v);
-}
-template <class T>
-T value(u32 b) {
-    if constexpr (std::is_same_v<T, float>) return std::bit_cast<float>(b);
-    else return static_cast<T>(b);
 }
 
 }  // namespace
@@ -116,13 +50,8 @@ void memory_atomic(const MemoryView& mem, const ir::Node& n, const u32* index, c
         u32& w = *element(mem, index[l], n.imm[0]);
         const u32 v = value ? value[l] : 0u;
         const u32 cmp = compare ? compare[l] : 0u;
-        if (mem.shared_between_threads) {
-            std::atomic_ref<u32> cell(w);
-            out[l] = rmw(cell, op, n.type.scalar, v, cmp);
-        } else {
-            PlainCell cell{w};
-            out[l] = rmw(cell, op, n.type.scalar, v, cmp);
-        }
+        out[l] = mem.shared_between_threads ? native::atomic_global(w, op, n.type.scalar, v, cmp)
+                                            : native::atomic_shared(w, op, n.type.scalar, v, cmp);
     }
 }
 
@@ -186,15 +115,15 @@ void subgroup_op(const ir::Node& n, Type vt, const u32* v, const u32* arg, const
                         for (int c = 0; c < width; ++c) {
                             const u32* vc = v + c * lanes;
                             u32* oc = out + c * lanes;
-                            T acc = value<T>(ir::combine_identity_bits(O, vt.scalar));
+                            T acc = native::from_bits<T>(ir::combine_identity_bits(O, vt.scalar));
                             for (int l = first; l < end; ++l) {
                                 if (!mask[l]) continue;
-                                if (op == ir::SubgroupOp::ExclusiveScan) oc[l] = bits(acc);
-                                acc = sem::binary<O>(acc, value<T>(vc[l]));
-                                if (op == ir::SubgroupOp::InclusiveScan) oc[l] = bits(acc);
+                                if (op == ir::SubgroupOp::ExclusiveScan) oc[l] = native::to_bits(acc);
+                                acc = sem::binary<O>(acc, native::from_bits<T>(vc[l]));
+                                if (op == ir::SubgroupOp::InclusiveScan) oc[l] = native::to_bits(acc);
                             }
                             if (op == ir::SubgroupOp::Reduce)
-                                for (int l = first; l < end; ++l) oc[l] = bits(acc);
+                                for (int l = first; l < end; ++l) oc[l] = native::to_bits(acc);
                         }
                     }
                 });
@@ -203,6 +132,13 @@ void subgroup_op(const ir::Node& n, Type vt, const u32* v, const u32* arg, const
             }
         }
     }
+}
+
+std::string barrier_divergence(const ir::Kernel& k, std::int64_t group) {
+    return "kernel '" + k.name + "': barrier() was reached by only some invocations of workgroup " +
+           std::to_string(group) + " (it is inside an If or a loop whose condition differs between invocations, or "
+           "follows a Return that some took); every invocation of a workgroup must reach each barrier(). GPUs hang "
+           "or misbehave on this; move the barrier out of the divergent code";
 }
 
 }  // namespace rill::cpu

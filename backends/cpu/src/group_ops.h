@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "rill/core/ir.h"
 
@@ -30,5 +31,8 @@ void memory_atomic(const MemoryView& mem, const ir::Node& n, const u32* index, c
 /// Op::Subgroup: `value` has the operand's width; `arg` is the id/mask/delta column.
 void subgroup_op(const ir::Node& n, Type value_type, const u32* value, const u32* arg, const u32* mask, u32* out,
                  int lanes, int subgroup_size);
+
+/// The error of a barrier() that only some invocations of workgroup `group` reached.
+std::string barrier_divergence(const ir::Kernel& k, std::int64_t group);
 
 }  // namespace rill::cpu

@@ -7,15 +7,29 @@
 //   Varying  depends on a variable read: recomputed wherever it is used
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 #include "eval_node.h"
+#include "native_abi.h"
+#include "native_codegen.h"
 #include "rill/core/backend.h"
 #include "rill/core/ir.h"
 
 namespace rill::cpu {
+
+/// A group kernel's compiled form (native.h), once it has one.
+struct NativeState {
+    std::optional<NativeSource> source;  // null for element kernels
+    std::atomic<native::WorkgroupFn> fn{nullptr};
+    std::mutex building;
+    std::int64_t invocations = 0;  // run by the lane executor so far (RILL_CPU_COMPILE=auto)
+    bool attempted = false;
+};
 
 enum class Level : std::uint8_t { Uniform, Lane, Varying };
 
@@ -57,6 +71,7 @@ public:
     std::int64_t streaming_bytes() const { return streaming_bytes_; }
     /// First word of shared array `s` in a block's shared memory.
     std::size_t shared_offset(std::uint32_t s) const { return shared_offsets_[s]; }
+    const std::vector<std::size_t>& shared_offsets() const { return shared_offsets_; }
     std::size_t shared_words() const { return shared_words_; }
 
     Level level(ir::ExprId id) const { return levels_[id]; }
@@ -73,6 +88,8 @@ public:
     /// here instead of in every block. Null for other kernels.
     const std::vector<TapeStep>* tape() const { return tape_.empty() ? nullptr : &tape_; }
     int max_depth() const { return max_depth_; }
+
+    NativeState& native() const { return *native_; }
 
 private:
     void plan_statement(ir::StmtId s, std::initializer_list<ir::ExprId> roots);
@@ -94,6 +111,7 @@ private:
     std::vector<ir::ExprId> uniform_nodes_;
     std::vector<TapeStep> tape_;
     int max_depth_ = 0;
+    std::unique_ptr<NativeState> native_ = std::make_unique<NativeState>();
 };
 
 }  // namespace rill::cpu

@@ -1,0 +1,609 @@
+#include "native_codegen.h"
+
+#include <cstdio>
+#include <unordered_map>
+
+#include "rill/core/error.h"
+#include "rill/core/op_traits.h"
+
+namespace rill::cpu {
+
+namespace {
+
+using ir::ExprId;
+using ir::Op;
+using ir::StmtKind;
+
+const char* ctype(Scalar s) {
+    switch (s) {
+        case Scalar::Float: return "float";
+        case Scalar::Int: return "std::int32_t";
+        case Scalar::Uint: case Scalar::Bool: return "std::uint32_t";
+    }
+    return "std::uint32_t";
+}
+
+const char* scalar_enum(Scalar s) {
+    switch (s) {
+        case Scalar::Float: return "rill::Scalar::Float";
+        case Scalar::Int: return "rill::Scalar::Int";
+        case Scalar::Uint: return "rill::Scalar::Uint";
+        case Scalar::Bool: return "rill::Scalar::Bool";
+    }
+    return "rill::Scalar::Uint";
+}
+
+std::string hex(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08xu", v);
+    return buf;
+}
+
+/// Emits the kernel twice: the first pass only learns which values cross from
+/// one lane loop to another (they get scratch columns) and which variables
+/// stay inside one lane loop (they become C++ locals); the second pass writes
+/// the code with those answers. Both passes walk the kernel identically.
+class Generator {
+public:
+    Generator(const ir::Kernel& k, int subgroup_size, const std::vector<std::size_t>& shared_offsets)
+        : k_(k), wg_(static_cast<int>(k.workgroup_size)), sg_(subgroup_size), shared_offsets_(shared_offsets),
+          crosses_(k.nodes.size(), 0), var_phase_(k.vars.size(), kUnseen) {
+        collective_.resize(k.stmts.size(), 0);
+        for (ir::StmtId s = 0; s < k.stmts.size(); ++s) mark_collective(s);
+    }
+
+    NativeSource generate() {
+        run_pass(false);
+        run_pass(true);
+        NativeSource src;
+        src.scratch_words = scratch_;
+        src.code = prelude() + decls_ + body_ + "    return 0;\n}\n";
+        return src;
+    }
+
+private:
+    static constexpr int kUnseen = -1, kMany = -2;
+
+    struct LoopCtx {
+        bool masked;
+        std::string broken, continued;  // masked: lanes that left by Break / Continue
+        int label = 0;                  // plain: the continue label
+    };
+
+    // --- analysis ----------------------------------------------------------
+
+    bool mark_collective(ir::StmtId s) {
+        const ir::Stmt& st = k_.stmt(s);
+        bool c = false;
+        switch (st.kind) {
+            case StmtKind::Barrier: c = true; break;
+            case StmtKind::Def: c = k_.node(st.a).op == Op::Subgroup; break;
+            case StmtKind::If: c = block_collective(st.b) || block_collective(st.c); break;
+            case StmtKind::Loop: c = block_collective(st.a) || block_collective(st.b); break;
+            default: break;
+        }
+        collective_[s] = c;
+        return c;
+    }
+    bool block_collective(ir::BlockId b) {
+        if (b == ir::kNone) return false;
+        bool c = false;
+        for (ir::StmtId s : k_.block(b)) c = mark_collective(s) || c;
+        return c;
+    }
+
+    // --- output ------------------------------------------------------------
+
+    void line(const std::string& text) {
+        body_.append(static_cast<std::size_t>(indent_) * 4, ' ');
+        body_ += text;
+        body_ += '\n';
+    }
+
+    /// Scratch words for one workgroup; declared as a named pointer in the final pass.
+    std::string scratch(const std::string& name, std::size_t words) {
+        if (final_) {
+            decls_ += "    std::uint32_t* const " + name + " = scratch + " + std::to_string(scratch_) + ";\n";
+            scratch_ += words;
+        }
+        return name;
+    }
+    std::string mask(const char* what) { return scratch(std::string("m") + what + std::to_string(serial_++), wg_); }
+
+    std::string wg() const { return std::to_string(wg_); }
+
+    // --- values ------------------------------------------------------------
+
+    std::string name(ExprId id, int c) const { return "n" + std::to_string(id) + "_" + std::to_string(c); }
+    std::string col(ExprId id) const { return "col" + std::to_string(id); }
+
+    bool visible(ExprId id) const {
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+            if (it->count(id)) return true;
+        return false;
+    }
+    void define(ExprId id) { scopes_.back()[id] = 1; }
+
+    std::string type_of(ExprId id) const { return ctype(k_.node(id).type.scalar); }
+
+    /// Component c of node `id` as a C++ expression of its lane type, emitting
+    /// whatever it needs in the current scope first.
+    std::string val(ExprId id, int c) {
+        ensure(id);
+        return name(id, c);
+    }
+
+    void def_components(ExprId id, const std::vector<std::string>& exprs) {
+        const std::string t = type_of(id);
+        for (std::size_t c = 0; c < exprs.size(); ++c)
+            line("const " + t + " " + name(id, static_cast<int>(c)) + " = " + exprs[c] + ";");
+        define(id);
+    }
+
+    void ensure(ExprId id) {
+        if (visible(id)) return;
+        const ir::Node& n = k_.node(id);
+        const int w = n.type.width;
+        const std::string t = ctype(n.type.scalar);
+        std::vector<std::string> e(static_cast<std::size_t>(w));
+        if (ir::defined_in_place(n.op)) {
+            // Evaluated by its Def in an earlier lane loop: read its column.
+            crosses_[id] = 1;
+            for (int c = 0; c < w; ++c)
+                e[c] = "rill::cpu::native::from_bits<" + t + ">(" + col(id) + "[" + std::to_string(c * wg_) + " + l])";
+            def_components(id, e);
+            return;
+        }
+        auto arg = [&](int i, int c) { return val(n.args[i], c); };
+        auto arg_type = [&](int i) { return k_.node(n.args[i]).type; };
+        switch (n.op) {
+            case Op::Const:
+                for (int c = 0; c < w; ++c) e[c] = "rill::cpu::native::from_bits<" + t + ">(" + hex(n.imm[c]) + ")";
+                break;
+            case Op::Uniform:
+                for (int c = 0; c < w; ++c)
+                    e[c] = "rill::cpu::native::from_bits<" + t + ">(U[" + std::to_string(n.imm[0] + c) + "])";
+                break;
+            case Op::LocalId: e[0] = "static_cast<std::int32_t>(l)"; break;
+            case Op::GroupId: e[0] = "static_cast<std::int32_t>(group)"; break;
+            case Op::NumGroups: e[0] = "static_cast<std::int32_t>(a->num_groups)"; break;
+            case Op::ArraySize: e[0] = "static_cast<std::int32_t>(N" + std::to_string(n.aux) + ")"; break;
+            case Op::SubgroupSize: e[0] = "std::int32_t{" + std::to_string(sg_) + "}"; break;
+            case Op::SubgroupInvocation: e[0] = "static_cast<std::int32_t>(l % " + std::to_string(sg_) + ")"; break;
+            case Op::Splat:
+                for (int c = 0; c < w; ++c) e[c] = arg(0, 0);
+                break;
+            case Op::Construct: {
+                int c = 0;
+                for (int i = 0; i < n.nargs; ++i)
+                    for (int j = 0; j < arg_type(i).width; ++j) e[c++] = arg(i, j);
+                break;
+            }
+            case Op::Swizzle:
+                for (int c = 0; c < w; ++c) e[c] = arg(0, static_cast<int>(n.imm[c]));
+                break;
+            case Op::Insert:
+                for (int c = 0; c < w; ++c) e[c] = arg(0, c);
+                for (int j = 0; j < arg_type(1).width; ++j) e[n.imm[j]] = arg(1, j);
+                break;
+            case Op::Cast: {
+                const Scalar from = arg_type(0).scalar;
+                for (int c = 0; c < w; ++c) {
+                    if (n.type.scalar == Scalar::Bool)
+                        e[c] = "(" + arg(0, c) + " != " + ctype(from) + "{0} ? 1u : 0u)";
+                    else
+                        e[c] = std::string("rill::sem::convert<") + t + ">(" + arg(0, c) + ")";
+                }
+                break;
+            }
+            case Op::Bitcast:
+                for (int c = 0; c < w; ++c)
+                    e[c] = "rill::cpu::native::from_bits<" + t + ">(rill::cpu::native::to_bits(" + arg(0, c) + "))";
+                break;
+            case Op::Select: {
+                const bool per_component = arg_type(0).width > 1;
+                for (int c = 0; c < w; ++c)
+                    e[c] = "(" + arg(0, per_component ? c : 0) + " != 0u ? " + arg(1, c) + " : " + arg(2, c) + ")";
+                break;
+            }
+            case Op::All: case Op::Any: {
+                std::string r = n.op == Op::All ? "1u" : "0u";
+                for (int c = 0; c < arg_type(0).width; ++c)
+                    r = "(" + r + (n.op == Op::All ? " & " : " | ") + "static_cast<std::uint32_t>(" + arg(0, c) + " != 0u))";
+                e[0] = r;
+                break;
+            }
+            case Op::Dot: {
+                std::string r = "(" + arg(0, 0) + " * " + arg(1, 0) + ")";
+                for (int c = 1; c < arg_type(0).width; ++c) r = "(" + r + " + " + arg(0, c) + " * " + arg(1, c) + ")";
+                e[0] = r;
+                break;
+            }
+            case Op::Fma:
+                for (int c = 0; c < w; ++c) e[c] = "rill::sem::fma(" + arg(0, c) + ", " + arg(1, c) + ", " + arg(2, c) + ")";
+                break;
+            case Op::BitfieldExtract:
+                for (int c = 0; c < w; ++c)
+                    e[c] = "rill::sem::bitfield_extract<" + t + ">(" + arg(0, c) + ", " + arg(1, 0) + ", " + arg(2, 0) + ")";
+                break;
+            default: {
+                const Scalar s = arg_type(0).scalar;
+                const std::string op = std::string("rill::ir::Op::") + ir::op_name(n.op);
+                if (ir::is_elementwise_unary(n.op)) {
+                    for (int c = 0; c < w; ++c)
+                        e[c] = "rill::sem::unary<" + op + ", " + ctype(s) + ">(" + arg(0, c) + ")";
+                } else if (ir::is_elementwise_binary(n.op)) {
+                    // Both operands as the first one's type, as the lane executor reads them.
+                    const bool same = arg_type(1).scalar == s;
+                    for (int c = 0; c < w; ++c) {
+                        std::string b = arg(1, c);
+                        if (!same) b = std::string("rill::cpu::native::from_bits<") + ctype(s) + ">(rill::cpu::native::to_bits(" + b + "))";
+                        e[c] = "rill::sem::binary<" + op + ", " + ctype(s) + ">(" + arg(0, c) + ", " + b + ")";
+                    }
+                } else {
+                    RILL_UNREACHABLE(std::string("native code for ") + ir::op_name(n.op) + " in a group kernel");
+                }
+                break;
+            }
+        }
+        def_components(id, e);
+    }
+
+    // --- memory --------------------------------------------------------------
+
+    struct Place {
+        std::string base, count;
+        std::uint32_t stride;
+        bool shared;
+    };
+    Place place(bool shared, std::uint32_t id) const {
+        if (shared) {
+            const ir::SharedArray& s = k_.shared[id];
+            return {"(shared + " + std::to_string(shared_offsets_[id]) + ")", std::to_string(s.count), s.words, true};
+        }
+        return {"A" + std::to_string(id), "N" + std::to_string(id), k_.params[id].words, false};
+    }
+
+    /// `i{tag}` holds the index; returns the in-range condition.
+    std::string index(const Place& p, ExprId idx, const std::string& tag) {
+        line("const std::int32_t i" + tag + " = " + val(idx, 0) + ";");
+        return "(i" + tag + " >= 0 && static_cast<std::int64_t>(i" + tag + ") < " + p.count + ")";
+    }
+    std::string element(const Place& p, const std::string& tag, std::uint32_t word) const {
+        return p.base + "[static_cast<std::int64_t>(i" + tag + ") * " + std::to_string(p.stride) + " + " +
+               std::to_string(word);
+    }
+
+    void emit_in_place(ExprId id) {
+        const ir::Node& n = k_.node(id);
+        const std::string tag = std::to_string(id);
+        const std::string t = ctype(n.type.scalar);
+        std::vector<std::string> e(n.type.width);
+        if (n.op == Op::ReadVar) {
+            note_var(n.aux);
+            for (int c = 0; c < n.type.width; ++c) e[c] = var_ref(n.aux, c);
+        } else if (n.op == Op::ArrayLoad || n.op == Op::SharedLoad) {
+            const Place p = place(n.op == Op::SharedLoad, n.aux);
+            const std::string ok = index(p, n.args[0], tag);
+            line("const bool ok" + tag + " = " + ok + ";");
+            for (int c = 0; c < n.type.width; ++c)
+                e[c] = "ok" + tag + " ? rill::cpu::native::from_bits<" + t + ">(" + element(p, tag, n.imm[0] + c) + "]) : " + t + "{}";
+        } else if (n.op == Op::Atomic) {
+            const Place p = place(n.imm[2] != 0, n.aux);
+            const std::string ok = index(p, n.args[0], tag);
+            const std::string v = n.nargs > 1 ? "rill::cpu::native::to_bits(" + val(n.args[1], 0) + ")" : "0u";
+            const std::string cmp = n.nargs > 2 ? "rill::cpu::native::to_bits(" + val(n.args[2], 0) + ")" : "0u";
+            line("std::uint32_t r" + tag + " = 0;");
+            line("if " + ok + " r" + tag + " = rill::cpu::native::" + (p.shared ? "atomic_shared(" : "atomic_global(") +
+                 element(p, tag, n.imm[0]) + "], static_cast<rill::ir::AtomicOp>(" + std::to_string(n.imm[1]) + "), " +
+                 scalar_enum(n.type.scalar) + ", " + v + ", " + cmp + ");");
+            e[0] = "rill::cpu::native::from_bits<" + t + ">(r" + tag + ")";
+        } else {
+            RILL_UNREACHABLE("not a lane-local in-place node");
+        }
+        def_components(id, e);
+        if (final_ && crosses_[id])
+            for (int c = 0; c < n.type.width; ++c)
+                line(col(id) + "[" + std::to_string(c * wg_) + " + l] = rill::cpu::native::to_bits(" + name(id, c) + ");");
+    }
+
+    // --- variables -----------------------------------------------------------
+
+    void note_var(ir::VarId v) {
+        int& p = var_phase_[v];
+        if (masked_loops_ > 0) p = kMany;
+        else if (p == kUnseen) p = phase_;
+        else if (p != phase_) p = kMany;
+    }
+    bool var_local(ir::VarId v) const { return final_ && var_phase_[v] >= 0; }
+    std::string var_ref(ir::VarId v, int c) const {
+        if (var_local(v)) return "v" + std::to_string(v) + "_" + std::to_string(c);
+        const std::string t = ctype(k_.vars[v].scalar);
+        return "rill::cpu::native::from_bits<" + t + ">(var" + std::to_string(v) + "[" + std::to_string(c * wg_) + " + l])";
+    }
+
+    // --- statements ----------------------------------------------------------
+
+    /// A lane loop over the non-collective statements `run` of a block whose
+    /// lanes are `m`.
+    void lane_loop(const std::vector<ir::StmtId>& run, const std::string& m) {
+        bool any = false;
+        for (ir::StmtId s : run) any = any || k_.stmt(s).kind != StmtKind::Nop;
+        if (!any) return;
+        open_phase(m);
+        for (ir::StmtId s : run) stmt(s);
+        close_phase();
+    }
+
+    void open_phase(const std::string& m) {
+        phase_ = phase_count_++;
+        lane_mask_ = m;
+        line("for (int l = 0; l < " + wg() + "; ++l) {");
+        ++indent_;
+        line("if (!" + m + "[l]) continue;");
+        line("{");
+        ++indent_;
+        scopes_.assign(1, {});
+        if (final_)
+            for (ir::VarId v = 0; v < k_.vars.size(); ++v)
+                if (var_phase_[v] == phase_)
+                    for (int c = 0; c < k_.vars[v].width; ++c)
+                        line(std::string(ctype(k_.vars[v].scalar)) + " v" + std::to_string(v) + "_" + std::to_string(c) + "{};");
+    }
+    void close_phase() {
+        --indent_;
+        line("}");
+        line("next" + std::to_string(phase_) + ":;");
+        --indent_;
+        line("}");
+        scopes_.clear();
+        phase_ = -1;
+    }
+
+    void block_masked(ir::BlockId b, const std::string& m) {
+        std::vector<ir::StmtId> run;
+        for (ir::StmtId s : k_.block(b)) {
+            if (!collective_[s]) {
+                run.push_back(s);
+                continue;
+            }
+            lane_loop(run, m);
+            run.clear();
+            collective(s, m);
+        }
+        lane_loop(run, m);
+    }
+
+    void collective(ir::StmtId s, const std::string& m) {
+        const ir::Stmt& st = k_.stmt(s);
+        switch (st.kind) {
+            case StmtKind::Barrier:
+                line("if (!uniform_lanes(" + m + ")) return rill::cpu::native::kBarrierDiverged;");
+                return;
+            case StmtKind::Def: {
+                const ExprId id = st.a;
+                const ir::Node& n = k_.node(id);
+                crosses_[id] = 1;
+                const int vw = k_.node(n.args[0]).type.width;
+                const std::string value = scratch("sv" + std::to_string(id), static_cast<std::size_t>(vw) * wg_);
+                const std::string arg = n.nargs > 1 ? scratch("sa" + std::to_string(id), wg_) : "nullptr";
+                const std::string out = scratch(col(id), static_cast<std::size_t>(n.type.width) * wg_);
+                open_phase(m);
+                for (int c = 0; c < vw; ++c)
+                    line(value + "[" + std::to_string(c * wg_) + " + l] = rill::cpu::native::to_bits(" + val(n.args[0], c) + ");");
+                if (n.nargs > 1) line(arg + "[l] = rill::cpu::native::to_bits(" + val(n.args[1], 0) + ");");
+                close_phase();
+                line("a->subgroup(a->program, " + std::to_string(id) + ", " + value + ", " + arg + ", " + m + ", " + out + ");");
+                return;
+            }
+            case StmtKind::If: {
+                const std::string t = mask("t"), e = mask("e");
+                open_phase(m);
+                line("const bool c = " + val(st.a, 0) + " != 0u;");
+                line(t + "[l] = c ? ~0u : 0u;");
+                line(e + "[l] = c ? 0u : ~0u;");
+                close_phase();
+                // Lanes of `m` that are off took neither branch.
+                line("for (int l = 0; l < " + wg() + "; ++l) if (!" + m + "[l]) " + t + "[l] = " + e + "[l] = 0u;");
+                line("if (any_lane(" + t + ")) {");
+                ++indent_;
+                block_masked(st.b, t);
+                --indent_;
+                line("}");
+                line("if (any_lane(" + e + ")) {");
+                ++indent_;
+                block_masked(st.c, e);
+                --indent_;
+                line("}");
+                line("for (int l = 0; l < " + wg() + "; ++l) " + m + "[l] = " + t + "[l] | " + e + "[l];");
+                return;
+            }
+            case StmtKind::Loop: {
+                const std::string active = mask("a"), broken = mask("b"), cont = mask("c");
+                line("for (int l = 0; l < " + wg() + "; ++l) { " + active + "[l] = " + m + "[l]; " + broken + "[l] = 0u; }");
+                line("while (any_lane(" + active + ")) {");
+                ++indent_;
+                line("for (int l = 0; l < " + wg() + "; ++l) " + cont + "[l] = 0u;");
+                loops_.push_back({true, broken, cont, 0});
+                ++masked_loops_;
+                block_masked(st.a, active);
+                line("for (int l = 0; l < " + wg() + "; ++l) " + active + "[l] |= " + cont + "[l];");
+                block_masked(st.b, active);
+                --masked_loops_;
+                loops_.pop_back();
+                --indent_;
+                line("}");
+                // Lanes leave a loop only through Break (or Return, which keeps them out).
+                line("for (int l = 0; l < " + wg() + "; ++l) " + m + "[l] = " + broken + "[l];");
+                return;
+            }
+            default:
+                RILL_UNREACHABLE("not a collective statement");
+        }
+    }
+
+    void nested(ir::BlockId b) {
+        line("{");
+        ++indent_;
+        scopes_.emplace_back();
+        for (ir::StmtId s : k_.block(b)) stmt(s);
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+    }
+
+    /// A statement for lane `l` inside a lane loop.
+    void stmt(ir::StmtId s) {
+        const ir::Stmt& st = k_.stmt(s);
+        const std::string next = "goto next" + std::to_string(phase_) + ";";
+        switch (st.kind) {
+            case StmtKind::Nop: return;
+            case StmtKind::Def: emit_in_place(st.a); return;
+            case StmtKind::Assign: {
+                note_var(st.a);
+                std::vector<std::string> v;
+                for (int c = 0; c < k_.vars[st.a].width; ++c) v.push_back(val(st.b, c));
+                for (int c = 0; c < k_.vars[st.a].width; ++c) {
+                    if (var_local(st.a)) line("v" + std::to_string(st.a) + "_" + std::to_string(c) + " = " + v[c] + ";");
+                    else
+                        line("var" + std::to_string(st.a) + "[" + std::to_string(c * wg_) + " + l] = rill::cpu::native::to_bits(" +
+                             v[c] + ");");
+                }
+                return;
+            }
+            case StmtKind::ArrayStore: case StmtKind::SharedStore: {
+                const Place p = place(st.kind == StmtKind::SharedStore, st.a);
+                const std::string tag = "s" + std::to_string(s);
+                const int w = k_.node(st.b).type.width;
+                std::vector<std::string> v;
+                for (int c = 0; c < w; ++c) v.push_back(val(st.b, c));
+                const std::string ok = index(p, st.c, tag);
+                std::string body;
+                for (int c = 0; c < w; ++c) body += " " + element(p, tag, st.d + c) + "] = rill::cpu::native::to_bits(" + v[c] + ");";
+                line("if " + ok + " {" + body + " }");
+                return;
+            }
+            case StmtKind::Fence:
+                line("std::atomic_thread_fence(std::memory_order_seq_cst);");
+                return;
+            case StmtKind::If: {
+                line("if (" + val(st.a, 0) + " != 0u)");
+                nested(st.b);
+                line("else");
+                nested(st.c);
+                return;
+            }
+            case StmtKind::Loop: {
+                const int label = serial_++;
+                loops_.push_back({false, "", "", label});
+                line("for (;;) {");
+                ++indent_;
+                nested(st.a);
+                line("cont" + std::to_string(label) + ":;");
+                nested(st.b);
+                --indent_;
+                line("}");
+                loops_.pop_back();
+                return;
+            }
+            case StmtKind::Break: case StmtKind::Continue: {
+                RILL_ASSERT(!loops_.empty(), "break or continue outside a loop");
+                const LoopCtx& lc = loops_.back();
+                const bool is_break = st.kind == StmtKind::Break;
+                if (!lc.masked) {
+                    line(is_break ? "break;" : "goto cont" + std::to_string(lc.label) + ";");
+                    return;
+                }
+                line("{ " + (is_break ? lc.broken : lc.continued) + "[l] = ~0u; " + lane_mask_ + "[l] = 0u; " + next + " }");
+                return;
+            }
+            case StmtKind::Return:
+                line("{ " + lane_mask_ + "[l] = 0u; " + next + " }");
+                return;
+            case StmtKind::Store: case StmtKind::Barrier:
+                RILL_UNREACHABLE("statement not expected in a lane loop of a group kernel");
+        }
+    }
+
+    // --- the whole kernel ----------------------------------------------------
+
+    void run_pass(bool final_pass) {
+        final_ = final_pass;
+        body_.clear();
+        decls_.clear();
+        scratch_ = 0;
+        serial_ = 0;
+        phase_count_ = 0;
+        indent_ = 1;
+        if (final_) {
+            for (ExprId id = 0; id < k_.nodes.size(); ++id)
+                if (crosses_[id] && k_.node(id).op != Op::Subgroup)
+                    scratch(col(id), static_cast<std::size_t>(k_.node(id).type.width) * wg_);
+            for (ir::VarId v = 0; v < k_.vars.size(); ++v)
+                if (var_phase_[v] < 0) scratch("var" + std::to_string(v), static_cast<std::size_t>(k_.vars[v].width) * wg_);
+        }
+        const std::string all = mask("all");
+        line("for (int l = 0; l < " + wg() + "; ++l) " + all + "[l] = ~0u;");
+        block_masked(k_.body, all);
+    }
+
+    std::string prelude() const {
+        std::string p =
+            "// Generated by rill's CPU backend from kernel '" + k_.name + "' (native_codegen.cpp).\n"
+            "#include <atomic>\n#include <cstdint>\n#include \"native_abi.h\"\n#include \"rill/core/semantics.h\"\n\n"
+            "namespace {\n"
+            "inline bool any_lane(const std::uint32_t* m) {\n"
+            "    std::uint32_t r = 0;\n"
+            "    for (int l = 0; l < " + wg() + "; ++l) r |= m[l];\n"
+            "    return r != 0;\n}\n"
+            "inline bool uniform_lanes(const std::uint32_t* m) {\n"
+            "    std::uint32_t all = ~0u, any = 0;\n"
+            "    for (int l = 0; l < " + wg() + "; ++l) { all &= m[l]; any |= m[l]; }\n"
+            "    return any == 0 || all == ~0u;\n}\n"
+            "}  // namespace\n\n"
+            "extern \"C\" int rill_workgroup(const rill::cpu::native::Args* a, std::int64_t group, std::uint32_t* scratch,\n"
+            "                                std::uint32_t* shared) {\n"
+            "    (void)shared;\n"
+            "    const std::uint32_t* const U = a->uniforms;\n"
+            "    (void)U;\n";
+        for (std::size_t i = 0; i < k_.params.size(); ++i) {
+            if (k_.params[i].kind != ir::ParamKind::Array) continue;
+            const std::string s = std::to_string(i);
+            p += "    std::uint32_t* const A" + s + " = a->arrays[" + s + "].words;\n";
+            p += "    const std::int64_t N" + s + " = a->arrays[" + s + "].count;\n";
+            p += "    (void)A" + s + "; (void)N" + s + ";\n";
+        }
+        return p;
+    }
+
+    const ir::Kernel& k_;
+    const int wg_;
+    const int sg_;
+    const std::vector<std::size_t>& shared_offsets_;
+    std::vector<char> collective_;
+    std::vector<char> crosses_;   // per node: read in another lane loop than its Def's
+    std::vector<int> var_phase_;  // per variable: the one lane loop using it, or kMany
+    bool final_ = false;
+    std::string body_, decls_;
+    std::size_t scratch_ = 0;
+    int serial_ = 0;
+    int indent_ = 1;
+    int phase_ = -1, phase_count_ = 0;
+    int masked_loops_ = 0;
+    std::string lane_mask_;
+    std::vector<std::unordered_map<ExprId, char>> scopes_;
+    std::vector<LoopCtx> loops_;
+};
+
+}  // namespace
+
+std::optional<NativeSource> generate_native(const ir::Kernel& k, int subgroup_size,
+                                            const std::vector<std::size_t>& shared_offsets) {
+    if (!k.is_group_kernel()) return std::nullopt;
+    if (k.epilogue != ir::kNone)
+        for (ir::StmtId s : k.block(k.epilogue))
+            if (k.stmt(s).kind != StmtKind::Nop) return std::nullopt;
+    return Generator(k, subgroup_size, shared_offsets).generate();
+}
+
+}  // namespace rill::cpu
