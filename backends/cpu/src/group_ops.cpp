@@ -1,8 +1,6 @@
 #include "group_ops.h"
 
-#include <atomic>
-#include <bit>
-#include <utility>
+#include <algorithm>
 
 #include "native_abi.h"
 #include "rill/core/error.h"

@@ -71,19 +71,28 @@ std::string hex(std::uint64_t v) {
     return buf;
 }
 
+/// Computed once: the headers are part of the library.
 std::uint64_t headers_hash() {
-    std::uint64_t h = disk_cache::hash_bytes("rill-native-headers", 19);
-    for (const EmbeddedHeader& e : kHeaders) {
-        h = disk_cache::hash_bytes(e.path, std::strlen(e.path), h);
-        h = disk_cache::hash_bytes(e.text, std::strlen(e.text), h);
-    }
-    return h;
+    static const std::uint64_t hash = [] {
+        std::uint64_t h = disk_cache::hash_bytes("rill-native-headers", 19);
+        for (const EmbeddedHeader& e : kHeaders) {
+            h = disk_cache::hash_bytes(e.path, std::strlen(e.path), h);
+            h = disk_cache::hash_bytes(e.text, std::strlen(e.text), h);
+        }
+        return h;
+    }();
+    return hash;
 }
 
 std::uint64_t key_of(const std::string& source) {
-    std::string what = compiler() + '\n' + cpu_id() + '\n' + hex(headers_hash()) + '\n';
-    for (const std::string& f : flags()) what += f + ' ';
-    return disk_cache::hash_bytes(source.data(), source.size(), disk_cache::hash_bytes(what.data(), what.size()));
+    // What a build depends on besides its source, hashed once per process
+    // rather than per kernel (/proc/cpuinfo is long on large machines).
+    static const std::uint64_t machine = [] {
+        std::string what = compiler() + '\n' + cpu_id() + '\n' + hex(headers_hash()) + '\n';
+        for (const std::string& f : flags()) what += f + ' ';
+        return disk_cache::hash_bytes(what.data(), what.size());
+    }();
+    return disk_cache::hash_bytes(source.data(), source.size(), machine);
 }
 
 fs::path directory() {
