@@ -116,6 +116,91 @@ TEST_P(GroupKernels, BarrierOrdersSharedMemory) {
                         << "; this test no longer shows what the barrier is for";
 }
 
+/// Control flow that is the same for a whole workgroup around barriers: an
+/// early Return of some workgroups, loops with Break and Continue on
+/// conditions of the group and the round, a nested loop, and a variable every
+/// invocation holds the same value of. With `lanes_leave`, some invocations
+/// also return on their own after the last barrier.
+template <bool LanesLeave>
+auto workgroup_control_kernel() {
+    return group_kernel<kWg>(LanesLeave ? "workgroup_control_lanes_leave(in, out, rounds)" : "workgroup_control(in, out, rounds)",
+                             [](Array<std::uint32_t> in, Array<std::uint32_t> out, Int rounds) {
+        Shared<std::uint32_t> s(kWg);
+        If(group_id() % 3 == 2, [] { Return(); });
+        Var<std::uint32_t> acc = in.load(global_id());
+        Var<std::int32_t> step = 0;
+        For(0, rounds, [&](Int r) {
+            If(r % 4 == 1, [&] {
+                step = step + 1;
+                Continue();
+            });
+            s.store(local_id(), acc);
+            barrier();
+            acc = acc * 3u + s.load((local_id() + r + step) % kWg);
+            barrier();
+            For(0, 2, [&](Int q) {
+                s.store(local_id(), acc);
+                barrier();
+                acc = acc + s.load((local_id() + q + 1) % kWg);
+                barrier();
+            });
+            If(r == rounds - 2 && group_id() % 3 == 1, [] { Break(); });
+        });
+        if constexpr (LanesLeave)
+            If(local_id() % 5 == 0, [&] {
+                out.store(global_id(), 7u);
+                Return();
+            });
+        out.store(global_id(), acc + cast<std::uint32_t>(step));
+    });
+}
+
+template <bool LanesLeave>
+std::vector<std::uint32_t> workgroup_control_reference(const std::vector<std::uint32_t>& in, std::int64_t groups,
+                                                       std::int32_t rounds, std::uint32_t untouched) {
+    std::vector<std::uint32_t> out(in.size(), untouched);
+    for (std::int64_t g = 0; g < groups; ++g) {
+        if (g % 3 == 2) continue;
+        std::vector<std::uint32_t> acc(in.begin() + g * kWg, in.begin() + (g + 1) * kWg), s(kWg);
+        std::int32_t step = 0;
+        for (std::int32_t r = 0; r < rounds; ++r) {
+            if (r % 4 == 1) {
+                ++step;
+                continue;
+            }
+            s = acc;
+            for (int l = 0; l < kWg; ++l) acc[l] = acc[l] * 3u + s[(l + r + step) % kWg];
+            for (int q = 0; q < 2; ++q) {
+                s = acc;
+                for (int l = 0; l < kWg; ++l) acc[l] += s[(l + q + 1) % kWg];
+            }
+            if (r == rounds - 2 && g % 3 == 1) break;
+        }
+        for (int l = 0; l < kWg; ++l)
+            out[g * kWg + l] = LanesLeave && l % 5 == 0 ? 7u : acc[l] + static_cast<std::uint32_t>(step);
+    }
+    return out;
+}
+
+TEST_P(GroupKernels, WorkgroupUniformControlFlowAroundBarriers) {
+    const std::uint32_t untouched = 0xdeadbeefu;
+    for (std::int64_t groups : {1, 3, 7}) {
+        const std::int64_t n = groups * kWg;
+        std::vector<std::uint32_t> in;
+        for (std::int32_t v : random_ints(static_cast<std::size_t>(n), 0, 1 << 30)) in.push_back(static_cast<std::uint32_t>(v));
+        for (std::int32_t rounds : {0, 1, 2, 3, 6, 9}) {
+            SCOPED_TRACE("groups " + std::to_string(groups) + ", rounds " + std::to_string(rounds));
+            auto src = rt().stream<std::uint32_t>({n}, in);
+            auto out = rt().stream<std::uint32_t>({n}, std::vector<std::uint32_t>(static_cast<std::size_t>(n), untouched));
+            workgroup_control_kernel<false>()(Groups{groups}, src, out, rounds);
+            EXPECT_EQ(out.download(), workgroup_control_reference<false>(in, groups, rounds, untouched));
+            auto out2 = rt().stream<std::uint32_t>({n}, std::vector<std::uint32_t>(static_cast<std::size_t>(n), untouched));
+            workgroup_control_kernel<true>()(Groups{groups}, src, out2, rounds);
+            EXPECT_EQ(out2.download(), workgroup_control_reference<true>(in, groups, rounds, untouched));
+        }
+    }
+}
+
 TEST_P(GroupKernels, SubgroupOperationsMatchHostReference) {
     const int S = subgroup_size();
     ASSERT_GE(S, 1);

@@ -1,7 +1,10 @@
 #include "native_codegen.h"
 
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
+
+#include "workgroup_level.h"
 
 #include "rill/core/error.h"
 #include "rill/core/op_traits.h"
@@ -47,9 +50,12 @@ class Generator {
 public:
     Generator(const ir::Kernel& k, int subgroup_size, const std::vector<std::size_t>& shared_offsets)
         : k_(k), wg_(static_cast<int>(k.workgroup_size)), sg_(subgroup_size), shared_offsets_(shared_offsets),
-          crosses_(k.nodes.size(), 0), var_phase_(k.vars.size(), kUnseen) {
+          used_(k.nodes.size(), 0), crosses_(k.nodes.size(), 0), level_defined_(k.nodes.size(), 0),
+          var_phase_(k.vars.size(), kUnseen) {
+        mark_used();
         collective_.resize(k.stmts.size(), 0);
         for (ir::StmtId s = 0; s < k.stmts.size(); ++s) mark_collective(s);
+        level_.emplace(k, collective_);
     }
 
     NativeSource generate() {
@@ -67,17 +73,35 @@ private:
     struct LoopCtx {
         bool masked;
         std::string broken, continued;  // masked: lanes that left by Break / Continue
-        int label = 0;                  // plain: the continue label
+        int label = 0;                  // otherwise: the continue label
+        bool level = false;             // a workgroup-level loop
     };
 
     // --- analysis ----------------------------------------------------------
+
+    /// Loads, reads and subgroup operations nobody uses are left out: a dead
+    /// subgroup operation would cost a meeting point and keep its operands in
+    /// scratch columns.
+    void mark_used() {
+        for (const ir::Node& n : k_.nodes)
+            for (int i = 0; i < n.nargs; ++i) used_[n.args[i]] = 1;
+        for (const ir::Stmt& st : k_.stmts) {
+            switch (st.kind) {
+                case StmtKind::Assign: case StmtKind::Store: used_[st.b] = 1; break;
+                case StmtKind::If: used_[st.a] = 1; break;
+                case StmtKind::ArrayStore: case StmtKind::SharedStore: used_[st.b] = used_[st.c] = 1; break;
+                default: break;
+            }
+        }
+    }
+    bool dead_def(const ir::Stmt& st) const { return st.kind == StmtKind::Def && !used_[st.a] && k_.node(st.a).op != Op::Atomic; }
 
     bool mark_collective(ir::StmtId s) {
         const ir::Stmt& st = k_.stmt(s);
         bool c = false;
         switch (st.kind) {
             case StmtKind::Barrier: c = true; break;
-            case StmtKind::Def: c = k_.node(st.a).op == Op::Subgroup; break;
+            case StmtKind::Def: c = k_.node(st.a).op == Op::Subgroup && !dead_def(st); break;
             case StmtKind::If: c = block_collective(st.b) || block_collective(st.c); break;
             case StmtKind::Loop: c = block_collective(st.a) || block_collective(st.b); break;
             default: break;
@@ -118,6 +142,7 @@ private:
     std::string col(ExprId id) const { return "col" + std::to_string(id); }
 
     bool visible(ExprId id) const {
+        if (level_defined_[id]) return true;
         for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
             if (it->count(id)) return true;
         return false;
@@ -148,6 +173,7 @@ private:
         std::vector<std::string> e(static_cast<std::size_t>(w));
         if (ir::defined_in_place(n.op)) {
             // Evaluated by its Def in an earlier lane loop: read its column.
+            RILL_ASSERT(phase_ >= 0, "a per-lane value used at workgroup level");
             crosses_[id] = 1;
             for (int c = 0; c < w; ++c)
                 e[c] = "rill::cpu::native::from_bits<" + t + ">(" + col(id) + "[" + std::to_string(c * wg_) + " + l])";
@@ -310,13 +336,16 @@ private:
     // --- variables -----------------------------------------------------------
 
     void note_var(ir::VarId v) {
+        if (level_->scalar(v)) return;
         int& p = var_phase_[v];
-        if (masked_loops_ > 0) p = kMany;
+        if (repeating_loops_ > 0) p = kMany;
         else if (p == kUnseen) p = phase_;
         else if (p != phase_) p = kMany;
     }
     bool var_local(ir::VarId v) const { return final_ && var_phase_[v] >= 0; }
+    std::string scalar_var(ir::VarId v, int c) const { return "u" + std::to_string(v) + "_" + std::to_string(c); }
     std::string var_ref(ir::VarId v, int c) const {
+        if (level_->scalar(v)) return scalar_var(v, c);
         if (var_local(v)) return "v" + std::to_string(v) + "_" + std::to_string(c);
         const std::string t = ctype(k_.vars[v].scalar);
         return "rill::cpu::native::from_bits<" + t + ">(var" + std::to_string(v) + "[" + std::to_string(c * wg_) + " + l])";
@@ -324,26 +353,29 @@ private:
 
     // --- statements ----------------------------------------------------------
 
-    /// A lane loop over the non-collective statements `run` of a block whose
-    /// lanes are `m`.
-    void lane_loop(const std::vector<ir::StmtId>& run, const std::string& m) {
+    /// A lane loop over the per-lane statements `run` of a block whose lanes
+    /// are `m`; `level`: the block is at workgroup level.
+    void lane_loop(const std::vector<ir::StmtId>& run, const std::string& m, bool level) {
         bool any = false;
-        for (ir::StmtId s : run) any = any || k_.stmt(s).kind != StmtKind::Nop;
+        for (ir::StmtId s : run) any = any || (k_.stmt(s).kind != StmtKind::Nop && !dead_def(k_.stmt(s)));
         if (!any) return;
-        open_phase(m);
+        open_phase(m, level);
         for (ir::StmtId s : run) stmt(s);
         close_phase();
     }
 
-    void open_phase(const std::string& m) {
+    /// At workgroup level with every lane live, `m` is all ones and is not read.
+    bool every_lane(bool level) const { return level && level_->all_lanes_live(); }
+
+    void open_phase(const std::string& m, bool level) {
         phase_ = phase_count_++;
         lane_mask_ = m;
         line("for (int l = 0; l < " + wg() + "; ++l) {");
         ++indent_;
-        line("if (!" + m + "[l]) continue;");
+        if (!every_lane(level)) line("if (!" + m + "[l]) continue;");
         line("{");
         ++indent_;
-        scopes_.assign(1, {});
+        scopes_.emplace_back();
         if (final_)
             for (ir::VarId v = 0; v < k_.vars.size(); ++v)
                 if (var_phase_[v] == phase_)
@@ -356,29 +388,96 @@ private:
         line("next" + std::to_string(phase_) + ":;");
         --indent_;
         line("}");
-        scopes_.clear();
+        scopes_.pop_back();
         phase_ = -1;
     }
 
-    void block_masked(ir::BlockId b, const std::string& m) {
+    /// Block b, whose lanes are `m`: runs of per-lane statements in lane loops
+    /// between the statements that run once per workgroup (at `level`, see
+    /// workgroup_level.h, or masked).
+    void block(ir::BlockId b, const std::string& m, bool level) {
         std::vector<ir::StmtId> run;
         for (ir::StmtId s : k_.block(b)) {
-            if (!collective_[s]) {
+            const bool at_level = level && level_->statement(s);
+            if (!collective_[s] && !at_level) {
                 run.push_back(s);
                 continue;
             }
-            lane_loop(run, m);
+            lane_loop(run, m, level);
             run.clear();
-            collective(s, m);
+            if (at_level) workgroup_statement(s, m);
+            else collective(s, m, level);
         }
-        lane_loop(run, m);
+        lane_loop(run, m, level);
     }
 
-    void collective(ir::StmtId s, const std::string& m) {
+    void nested_level(ir::BlockId b, const std::string& m) {
+        line("{");
+        ++indent_;
+        scopes_.emplace_back();
+        block(b, m, true);
+        scopes_.pop_back();
+        --indent_;
+        line("}");
+    }
+
+    /// A statement at workgroup level: plain C++ control flow and scalars.
+    void workgroup_statement(ir::StmtId s, const std::string& m) {
+        const ir::Stmt& st = k_.stmt(s);
+        switch (st.kind) {
+            case StmtKind::Assign: {
+                std::vector<std::string> v;
+                for (int c = 0; c < k_.vars[st.a].width; ++c) v.push_back(val(st.b, c));
+                for (int c = 0; c < k_.vars[st.a].width; ++c) line(scalar_var(st.a, c) + " = " + v[c] + ";");
+                return;
+            }
+            case StmtKind::Def: {
+                // A global scalar: later lane loops and blocks read it wherever they are.
+                const ir::Node& n = k_.node(st.a);
+                for (int c = 0; c < n.type.width; ++c) {
+                    if (final_) decls_ += "    " + type_of(st.a) + " " + name(st.a, c) + "{};\n";
+                    line(name(st.a, c) + " = " + scalar_var(n.aux, c) + ";");
+                }
+                level_defined_[st.a] = 1;
+                return;
+            }
+            case StmtKind::Return: line("return 0;"); return;
+            case StmtKind::Break: case StmtKind::Continue:
+                RILL_ASSERT(!loops_.empty() && loops_.back().level, "a workgroup-level jump out of a per-lane loop");
+                line(st.kind == StmtKind::Break ? "break;" : "goto cont" + std::to_string(loops_.back().label) + ";");
+                return;
+            case StmtKind::If: {
+                line("if (" + val(st.a, 0) + " != 0u)");
+                nested_level(st.b, m);
+                line("else");
+                nested_level(st.c, m);
+                return;
+            }
+            case StmtKind::Loop: {
+                const int label = serial_++;
+                loops_.push_back({false, "", "", label, true});
+                ++repeating_loops_;
+                line("for (;;) {");
+                ++indent_;
+                nested_level(st.a, m);
+                line("cont" + std::to_string(label) + ":;");
+                nested_level(st.b, m);
+                --indent_;
+                line("}");
+                --repeating_loops_;
+                loops_.pop_back();
+                return;
+            }
+            default:
+                RILL_UNREACHABLE("not a workgroup-level statement");
+        }
+    }
+
+    void collective(ir::StmtId s, const std::string& m, bool level) {
         const ir::Stmt& st = k_.stmt(s);
         switch (st.kind) {
             case StmtKind::Barrier:
-                line("if (!uniform_lanes(" + m + ")) return rill::cpu::native::kBarrierDiverged;");
+                if (!every_lane(level)) line("if (!uniform_lanes(" + m + ")) return rill::cpu::native::kBarrierDiverged;");
                 return;
             case StmtKind::Def: {
                 const ExprId id = st.a;
@@ -388,7 +487,7 @@ private:
                 const std::string value = scratch("sv" + std::to_string(id), static_cast<std::size_t>(vw) * wg_);
                 const std::string arg = n.nargs > 1 ? scratch("sa" + std::to_string(id), wg_) : "nullptr";
                 const std::string out = scratch(col(id), static_cast<std::size_t>(n.type.width) * wg_);
-                open_phase(m);
+                open_phase(m, level);
                 for (int c = 0; c < vw; ++c)
                     line(value + "[" + std::to_string(c * wg_) + " + l] = rill::cpu::native::to_bits(" + val(n.args[0], c) + ");");
                 if (n.nargs > 1) line(arg + "[l] = rill::cpu::native::to_bits(" + val(n.args[1], 0) + ");");
@@ -398,7 +497,7 @@ private:
             }
             case StmtKind::If: {
                 const std::string t = mask("t"), e = mask("e");
-                open_phase(m);
+                open_phase(m, level);
                 line("const bool c = " + val(st.a, 0) + " != 0u;");
                 line(t + "[l] = c ? ~0u : 0u;");
                 line(e + "[l] = c ? 0u : ~0u;");
@@ -407,12 +506,12 @@ private:
                 line("for (int l = 0; l < " + wg() + "; ++l) if (!" + m + "[l]) " + t + "[l] = " + e + "[l] = 0u;");
                 line("if (any_lane(" + t + ")) {");
                 ++indent_;
-                block_masked(st.b, t);
+                block(st.b, t, false);
                 --indent_;
                 line("}");
                 line("if (any_lane(" + e + ")) {");
                 ++indent_;
-                block_masked(st.c, e);
+                block(st.c, e, false);
                 --indent_;
                 line("}");
                 line("for (int l = 0; l < " + wg() + "; ++l) " + m + "[l] = " + t + "[l] | " + e + "[l];");
@@ -425,11 +524,11 @@ private:
                 ++indent_;
                 line("for (int l = 0; l < " + wg() + "; ++l) " + cont + "[l] = 0u;");
                 loops_.push_back({true, broken, cont, 0});
-                ++masked_loops_;
-                block_masked(st.a, active);
+                ++repeating_loops_;
+                block(st.a, active, false);
                 line("for (int l = 0; l < " + wg() + "; ++l) " + active + "[l] |= " + cont + "[l];");
-                block_masked(st.b, active);
-                --masked_loops_;
+                block(st.b, active, false);
+                --repeating_loops_;
                 loops_.pop_back();
                 --indent_;
                 line("}");
@@ -458,8 +557,11 @@ private:
         const std::string next = "goto next" + std::to_string(phase_) + ";";
         switch (st.kind) {
             case StmtKind::Nop: return;
-            case StmtKind::Def: emit_in_place(st.a); return;
+            case StmtKind::Def:
+                if (!dead_def(st)) emit_in_place(st.a);
+                return;
             case StmtKind::Assign: {
+                RILL_ASSERT(!level_->scalar(st.a), "a scalar variable assigned per lane");
                 note_var(st.a);
                 std::vector<std::string> v;
                 for (int c = 0; c < k_.vars[st.a].width; ++c) v.push_back(val(st.b, c));
@@ -509,6 +611,7 @@ private:
             case StmtKind::Break: case StmtKind::Continue: {
                 RILL_ASSERT(!loops_.empty(), "break or continue outside a loop");
                 const LoopCtx& lc = loops_.back();
+                RILL_ASSERT(!lc.level, "a per-lane jump out of a workgroup-level loop");
                 const bool is_break = st.kind == StmtKind::Break;
                 if (!lc.masked) {
                     line(is_break ? "break;" : "goto cont" + std::to_string(lc.label) + ";");
@@ -535,16 +638,23 @@ private:
         serial_ = 0;
         phase_count_ = 0;
         indent_ = 1;
+        scopes_.assign(1, {});
+        std::fill(level_defined_.begin(), level_defined_.end(), 0);
         if (final_) {
             for (ExprId id = 0; id < k_.nodes.size(); ++id)
                 if (crosses_[id] && k_.node(id).op != Op::Subgroup)
                     scratch(col(id), static_cast<std::size_t>(k_.node(id).type.width) * wg_);
-            for (ir::VarId v = 0; v < k_.vars.size(); ++v)
-                if (var_phase_[v] < 0) scratch("var" + std::to_string(v), static_cast<std::size_t>(k_.vars[v].width) * wg_);
+            for (ir::VarId v = 0; v < k_.vars.size(); ++v) {
+                if (level_->scalar(v))
+                    for (int c = 0; c < k_.vars[v].width; ++c)
+                        decls_ += std::string("    ") + ctype(k_.vars[v].scalar) + " " + scalar_var(v, c) + "{};\n";
+                else if (var_phase_[v] < 0)
+                    scratch("var" + std::to_string(v), static_cast<std::size_t>(k_.vars[v].width) * wg_);
+            }
         }
         const std::string all = mask("all");
         line("for (int l = 0; l < " + wg() + "; ++l) " + all + "[l] = ~0u;");
-        block_masked(k_.body, all);
+        block(k_.body, all, true);
     }
 
     std::string prelude() const {
@@ -580,8 +690,11 @@ private:
     const int wg_;
     const int sg_;
     const std::vector<std::size_t>& shared_offsets_;
+    std::vector<char> used_;      // per node: an operand of something
     std::vector<char> collective_;
+    std::optional<WorkgroupLevel> level_;
     std::vector<char> crosses_;   // per node: read in another lane loop than its Def's
+    std::vector<char> level_defined_;  // per node: a workgroup-level scalar, visible everywhere after
     std::vector<int> var_phase_;  // per variable: the one lane loop using it, or kMany
     bool final_ = false;
     std::string body_, decls_;
@@ -589,7 +702,7 @@ private:
     int serial_ = 0;
     int indent_ = 1;
     int phase_ = -1, phase_count_ = 0;
-    int masked_loops_ = 0;
+    int repeating_loops_ = 0;  // masked or workgroup-level loops around the current code
     std::string lane_mask_;
     std::vector<std::unordered_map<ExprId, char>> scopes_;
     std::vector<LoopCtx> loops_;
