@@ -39,7 +39,7 @@ const Way kWays[] = {
 std::vector<std::int64_t> compaction_sizes() {
     std::vector<std::int64_t> sizes;
     for (std::int64_t n = 0; n <= 300; ++n) sizes.push_back(n);
-    for (std::int64_t n : {1023, 1025, 4095, 4097, 65537, 1000003, (1 << 22) + 1}) sizes.push_back(n);
+    for (std::int64_t n : {1023, 1025, 4095, 4097, 16383, 16384, 16385, 65537, 1000003, (1 << 22) + 1}) sizes.push_back(n);
     return sizes;
 }
 

@@ -13,6 +13,7 @@
 #include "rill/algorithms/reduce.h"
 
 #include <rill/algorithms/detail/kernel_cache.h>
+#include <rill/algorithms/detail/rows.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
 #include "classic_scans.h"
@@ -27,11 +28,18 @@ using detail::combine;
 using detail::padded;
 
 /// A tile: Wg invocations of Items consecutive elements each (ScanTile).
-template <int Wg, int Items>
+/// Rows: each invocation reads and writes its elements itself (RowShape)
+/// rather than striped across the workgroup through shared memory.
+template <int Wg, int Items, bool Rows = false>
 struct Shape {
     static constexpr int wg = Wg, items = Items;
     static constexpr std::int32_t size = Wg * Items;
+    static constexpr bool rows = Rows;
 };
+/// The CPU backend's tile (detail/rows.h): each invocation reduces its row,
+/// the workgroup scans those totals, and each invocation scans its row again
+/// from its start, reading it a second time from cache rather than keeping it.
+using RowShape = Shape<detail::kRowWorkgroup, detail::kRowItems, true>;
 /// rill::reduce's tile (at the copy roof on the H100) and the Variant default.
 using ReduceShape = Shape<256, 16>;
 static_assert(ReduceShape::size == kScanTile);
@@ -77,11 +85,20 @@ void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vect
     }
 }
 
+/// in[first] op ... op in[end - 1]; the identity for an empty row.
+template <class T>
+Expr<T> row_total(ScanOp op, T id, const Array<T>& in, const Int& first, const Int& end) {
+    Var<T> acc = id;
+    For(first, end, [&](Int i) { acc = combine<T>(op, acc, in.load(i)); });
+    return acc;
+}
+
 /// Which kernels a scan needs: per operator, inclusive or not, and the tile.
 struct Variant {
     ScanOp op;
     bool inclusive;
     int wg = ReduceShape::wg, items = ReduceShape::items;
+    bool rows = false;
     auto operator<=>(const Variant&) const = default;
 };
 
@@ -96,11 +113,37 @@ struct TwoPassKernels {
 };
 
 template <class T, class Sh>
+TwoPassKernels<T, Sh> make_two_pass_rows(ScanOp op, bool inclusive, T id, const std::string& suffix) {
+    auto reduce = group_kernel<Sh::wg>("scan_rows_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
+                                    [op, id](Array<T> in, Array<T> sums, Int n) {
+        auto [first, end] = detail::row_of<Sh::items>(group_id() * Sh::size, n);
+        auto [unused, total] = detail::workgroup_exclusive<T, Sh::wg>(op, row_total<T>(op, id, in, first, end), id);
+        (void)unused;
+        If(local_id() == 0, [&] { sums.store(group_id(), total); });
+    });
+    auto tiles = group_kernel<Sh::wg>("scan_rows_tiles_" + suffix + "(in, out, offsets, n, init)",
+                                   [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
+        auto [first, end] = detail::row_of<Sh::items>(group_id() * Sh::size, n);
+        auto [exclusive, unused] = detail::workgroup_exclusive<T, Sh::wg>(op, row_total<T>(op, id, in, first, end), id);
+        (void)unused;
+        Var<T> running = combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive);
+        For(first, end, [&](Int i) {
+            Expr<T> x = in.load(i);  // before the store: the scan may be in place
+            if (inclusive) running = combine<T>(op, running, x);
+            out.store(i, running);
+            if (!inclusive) running = combine<T>(op, running, x);
+        });
+    });
+    return TwoPassKernels<T, Sh>{reduce, tiles};
+}
+
+template <class T, class Sh>
 TwoPassKernels<T, Sh> make_two_pass(Variant variant) {
-    const auto [op, inclusive, wg, items] = variant;
-    (void)wg, (void)items;  // Sh's
+    const auto [op, inclusive, wg, items, rows] = variant;
+    (void)wg, (void)items, (void)rows;  // Sh's
     const T id = scan_identity<T>(op);
     const std::string suffix = std::string(scan_op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
+    if constexpr (Sh::rows) return make_two_pass_rows<T, Sh>(op, inclusive, id, suffix);
     auto reduce = group_kernel<Sh::wg>("scan_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
                                     [op, id](Array<T> in, Array<T> sums, Int n) {
         Int base = group_id() * Sh::size;
@@ -232,8 +275,8 @@ using TilesKernel = typename ScanKernel<T, Sh>::Type;
 
 template <class T, class Sh>
 TilesKernel<T, Sh> make_kernel(Variant variant) {
-    const auto [op, inclusive, wg, items] = variant;
-    (void)wg, (void)items;  // Sh's
+    const auto [op, inclusive, wg, items, rows] = variant;
+    (void)wg, (void)items, (void)rows;  // Sh's
     const T id = scan_identity<T>(op);
     const std::string name = std::string("scan_") + scan_op_name(op) + (inclusive ? "_inclusive" : "_exclusive");
     return group_kernel<Sh::wg>(name + "(in, out, state, n, init)", [op, id, inclusive](Array<T> in, Array<T> out,
@@ -275,7 +318,8 @@ TilesKernel<T, Sh> make_kernel(Variant variant) {
 template <class T, class Sh>
 void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive) {
     Runtime rt = Runtime::of(in);
-    const TwoPassKernels<T, Sh>& k = detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items}, make_two_pass<T, Sh>);
+    const TwoPassKernels<T, Sh>& k =
+        detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items, Sh::rows}, make_two_pass<T, Sh>);
     const std::int64_t n = in.size();
     const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
     const T id = scan_identity<T>(op);
@@ -297,7 +341,7 @@ void scan_tiles(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bo
         throw Error("rill scan: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(Sh::size) +
                     " (the tile); split the stream");
     Runtime rt = Runtime::of(in);
-    const std::int64_t shared = tile_shared_bytes<T>({Sh::wg, Sh::items});
+    const std::int64_t shared = Sh::rows ? 0 : tile_shared_bytes<T>({Sh::wg, Sh::items});
     if (static_cast<std::uint64_t>(shared) > rt.info().limits.shared_memory_bytes)
         throw Error("rill scan: ScanOptions::tile of " + std::to_string(Sh::wg) + " x " + std::to_string(Sh::items) +
                     " elements takes " + std::to_string(shared) + " bytes of shared memory per workgroup, but " +
@@ -351,11 +395,11 @@ ScanAlgorithm auto_algorithm(const BackendInfo& info, std::int64_t n) {
     return ScanAlgorithm::ReduceThenScan;
 }
 
-/// The fastest tile measured (docs/PERFORMANCE.md): on the H100 128 x 8 for
-/// reduce-then-scan and 128 x 16 for the single pass (session 11); on the CPU
-/// backend 512 x 24, whose wide workgroups spread the lane interpreter's cost
-/// per IR node over more elements (1.4-1.6x the 128 x 8 there, sessions 12
-/// and 13).
+/// The fastest striped tile measured (docs/PERFORMANCE.md): on the H100 128 x 8
+/// for reduce-then-scan and 128 x 16 for the single pass (session 11); on the
+/// CPU backend 512 x 24, whose wide workgroups spread the lane interpreter's
+/// cost per IR node over more elements (1.4-1.6x the 128 x 8 there, sessions
+/// 12 and 13). The CPU's reduce-then-scan takes RowShape unless a tile is given.
 ScanTile default_tile(const BackendInfo& info, ScanAlgorithm algorithm) {
     if (info.name == "cpu") return {512, 24};
     return algorithm == ScanAlgorithm::SinglePass ? ScanTile{128, 16} : ScanTile{128, 8};
@@ -379,7 +423,11 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Auto) options.algorithm = auto_algorithm(rt.info(), n);
     ScanTile tile = options.tile;
-    if (tile.workgroup == 0 && tile.items == 0) tile = default_tile(rt.info(), options.algorithm);
+    if (tile.workgroup == 0 && tile.items == 0) {
+        if (detail::rows_pay(rt.info()) && options.algorithm == ScanAlgorithm::ReduceThenScan)
+            return scan_tiles<T, RowShape>(in, out, op, init, inclusive, options.algorithm);
+        tile = default_tile(rt.info(), options.algorithm);
+    }
     scan_with_tile(tile, in, out, op, init, inclusive, options.algorithm);
 }
 

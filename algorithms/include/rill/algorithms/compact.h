@@ -20,6 +20,7 @@
 
 #include <rill/algorithms/bitonic_sort.h>
 #include <rill/algorithms/scan.h>
+#include <rill/algorithms/detail/rows.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
 #include <limits>
@@ -50,7 +51,8 @@ struct CompactOptions {
     ScanAlgorithm scan = ScanAlgorithm::Auto;
     /// ScanScatter with Auto: the tile of its two passes, a workgroup of 128
     /// or 256 invocations of 8 or 16 elements each. A tuning knob; zeros take
-    /// the default, the fastest measured on the H100 (docs/PERFORMANCE.md).
+    /// the default, the fastest measured on the H100 (docs/PERFORMANCE.md),
+    /// and on the CPU backend row tiles (detail/rows.h).
     ScanTile tile = {};
 };
 
@@ -182,6 +184,8 @@ private:
         }
         const auto count_n = static_cast<std::int32_t>(std::min<std::int64_t>(n, std::numeric_limits<std::int32_t>::max()));
         if (options.algorithm == CompactAlgorithm::ScanScatter && options.scan == ScanAlgorithm::Auto) {
+            if (options.tile.workgroup == 0 && options.tile.items == 0 && detail::rows_pay(rt.info()))
+                return compact_by_rows(in, out, count, split);
             const ScanTile tile = options.tile.workgroup == 0 && options.tile.items == 0 ? kDefaultTile : options.tile;
             bool found = false;
             auto one = [&]<int Wg, int Items>() {
@@ -244,6 +248,70 @@ private:
         move_kernel(split ? kPartitionTiles : kCompactTiles, Wg, Items,
                     [&] { return make_compact_tiles<Wg, Items>(state_->name, state_->keep, split); })(
             Groups{tiles}, in, ends, out, count, count_n);
+    }
+
+    /// compact_by_tiles with row tiles (detail/rows.h).
+    void compact_by_rows(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
+        using detail::kRowTile;
+        const std::int64_t n = in.size();
+        if (n > std::numeric_limits<std::int32_t>::max() - kRowTile)
+            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " +
+                        std::to_string(kRowTile) + " (the tile); split the stream");
+        const auto count_n = static_cast<std::int32_t>(n);
+        const std::int64_t tiles = (n + kRowTile - 1) / kRowTile;
+        auto ends = Runtime::of(in).template stream<std::uint32_t>({tiles});
+        flags_kernel(kCountRows, 0, 0, [&] { return make_count_rows(state_->name, state_->keep); })(Groups{tiles}, in, ends,
+                                                                                                   count_n);
+        inclusive_scan(ends, ends);
+        move_kernel(split ? kPartitionRows : kCompactRows, 0, 0,
+                    [&] { return make_compact_rows(state_->name, state_->keep, split); })(Groups{tiles}, in, ends, out,
+                                                                                          count, count_n);
+    }
+
+    /// The kept elements of invocation l's row, first .. end - 1.
+    static Expr<std::uint32_t> kept_in_row(const Pred& keep, const Array<T>& in, const Int& first, const Int& end) {
+        Var<std::uint32_t> kept = 0u;
+        For(first, end, [&](Int i) { kept = kept + select(keep(in.load(i)), 1u, 0u); });
+        return kept;
+    }
+
+    /// counts[tile] = the kept elements of the row tile.
+    static FlagsKernel make_count_rows(const std::string& name, Pred keep) {
+        return group_kernel<detail::kRowWorkgroup>(name + "_count_rows(in, counts, n)",
+                                                   [keep](Array<T> in, Array<std::uint32_t> counts, Int n) {
+            auto [first, end] = detail::row_of(group_id() * detail::kRowTile, n);
+            auto [unused, total] =
+                detail::workgroup_exclusive<std::uint32_t, detail::kRowWorkgroup>(ScanOp::Add, kept_in_row(keep, in, first, end), 0u);
+            (void)unused;
+            If(local_id() == 0, [&] { counts.store(group_id(), total); });
+        });
+    }
+
+    /// Each row tile again: every invocation counts its row's kept elements
+    /// again, the workgroup scans those counts, and every invocation writes
+    /// its row's kept elements from the tile's start (ends[tile - 1]) plus
+    /// its row's; with `split` the others go after all kept ones.
+    static MoveKernel make_compact_rows(const std::string& name, Pred keep, bool split) {
+        return group_kernel<detail::kRowWorkgroup>(
+            name + (split ? "_partition_rows" : "_compact_rows") + "(in, ends, out, count, n)",
+            [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out, Array<std::uint32_t> count, Int n) {
+                auto [first, end] = detail::row_of(group_id() * detail::kRowTile, n);
+                auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, detail::kRowWorkgroup>(
+                    ScanOp::Add, kept_in_row(keep, in, first, end), 0u);
+                (void)unused;
+                Int tiles = (n + (detail::kRowTile - 1)) / detail::kRowTile;
+                UInt total = ends.load(tiles - 1);
+                Var<std::uint32_t> at = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u) + row_start;
+                For(first, end, [&](Int i) {
+                    auto x = in.load(i);
+                    auto kept = If(keep(x), [&] {
+                        out.store(at, x);
+                        at = at + 1u;
+                    });
+                    if (split) kept.Else([&] { out.store(total + (cast<std::uint32_t>(i) - at), x); });
+                });
+                If(group_id() == 0 && local_id() == 0, [&] { count.store(0, total); });
+            });
     }
 
     // --- The fused path: tiles of Wg invocations of Items elements each ---
@@ -324,7 +392,7 @@ private:
 
     // Which kernel: the key of the caches, with the tile's shape (0 for untiled ones).
     enum Which { kFlags, kScatter, kSplit, kSearch, kSearchSplit, kSortGather, kSortGatherSplit, kCountTiles,
-                 kCompactTiles, kPartitionTiles };
+                 kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows };
     using Key = std::tuple<int, int, int>;
 
     struct State {

@@ -19,6 +19,7 @@
 #include <rill/algorithms/detail/key_order.h>
 #include <rill/algorithms/detail/permute.h>
 #include <rill/algorithms/detail/radix_digit_pass.h>
+#include <rill/algorithms/detail/radix_rows.h>
 
 namespace rill {
 
@@ -29,7 +30,8 @@ struct RadixSortOptions {
     /// 32-bit key; uint64 keys take up to 64.
     int bits = 32;
     /// Tiles of 4096 keys each workgroup sorts in turn; 0 = chosen from n (at
-    /// most 16384 workgroups). A tuning knob: the result does not depend on it.
+    /// most 16384 workgroups), and on the CPU backend row tiles instead
+    /// (detail/radix_rows.h). A tuning knob: the result does not depend on it.
     std::int64_t tiles_per_workgroup = 0;
     /// Sort only the first count[0] elements (a one-element stream, e.g. a
     /// Filter's count), read on the device: no host round trip. A count past
@@ -80,7 +82,10 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (n <= 1) return;
     if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);
-    const auto [per_group, groups] = runs_for(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
+    const bool rows = rows_pay(rt.info()) && opt.tiles_per_workgroup == 0;
+    const auto [per_group, groups] =
+        rows ? Runs{row_runs(n).row, row_runs(n).groups}
+             : runs_for(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
     auto counts = rt.stream<std::uint32_t>({kBins * groups});
     Stream<std::uint32_t> k[2] = {keys, rt.stream<std::uint32_t>({n})};
     Stream<V> v[2];
@@ -102,9 +107,22 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         const std::uint32_t mask = (1u << bits) - 1u;
         const std::uint32_t flip = opt.descending ? mask : 0u;
         const auto sh = static_cast<std::uint32_t>(shift);
-        histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
+        if (rows) {
+            static const auto rows_histogram = make_rows_histogram_kernel();
+            rows_histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
+        } else {
+            histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
+        }
         exclusive_scan(counts, counts);
-        if constexpr (WithValues)
+        if (rows) {
+            if constexpr (WithValues) {
+                static const auto scatter = make_rows_scatter_pairs_kernel<V>();
+                scatter(Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, count, counted, run, sh, mask, flip);
+            } else {
+                static const auto scatter = make_rows_scatter_keys_kernel();
+                scatter(Groups{groups}, k[cur], counts, k[1 - cur], n32, count, counted, run, sh, mask, flip);
+            }
+        } else if constexpr (WithValues)
             traced_once(ranking, make_scatter_pairs_kernel<V>)(
                 Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
         else

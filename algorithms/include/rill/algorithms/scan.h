@@ -40,9 +40,13 @@ enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blell
 
 /// The tile of SinglePass and ReduceThenScan: a workgroup of `workgroup`
 /// invocations (64, 128, 256 or 512) scans `items` (4, 8, 12, 16 or 24)
-/// consecutive elements per invocation. A tuning knob; zeros take the
-/// fastest measured (docs/PERFORMANCE.md): on the H100 128 x 8 for
-/// ReduceThenScan, 128 x 16 for SinglePass; on the CPU backend 512 x 24.
+/// consecutive elements per invocation, loaded and stored striped across the
+/// workgroup through shared memory. A tuning knob; zeros take the fastest
+/// measured (docs/PERFORMANCE.md): on the H100 128 x 8 for ReduceThenScan,
+/// 128 x 16 for SinglePass; on the CPU backend 512 x 24 for SinglePass, and
+/// for ReduceThenScan 64 invocations that each read and write a row of 256
+/// elements themselves (its invocations run one after another, so a row is
+/// consecutive memory and the transposition through shared memory only costs).
 struct ScanTile {
     int workgroup = 0;
     int items = 0;
