@@ -344,12 +344,14 @@ void BM_TbbScan(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kScan);
 }
 
+/// Arg: the rill::ScanAlgorithm (0 Auto, 1 SinglePass, 2 ReduceThenScan).
 void BM_RillScan(benchmark::State& state) {
     rill::Runtime& rt = runtime();
     const std::vector<std::uint32_t> host = scan_input();
     auto in = rt.stream<std::uint32_t>({kScan}, host);
     auto out = rt.stream<std::uint32_t>({kScan});
-    rill::exclusive_scan(in, out);
+    const rill::ScanOptions options{static_cast<rill::ScanAlgorithm>(state.range(0))};
+    rill::exclusive_scan(in, out, rill::ScanOp::Add, options);
     const std::vector<std::uint32_t> got = out.download();
     std::uint32_t acc = 0;
     for (std::int64_t i = 0; i < kScan; ++i) {
@@ -357,7 +359,7 @@ void BM_RillScan(benchmark::State& state) {
         acc += host[i];
     }
     for (auto _ : state) {
-        rill::exclusive_scan(in, out);
+        rill::exclusive_scan(in, out, rill::ScanOp::Add, options);
         rt.finish();
     }
     state.SetItemsProcessed(state.iterations() * kScan);
@@ -438,9 +440,9 @@ void BM_RillCompact(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kScan);
 }
 
-// --- sort: 2^20 random uint32 keys -------------------------------------------------
+// --- sort: 2^24 random uint32 keys (the size of issue 6) ----------------------------
 
-constexpr std::int64_t kSort = std::int64_t{1} << 20;
+constexpr std::int64_t kSort = std::int64_t{1} << 24;
 
 std::vector<std::uint32_t> sort_input() {
     std::vector<std::uint32_t> v(kSort);
@@ -573,7 +575,7 @@ BENCHMARK(BM_RillSumFloat4)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_OpenBlasSgemv)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillSgemv)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbScan)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_RillScan)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RillScan)->ArgName("algorithm")->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbReduce)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_RillReduce)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_TbbCompact)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -93,6 +93,19 @@ Expr<T> row_total(ScanOp op, T id, const Array<T>& in, const Int& first, const I
     return acc;
 }
 
+/// out[first .. end - 1] = the scan of in[first .. end - 1] after `start`.
+template <class T>
+void scan_row(ScanOp op, bool inclusive, const Expr<T>& start, const Array<T>& in, const Array<T>& out, const Int& first,
+              const Int& end) {
+    Var<T> running = start;
+    For(first, end, [&](Int i) {
+        Expr<T> x = in.load(i);  // before the store: the scan may be in place
+        if (inclusive) running = combine<T>(op, running, x);
+        out.store(i, running);
+        if (!inclusive) running = combine<T>(op, running, x);
+    });
+}
+
 /// Which kernels a scan needs: per operator, inclusive or not, and the tile.
 struct Variant {
     ScanOp op;
@@ -126,13 +139,8 @@ TwoPassKernels<T, Sh> make_two_pass_rows(ScanOp op, bool inclusive, T id, const 
         auto [first, end] = detail::row_of<Sh::items>(group_id() * Sh::size, n);
         auto [exclusive, unused] = detail::workgroup_exclusive<T, Sh::wg>(op, row_total<T>(op, id, in, first, end), id);
         (void)unused;
-        Var<T> running = combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive);
-        For(first, end, [&](Int i) {
-            Expr<T> x = in.load(i);  // before the store: the scan may be in place
-            if (inclusive) running = combine<T>(op, running, x);
-            out.store(i, running);
-            if (!inclusive) running = combine<T>(op, running, x);
-        });
+        scan_row<T>(op, inclusive, combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive), in, out,
+                    first, end);
     });
     return TwoPassKernels<T, Sh>{reduce, tiles};
 }
@@ -273,6 +281,34 @@ struct ScanKernel {
 template <class T, class Sh>
 using TilesKernel = typename ScanKernel<T, Sh>::Type;
 
+/// The single pass of tile t after its invocations have their totals (`own`):
+/// the workgroup's scan of them, the look-back for the tiles before, and
+/// finish(start), start being everything before the invocation's elements.
+template <class T, class Sh, class Finish>
+void single_pass_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& n, const Int& t, const Expr<T>& init,
+                      const Expr<T>& own, Finish finish) {
+    Shared<T> prefix(1);
+    Int tiles = (n + static_cast<std::int32_t>(Sh::size - 1)) / Sh::size;
+    auto [exclusive, total] = detail::workgroup_exclusive<T, Sh::wg>(op, own, id);
+    If(local_id() < subgroup_size(), [&] {
+        If(t == 0, [&] {
+            If(local_id() == 0, [&] {
+                publish(state, tiles, t, kInclusive, to_bits<T>(total));
+                prefix.store(0, Expr<T>(id));
+            });
+        }).Else([&] {
+            If(local_id() == 0, [&] { publish(state, tiles, t, kAggregate, to_bits<T>(total)); });
+            Expr<T> before = look_back<T, Sh::wg>(op, state, tiles, t, id);
+            If(local_id() == 0, [&] {
+                publish(state, tiles, t, kInclusive, to_bits<T>(combine<T>(op, before, total)));
+                prefix.store(0, before);
+            });
+        });
+    });
+    barrier();  // the prefix is in; every invocation has read its row
+    finish(combine<T>(op, combine<T>(op, init, prefix.load(0)), exclusive));
+}
+
 template <class T, class Sh>
 TilesKernel<T, Sh> make_kernel(Variant variant) {
     const auto [op, inclusive, wg, items, rows] = variant;
@@ -285,33 +321,21 @@ TilesKernel<T, Sh> make_kernel(Variant variant) {
         // Tiles are numbered in the order workgroups start, not by group_id,
         // so every tile a look-back waits for has started (see look_back).
         Shared<std::uint32_t> ticket(1);
-        Shared<T> prefix(1);
         If(local_id() == 0, [&] { ticket.store(0, state.atomic_add(0, 1u)); });
         barrier();
         Int t = cast<std::int32_t>(ticket.load(0));
-        Int tiles = (n + static_cast<std::int32_t>(Sh::size - 1)) / Sh::size;
-        Shared<T> tile(detail::padded_size(Sh::size));
         Int base = t * Sh::size;
-        std::vector<Var<T>> running = load_rows<T, Sh>(op, id, in, base, n, tile);
-        auto [exclusive, total] = detail::workgroup_exclusive<T, Sh::wg>(op, running.back(), id);
-        If(local_id() < subgroup_size(), [&] {
-            If(t == 0, [&] {
-                If(local_id() == 0, [&] {
-                    publish(state, tiles, t, kInclusive, to_bits<T>(total));
-                    prefix.store(0, Expr<T>(id));
-                });
-            }).Else([&] {
-                If(local_id() == 0, [&] { publish(state, tiles, t, kAggregate, to_bits<T>(total)); });
-                Expr<T> before = look_back<T, Sh::wg>(op, state, tiles, t, id);
-                If(local_id() == 0, [&] {
-                    publish(state, tiles, t, kInclusive, to_bits<T>(combine<T>(op, before, total)));
-                    prefix.store(0, before);
-                });
+        if constexpr (Sh::rows) {
+            auto [first, end] = detail::row_of<Sh::items>(base, n);
+            single_pass_tile<T, Sh>(op, id, state, n, t, init, row_total<T>(op, id, in, first, end),
+                                    [&](const Expr<T>& start) { scan_row<T>(op, inclusive, start, in, out, first, end); });
+        } else {
+            Shared<T> tile(detail::padded_size(Sh::size));
+            std::vector<Var<T>> running = load_rows<T, Sh>(op, id, in, base, n, tile);
+            single_pass_tile<T, Sh>(op, id, state, n, t, init, running.back(), [&](const Expr<T>& start) {
+                store_rows<T, Sh>(op, inclusive, start, running, out, base, tile);
             });
-        });
-        barrier();  // the prefix is in; every invocation has read its row
-        Var<T> start = combine<T>(op, combine<T>(op, init, prefix.load(0)), exclusive);
-        store_rows<T, Sh>(op, inclusive, start, running, out, base, tile);
+        }
     });
 }
 
@@ -350,7 +374,7 @@ void scan_tiles(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bo
     if (algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan<T, Sh>(in, out, op, init, inclusive);
     const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
     auto state = rt.stream<std::uint32_t>({kStateTile + 4 * tiles});  // zero: no tile ready, ticket 0
-    detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items}, make_kernel<T, Sh>)(Groups{tiles}, in, out, state,
+    detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items, Sh::rows}, make_kernel<T, Sh>)(Groups{tiles}, in, out, state,
                                                                               static_cast<std::int32_t>(n), init);
 }
 
@@ -385,11 +409,12 @@ void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, Sc
 /// the single pass where its look-back is exact and it was the faster, that
 /// is through OpenGL at every size and through Vulkan below 2^24 elements,
 /// where one kernel beats three (1.3-1.7x at 2^16-2^22); from 2^24 on,
-/// Vulkan's look-back costs more than reduce-then-scan's second read. The CPU
-/// backend and Mesa's software devices (which end long loops) take
-/// reduce-then-scan.
+/// Vulkan's look-back costs more than reduce-then-scan's second read. Mesa's
+/// software devices (which end long loops) take reduce-then-scan; the CPU
+/// backend the single pass over rows, which reads each element once from memory.
 ScanAlgorithm auto_algorithm(const BackendInfo& info, std::int64_t n) {
     if (info.limits.loop_iterations != 0) return ScanAlgorithm::ReduceThenScan;
+    if (detail::rows_pay(info)) return ScanAlgorithm::SinglePass;  // over rows: 1.2-1.4x reduce-then-scan (session 15)
     if (info.name == "opengl") return ScanAlgorithm::SinglePass;
     if (info.name == "vulkan" && n < (std::int64_t{1} << 24)) return ScanAlgorithm::SinglePass;
     return ScanAlgorithm::ReduceThenScan;
@@ -424,7 +449,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     if (options.algorithm == ScanAlgorithm::Auto) options.algorithm = auto_algorithm(rt.info(), n);
     ScanTile tile = options.tile;
     if (tile.workgroup == 0 && tile.items == 0) {
-        if (detail::rows_pay(rt.info()) && options.algorithm == ScanAlgorithm::ReduceThenScan)
+        if (detail::rows_pay(rt.info()))
             return scan_tiles<T, RowShape>(in, out, op, init, inclusive, options.algorithm);
         tile = default_tile(rt.info(), options.algorithm);
     }

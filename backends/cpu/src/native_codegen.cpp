@@ -63,7 +63,7 @@ public:
         run_pass(true);
         NativeSource src;
         src.scratch_words = scratch_;
-        src.code = prelude() + decls_ + body_ + "    return 0;\n}\n";
+        src.code = prelude() + invariants_ + decls_ + body_ + "    return 0;\n}\n";
         return src;
     }
 
@@ -119,9 +119,10 @@ private:
     // --- output ------------------------------------------------------------
 
     void line(const std::string& text) {
-        body_.append(static_cast<std::size_t>(indent_) * 4, ' ');
-        body_ += text;
-        body_ += '\n';
+        std::string& out = hoisting_ ? invariants_ : body_;
+        out.append(static_cast<std::size_t>(hoisting_ ? 1 : indent_) * 4, ' ');
+        out += text;
+        out += '\n';
     }
 
     /// Scratch words for one workgroup; declared as a named pointer in the final pass.
@@ -147,7 +148,30 @@ private:
             if (it->count(id)) return true;
         return false;
     }
-    void define(ExprId id) { scopes_.back()[id] = 1; }
+    void define(ExprId id) {
+        if (hoisting_) level_defined_[id] = 1;
+        else scopes_.back()[id] = 1;
+    }
+
+    /// The same for the whole dispatch: computed from constants, uniforms and
+    /// ids of the workgroup only.
+    bool invariant(ExprId id) {
+        int& memo = invariant_[id];
+        if (memo >= 0) return memo != 0;
+        const ir::Node& n = k_.node(id);
+        bool v = true;
+        switch (n.op) {
+            case Op::Const: case Op::Uniform: case Op::GroupId: case Op::NumGroups: case Op::ArraySize:
+            case Op::SubgroupSize:
+                break;
+            default:
+                if (ir::defined_in_place(n.op) || n.op == Op::LocalId || n.op == Op::SubgroupInvocation) v = false;
+                for (int i = 0; v && i < n.nargs; ++i) v = invariant(n.args[i]);
+                break;
+        }
+        memo = v ? 1 : 0;
+        return v;
+    }
 
     std::string type_of(ExprId id) const { return ctype(k_.node(id).type.scalar); }
 
@@ -167,6 +191,15 @@ private:
 
     void ensure(ExprId id) {
         if (visible(id)) return;
+        if (!hoisting_ && invariant(id)) {
+            // Computed once at the top of the workgroup, before any store:
+            // loops and lane loops read it from a register, not from memory a
+            // store might have changed as far as the compiler knows.
+            hoisting_ = true;
+            ensure(id);
+            hoisting_ = false;
+            return;
+        }
         const ir::Node& n = k_.node(id);
         const int w = n.type.width;
         const std::string t = ctype(n.type.scalar);
@@ -640,6 +673,7 @@ private:
         indent_ = 1;
         scopes_.assign(1, {});
         std::fill(level_defined_.begin(), level_defined_.end(), 0);
+        invariants_.clear();
         if (final_) {
             for (ExprId id = 0; id < k_.nodes.size(); ++id)
                 if (crosses_[id] && k_.node(id).op != Op::Subgroup)
@@ -698,6 +732,9 @@ private:
     std::vector<int> var_phase_;  // per variable: the one lane loop using it, or kMany
     bool final_ = false;
     std::string body_, decls_;
+    std::string invariants_;  // the values `invariant` holds, at the top
+    bool hoisting_ = false;
+    std::vector<int> invariant_ = std::vector<int>(k_.nodes.size(), -1);
     std::size_t scratch_ = 0;
     int serial_ = 0;
     int indent_ = 1;

@@ -28,10 +28,10 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 /// element read once and written once; refused on devices that end long
 /// loops (DeviceLimits::loop_iterations: llvmpipe, lavapipe), where a
 /// look-back that waits for a descheduled tile could be cut short. Auto: the
-/// faster of the two as measured on the H100 (docs/PERFORMANCE.md, session
-/// 13): SinglePass through OpenGL, and through Vulkan below 2^24 elements;
-/// ReduceThenScan for larger Vulkan scans, on the CPU backend and where
-/// SinglePass is refused.
+/// faster of the two as measured (docs/PERFORMANCE.md): on the H100
+/// SinglePass through OpenGL, and through Vulkan below 2^24 elements, and
+/// ReduceThenScan for larger Vulkan scans (session 13); SinglePass on the CPU
+/// backend (session 15); ReduceThenScan where SinglePass is refused.
 /// The textbook scans, for teaching and for the published tables (slower):
 /// HillisSteele, ceil(log2 n) passes over the whole stream, O(n log n) work,
 /// as Horn used it (GPU Gems 2 ch. 36); Blelloch, the work-efficient
@@ -43,10 +43,10 @@ enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blell
 /// consecutive elements per invocation, loaded and stored striped across the
 /// workgroup through shared memory. A tuning knob; zeros take the fastest
 /// measured (docs/PERFORMANCE.md): on the H100 128 x 8 for ReduceThenScan,
-/// 128 x 16 for SinglePass; on the CPU backend 512 x 24 for SinglePass, and
-/// for ReduceThenScan 64 invocations that each read and write a row of 256
-/// elements themselves (its invocations run one after another, so a row is
-/// consecutive memory and the transposition through shared memory only costs).
+/// 128 x 16 for SinglePass; on the CPU backend 64 invocations that each read
+/// and write a row of 256 elements themselves (its invocations run one after
+/// another, so a row is consecutive memory and the transposition through
+/// shared memory only costs; detail/rows.h).
 struct ScanTile {
     int workgroup = 0;
     int items = 0;
