@@ -153,25 +153,6 @@ private:
         else scopes_.back()[id] = 1;
     }
 
-    /// The same for the whole dispatch: computed from constants, uniforms and
-    /// ids of the workgroup only.
-    bool invariant(ExprId id) {
-        int& memo = invariant_[id];
-        if (memo >= 0) return memo != 0;
-        const ir::Node& n = k_.node(id);
-        bool v = true;
-        switch (n.op) {
-            case Op::Const: case Op::Uniform: case Op::GroupId: case Op::NumGroups: case Op::ArraySize:
-            case Op::SubgroupSize:
-                break;
-            default:
-                if (ir::defined_in_place(n.op) || n.op == Op::LocalId || n.op == Op::SubgroupInvocation) v = false;
-                for (int i = 0; v && i < n.nargs; ++i) v = invariant(n.args[i]);
-                break;
-        }
-        memo = v ? 1 : 0;
-        return v;
-    }
 
     std::string type_of(ExprId id) const { return ctype(k_.node(id).type.scalar); }
 
@@ -191,7 +172,7 @@ private:
 
     void ensure(ExprId id) {
         if (visible(id)) return;
-        if (!hoisting_ && invariant(id)) {
+        if (!hoisting_ && level_->invariant(id)) {
             // Computed once at the top of the workgroup, before any store:
             // loops and lane loops read it from a register, not from memory a
             // store might have changed as far as the compiler knows.
@@ -732,9 +713,8 @@ private:
     std::vector<int> var_phase_;  // per variable: the one lane loop using it, or kMany
     bool final_ = false;
     std::string body_, decls_;
-    std::string invariants_;  // the values `invariant` holds, at the top
+    std::string invariants_;  // what WorkgroupLevel::invariant holds, computed at the top
     bool hoisting_ = false;
-    std::vector<int> invariant_ = std::vector<int>(k_.nodes.size(), -1);
     std::size_t scratch_ = 0;
     int serial_ = 0;
     int indent_ = 1;

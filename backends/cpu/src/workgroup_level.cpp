@@ -9,7 +9,7 @@ using ir::StmtKind;
 
 WorkgroupLevel::WorkgroupLevel(const ir::Kernel& k, const std::vector<char>& collective)
     : k_(k), collective_(collective), divergence_(k), stmt_(k.stmts.size(), 0), scalar_(k.vars.size(), 0),
-      def_of_(k.nodes.size(), ir::kNone), rejected_(k.stmts.size(), 0) {
+      def_of_(k.nodes.size(), ir::kNone), invariant_(k.nodes.size(), -1), rejected_(k.stmts.size(), 0) {
     for (ir::StmtId s = 0; s < k.stmts.size(); ++s)
         if (k.stmt(s).kind == StmtKind::Def) def_of_[k.stmt(s).a] = s;
     for (ir::VarId v = 0; v < k.vars.size(); ++v) scalar_[v] = divergence_.variable(v) ? 0 : 1;
@@ -35,9 +35,11 @@ WorkgroupLevel::WorkgroupLevel(const ir::Kernel& k, const std::vector<char>& col
         if (k.stmt(s).kind == StmtKind::Return && !stmt_[s]) all_lanes_live_ = false;
 }
 
-bool WorkgroupLevel::computable(ir::ExprId id) {
-    int& memo = computable_[id];
-    if (memo >= 0) return memo != 0;
+bool WorkgroupLevel::computable(ir::ExprId id) { return from_workgroup_values(id, computable_, true); }
+bool WorkgroupLevel::invariant(ir::ExprId id) { return from_workgroup_values(id, invariant_, false); }
+
+bool WorkgroupLevel::from_workgroup_values(ir::ExprId id, std::vector<int>& memo, bool scalar_reads) {
+    if (memo[id] >= 0) return memo[id] != 0;
     const ir::Node& n = k_.node(id);
     bool c = true;
     switch (n.op) {
@@ -45,14 +47,14 @@ bool WorkgroupLevel::computable(ir::ExprId id) {
         case Op::SubgroupSize:
             break;
         case Op::ReadVar:
-            c = scalar_[n.aux] && def_of_[id] != ir::kNone && stmt_[def_of_[id]];
+            c = scalar_reads && scalar_[n.aux] && def_of_[id] != ir::kNone && stmt_[def_of_[id]];
             break;
         default:
             if (ir::defined_in_place(n.op) || n.op == Op::LocalId || n.op == Op::SubgroupInvocation) c = false;
-            for (int i = 0; c && i < n.nargs; ++i) c = computable(n.args[i]);
+            for (int i = 0; c && i < n.nargs; ++i) c = from_workgroup_values(n.args[i], memo, scalar_reads);
             break;
     }
-    computable_[id] = c ? 1 : 0;
+    memo[id] = c ? 1 : 0;
     return c;
 }
 

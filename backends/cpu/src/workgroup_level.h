@@ -33,11 +33,15 @@ public:
     bool statement(ir::StmtId s) const { return stmt_[s] != 0; }
     bool scalar(ir::VarId v) const { return scalar_[v] != 0; }
     bool computable(ir::ExprId id);
+    /// The same for the whole dispatch: computed from constants, uniforms,
+    /// ids and sizes alone (no variables).
+    bool invariant(ir::ExprId id);
     /// No Return leaves some lanes of a workgroup while others go on, so a
     /// workgroup-level block runs with every lane live.
     bool all_lanes_live() const { return all_lanes_live_; }
 
 private:
+    bool from_workgroup_values(ir::ExprId id, std::vector<int>& memo, bool scalar_reads);
     void classify(ir::BlockId b, bool level);
     bool level_if(ir::StmtId s);
     bool level_loop(ir::StmtId s);
@@ -52,7 +56,7 @@ private:
     ir::Divergence divergence_;
     std::vector<char> stmt_, scalar_;
     std::vector<ir::StmtId> def_of_;  // per in-place node: its Def statement
-    std::vector<int> computable_;     // -1: not known yet
+    std::vector<int> computable_, invariant_;  // -1: not known yet
     std::vector<char> rejected_;      // per Loop: not at workgroup level after all
     bool restart_ = false;
     bool all_lanes_live_ = true;
