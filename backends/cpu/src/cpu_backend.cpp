@@ -145,19 +145,24 @@ public:
 
 private:
     // A group kernel is built once the lane executor has run this many of its
-    // invocations (RILL_CPU_COMPILE=auto): a build takes about a second, which
-    // a few calls on large streams repay, while a kernel called on small
-    // streams now and then never pays it.
+    // invocations, or spent this long on it (RILL_CPU_COMPILE=auto): a build
+    // takes about a second, which a few calls on large streams repay, while a
+    // kernel called on small streams now and then never pays it. Time counts
+    // too because invocations of row tiles (algorithms/detail/rows.h) each
+    // loop over hundreds of elements.
     static constexpr std::int64_t kNativeAfterInvocations = std::int64_t{1} << 20;
+    static constexpr std::chrono::milliseconds kNativeAfterTime{250};
 
     void run(CpuProgram& p, const Dispatch& d) {
         NativeState& native = p.native();
         if (native::WorkgroupFn fn = native.fn.load(std::memory_order_acquire)) return execute_native(p, fn, d);
+        const auto start = std::chrono::steady_clock::now();
         execute(p, d);
         if (!native.source || native_mode_ != NativeMode::Auto || native_failed_) return;
         std::lock_guard lock(native.building);
         native.invocations += d.domain.size();
-        if (native.attempted || native.invocations < kNativeAfterInvocations) return;
+        native.interpreted += std::chrono::steady_clock::now() - start;
+        if (native.attempted || (native.invocations < kNativeAfterInvocations && native.interpreted < kNativeAfterTime)) return;
         native.attempted = true;
         try {
             native.fn = load_native(native.source->code, p.kernel().name);

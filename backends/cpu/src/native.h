@@ -11,8 +11,9 @@
 namespace rill::cpu {
 
 /// RILL_CPU_COMPILE: whether group kernels run as compiled C++.
-///   auto    (default) once a kernel has run enough invocations to be worth a
-///           build, or at once when an earlier process built it; a failed
+///   auto    (default) once a kernel has run enough invocations, or long
+///           enough, to be worth a build, or at once when an earlier process
+///           built it; a failed
 ///           build leaves it interpreted, with one warning
 ///   always  every group kernel, built before its first call; a failure is an error
 ///   off     never: the lane executor runs everything

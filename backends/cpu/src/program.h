@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,7 @@ struct NativeState {
     std::atomic<native::WorkgroupFn> fn{nullptr};
     std::mutex building;
     std::int64_t invocations = 0;  // run by the lane executor so far (RILL_CPU_COMPILE=auto)
+    std::chrono::steady_clock::duration interpreted{};  // and the time that took
     bool attempted = false;
 };
 
