@@ -59,6 +59,44 @@ TEST_P(GroupKernels, ArraysIgnoreAccessesOutOfRange) {
     }
 }
 
+/// Loops over a row indexed by their counter (the CPU backend checks such a
+/// loop's range once and runs it unchecked when it fits): rows inside the
+/// arrays, and rows that start before or end past them, whose accesses out of
+/// range read zero and write nothing.
+constexpr std::int32_t kRow = 37;  // elements per invocation in RowLoopsInAndOutOfRange
+
+TEST_P(GroupKernels, RowLoopsInAndOutOfRange) {
+    auto k = group_kernel<kWg>("row_loops(src, dst, from)", [](Array<std::uint32_t> src, Array<std::uint32_t> dst, Int from) {
+        Int first = from + global_id() * kRow;
+        Var<std::uint32_t> acc = 0u;
+        For(first, first + kRow, [&](Int i) {
+            acc = acc * 3u + src.load(i);
+            dst.store(i, acc);
+        });
+    });
+    const std::int64_t n = 2 * kWg * kRow;
+    std::vector<std::uint32_t> x;
+    for (std::int32_t v : random_ints(static_cast<std::size_t>(n), 0, 1 << 30)) x.push_back(static_cast<std::uint32_t>(v));
+    for (std::int32_t from : {0, -5, 11, -kRow * kWg, kRow * kWg + 3}) {
+        for (std::int64_t groups : {1, 2, 3}) {
+            SCOPED_TRACE("from " + std::to_string(from) + ", " + std::to_string(groups) + " groups");
+            auto src = rt().stream<std::uint32_t>({n}, x);
+            auto dst = rt().stream<std::uint32_t>({n}, std::vector<std::uint32_t>(static_cast<std::size_t>(n), 7u));
+            k(Groups{groups}, src, dst, from);
+            std::vector<std::uint32_t> want(static_cast<std::size_t>(n), 7u);
+            for (std::int64_t g = 0; g < groups * kWg; ++g) {
+                std::uint32_t acc = 0;
+                for (std::int64_t i = from + g * kRow; i < from + (g + 1) * kRow; ++i) {
+                    const bool inside = i >= 0 && i < n;
+                    acc = acc * 3u + (inside ? x[static_cast<std::size_t>(i)] : 0u);
+                    if (inside) want[static_cast<std::size_t>(i)] = acc;
+                }
+            }
+            EXPECT_EQ(dst.download(), want);
+        }
+    }
+}
+
 TEST_P(GroupKernels, StructElementsThroughArraysAndShared) {
     auto k = group_kernel<kWg>("swap_halves(v)", [](Array<float3> v) {
         Shared<float3> tile(kWg);

@@ -307,6 +307,10 @@ private:
     /// `i{tag}` holds the index; returns the in-range condition.
     std::string index(const Place& p, ExprId idx, const std::string& tag) {
         line("const std::int32_t i" + tag + " = " + val(idx, 0) + ";");
+        for (const auto& [counter, places] : unchecked_)
+            if (counter == idx)
+                for (const Place& q : places)
+                    if (q.base == p.base) return "(true)";
         return "(i" + tag + " >= 0 && static_cast<std::int64_t>(i" + tag + ") < " + p.count + ")";
     }
     std::string element(const Place& p, const std::string& tag, std::uint32_t word) const {
@@ -610,16 +614,34 @@ private:
                 return;
             }
             case StmtKind::Loop: {
-                const int label = serial_++;
-                loops_.push_back({false, "", "", label});
-                line("for (;;) {");
+                const std::optional<Counted> counted = counted_loop(st);
+                if (!counted) return plain_loop(st);
+                // Every access indexed by the counter is in range for the
+                // whole loop, or not: checked once, an unchecked copy runs.
+                line("{");
                 ++indent_;
-                nested(st.a);
-                line("cont" + std::to_string(label) + ":;");
-                nested(st.b);
+                scopes_.emplace_back();
+                const std::string tag = std::to_string(serial_++);
+                note_var(counted->var);
+                line("const std::int32_t lo" + tag + " = " + var_ref(counted->var, 0) + ";");
+                line("const std::int32_t hi" + tag + " = " + val(counted->last, 0) + ";");
+                std::string in_range = "lo" + tag + " >= 0";
+                for (const Place& p : counted->places)
+                    in_range += " && static_cast<std::int64_t>(hi" + tag + ") <= " + p.count;
+                line("if (" + in_range + ") {");
+                ++indent_;
+                unchecked_.push_back({counted->counter, counted->places});
+                plain_loop(st);
+                unchecked_.pop_back();
+                --indent_;
+                line("} else {");
+                ++indent_;
+                plain_loop(st);
                 --indent_;
                 line("}");
-                loops_.pop_back();
+                scopes_.pop_back();
+                --indent_;
+                line("}");
                 return;
             }
             case StmtKind::Break: case StmtKind::Continue: {
@@ -639,6 +661,101 @@ private:
                 return;
             case StmtKind::Store: case StmtKind::Barrier:
                 RILL_UNREACHABLE("statement not expected in a lane loop of a group kernel");
+        }
+    }
+
+    void plain_loop(const ir::Stmt& st) {
+        const int label = serial_++;
+        loops_.push_back({false, "", "", label});
+        line("for (;;) {");
+        ++indent_;
+        nested(st.a);
+        line("cont" + std::to_string(label) + ":;");
+        nested(st.b);
+        --indent_;
+        line("}");
+        loops_.pop_back();
+    }
+
+    /// A per-lane loop as the DSL's For(begin, end) makes it: it starts by
+    /// reading its counter and breaking once counter >= last, its continuing
+    /// block adds 1, nothing else assigns the counter, and `last` is known
+    /// before the loop. Its body then sees counter values in [value at entry,
+    /// last) only, and `places` are the memories it indexes by the counter.
+    struct Counted {
+        ir::VarId var;
+        ExprId counter, last;
+        std::vector<Place> places;
+    };
+    std::vector<ir::StmtId> statements(ir::BlockId b) const {
+        std::vector<ir::StmtId> out;
+        for (ir::StmtId s : k_.block(b))
+            if (k_.stmt(s).kind != StmtKind::Nop) out.push_back(s);
+        return out;
+    }
+    std::optional<Counted> counted_loop(const ir::Stmt& loop) {
+        const std::vector<ir::StmtId> head = statements(loop.a), step = statements(loop.b);
+        if (head.size() < 2 || step.size() != 2) return std::nullopt;
+        const ir::Stmt& read = k_.stmt(head[0]);
+        const ir::Stmt& test = k_.stmt(head[1]);
+        if (read.kind != StmtKind::Def || k_.node(read.a).op != Op::ReadVar || test.kind != StmtKind::If) return std::nullopt;
+        const ExprId counter = read.a;
+        const ir::VarId var = k_.node(counter).aux;
+        const ir::Node& cond = k_.node(test.a);
+        if (cond.op != Op::Ge || cond.args[0] != counter || k_.vars[var].scalar != Scalar::Int || k_.vars[var].width != 1)
+            return std::nullopt;
+        const std::vector<ir::StmtId> then = statements(test.b);
+        if (then.size() != 1 || k_.stmt(then[0]).kind != StmtKind::Break || !statements(test.c).empty()) return std::nullopt;
+        const ir::Stmt& again = k_.stmt(step[0]);
+        const ir::Stmt& add = k_.stmt(step[1]);
+        if (again.kind != StmtKind::Def || k_.node(again.a).op != Op::ReadVar || k_.node(again.a).aux != var ||
+            add.kind != StmtKind::Assign || add.a != var)
+            return std::nullopt;
+        const ir::Node& sum = k_.node(add.b);
+        if (sum.op != Op::Add || sum.args[0] != again.a || k_.node(sum.args[1]).op != Op::Const || k_.node(sum.args[1]).imm[0] != 1u)
+            return std::nullopt;
+        Counted c{var, counter, cond.args[1], {}};
+        if (!known_now(c.last)) return std::nullopt;
+        int assigns = 0;
+        scan_loop(loop.a, c, assigns);
+        scan_loop(loop.b, c, assigns);
+        if (assigns != 1 || c.places.empty()) return std::nullopt;
+        return c;
+    }
+    /// Whether every in-place value of `id` is visible here (so that it is the same all through a loop after).
+    bool known_now(ExprId id) const {
+        const ir::Node& n = k_.node(id);
+        if (ir::defined_in_place(n.op)) return visible(id);
+        for (int i = 0; i < n.nargs; ++i)
+            if (!known_now(n.args[i])) return false;
+        return true;
+    }
+    /// Counts the Assigns to the counter and collects the places it indexes.
+    void scan_loop(ir::BlockId b, Counted& c, int& assigns) {
+        if (b == ir::kNone) return;
+        auto add_place = [&](bool shared, std::uint32_t id) {
+            const Place p = place(shared, id);
+            for (const Place& q : c.places)
+                if (q.base == p.base) return;
+            c.places.push_back(p);
+        };
+        for (ir::StmtId s : k_.block(b)) {
+            const ir::Stmt& st = k_.stmt(s);
+            switch (st.kind) {
+                case StmtKind::Assign: assigns += st.a == c.var; break;
+                case StmtKind::Def: {
+                    const ir::Node& n = k_.node(st.a);
+                    if ((n.op == Op::ArrayLoad || n.op == Op::SharedLoad) && n.args[0] == c.counter)
+                        add_place(n.op == Op::SharedLoad, n.aux);
+                    break;
+                }
+                case StmtKind::ArrayStore: case StmtKind::SharedStore:
+                    if (st.c == c.counter) add_place(st.kind == StmtKind::SharedStore, st.a);
+                    break;
+                case StmtKind::If: scan_loop(st.b, c, assigns), scan_loop(st.c, c, assigns); break;
+                case StmtKind::Loop: scan_loop(st.a, c, assigns), scan_loop(st.b, c, assigns); break;
+                default: break;
+            }
         }
     }
 
@@ -714,6 +831,7 @@ private:
     bool final_ = false;
     std::string body_, decls_;
     std::string invariants_;  // what WorkgroupLevel::invariant holds, computed at the top
+    std::vector<std::pair<ExprId, std::vector<Place>>> unchecked_;  // counters of enclosing in-range counted loops
     bool hoisting_ = false;
     std::size_t scratch_ = 0;
     int serial_ = 0;
