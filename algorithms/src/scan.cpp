@@ -146,12 +146,7 @@ TwoPassKernels<T, Sh> make_two_pass_rows(ScanOp op, bool inclusive, T id, const 
 }
 
 template <class T, class Sh>
-TwoPassKernels<T, Sh> make_two_pass(Variant variant) {
-    const auto [op, inclusive, wg, items, rows] = variant;
-    (void)wg, (void)items, (void)rows;  // Sh's
-    const T id = scan_identity<T>(op);
-    const std::string suffix = std::string(scan_op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
-    if constexpr (Sh::rows) return make_two_pass_rows<T, Sh>(op, inclusive, id, suffix);
+TwoPassKernels<T, Sh> make_two_pass_striped(ScanOp op, bool inclusive, T id, const std::string& suffix) {
     auto reduce = group_kernel<Sh::wg>("scan_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
                                     [op, id](Array<T> in, Array<T> sums, Int n) {
         Int base = group_id() * Sh::size;
@@ -176,6 +171,16 @@ TwoPassKernels<T, Sh> make_two_pass(Variant variant) {
         store_rows<T, Sh>(op, inclusive, prefix, running, out, base, tile);
     });
     return TwoPassKernels<T, Sh>{reduce, tiles};
+}
+
+template <class T, class Sh>
+TwoPassKernels<T, Sh> make_two_pass(Variant variant) {
+    const auto [op, inclusive, wg, items, rows] = variant;
+    (void)wg, (void)items, (void)rows;  // Sh's
+    const T id = scan_identity<T>(op);
+    const std::string suffix = std::string(scan_op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
+    if constexpr (Sh::rows) return make_two_pass_rows<T, Sh>(op, inclusive, id, suffix);
+    else return make_two_pass_striped<T, Sh>(op, inclusive, id, suffix);
 }
 
 // --- SinglePass ---------------------------------------------------------------
@@ -420,13 +425,10 @@ ScanAlgorithm auto_algorithm(const BackendInfo& info, std::int64_t n) {
     return ScanAlgorithm::ReduceThenScan;
 }
 
-/// The fastest striped tile measured (docs/PERFORMANCE.md): on the H100 128 x 8
-/// for reduce-then-scan and 128 x 16 for the single pass (session 11); on the
-/// CPU backend 512 x 24, whose wide workgroups spread the lane interpreter's
-/// cost per IR node over more elements (1.4-1.6x the 128 x 8 there, sessions
-/// 12 and 13). The CPU's reduce-then-scan takes RowShape unless a tile is given.
-ScanTile default_tile(const BackendInfo& info, ScanAlgorithm algorithm) {
-    if (info.name == "cpu") return {512, 24};
+/// The fastest striped tile measured on the H100 (docs/PERFORMANCE.md, session
+/// 11): 128 x 8 for reduce-then-scan, 128 x 16 for the single pass. The CPU
+/// backend takes RowShape unless a tile is given.
+ScanTile default_tile(ScanAlgorithm algorithm) {
     return algorithm == ScanAlgorithm::SinglePass ? ScanTile{128, 16} : ScanTile{128, 8};
 }
 
@@ -451,7 +453,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     if (tile.workgroup == 0 && tile.items == 0) {
         if (detail::rows_pay(rt.info()))
             return scan_tiles<T, RowShape>(in, out, op, init, inclusive, options.algorithm);
-        tile = default_tile(rt.info(), options.algorithm);
+        tile = default_tile(options.algorithm);
     }
     scan_with_tile(tile, in, out, op, init, inclusive, options.algorithm);
 }

@@ -153,7 +153,6 @@ private:
         else scopes_.back()[id] = 1;
     }
 
-
     std::string type_of(ExprId id) const { return ctype(k_.node(id).type.scalar); }
 
     /// Component c of node `id` as a C++ expression of its lane type, emitting
@@ -429,16 +428,6 @@ private:
         lane_loop(run, m, level);
     }
 
-    void nested_level(ir::BlockId b, const std::string& m) {
-        line("{");
-        ++indent_;
-        scopes_.emplace_back();
-        block(b, m, true);
-        scopes_.pop_back();
-        --indent_;
-        line("}");
-    }
-
     /// A statement at workgroup level: plain C++ control flow and scalars.
     void workgroup_statement(ir::StmtId s, const std::string& m) {
         const ir::Stmt& st = k_.stmt(s);
@@ -464,28 +453,8 @@ private:
                 RILL_ASSERT(!loops_.empty() && loops_.back().level, "a workgroup-level jump out of a per-lane loop");
                 line(st.kind == StmtKind::Break ? "break;" : "goto cont" + std::to_string(loops_.back().label) + ";");
                 return;
-            case StmtKind::If: {
-                line("if (" + val(st.a, 0) + " != 0u)");
-                nested_level(st.b, m);
-                line("else");
-                nested_level(st.c, m);
-                return;
-            }
-            case StmtKind::Loop: {
-                const int label = serial_++;
-                loops_.push_back({false, "", "", label, true});
-                ++repeating_loops_;
-                line("for (;;) {");
-                ++indent_;
-                nested_level(st.a, m);
-                line("cont" + std::to_string(label) + ":;");
-                nested_level(st.b, m);
-                --indent_;
-                line("}");
-                --repeating_loops_;
-                loops_.pop_back();
-                return;
-            }
+            case StmtKind::If: return if_else(st, &m);
+            case StmtKind::Loop: return plain_loop(st, &m);
             default:
                 RILL_UNREACHABLE("not a workgroup-level statement");
         }
@@ -559,14 +528,40 @@ private:
         }
     }
 
-    void nested(ir::BlockId b) {
+    /// Block b in braces: per lane inside a lane loop, or with `level_lanes`
+    /// at workgroup level, whose lanes they are.
+    void nested(ir::BlockId b, const std::string* level_lanes = nullptr) {
         line("{");
         ++indent_;
         scopes_.emplace_back();
-        for (ir::StmtId s : k_.block(b)) stmt(s);
+        if (level_lanes) block(b, *level_lanes, true);
+        else for (ir::StmtId s : k_.block(b)) stmt(s);
         scopes_.pop_back();
         --indent_;
         line("}");
+    }
+
+    /// An If or a Loop as C++ control flow, per lane or at workgroup level (nested).
+    void if_else(const ir::Stmt& st, const std::string* level_lanes = nullptr) {
+        line("if (" + val(st.a, 0) + " != 0u)");
+        nested(st.b, level_lanes);
+        line("else");
+        nested(st.c, level_lanes);
+    }
+    void plain_loop(const ir::Stmt& st, const std::string* level_lanes = nullptr) {
+        const int label = serial_++;
+        const bool level = level_lanes != nullptr;
+        loops_.push_back({false, "", "", label, level});
+        if (level) ++repeating_loops_;
+        line("for (;;) {");
+        ++indent_;
+        nested(st.a, level_lanes);
+        line("cont" + std::to_string(label) + ":;");
+        nested(st.b, level_lanes);
+        --indent_;
+        line("}");
+        if (level) --repeating_loops_;
+        loops_.pop_back();
     }
 
     /// A statement for lane `l` inside a lane loop.
@@ -606,13 +601,7 @@ private:
             case StmtKind::Fence:
                 line("std::atomic_thread_fence(std::memory_order_seq_cst);");
                 return;
-            case StmtKind::If: {
-                line("if (" + val(st.a, 0) + " != 0u)");
-                nested(st.b);
-                line("else");
-                nested(st.c);
-                return;
-            }
+            case StmtKind::If: return if_else(st);
             case StmtKind::Loop: {
                 const std::optional<Counted> counted = counted_loop(st);
                 if (!counted) return plain_loop(st);
@@ -662,19 +651,6 @@ private:
             case StmtKind::Store: case StmtKind::Barrier:
                 RILL_UNREACHABLE("statement not expected in a lane loop of a group kernel");
         }
-    }
-
-    void plain_loop(const ir::Stmt& st) {
-        const int label = serial_++;
-        loops_.push_back({false, "", "", label});
-        line("for (;;) {");
-        ++indent_;
-        nested(st.a);
-        line("cont" + std::to_string(label) + ":;");
-        nested(st.b);
-        --indent_;
-        line("}");
-        loops_.pop_back();
     }
 
     /// A per-lane loop as the DSL's For(begin, end) makes it: it starts by

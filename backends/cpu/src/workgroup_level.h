@@ -32,15 +32,16 @@ public:
 
     bool statement(ir::StmtId s) const { return stmt_[s] != 0; }
     bool scalar(ir::VarId v) const { return scalar_[v] != 0; }
-    bool computable(ir::ExprId id);
-    /// The same for the whole dispatch: computed from constants, uniforms,
-    /// ids and sizes alone (no variables).
+    /// Whether a value is the same for the whole dispatch: computed from
+    /// constants, uniforms, ids and sizes alone (no variables).
     bool invariant(ir::ExprId id);
     /// No Return leaves some lanes of a workgroup while others go on, so a
     /// workgroup-level block runs with every lane live.
     bool all_lanes_live() const { return all_lanes_live_; }
 
 private:
+    /// Workgroup-computable (see the class comment).
+    bool computable(ir::ExprId id);
     bool from_workgroup_values(ir::ExprId id, std::vector<int>& memo, bool scalar_reads);
     void classify(ir::BlockId b, bool level);
     bool level_if(ir::StmtId s);

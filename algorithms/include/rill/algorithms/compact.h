@@ -234,7 +234,25 @@ private:
     /// tile's flags scanned and its kept elements written.
     template <int Wg, int Items>
     void compact_by_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
-        constexpr std::int32_t tile = Wg * Items;
+        compact_in_tiles(in, out, count, Wg * Items,
+                         flags_kernel(kCountTiles, Wg, Items, [&] { return make_count_tiles<Wg, Items>(state_->name, state_->keep); }),
+                         move_kernel(split ? kPartitionTiles : kCompactTiles, Wg, Items,
+                                     [&] { return make_compact_tiles<Wg, Items>(state_->name, state_->keep, split); }));
+    }
+
+    /// compact_by_tiles with row tiles (detail/rows.h).
+    void compact_by_rows(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
+        compact_in_tiles(in, out, count, detail::kRowTile,
+                         flags_kernel(kCountRows, 0, 0, [&] { return make_count_rows(state_->name, state_->keep); }),
+                         move_kernel(split ? kPartitionRows : kCompactRows, 0, 0,
+                                     [&] { return make_compact_rows(state_->name, state_->keep, split); }));
+    }
+
+    /// The two passes over tiles of `tile` elements: `counts` writes each
+    /// tile's kept count, `moves` each tile's kept elements after the
+    /// inclusive scan of those counts.
+    void compact_in_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, std::int32_t tile,
+                          const FlagsKernel& counts, const MoveKernel& moves) const {
         const std::int64_t n = in.size();
         if (n > std::numeric_limits<std::int32_t>::max() - tile)
             throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(tile) +
@@ -242,30 +260,9 @@ private:
         const auto count_n = static_cast<std::int32_t>(n);
         const std::int64_t tiles = (n + tile - 1) / tile;
         auto ends = Runtime::of(in).template stream<std::uint32_t>({tiles});
-        flags_kernel(kCountTiles, Wg, Items, [&] { return make_count_tiles<Wg, Items>(state_->name, state_->keep); })(
-            Groups{tiles}, in, ends, count_n);
+        counts(Groups{tiles}, in, ends, count_n);
         inclusive_scan(ends, ends);
-        move_kernel(split ? kPartitionTiles : kCompactTiles, Wg, Items,
-                    [&] { return make_compact_tiles<Wg, Items>(state_->name, state_->keep, split); })(
-            Groups{tiles}, in, ends, out, count, count_n);
-    }
-
-    /// compact_by_tiles with row tiles (detail/rows.h).
-    void compact_by_rows(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
-        using detail::kRowTile;
-        const std::int64_t n = in.size();
-        if (n > std::numeric_limits<std::int32_t>::max() - kRowTile)
-            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " +
-                        std::to_string(kRowTile) + " (the tile); split the stream");
-        const auto count_n = static_cast<std::int32_t>(n);
-        const std::int64_t tiles = (n + kRowTile - 1) / kRowTile;
-        auto ends = Runtime::of(in).template stream<std::uint32_t>({tiles});
-        flags_kernel(kCountRows, 0, 0, [&] { return make_count_rows(state_->name, state_->keep); })(Groups{tiles}, in, ends,
-                                                                                                   count_n);
-        inclusive_scan(ends, ends);
-        move_kernel(split ? kPartitionRows : kCompactRows, 0, 0,
-                    [&] { return make_compact_rows(state_->name, state_->keep, split); })(Groups{tiles}, in, ends, out,
-                                                                                          count, count_n);
+        moves(Groups{tiles}, in, ends, out, count, count_n);
     }
 
     /// The kept elements of invocation l's row, first .. end - 1.

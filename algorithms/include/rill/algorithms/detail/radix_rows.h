@@ -37,6 +37,12 @@ inline RowRuns row_runs(std::int64_t n) {
 /// one digit's bins over the rows are consecutive.
 inline Int bin(const Expr<std::uint32_t>& d, const Int& l) { return cast<std::int32_t>(d) * kRowsWg + l; }
 
+/// This invocation's row of the n keys: [first, end).
+inline std::pair<Int, Int> key_row(const Int& n, const Int& row) {
+    Int first = min((group_id() * kRowsWg + local_id()) * row, n);
+    return {first, min(first + row, n)};
+}
+
 /// Counts this invocation's row [first, end) into its bins.
 inline void count_row(const Shared<std::uint32_t>& bins, const Array<std::uint32_t>& keys, const Int& first,
                       const Int& end, const UInt& shift, const UInt& mask, const UInt& flip) {
@@ -55,8 +61,8 @@ inline auto make_rows_histogram_kernel() {
            Int row, UInt shift, UInt mask, UInt flip) {
             Int n = elements_to_sort(count, size, counted);
             Shared<std::uint32_t> bins(kBins * kRowsWg);
-            Int first = min((group_id() * kRowsWg + local_id()) * row, n);
-            count_row(bins, keys, first, min(first + row, n), shift, mask, flip);
+            auto [first, end] = key_row(n, row);
+            count_row(bins, keys, first, end, shift, mask, flip);
             barrier();
             for (int q = 0; q < kBins / kRowsWg; ++q) {
                 Int d = local_id() * (kBins / kRowsWg) + q;
@@ -74,8 +80,7 @@ void scatter_rows(const Array<std::uint32_t>& keys, const Array<V>* values, cons
                   const UInt& shift, const UInt& mask, const UInt& flip) {
     Shared<std::uint32_t> bins(kBins * kRowsWg);
     Int lid = local_id();
-    Int first = min((group_id() * kRowsWg + lid) * row, n);
-    Int end = min(first + row, n);
+    auto [first, end] = key_row(n, row);
     count_row(bins, keys, first, end, shift, mask, flip);
     barrier();
     for (int q = 0; q < kBins / kRowsWg; ++q) {
