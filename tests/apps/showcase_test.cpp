@@ -43,7 +43,8 @@ TEST_P(Showcase, PrimaryRaysMatchHostReference) {
 }
 
 TEST_P(Showcase, LoadsObjFiles) {
-    const auto path = std::filesystem::temp_directory_path() / "rill-test-tetra.obj";
+    // One file per backend: ctest -j runs the backends' tests side by side.
+    const auto path = std::filesystem::temp_directory_path() / ("rill-test-tetra-" + rt().backend_name() + ".obj");
     std::ofstream(path) << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
     auto mesh = showcase::load_obj(path.string());
     ASSERT_EQ(mesh.size(), 4u);
