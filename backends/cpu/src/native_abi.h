@@ -11,6 +11,10 @@
 #include <cstdint>
 #include <utility>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "rill/core/ir.h"
 
 namespace rill::cpu::native {
@@ -21,6 +25,9 @@ using u32 = std::uint32_t;
 struct Memory {
     u32* words = nullptr;     // element 0, word 0
     std::int64_t count = 0;   // elements
+    /// Large enough (RILL_CPU_STREAMING_BYTES) that what a loop writes in
+    /// order goes past the caches (store_streamed).
+    bool streamed = false;
 };
 
 /// Everything a compiled workgroup reads besides its own code. The generated
@@ -49,6 +56,22 @@ template <class T>
 inline T from_bits(u32 b) {
     if constexpr (std::is_same_v<T, float>) return std::bit_cast<float>(b);
     else return static_cast<T>(b);
+}
+
+/// A store that skips the caches: the line is not read first, and a
+/// large output does not evict what is still to be read. Consecutive ones
+/// combine into whole lines; fence_streamed orders them.
+inline void store_streamed(u32* at, u32 v) {
+#if defined(__SSE2__)
+    _mm_stream_si32(reinterpret_cast<int*>(at), static_cast<int>(v));
+#else
+    *at = v;
+#endif
+}
+inline void fence_streamed() {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
 }
 
 /// The same interface as std::atomic_ref over a plain word, for shared memory

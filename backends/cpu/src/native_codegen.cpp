@@ -63,7 +63,7 @@ public:
         run_pass(true);
         NativeSource src;
         src.scratch_words = scratch_;
-        src.code = prelude() + invariants_ + decls_ + body_ + "    return 0;\n}\n";
+        src.code = prelude() + invariants_ + decls_ + body_ + "    return done();\n}\n";
         return src;
     }
 
@@ -306,11 +306,20 @@ private:
     /// `i{tag}` holds the index; returns the in-range condition.
     std::string index(const Place& p, ExprId idx, const std::string& tag) {
         line("const std::int32_t i" + tag + " = " + val(idx, 0) + ";");
-        for (const auto& [counter, places] : unchecked_)
-            if (counter == idx)
-                for (const Place& q : places)
+        for (const Unchecked& u : unchecked_)
+            if (u.counter == idx)
+                for (const Place& q : u.places)
                     if (q.base == p.base) return "(true)";
         return "(i" + tag + " >= 0 && static_cast<std::int64_t>(i" + tag + ") < " + p.count + ")";
+    }
+    /// Whether a store to `p` at `idx` is one of an in-range counted loop's
+    /// consecutive stores into arrays large enough to skip the caches.
+    bool streamed_at(const Place& p, ExprId idx) const {
+        for (const Unchecked& u : unchecked_)
+            if (u.counter == idx && u.streamed)
+                for (const Place& q : u.stored)
+                    if (q.base == p.base) return true;
+        return false;
     }
     std::string element(const Place& p, const std::string& tag, std::uint32_t word) const {
         return p.base + "[static_cast<std::int64_t>(i" + tag + ") * " + std::to_string(p.stride) + " + " +
@@ -448,7 +457,7 @@ private:
                 level_defined_[st.a] = 1;
                 return;
             }
-            case StmtKind::Return: line("return 0;"); return;
+            case StmtKind::Return: line("return done();"); return;
             case StmtKind::Break: case StmtKind::Continue:
                 RILL_ASSERT(!loops_.empty() && loops_.back().level, "a workgroup-level jump out of a per-lane loop");
                 line(st.kind == StmtKind::Break ? "break;" : "goto cont" + std::to_string(loops_.back().label) + ";");
@@ -593,12 +602,16 @@ private:
                 std::vector<std::string> v;
                 for (int c = 0; c < w; ++c) v.push_back(val(st.b, c));
                 const std::string ok = index(p, st.c, tag);
-                std::string body;
-                for (int c = 0; c < w; ++c) body += " " + element(p, tag, st.d + c) + "] = rill::cpu::native::to_bits(" + v[c] + ");";
-                line("if " + ok + " {" + body + " }");
+                std::string body, streamed;
+                for (int c = 0; c < w; ++c) {
+                    body += " " + element(p, tag, st.d + c) + "] = rill::cpu::native::to_bits(" + v[c] + ");";
+                    streamed += " rill::cpu::native::store_streamed(&" + element(p, tag, st.d + c) + "], rill::cpu::native::to_bits(" + v[c] + "));";
+                }
+                line(streamed_at(p, st.c) ? streamed : "if " + ok + " {" + body + " }");
                 return;
             }
             case StmtKind::Fence:
+                if (streamed_) line("rill::cpu::native::fence_streamed();");  // known from the first pass on the final one
                 line("std::atomic_thread_fence(std::memory_order_seq_cst);");
                 return;
             case StmtKind::If: return if_else(st);
@@ -617,9 +630,24 @@ private:
                 std::string in_range = "lo" + tag + " >= 0";
                 for (const Place& p : counted->places)
                     in_range += " && static_cast<std::int64_t>(hi" + tag + ") <= " + p.count;
-                line("if (" + in_range + ") {");
+                // Consecutive stores into large arrays skip the caches: a
+                // third copy, so that the choice is made once per loop.
+                if (!counted->stored.empty()) {
+                    std::string large;
+                    for (const Place& p : counted->stored) large += " && S" + p.base.substr(1);
+                    line("if (" + in_range + large + ") {");
+                    ++indent_;
+                    streamed_ = true;
+                    unchecked_.push_back({counted->counter, counted->places, counted->stored, true});
+                    plain_loop(st);
+                    unchecked_.pop_back();
+                    --indent_;
+                    line("} else if (" + in_range + ") {");
+                } else {
+                    line("if (" + in_range + ") {");
+                }
                 ++indent_;
-                unchecked_.push_back({counted->counter, counted->places});
+                unchecked_.push_back({counted->counter, counted->places, {}, false});
                 plain_loop(st);
                 unchecked_.pop_back();
                 --indent_;
@@ -662,6 +690,7 @@ private:
         ir::VarId var;
         ExprId counter, last;
         std::vector<Place> places;
+        std::vector<Place> stored;  // the arrays (not shared memory) of places it stores to
     };
     std::vector<ir::StmtId> statements(ir::BlockId b) const {
         std::vector<ir::StmtId> out;
@@ -709,12 +738,12 @@ private:
     /// Counts the Assigns to the counter and collects the places it indexes.
     void scan_loop(ir::BlockId b, Counted& c, int& assigns) {
         if (b == ir::kNone) return;
-        auto add_place = [&](bool shared, std::uint32_t id) {
-            const Place p = place(shared, id);
-            for (const Place& q : c.places)
+        auto add = [](std::vector<Place>& to, const Place& p) {
+            for (const Place& q : to)
                 if (q.base == p.base) return;
-            c.places.push_back(p);
+            to.push_back(p);
         };
+        auto add_place = [&](bool shared, std::uint32_t id) { add(c.places, place(shared, id)); };
         for (ir::StmtId s : k_.block(b)) {
             const ir::Stmt& st = k_.stmt(s);
             switch (st.kind) {
@@ -726,7 +755,10 @@ private:
                     break;
                 }
                 case StmtKind::ArrayStore: case StmtKind::SharedStore:
-                    if (st.c == c.counter) add_place(st.kind == StmtKind::SharedStore, st.a);
+                    if (st.c == c.counter) {
+                        add_place(st.kind == StmtKind::SharedStore, st.a);
+                        if (st.kind == StmtKind::ArrayStore) add(c.stored, place(false, st.a));
+                    }
                     break;
                 case StmtKind::If: scan_loop(st.b, c, assigns), scan_loop(st.c, c, assigns); break;
                 case StmtKind::Loop: scan_loop(st.a, c, assigns), scan_loop(st.b, c, assigns); break;
@@ -778,6 +810,10 @@ private:
             "    std::uint32_t all = ~0u, any = 0;\n"
             "    for (int l = 0; l < " + wg() + "; ++l) { all &= m[l]; any |= m[l]; }\n"
             "    return any == 0 || all == ~0u;\n}\n"
+            // Stores that skip the caches are ordered by a fence only: the
+            // workgroup's results must be visible when it ends.
+            "inline int done() {" + std::string(streamed_ ? " rill::cpu::native::fence_streamed();" : "") +
+            " return 0; }\n"
             "}  // namespace\n\n"
             "extern \"C\" int rill_workgroup(const rill::cpu::native::Args* a, std::int64_t group, std::uint32_t* scratch,\n"
             "                                std::uint32_t* shared) {\n"
@@ -790,6 +826,7 @@ private:
             p += "    std::uint32_t* const A" + s + " = a->arrays[" + s + "].words;\n";
             p += "    const std::int64_t N" + s + " = a->arrays[" + s + "].count;\n";
             p += "    (void)A" + s + "; (void)N" + s + ";\n";
+            if (streamed_) p += "    const bool S" + s + " = a->arrays[" + s + "].streamed;\n    (void)S" + s + ";\n";
         }
         return p;
     }
@@ -807,7 +844,14 @@ private:
     bool final_ = false;
     std::string body_, decls_;
     std::string invariants_;  // what WorkgroupLevel::invariant holds, computed at the top
-    std::vector<std::pair<ExprId, std::vector<Place>>> unchecked_;  // counters of enclosing in-range counted loops
+    /// An enclosing counted loop, in its copy for in-range accesses.
+    struct Unchecked {
+        ExprId counter;
+        std::vector<Place> places, stored;
+        bool streamed;  // the copy whose stores at the counter skip the caches
+    };
+    std::vector<Unchecked> unchecked_;
+    bool streamed_ = false;  // some store may skip the caches (store_streamed)
     bool hoisting_ = false;
     std::size_t scratch_ = 0;
     int serial_ = 0;

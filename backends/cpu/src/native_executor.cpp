@@ -40,6 +40,7 @@ void execute_native(const CpuProgram& program, native::WorkgroupFn fn, const Dis
         const StreamBinding& b = d.streams[i];
         arrays[i].words = static_cast<CpuBuffer*>(b.buffer)->words() + static_cast<std::size_t>(b.offset) * k.params[i].words;
         arrays[i].count = b.shape.size();
+        arrays[i].streamed = arrays[i].count * k.params[i].words * std::int64_t{4} >= program.streaming_bytes();
     }
     native::Args args;
     args.uniforms = d.uniforms.data();

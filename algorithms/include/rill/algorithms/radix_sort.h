@@ -86,7 +86,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     const auto [per_group, groups] =
         rows ? Runs{row_runs(n).row, row_runs(n).groups}
              : runs_for(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
-    auto counts = rt.stream<std::uint32_t>({kBins * groups});
+    auto counts = rt.stream<std::uint32_t>({kBins * groups * (rows ? kRowsWg : 1)});  // per row, or per workgroup
     Stream<std::uint32_t> k[2] = {keys, rt.stream<std::uint32_t>({n})};
     Stream<V> v[2];
     if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
