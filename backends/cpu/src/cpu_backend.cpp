@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
@@ -149,20 +151,45 @@ private:
     // takes about a second, which a few calls on large streams repay, while a
     // kernel called on small streams now and then never pays it. Time counts
     // too because invocations of row tiles (algorithms/detail/rows.h) each
-    // loop over hundreds of elements.
+    // loop over hundreds of elements, and within a dispatch: one long dispatch
+    // switches to the compiled code midway.
     static constexpr std::int64_t kNativeAfterInvocations = std::int64_t{1} << 20;
     static constexpr std::chrono::milliseconds kNativeAfterTime{250};
 
     void run(CpuProgram& p, const Dispatch& d) {
         NativeState& native = p.native();
         if (native::WorkgroupFn fn = native.fn.load(std::memory_order_acquire)) return execute_native(p, fn, d);
+        if (!native.source || native_mode_ != NativeMode::Auto || native_failed_) return execute(p, d);
+        // Checked before every workgroup, so that one long dispatch (a row
+        // tile's invocation loops over thousands of elements) hands the rest
+        // of its workgroups to compiled code once that is built.
         const auto start = std::chrono::steady_clock::now();
-        execute(p, d);
-        if (!native.source || native_mode_ != NativeMode::Auto || native_failed_) return;
+        std::optional<NativeDispatch> compiled;
+        std::once_flag compiled_once;
+        execute(p, d, [&](std::int64_t group) {
+            native::WorkgroupFn fn = native.fn.load(std::memory_order_acquire);
+            if (!fn) fn = build_if_worth_it(p, start);
+            if (!fn) return false;
+            std::call_once(compiled_once, [&] { compiled.emplace(p, d); });
+            compiled->run(fn, group);
+            return true;
+        });
         std::lock_guard lock(native.building);
         native.invocations += d.domain.size();
         native.interpreted += std::chrono::steady_clock::now() - start;
-        if (native.attempted || (native.invocations < kNativeAfterInvocations && native.interpreted < kNativeAfterTime)) return;
+    }
+
+    /// The compiled workgroup once this kernel has run long enough in the lane
+    /// executor (counting the dispatch begun at `start`), built by the first
+    /// thread to see that; null before, while another thread builds it, or
+    /// when building failed.
+    native::WorkgroupFn build_if_worth_it(CpuProgram& p, std::chrono::steady_clock::time_point start) {
+        NativeState& native = p.native();
+        std::unique_lock lock(native.building, std::try_to_lock);
+        if (!lock || native.attempted || native_failed_) return native.fn.load(std::memory_order_acquire);
+        if (native.invocations < kNativeAfterInvocations &&
+            native.interpreted + (std::chrono::steady_clock::now() - start) < kNativeAfterTime)
+            return nullptr;
         native.attempted = true;
         try {
             native.fn = load_native(native.source->code, p.kernel().name);
@@ -171,6 +198,7 @@ private:
             native_failed_ = true;
             std::fprintf(stderr, "rill: %s\nrill: group kernels keep running in the lane executor.\n", e.what());
         }
+        return native.fn.load(std::memory_order_acquire);
     }
 
     BackendInfo info_;

@@ -566,7 +566,7 @@ private:
 
 }  // namespace
 
-void execute(const CpuProgram& program, const Dispatch& dispatch) {
+void execute(const CpuProgram& program, const Dispatch& dispatch, const std::function<bool(std::int64_t group)>& elsewhere) {
     const std::int64_t n = dispatch.domain.size();
     const int lanes = program.lanes();
     const std::int64_t blocks = (n + lanes - 1) / lanes;
@@ -578,6 +578,7 @@ void execute(const CpuProgram& program, const Dispatch& dispatch) {
         Scratch& s = scratch_pool().local();
         BlockRunner runner(program, dispatch, s, serial);
         for (std::int64_t b = r.begin(); b != r.end(); ++b) {
+            if (elsewhere && elsewhere(b)) continue;  // a group kernel's block is its workgroup b
             const std::int64_t start = b * lanes;
             runner.run_block(start, static_cast<int>(std::min<std::int64_t>(lanes, n - start)));
         }

@@ -4,10 +4,15 @@
 // is handled with lane masks, exactly like a GPU workgroup in lockstep.
 #pragma once
 
+#include <functional>
+
 #include "program.h"
 
 namespace rill::cpu {
 
-void execute(const CpuProgram& program, const Dispatch& dispatch);
+/// `elsewhere`, for group kernels: asked before each workgroup, it runs that
+/// workgroup itself and returns true, or returns false to leave it here.
+void execute(const CpuProgram& program, const Dispatch& dispatch,
+             const std::function<bool(std::int64_t group)>& elsewhere = {});
 
 }  // namespace rill::cpu

@@ -32,35 +32,41 @@ void subgroup(const void* program, u32 node, const u32* value, const u32* arg, c
 
 }  // namespace
 
-void execute_native(const CpuProgram& program, native::WorkgroupFn fn, const Dispatch& d) {
+NativeDispatch::NativeDispatch(const CpuProgram& program, const Dispatch& d) : program_(program) {
     const ir::Kernel& k = program.kernel();
-    std::vector<native::Memory> arrays(k.params.size());
+    arrays_.resize(k.params.size());
     for (std::size_t i = 0; i < k.params.size(); ++i) {
         if (k.params[i].kind != ir::ParamKind::Array || !d.streams[i].buffer) continue;
         const StreamBinding& b = d.streams[i];
-        arrays[i].words = static_cast<CpuBuffer*>(b.buffer)->words() + static_cast<std::size_t>(b.offset) * k.params[i].words;
-        arrays[i].count = b.shape.size();
-        arrays[i].streamed = arrays[i].count * k.params[i].words * std::int64_t{4} >= program.streaming_bytes();
+        arrays_[i].words = static_cast<CpuBuffer*>(b.buffer)->words() + static_cast<std::size_t>(b.offset) * k.params[i].words;
+        arrays_[i].count = b.shape.size();
+        arrays_[i].streamed = arrays_[i].count * k.params[i].words * std::int64_t{4} >= program.streaming_bytes();
     }
-    native::Args args;
-    args.uniforms = d.uniforms.data();
-    args.arrays = arrays.data();
-    args.num_groups = d.domain.size() / k.workgroup_size;
-    args.subgroup = &subgroup;
-    args.program = &program;
-    const std::size_t scratch_words = program.native().source->scratch_words;
-    const std::size_t words = scratch_words + program.shared_words();
+    args_.uniforms = d.uniforms.data();
+    args_.arrays = arrays_.data();
+    args_.num_groups = d.domain.size() / k.workgroup_size;
+    args_.subgroup = &subgroup;
+    args_.program = &program;
+}
+
+void NativeDispatch::run(native::WorkgroupFn fn, std::int64_t group) const {
+    const std::size_t scratch_words = program_.native().source->scratch_words;
+    const std::size_t words = scratch_words + program_.shared_words();
+    auto& s = scratch_pool().local();
+    if (s.size() < words) s.resize(words, 0u);
+    if (fn(&args_, group, s.data(), s.data() + scratch_words) == native::kBarrierDiverged)
+        throw Error(barrier_divergence(program_.kernel(), group));
+}
+
+void execute_native(const CpuProgram& program, native::WorkgroupFn fn, const Dispatch& d) {
+    const NativeDispatch native(program, d);
     auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
-        auto& s = scratch_pool().local();
-        if (s.size() < words) s.resize(words, 0u);
-        for (std::int64_t g = r.begin(); g != r.end(); ++g)
-            if (fn(&args, g, s.data(), s.data() + scratch_words) == native::kBarrierDiverged)
-                throw Error(barrier_divergence(k, g));
+        for (std::int64_t g = r.begin(); g != r.end(); ++g) native.run(fn, g);
     };
     // One workgroup per task, as in the lane executor: workgroups that wait on
     // each other (through atomics) must not share a thread.
-    if (args.num_groups <= 1) body(tbb::blocked_range<std::int64_t>(0, args.num_groups));
-    else tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, args.num_groups, 1), body);
+    if (native.groups() <= 1) body(tbb::blocked_range<std::int64_t>(0, native.groups()));
+    else tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, native.groups(), 1), body);
 }
 
 }  // namespace rill::cpu
