@@ -234,7 +234,7 @@ private:
     /// tile's flags scanned and its kept elements written.
     template <int Wg, int Items>
     void compact_by_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
-        compact_in_tiles(in, out, count, Wg * Items,
+        compact_in_tiles(in, out, count, Wg * Items, 1,
                          flags_kernel(kCountTiles, Wg, Items, [&] { return make_count_tiles<Wg, Items>(state_->name, state_->keep); }),
                          move_kernel(split ? kPartitionTiles : kCompactTiles, Wg, Items,
                                      [&] { return make_compact_tiles<Wg, Items>(state_->name, state_->keep, split); }));
@@ -242,24 +242,25 @@ private:
 
     /// compact_by_tiles with row tiles (detail/rows.h).
     void compact_by_rows(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
-        compact_in_tiles(in, out, count, detail::kRowTile,
+        compact_in_tiles(in, out, count, detail::kRowTile, detail::kRowWorkgroup,
                          flags_kernel(kCountRows, 0, 0, [&] { return make_count_rows(state_->name, state_->keep); }),
                          move_kernel(split ? kPartitionRows : kCompactRows, 0, 0,
                                      [&] { return make_compact_rows(state_->name, state_->keep, split); }));
     }
 
-    /// The two passes over tiles of `tile` elements: `counts` writes each
-    /// tile's kept count, `moves` each tile's kept elements after the
-    /// inclusive scan of those counts.
+    /// The two passes over tiles of `tile` elements, each counted in `parts`
+    /// parts (its rows, or the whole tile): `counts` writes each part's kept
+    /// count, `moves` each tile's kept elements after the inclusive scan of
+    /// those counts.
     void compact_in_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, std::int32_t tile,
-                          const FlagsKernel& counts, const MoveKernel& moves) const {
+                          std::int32_t parts, const FlagsKernel& counts, const MoveKernel& moves) const {
         const std::int64_t n = in.size();
         if (n > std::numeric_limits<std::int32_t>::max() - tile)
             throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(tile) +
                         " (the tile); split the stream");
         const auto count_n = static_cast<std::int32_t>(n);
         const std::int64_t tiles = (n + tile - 1) / tile;
-        auto ends = Runtime::of(in).template stream<std::uint32_t>({tiles});
+        auto ends = Runtime::of(in).template stream<std::uint32_t>({tiles * parts});
         counts(Groups{tiles}, in, ends, count_n);
         inclusive_scan(ends, ends);
         moves(Groups{tiles}, in, ends, out, count, count_n);
@@ -272,33 +273,27 @@ private:
         return kept;
     }
 
-    /// counts[tile] = the kept elements of the row tile.
+    /// counts[row] = the kept elements of the row, over all row tiles' rows.
     static FlagsKernel make_count_rows(const std::string& name, Pred keep) {
         return group_kernel<detail::kRowWorkgroup>(name + "_count_rows(in, counts, n)",
                                                    [keep](Array<T> in, Array<std::uint32_t> counts, Int n) {
             auto [first, end] = detail::row_of(group_id() * detail::kRowTile, n);
-            auto [unused, total] =
-                detail::workgroup_exclusive<std::uint32_t, detail::kRowWorkgroup>(ScanOp::Add, kept_in_row(keep, in, first, end), 0u);
-            (void)unused;
-            If(local_id() == 0, [&] { counts.store(group_id(), total); });
+            counts.store(group_id() * detail::kRowWorkgroup + local_id(), kept_in_row(keep, in, first, end));
         });
     }
 
-    /// Each row tile again: every invocation counts its row's kept elements
-    /// again, the workgroup scans those counts, and every invocation writes
-    /// its row's kept elements from the tile's start (ends[tile - 1]) plus
-    /// its row's; with `split` the others go after all kept ones.
+    /// Each row again: every invocation writes its row's kept elements from
+    /// where the rows before end (ends[row - 1]); with `split` the others go
+    /// after all kept ones.
     static MoveKernel make_compact_rows(const std::string& name, Pred keep, bool split) {
         return group_kernel<detail::kRowWorkgroup>(
             name + (split ? "_partition_rows" : "_compact_rows") + "(in, ends, out, count, n)",
             [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out, Array<std::uint32_t> count, Int n) {
                 auto [first, end] = detail::row_of(group_id() * detail::kRowTile, n);
-                auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, detail::kRowWorkgroup>(
-                    ScanOp::Add, kept_in_row(keep, in, first, end), 0u);
-                (void)unused;
-                Int tiles = (n + (detail::kRowTile - 1)) / detail::kRowTile;
-                UInt total = ends.load(tiles - 1);
-                Var<std::uint32_t> at = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u) + row_start;
+                Int row = group_id() * detail::kRowWorkgroup + local_id();
+                Int rows = (n + (detail::kRowTile - 1)) / detail::kRowTile * detail::kRowWorkgroup;
+                UInt total = ends.load(rows - 1);
+                Var<std::uint32_t> at = select(row > 0, ends.load(max(row - 1, 0)), 0u);
                 For(first, end, [&](Int i) {
                     auto x = in.load(i);
                     auto kept = If(keep(x), [&] {
