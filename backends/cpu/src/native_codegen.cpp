@@ -1,5 +1,6 @@
 #include "native_codegen.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <unordered_map>
@@ -314,11 +315,10 @@ private:
     }
     /// Whether a store to `p` at `idx` is one of an in-range counted loop's
     /// consecutive stores into arrays large enough to skip the caches.
-    bool streamed_at(const Place& p, ExprId idx) const {
+    bool streamed_at(std::uint32_t param, ExprId idx) const {
         for (const Unchecked& u : unchecked_)
-            if (u.counter == idx && u.streamed)
-                for (const Place& q : u.stored)
-                    if (q.base == p.base) return true;
+            if (u.counter == idx && std::find(u.streamed.begin(), u.streamed.end(), param) != u.streamed.end())
+                return true;
         return false;
     }
     std::string element(const Place& p, const std::string& tag, std::uint32_t word) const {
@@ -602,12 +602,14 @@ private:
                 std::vector<std::string> v;
                 for (int c = 0; c < w; ++c) v.push_back(val(st.b, c));
                 const std::string ok = index(p, st.c, tag);
-                std::string body, streamed;
+                const bool streamed = st.kind == StmtKind::ArrayStore && streamed_at(st.a, st.c);
+                std::string body;
                 for (int c = 0; c < w; ++c) {
-                    body += " " + element(p, tag, st.d + c) + "] = rill::cpu::native::to_bits(" + v[c] + ");";
-                    streamed += " rill::cpu::native::store_streamed(&" + element(p, tag, st.d + c) + "], rill::cpu::native::to_bits(" + v[c] + "));";
+                    const std::string bits = "rill::cpu::native::to_bits(" + v[c] + ")";
+                    body += streamed ? " rill::cpu::native::store_streamed(&" + element(p, tag, st.d + c) + "], " + bits + ");"
+                                     : " " + element(p, tag, st.d + c) + "] = " + bits + ";";
                 }
-                line(streamed_at(p, st.c) ? streamed : "if " + ok + " {" + body + " }");
+                line(streamed ? body : "if " + ok + " {" + body + " }");
                 return;
             }
             case StmtKind::Fence:
@@ -630,27 +632,26 @@ private:
                 std::string in_range = "lo" + tag + " >= 0";
                 for (const Place& p : counted->places)
                     in_range += " && static_cast<std::int64_t>(hi" + tag + ") <= " + p.count;
-                // Consecutive stores into large arrays skip the caches: a
-                // third copy, so that the choice is made once per loop.
-                if (!counted->stored.empty()) {
-                    std::string large;
-                    for (const Place& p : counted->stored) large += " && S" + p.base.substr(1);
-                    line("if (" + in_range + large + ") {");
+                // One copy per case, chosen once per loop: consecutive stores
+                // into large arrays skipping the caches (all S flags set), in
+                // range, or neither.
+                auto unchecked_copy = [&](const std::string& condition, bool streamed) {
+                    line(condition + ") {");
                     ++indent_;
-                    streamed_ = true;
-                    unchecked_.push_back({counted->counter, counted->places, counted->stored, true});
+                    unchecked_.push_back({counted->counter, counted->places, streamed ? counted->stored : std::vector<std::uint32_t>{}});
                     plain_loop(st);
                     unchecked_.pop_back();
                     --indent_;
-                    line("} else if (" + in_range + ") {");
+                };
+                if (!counted->stored.empty()) {
+                    std::string large;
+                    for (std::uint32_t param : counted->stored) large += " && S" + std::to_string(param);
+                    streamed_ = true;
+                    unchecked_copy("if (" + in_range + large, true);
+                    unchecked_copy("} else if (" + in_range, false);
                 } else {
-                    line("if (" + in_range + ") {");
+                    unchecked_copy("if (" + in_range, false);
                 }
-                ++indent_;
-                unchecked_.push_back({counted->counter, counted->places, {}, false});
-                plain_loop(st);
-                unchecked_.pop_back();
-                --indent_;
                 line("} else {");
                 ++indent_;
                 plain_loop(st);
@@ -690,7 +691,7 @@ private:
         ir::VarId var;
         ExprId counter, last;
         std::vector<Place> places;
-        std::vector<Place> stored;  // the arrays (not shared memory) of places it stores to
+        std::vector<std::uint32_t> stored;  // the array params (not shared memory) it stores to at the counter
     };
     std::vector<ir::StmtId> statements(ir::BlockId b) const {
         std::vector<ir::StmtId> out;
@@ -719,7 +720,7 @@ private:
         const ir::Node& sum = k_.node(add.b);
         if (sum.op != Op::Add || sum.args[0] != again.a || k_.node(sum.args[1]).op != Op::Const || k_.node(sum.args[1]).imm[0] != 1u)
             return std::nullopt;
-        Counted c{var, counter, cond.args[1], {}};
+        Counted c{var, counter, cond.args[1], {}, {}};
         if (!known_now(c.last)) return std::nullopt;
         int assigns = 0;
         scan_loop(loop.a, c, assigns);
@@ -738,12 +739,12 @@ private:
     /// Counts the Assigns to the counter and collects the places it indexes.
     void scan_loop(ir::BlockId b, Counted& c, int& assigns) {
         if (b == ir::kNone) return;
-        auto add = [](std::vector<Place>& to, const Place& p) {
-            for (const Place& q : to)
+        auto add_place = [&](bool shared, std::uint32_t id) {
+            const Place p = place(shared, id);
+            for (const Place& q : c.places)
                 if (q.base == p.base) return;
-            to.push_back(p);
+            c.places.push_back(p);
         };
-        auto add_place = [&](bool shared, std::uint32_t id) { add(c.places, place(shared, id)); };
         for (ir::StmtId s : k_.block(b)) {
             const ir::Stmt& st = k_.stmt(s);
             switch (st.kind) {
@@ -757,7 +758,8 @@ private:
                 case StmtKind::ArrayStore: case StmtKind::SharedStore:
                     if (st.c == c.counter) {
                         add_place(st.kind == StmtKind::SharedStore, st.a);
-                        if (st.kind == StmtKind::ArrayStore) add(c.stored, place(false, st.a));
+                        if (st.kind == StmtKind::ArrayStore && std::find(c.stored.begin(), c.stored.end(), st.a) == c.stored.end())
+                            c.stored.push_back(st.a);
                     }
                     break;
                 case StmtKind::If: scan_loop(st.b, c, assigns), scan_loop(st.c, c, assigns); break;
@@ -847,8 +849,8 @@ private:
     /// An enclosing counted loop, in its copy for in-range accesses.
     struct Unchecked {
         ExprId counter;
-        std::vector<Place> places, stored;
-        bool streamed;  // the copy whose stores at the counter skip the caches
+        std::vector<Place> places;
+        std::vector<std::uint32_t> streamed;  // in the copy whose stores at the counter skip the caches: their arrays  // the copy whose stores at the counter skip the caches
     };
     std::vector<Unchecked> unchecked_;
     bool streamed_ = false;  // some store may skip the caches (store_streamed)

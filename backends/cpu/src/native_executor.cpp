@@ -32,7 +32,10 @@ void subgroup(const void* program, u32 node, const u32* value, const u32* arg, c
 
 }  // namespace
 
-NativeDispatch::NativeDispatch(const CpuProgram& program, const Dispatch& d) : program_(program) {
+NativeDispatch::NativeDispatch(const CpuProgram& program, const Dispatch& d)
+    : program_(program),
+      scratch_words_(program.native().source->scratch_words),
+      words_(scratch_words_ + program.shared_words()) {
     const ir::Kernel& k = program.kernel();
     arrays_.resize(k.params.size());
     for (std::size_t i = 0; i < k.params.size(); ++i) {
@@ -50,11 +53,9 @@ NativeDispatch::NativeDispatch(const CpuProgram& program, const Dispatch& d) : p
 }
 
 void NativeDispatch::run(native::WorkgroupFn fn, std::int64_t group) const {
-    const std::size_t scratch_words = program_.native().source->scratch_words;
-    const std::size_t words = scratch_words + program_.shared_words();
     auto& s = scratch_pool().local();
-    if (s.size() < words) s.resize(words, 0u);
-    if (fn(&args_, group, s.data(), s.data() + scratch_words) == native::kBarrierDiverged)
+    if (s.size() < words_) s.resize(words_, 0u);
+    if (fn(&args_, group, s.data(), s.data() + scratch_words_) == native::kBarrierDiverged)
         throw Error(barrier_divergence(program_.kernel(), group));
 }
 

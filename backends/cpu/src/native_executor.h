@@ -20,6 +20,7 @@ public:
 
 private:
     const CpuProgram& program_;
+    std::size_t scratch_words_, words_;  // a workgroup's scratch columns; with its shared memory
     std::vector<native::Memory> arrays_;
     native::Args args_;
 };

@@ -291,8 +291,7 @@ private:
             [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out, Array<std::uint32_t> count, Int n) {
                 auto [first, end] = detail::row_of(group_id() * detail::kRowTile, n);
                 Int row = group_id() * detail::kRowWorkgroup + local_id();
-                Int rows = (n + (detail::kRowTile - 1)) / detail::kRowTile * detail::kRowWorkgroup;
-                UInt total = ends.load(rows - 1);
+                UInt total = ends.load(num_groups() * detail::kRowWorkgroup - 1);
                 Var<std::uint32_t> at = select(row > 0, ends.load(max(row - 1, 0)), 0u);
                 For(first, end, [&](Int i) {
                     auto x = in.load(i);
