@@ -46,9 +46,14 @@ std::string compiler() {
 
 // Kernels are built for this CPU (-march=native); -ffp-contract=off keeps
 // a * b + c two roundings, as the lane executor and the GPUs compute it.
+// -fvect-cost-model=cheap vectorizes loops whose trip count is known only at
+// run time, as a row's (-O2 alone leaves them scalar): the scan and the
+// compaction reduce their rows 1.2-1.3x faster (docs/PERFORMANCE.md, session
+// 17). It never reorders float arithmetic (no -ffast-math), so results stay
+// bit for bit those of the lane executor.
 const std::vector<std::string>& flags() {
-    static const std::vector<std::string> f = {"-std=c++20", "-O2", "-march=native", "-ffp-contract=off",
-                                               "-fPIC", "-shared", "-w"};
+    static const std::vector<std::string> f = {"-std=c++20", "-O2", "-fvect-cost-model=cheap", "-march=native",
+                                               "-ffp-contract=off", "-fPIC", "-shared", "-w"};
     return f;
 }
 
