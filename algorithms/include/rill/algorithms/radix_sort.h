@@ -83,10 +83,9 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);
     const bool rows = rows_pay(rt.info()) && opt.tiles_per_workgroup == 0;
-    const auto [per_group, groups] =
-        rows ? Runs{row_runs(n).row, row_runs(n).groups}
-             : runs_for(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
-    auto counts = rt.stream<std::uint32_t>({kBins * groups * (rows ? kRowsWg : 1)});  // per row, or per workgroup
+    const Runs runs = rows ? row_runs(n) : runs_for(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
+    const std::int64_t groups = runs.groups;
+    auto counts = rt.stream<std::uint32_t>({runs.counts});
     Stream<std::uint32_t> k[2] = {keys, rt.stream<std::uint32_t>({n})};
     Stream<V> v[2];
     if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
@@ -99,7 +98,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         detail::copy_stream(keys, k[1]);
         if constexpr (WithValues) detail::copy_stream(*values, v[1]);
     }
-    const auto run = static_cast<std::int32_t>(per_group);
+    const auto run = static_cast<std::int32_t>(runs.run);
     const Ranking ranking = ranking_for(rt.info().limits);
     int cur = 0;
     for (int shift = 0; shift < opt.bits; shift += kDigitBits) {

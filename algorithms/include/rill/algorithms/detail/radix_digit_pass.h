@@ -344,12 +344,15 @@ inline Ranking ranking_for(const DeviceLimits& limits) {
     return {static_cast<int>(S), limits.min_subgroup_size != limits.max_subgroup_size};
 }
 
-/// How n keys are spread over workgroups: tiles each workgroup sorts in turn
-/// (the caller's choice, or enough that at most kDefaultGroups workgroups run;
-/// within a driver's loop limit either way) and how many workgroups that takes.
+/// How n keys are spread over workgroups: each workgroup's run (here the
+/// tiles it sorts in turn; keys per row for row tiles, radix_rows.h), how many
+/// workgroups that takes, and how many digit counts the histogram leaves.
 struct Runs {
-    std::int64_t tiles_per_group, groups;
+    std::int64_t run, groups, counts;
 };
+/// Tiles per workgroup: the caller's choice, or enough that at most
+/// kDefaultGroups workgroups run; within a driver's loop limit either way.
+/// Counts: kBins per workgroup.
 inline Runs runs_for(std::int64_t n, std::int64_t requested, std::uint64_t loop_limit, const std::string& device) {
     const std::int64_t tiles = (n + kTile - 1) / kTile;
     const std::int64_t most = loop_limit ? std::max<std::int64_t>(1, static_cast<std::int64_t>(loop_limit) / kLoopsPerTile)
@@ -360,7 +363,8 @@ inline Runs runs_for(std::int64_t n, std::int64_t requested, std::uint64_t loop_
                     std::to_string(most) + "; give a smaller number or 0 (automatic)");
     const std::int64_t per_group =
         requested > 0 ? requested : std::min(most, std::max<std::int64_t>(1, (tiles + kDefaultGroups - 1) / kDefaultGroups));
-    return {per_group, (tiles + per_group - 1) / per_group};
+    const std::int64_t groups = (tiles + per_group - 1) / per_group;
+    return {per_group, groups, kBins * groups};
 }
 
 }  // namespace rill::detail::radix

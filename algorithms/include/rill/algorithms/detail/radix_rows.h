@@ -38,13 +38,11 @@ constexpr std::int64_t kMinRow = 4096;
 /// Keys of one digit held before they are written: a 64-byte cache line.
 constexpr int kLine = 16;
 
-/// Keys per row, and how many workgroups of kRowsWg rows that takes.
-struct RowRuns {
-    std::int64_t row, groups;
-};
-inline RowRuns row_runs(std::int64_t n) {
+/// Keys per row, how many workgroups of kRowsWg rows that takes, and kBins counts per row.
+inline Runs row_runs(std::int64_t n) {
     const std::int64_t row = std::max(kMinRow, (n + kRows - 1) / kRows);
-    return {row, (n + row * kRowsWg - 1) / (row * kRowsWg)};
+    const std::int64_t groups = (n + row * kRowsWg - 1) / (row * kRowsWg);
+    return {row, groups, kBins * groups * kRowsWg};
 }
 
 /// This invocation's row: its index among all rows, and its keys [first, end) of n.
