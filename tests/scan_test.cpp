@@ -2,6 +2,8 @@
 // float sums, with a tolerance derived from n), at every size up to 1000, around
 // powers of two up to 2^24, and at primes; in place and out of place.
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 
 #include <rill/algorithms/reduce.h>
@@ -234,6 +236,45 @@ TEST_P(Scans, ReduceClearErrors) {
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(Scans);
+
+/// The CPU backend runs group kernels compiled to C++ or in its lane executor
+/// (RILL_CPU_COMPILE). Compiled kernels are vectorized where the compiler may
+/// (docs/DESIGN.md), which must never reorder float arithmetic: float scans and
+/// reductions give the same bits both ways.
+std::vector<std::vector<float>> float_results_with_compile_mode(const char* mode, const std::vector<std::vector<float>>& inputs) {
+    const char* before = std::getenv("RILL_CPU_COMPILE");
+    const std::string saved = before ? before : "";
+    ::setenv("RILL_CPU_COMPILE", mode, 1);
+    Runtime rt("cpu");  // reads RILL_CPU_COMPILE when it starts
+    if (before) ::setenv("RILL_CPU_COMPILE", saved.c_str(), 1);
+    else ::unsetenv("RILL_CPU_COMPILE");
+    std::vector<std::vector<float>> results;
+    for (const std::vector<float>& x : inputs) {
+        const auto n = static_cast<std::int64_t>(x.size());
+        auto in = rt.stream<float>({n}, x);
+        auto out = rt.stream<float>({n});
+        exclusive_scan(in, out, ScanOp::Add, 0.5f);
+        results.push_back(out.download());
+        inclusive_scan(in, out, ScanOp::Add, ScanOptions{ScanAlgorithm::ReduceThenScan});
+        results.push_back(out.download());
+        results.push_back({reduce(in, ScanOp::Add)});
+    }
+    return results;
+}
+
+TEST(CpuExecutors, CompiledFloatScansAndReducesMatchTheLaneExecutorBitForBit) {
+    std::vector<std::vector<float>> inputs;
+    for (std::int64_t n : {1, 257, 16385, 100003, (1 << 18) + 1})
+        inputs.push_back(random_floats(static_cast<std::size_t>(n), -1, 1));
+    const auto lanes = float_results_with_compile_mode("off", inputs);
+    const auto compiled = float_results_with_compile_mode("always", inputs);
+    ASSERT_EQ(lanes.size(), compiled.size());
+    for (std::size_t r = 0; r < lanes.size(); ++r) {
+        SCOPED_TRACE(r);
+        ASSERT_EQ(lanes[r].size(), compiled[r].size());
+        EXPECT_EQ(std::memcmp(lanes[r].data(), compiled[r].data(), lanes[r].size() * sizeof(float)), 0);
+    }
+}
 
 }  // namespace
 }  // namespace rill::test
