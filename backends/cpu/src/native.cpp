@@ -44,16 +44,22 @@ std::string compiler() {
     return "c++";
 }
 
+bool compiler_is_clang();
+
 // Kernels are built for this CPU (-march=native); -ffp-contract=off keeps
 // a * b + c two roundings, as the lane executor and the GPUs compute it.
-// -fvect-cost-model=cheap vectorizes loops whose trip count is known only at
-// run time, as a row's (-O2 alone leaves them scalar): the scan and the
-// compaction reduce their rows 1.2-1.3x faster (docs/PERFORMANCE.md, session
-// 17). It never reorders float arithmetic (no -ffast-math), so results stay
-// bit for bit those of the lane executor.
+// GCC's -fvect-cost-model=cheap vectorizes loops whose trip count is known
+// only at run time, as a row's (its -O2 alone leaves them scalar): the scan
+// and the compaction reduce their rows 1.2-1.3x faster (docs/PERFORMANCE.md,
+// session 17). Clang rejects the flag and vectorizes them at -O2 anyway.
+// Neither reorders float arithmetic (no -ffast-math), so results stay bit for
+// bit those of the lane executor.
 const std::vector<std::string>& flags() {
-    static const std::vector<std::string> f = {"-std=c++20", "-O2", "-fvect-cost-model=cheap", "-march=native",
-                                               "-ffp-contract=off", "-fPIC", "-shared", "-w"};
+    static const std::vector<std::string> f = [] {
+        std::vector<std::string> v = {"-std=c++20", "-O2", "-march=native", "-ffp-contract=off", "-fPIC", "-shared", "-w"};
+        if (!compiler_is_clang()) v.insert(v.begin() + 2, "-fvect-cost-model=cheap");
+        return v;
+    }();
     return f;
 }
 
@@ -174,6 +180,15 @@ int run(const std::vector<std::string>& argv, const fs::path& log) {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/// Whether the compiler says it is Clang (`--version`); asked once per process.
+bool compiler_is_clang() {
+    std::error_code ec;
+    const fs::path log = fs::temp_directory_path(ec) / ("rill-cxx-version-" + std::to_string(getpid()) + ".txt");
+    const bool clang = run({compiler(), "--version"}, log) == 0 && read_text(log, 4096).find("clang") != std::string::npos;
+    fs::remove(log, ec);
+    return clang;
 }
 
 std::mutex g_mutex;
