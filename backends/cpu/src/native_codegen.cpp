@@ -850,7 +850,7 @@ private:
     struct Unchecked {
         ExprId counter;
         std::vector<Place> places;
-        std::vector<std::uint32_t> streamed;  // in the copy whose stores at the counter skip the caches: their arrays  // the copy whose stores at the counter skip the caches
+        std::vector<std::uint32_t> streamed;  // in the copy whose stores at the counter skip the caches: their arrays
     };
     std::vector<Unchecked> unchecked_;
     bool streamed_ = false;  // some store may skip the caches (store_streamed)
