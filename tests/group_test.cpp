@@ -154,6 +154,41 @@ TEST_P(GroupKernels, BarrierOrdersSharedMemory) {
                         << "; this test no longer shows what the barrier is for";
 }
 
+/// Rounds of "store my element of the Array, barrier, load my mirror's, barrier":
+/// the barrier orders buffer memory (the stores before it, and through the
+/// loop's back edge the loads before the next round's stores), not only shared.
+auto array_exchange_kernel() {
+    return group_kernel<1024>("array_exchange(v, rounds)", [](Array<std::int32_t> v, Int rounds) {
+        Int self = group_id() * 1024 + local_id(), mirror = group_id() * 1024 + 1023 - local_id();
+        Var<std::int32_t> x = v.load(self);
+        For(0, rounds, [&](Int) {
+            // Slow down the writers of the upper half, as in reverse_kernel.
+            If(local_id() >= 512, [&] { For(0, 64, [&](Int) { x = (x * 3 + 1) / 3; }); });
+            v.store(self, x);
+            barrier();
+            x = (x * 7 + v.load(mirror)) % 1000003;
+            barrier();
+        });
+        v.store(self, x);
+    });
+}
+
+TEST_P(GroupKernels, BarrierOrdersArrayMemory) {
+    const std::int64_t groups = 64, n = groups * 1024;
+    const std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), 0, 1000002);
+    for (std::int32_t rounds : {1, 2, 5}) {
+        std::vector<std::int32_t> want = x;
+        for (std::int32_t r = 0; r < rounds; ++r) {
+            const std::vector<std::int32_t> stored = want;
+            for (std::int64_t i = 0; i < n; ++i)
+                want[i] = (want[i] * 7 + stored[i / 1024 * 1024 + 1023 - i % 1024]) % 1000003;
+        }
+        auto s = rt().stream<std::int32_t>({n}, x);
+        array_exchange_kernel()(Groups{groups}, s, rounds);
+        EXPECT_EQ(s.download(), want) << rounds << " rounds";
+    }
+}
+
 /// Control flow that is the same for a whole workgroup around barriers: an
 /// early Return of some workgroups, loops with Break and Continue on
 /// conditions of the group and the round, a nested loop, and a variable every
