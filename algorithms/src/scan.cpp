@@ -410,18 +410,16 @@ void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, Sc
                     "8, 12, 16 or 24 elements each (or leave the default)");
 }
 
-/// What Auto runs, from H100 measurements (docs/PERFORMANCE.md, session 13):
-/// the single pass where its look-back is exact and it was the faster, that
-/// is through OpenGL at every size and through Vulkan below 2^24 elements,
-/// where one kernel beats three (1.3-1.7x at 2^16-2^22); from 2^24 on,
-/// Vulkan's look-back costs more than reduce-then-scan's second read. Mesa's
-/// software devices (which end long loops) take reduce-then-scan; the CPU
-/// backend the single pass over rows, which reads each element once from memory.
-ScanAlgorithm auto_algorithm(const BackendInfo& info, std::int64_t n) {
+/// What Auto runs, from H100 measurements (docs/PERFORMANCE.md, sessions 13
+/// and 18): the single pass where its look-back is exact, through OpenGL and
+/// Vulkan at every size (Vulkan 2^24: 0.081 against 0.112 ms for
+/// reduce-then-scan; 2^28: a tie). Mesa's software devices (which end long
+/// loops) take reduce-then-scan; the CPU backend the single pass over rows,
+/// which reads each element once from memory.
+ScanAlgorithm auto_algorithm(const BackendInfo& info) {
     if (info.limits.loop_iterations != 0) return ScanAlgorithm::ReduceThenScan;
     if (detail::rows_pay(info)) return ScanAlgorithm::SinglePass;  // over rows: 1.2-1.4x reduce-then-scan (session 15)
-    if (info.name == "opengl") return ScanAlgorithm::SinglePass;
-    if (info.name == "vulkan" && n < (std::int64_t{1} << 24)) return ScanAlgorithm::SinglePass;
+    if (info.name == "opengl" || info.name == "vulkan") return ScanAlgorithm::SinglePass;
     return ScanAlgorithm::ReduceThenScan;
 }
 
@@ -448,7 +446,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
                     " iterations, and a look-back may wait longer; use ScanAlgorithm::ReduceThenScan or Auto");
     if (options.algorithm == ScanAlgorithm::HillisSteele) return detail::hillis_steele_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
-    if (options.algorithm == ScanAlgorithm::Auto) options.algorithm = auto_algorithm(rt.info(), n);
+    if (options.algorithm == ScanAlgorithm::Auto) options.algorithm = auto_algorithm(rt.info());
     ScanTile tile = options.tile;
     if (tile.workgroup == 0 && tile.items == 0) {
         if (detail::rows_pay(rt.info()))

@@ -28,10 +28,9 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 /// element read once and written once; refused on devices that end long
 /// loops (DeviceLimits::loop_iterations: llvmpipe, lavapipe), where a
 /// look-back that waits for a descheduled tile could be cut short. Auto: the
-/// faster of the two as measured (docs/PERFORMANCE.md): on the H100
-/// SinglePass through OpenGL, and through Vulkan below 2^24 elements, and
-/// ReduceThenScan for larger Vulkan scans (session 13); SinglePass on the CPU
-/// backend (session 15); ReduceThenScan where SinglePass is refused.
+/// faster of the two as measured (docs/PERFORMANCE.md): SinglePass through
+/// Vulkan and OpenGL on the H100 (sessions 13 and 18) and on the CPU backend
+/// (session 15); ReduceThenScan where SinglePass is refused.
 /// The textbook scans, for teaching and for the published tables (slower):
 /// HillisSteele, ceil(log2 n) passes over the whole stream, O(n log n) work,
 /// as Horn used it (GPU Gems 2 ch. 36); Blelloch, the work-efficient
