@@ -5,6 +5,8 @@
 // key-value pairs.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <numeric>
 
 #include <rill/algorithms/radix_sort.h>
 
@@ -234,6 +236,46 @@ TEST_P(RadixSort, ByAKeyComputedInTheDsl) {
         by_height(s, {.descending = true});
         got = s.download();
         for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i].id, want[i].id) << "by height, position " << i;
+    }
+}
+
+/// Values of every word type come out with their bits: float NaN payloads,
+/// -0, denormals and infinities included, in stable order.
+TEST_P(RadixSort, WordValuesKeepTheirBits) {
+    std::mt19937 gen(11);
+    for (std::int64_t n : {1, 4095, 4097, 100003}) {
+        std::vector<std::uint32_t> keys(n), bits(n);
+        for (std::int64_t i = 0; i < n; ++i) {
+            keys[i] = gen() % 997;  // many equal keys: stability shows
+            bits[i] = gen();
+        }
+        for (std::uint32_t special : {0x7fc00001u, 0xffa00000u, 0x80000000u, 0x00000001u, 0x7f800000u})
+            bits[gen() % n] = special;
+        std::vector<std::int64_t> order(n);
+        std::iota(order.begin(), order.end(), std::int64_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
+        std::vector<std::uint32_t> want(n);
+        for (std::int64_t i = 0; i < n; ++i) want[i] = bits[order[i]];
+        auto as_bits = [](const auto& values) {
+            std::vector<std::uint32_t> out(values.size());
+            std::memcpy(out.data(), values.data(), values.size() * 4);
+            return out;
+        };
+        std::vector<float> f(n);
+        std::vector<std::int32_t> s(n);
+        std::memcpy(f.data(), bits.data(), n * 4);
+        std::memcpy(s.data(), bits.data(), n * 4);
+        auto k1 = rt().stream<std::uint32_t>({n}, keys), k2 = rt().stream<std::uint32_t>({n}, keys),
+             k3 = rt().stream<std::uint32_t>({n}, keys);
+        auto vf = rt().stream<float>({n}, f);
+        auto vs = rt().stream<std::int32_t>({n}, s);
+        auto vu = rt().stream<std::uint32_t>({n}, bits);
+        radix_sort(k1, vf);
+        radix_sort(k2, vs);
+        radix_sort(k3, vu);
+        EXPECT_EQ(as_bits(vf.download()), want) << "float values, n = " << n;
+        EXPECT_EQ(as_bits(vs.download()), want) << "int32 values, n = " << n;
+        EXPECT_EQ(vu.download(), want) << "uint32 values, n = " << n;
     }
 }
 
