@@ -251,11 +251,11 @@ TEST_P(RadixSort, WordValuesKeepTheirBits) {
         }
         for (std::uint32_t special : {0x7fc00001u, 0xffa00000u, 0x80000000u, 0x00000001u, 0x7f800000u})
             bits[gen() % n] = special;
-        std::vector<std::int64_t> order(n);
-        std::iota(order.begin(), order.end(), std::int64_t{0});
-        std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
+        std::vector<std::int64_t> by_key(n);  // positions in stable key order
+        std::iota(by_key.begin(), by_key.end(), std::int64_t{0});
+        std::stable_sort(by_key.begin(), by_key.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
         std::vector<std::uint32_t> want(n);
-        for (std::int64_t i = 0; i < n; ++i) want[i] = bits[order[i]];
+        for (std::int64_t i = 0; i < n; ++i) want[i] = bits[by_key[i]];
         auto as_bits = [](const auto& values) {
             std::vector<std::uint32_t> out(values.size());
             std::memcpy(out.data(), values.data(), values.size() * 4);
