@@ -5,7 +5,7 @@
 // invocation scans its consecutive elements in registers; the workgroup then
 // scans the invocations' totals with subgroup scans plus a scan of the
 // subgroup totals in shared memory (any subgroup size, 1 included). In the
-// single pass a tile's prefix comes from the tiles before it (see look_back),
+// single pass a tile's prefix comes from the tiles before it (detail/look_back.h),
 // so the input is read once and the output written once: 8 bytes moved per
 // 4-byte element, against 12 for reduce-then-scan.
 #include "rill/algorithms/scan.h"
@@ -13,6 +13,7 @@
 #include "rill/algorithms/reduce.h"
 
 #include <rill/algorithms/detail/kernel_cache.h>
+#include <rill/algorithms/detail/look_back.h>
 #include <rill/algorithms/detail/rows.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
@@ -25,6 +26,7 @@ namespace rill {
 namespace {
 
 using detail::combine;
+namespace look_back = detail::look_back;
 using detail::padded;
 
 /// A tile: Wg invocations of Items consecutive elements each (ScanTile).
@@ -183,101 +185,7 @@ TwoPassKernels<T, Sh> make_two_pass(Variant variant) {
     else return make_two_pass_striped<T, Sh>(op, inclusive, id, suffix);
 }
 
-// --- SinglePass ---------------------------------------------------------------
-
-template <class T>
-Expr<T> subgroup_reduce(ScanOp op, const Expr<T>& x) {
-    switch (op) {
-        case ScanOp::Add: return subgroup_add(x);
-        case ScanOp::Mul: return subgroup_mul(x);
-        case ScanOp::Min: return subgroup_min(x);
-        case ScanOp::Max: return subgroup_max(x);
-        case ScanOp::And: return subgroup_and(x);
-        case ScanOp::Or: return subgroup_or(x);
-        case ScanOp::Xor: return subgroup_xor(x);
-    }
-    RILL_UNREACHABLE("bad scan op");
-}
-
-template <class T>
-Expr<std::uint32_t> to_bits(const Expr<T>& v) {
-    if constexpr (std::is_same_v<T, float>) return float_bits_to_uint(v);
-    else return cast<std::uint32_t>(v);
-}
-template <class T>
-Expr<T> from_bits(const Expr<std::uint32_t>& b) {
-    if constexpr (std::is_same_v<T, float>) return uint_bits_to_float(b);
-    else return cast<T>(b);
-}
-
-// Tile states for the look-back. Tile t has four words: its aggregate (the
-// combination of its own elements) as a low and a high half, then its
-// inclusive prefix (everything up to and including it) likewise. Each word is
-// written once, with atomics, as kReady | 16 bits, so a reader that sees both
-// halves ready has the value whatever order the words became visible in: no
-// memory fences are needed, and every backend can run it. The words are kept
-// as four arrays of one word per tile (word w of tile t at kStateTile +
-// w * tiles + t), so that a subgroup reading the states of consecutive tiles
-// reads consecutive words: a quarter of the memory requests of keeping a
-// tile's four words together, and the look-back polls them over and over.
-// Word 0 is the ticket counter.
-constexpr std::uint32_t kReady = 0x80000000u;
-constexpr std::int32_t kStateTile = 4;
-constexpr std::int32_t kAggregate = 0, kInclusive = 2;
-
-/// Where word `which` of tile t's state is, with `tiles` tiles in all.
-Int state_word(const Int& tiles, const Int& t, std::int32_t which) { return kStateTile + which * tiles + t; }
-
-void publish(const Array<std::uint32_t>& state, const Int& tiles, const Int& tile, std::int32_t which,
-             const Expr<std::uint32_t>& bits) {
-    state.atomic_store(state_word(tiles, tile, which), (bits & 0xffffu) | kReady);
-    state.atomic_store(state_word(tiles, tile, which + 1), (bits >> 16u) | kReady);
-}
-
-/// The look-back of tile t > 0, run by every invocation of the first
-/// subgroup (S of them, any S >= 1): lane l reads the state of tile hi - l,
-/// from hi = t - 1 down. When the nearest tile k with an inclusive prefix is
-/// in the window and every tile before it has at least its aggregate, the
-/// window is done: the prefix is k's inclusive prefix combined with the
-/// aggregates of the tiles between. A window of aggregates only moves down by
-/// S. A tile whose state is not ready yet is read again: it holds a ticket, so
-/// it is running and will publish (docs/SEMANTICS.md, forward progress).
-template <class T, int Wg>
-Expr<T> look_back(ScanOp op, const Array<std::uint32_t>& state, const Int& tiles, const Int& t, T identity) {
-    Int S = min(subgroup_size(), Int(Wg));  // a subgroup wider than the workgroup has Wg invocations
-    Int lane = subgroup_invocation();
-    Var<T> acc = identity;  // tiles hi + 1 .. t - 1, combined
-    Int hi = t - 1;
-    Bool done = false;
-    While([&] { return !done; }, [&] {
-        Int j = hi - lane;
-        Bool exists = j >= 0;
-        Int tile = max(j, 0);
-        Var<std::uint32_t> il = 0u, ih = 0u, al = 0u, ah = 0u;
-        If(exists, [&] {
-            il = state.atomic_load(state_word(tiles, tile, kInclusive));
-            ih = state.atomic_load(state_word(tiles, tile, kInclusive + 1));
-            al = state.atomic_load(state_word(tiles, tile, kAggregate));
-            ah = state.atomic_load(state_word(tiles, tile, kAggregate + 1));
-        });
-        // Past tile 0 counts as an inclusive prefix of the identity.
-        Bool inclusive = !exists || (il & ih & kReady) != 0u;
-        Bool aggregate = (al & ah & kReady) != 0u;
-        Int k = subgroup_min(select(inclusive, lane, S));  // nearest inclusive prefix, S if none
-        Bool needed = lane <= k;
-        If(subgroup_all(!needed || inclusive || aggregate), [&] {
-            Expr<std::uint32_t> lo = select(inclusive, Expr<std::uint32_t>(il), Expr<std::uint32_t>(al));
-            Expr<std::uint32_t> hi_bits = select(inclusive, Expr<std::uint32_t>(ih), Expr<std::uint32_t>(ah));
-            Expr<T> value = select(exists, from_bits<T>((lo & 0xffffu) | (hi_bits << 16u)), Expr<T>(identity));
-            // Lanes before k have aggregates; lane k has the inclusive prefix.
-            Expr<T> window = subgroup_reduce<T>(op, select(needed, value, Expr<T>(identity)));
-            acc = combine<T>(op, window, acc);
-            done = k < S;
-            hi = hi - S;
-        });
-    });
-    return acc;
-}
+// --- SinglePass (detail/look_back.h) -------------------------------------------
 
 template <class T, class Sh>
 struct ScanKernel {
@@ -285,34 +193,6 @@ struct ScanKernel {
 };
 template <class T, class Sh>
 using TilesKernel = typename ScanKernel<T, Sh>::Type;
-
-/// The single pass of tile t after its invocations have their totals (`own`):
-/// the workgroup's scan of them, the look-back for the tiles before, and
-/// finish(start), start being everything before the invocation's elements.
-template <class T, class Sh, class Finish>
-void single_pass_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& n, const Int& t, const Expr<T>& init,
-                      const Expr<T>& own, Finish finish) {
-    Shared<T> prefix(1);
-    Int tiles = (n + static_cast<std::int32_t>(Sh::size - 1)) / Sh::size;
-    auto [exclusive, total] = detail::workgroup_exclusive<T, Sh::wg>(op, own, id);
-    If(local_id() < subgroup_size(), [&] {
-        If(t == 0, [&] {
-            If(local_id() == 0, [&] {
-                publish(state, tiles, t, kInclusive, to_bits<T>(total));
-                prefix.store(0, Expr<T>(id));
-            });
-        }).Else([&] {
-            If(local_id() == 0, [&] { publish(state, tiles, t, kAggregate, to_bits<T>(total)); });
-            Expr<T> before = look_back<T, Sh::wg>(op, state, tiles, t, id);
-            If(local_id() == 0, [&] {
-                publish(state, tiles, t, kInclusive, to_bits<T>(combine<T>(op, before, total)));
-                prefix.store(0, before);
-            });
-        });
-    });
-    barrier();  // the prefix is in; every invocation has read its row
-    finish(combine<T>(op, combine<T>(op, init, prefix.load(0)), exclusive));
-}
 
 template <class T, class Sh>
 TilesKernel<T, Sh> make_kernel(Variant variant) {
@@ -323,22 +203,19 @@ TilesKernel<T, Sh> make_kernel(Variant variant) {
     return group_kernel<Sh::wg>(name + "(in, out, state, n, init)", [op, id, inclusive](Array<T> in, Array<T> out,
                                                                                      Array<std::uint32_t> state,
                                                                                      Int n, Var<T> init) {
-        // Tiles are numbered in the order workgroups start, not by group_id,
-        // so every tile a look-back waits for has started (see look_back).
-        Shared<std::uint32_t> ticket(1);
-        If(local_id() == 0, [&] { ticket.store(0, state.atomic_add(0, 1u)); });
-        barrier();
-        Int t = cast<std::int32_t>(ticket.load(0));
+        Int t = look_back::ticket(state);
         Int base = t * Sh::size;
         if constexpr (Sh::rows) {
             auto [first, end] = detail::row_of<Sh::items>(base, n);
-            single_pass_tile<T, Sh>(op, id, state, n, t, init, row_total<T>(op, id, in, first, end),
-                                    [&](const Expr<T>& start) { scan_row<T>(op, inclusive, start, in, out, first, end); });
+            look_back::scan_tile<T, Sh::wg>(op, id, state, n, Sh::size, t, row_total<T>(op, id, in, first, end),
+                                            [&](const Expr<T>& start) {
+                scan_row<T>(op, inclusive, combine<T>(op, init, start), in, out, first, end);
+            });
         } else {
             Shared<T> tile(detail::padded_size(Sh::size));
             std::vector<Var<T>> running = load_rows<T, Sh>(op, id, in, base, n, tile);
-            single_pass_tile<T, Sh>(op, id, state, n, t, init, running.back(), [&](const Expr<T>& start) {
-                store_rows<T, Sh>(op, inclusive, start, running, out, base, tile);
+            look_back::scan_tile<T, Sh::wg>(op, id, state, n, Sh::size, t, running.back(), [&](const Expr<T>& start) {
+                store_rows<T, Sh>(op, inclusive, combine<T>(op, init, start), running, out, base, tile);
             });
         }
     });
@@ -378,7 +255,7 @@ void scan_tiles(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bo
                     " bytes of shared memory per workgroup; use a smaller ScanOptions::tile");
     if (algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan<T, Sh>(in, out, op, init, inclusive);
     const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
-    auto state = rt.stream<std::uint32_t>({kStateTile + 4 * tiles});  // zero: no tile ready, ticket 0
+    auto state = rt.stream<std::uint32_t>({look_back::state_words(tiles)});  // zero
     detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items, Sh::rows}, make_kernel<T, Sh>)(Groups{tiles}, in, out, state,
                                                                               static_cast<std::int32_t>(n), init);
 }
@@ -417,7 +294,7 @@ void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, Sc
 /// loops) take reduce-then-scan; the CPU backend the single pass over rows,
 /// which reads each element once from memory.
 ScanAlgorithm auto_algorithm(const BackendInfo& info) {
-    if (info.limits.loop_iterations != 0) return ScanAlgorithm::ReduceThenScan;
+    if (!look_back::exact_on(info)) return ScanAlgorithm::ReduceThenScan;
     if (detail::rows_pay(info)) return ScanAlgorithm::SinglePass;  // over rows: 1.2-1.4x reduce-then-scan (session 15)
     if (info.name == "opengl" || info.name == "vulkan") return ScanAlgorithm::SinglePass;
     return ScanAlgorithm::ReduceThenScan;

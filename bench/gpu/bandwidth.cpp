@@ -244,11 +244,13 @@ int main(int argc, char** argv) {
                         t.total_ms / static_cast<double>(t.calls));
         // The tuning knob, with RILL_BENCH_TILES set (it takes minutes, so bench/gpu/run.sh
         // leaves it out): every tile shape ScanTile allows that fits the device, both
-        // algorithms; RILL_BENCH_TILES=single: the single pass only, without compaction.
+        // algorithms; RILL_BENCH_TILES=single: the single pass only, without compaction;
+        // RILL_BENCH_TILES=compact: compaction only.
         const char* tiles_env = std::getenv("RILL_BENCH_TILES");
         const bool sweep_tiles = tiles_env != nullptr;
         const bool single_only = sweep_tiles && std::string(tiles_env) == "single";
-        if (sweep_tiles)
+        const bool compact_only = sweep_tiles && std::string(tiles_env) == "compact";
+        if (sweep_tiles && !compact_only)
         for (int wg : {64, 128, 256, 512})
             for (int items : {4, 8, 12, 16, 24}) {
                 const rill::ScanTile tile{wg, items};
@@ -285,19 +287,27 @@ int main(int argc, char** argv) {
         got_kept.resize(want_kept.size());
         if (count.download()[0] != want_kept.size() || got_kept != want_kept) fail("compaction");
         select_ms = median_ms(10, 5, [&] { even(sin, kept, count); }, rt).device_ms;
-        if (sweep_tiles && !single_only)
-        for (int wg : {128, 256})  // the tuning knob: every tile shape of the default way
-            for (int items : {8, 16}) {
-                const rill::CompactOptions options{.tile = {wg, items}};
+        // The tuning knobs: both ways of the default (single pass where the
+        // look-back is exact, two passes), at the default tile and, with
+        // RILL_BENCH_TILES, at every tile shape.
+        for (auto algorithm : {rill::ScanAlgorithm::SinglePass, rill::ScanAlgorithm::ReduceThenScan}) {
+            if (algorithm == rill::ScanAlgorithm::SinglePass && rt.info().limits.loop_iterations) continue;
+            std::vector<rill::ScanTile> tiles{{}};
+            if (sweep_tiles && !single_only) tiles = {{128, 8}, {128, 16}, {256, 8}, {256, 16}};
+            for (const rill::ScanTile tile : tiles) {
+                const rill::CompactOptions options{.scan = algorithm, .tile = tile};
                 auto tiled = rt.stream<std::uint32_t>({n});
                 even(sin, tiled, count, options);
                 std::vector<std::uint32_t> got_tiled = tiled.download();
                 got_tiled.resize(want_kept.size());
-                if (count.download()[0] != want_kept.size() || got_tiled != want_kept)
-                    fail("compaction with tile " + std::to_string(wg) + " x " + std::to_string(items));
-                std::printf("  compaction tile %3d x %2d: %.4f ms\n", wg, items,
+                const std::string name = std::string(algorithm == rill::ScanAlgorithm::SinglePass ? "single pass" : "two passes") +
+                                         (tile.workgroup ? ", tile " + std::to_string(tile.workgroup) + " x " + std::to_string(tile.items)
+                                                         : ", default tile");
+                if (count.download()[0] != want_kept.size() || got_tiled != want_kept) fail("compaction, " + name);
+                std::printf("  compaction %s: %.4f ms\n", name.c_str(),
                             median_ms(10, 5, [&] { even(sin, tiled, count, options); }, rt).device_ms);
             }
+        }
     }
 
     std::vector<std::pair<std::string, double>> probes;

@@ -1,10 +1,13 @@
 // Stream compaction (filter) and stable partition, on the device, by scan
 // (GPU Gems 3 ch. 39.3.1): flags from a DSL predicate, their exclusive sum
 // scan gives every kept element its output position, and a scatter writes it.
-// By default the flags never reach memory: one pass counts each tile's kept
-// elements, a scan of those counts gives every tile its start, and a second
-// pass scans the flags within each tile and writes the kept elements (the
-// input is read twice, the kept elements written once).
+// By default the flags never reach memory. Two passes: one counts each tile's
+// kept elements, a scan of those counts gives every tile its start, and the
+// second scans the flags within each tile and writes the kept elements (the
+// input is read twice). Or a single pass, where it is faster (Vulkan, up to
+// 2^26 elements): each tile is read once, scans its flags and takes its start
+// from the tiles before it by the scan's decoupled look-back
+// (detail/look_back.h).
 //
 //   rill::Filter<float> positive("positive", [](Expr<float> x) { return x > 0.0f; });
 //   std::int64_t kept = positive(in, out);   // order kept; the host gets the count
@@ -20,6 +23,7 @@
 
 #include <rill/algorithms/bitonic_sort.h>
 #include <rill/algorithms/scan.h>
+#include <rill/algorithms/detail/look_back.h>
 #include <rill/algorithms/detail/rows.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
 
@@ -34,9 +38,13 @@ namespace rill {
 /// How a Filter moves the kept elements.
 ///  ScanScatter: each kept element is written to its place (the exclusive scan
 ///   of the flags). The default, and the fastest. With ScanAlgorithm::Auto
-///   the scan is done tile by tile inside two passes over the input (counts,
-///   then scan and scatter); with a named scan algorithm, the textbook three
-///   steps: flags to memory, that scan of them, a scatter.
+///   the scan is done tile by tile: in two passes over the input (counts,
+///   then scan and scatter), or in one with the look-back where that was
+///   measured faster (filters; partition needs the total first).
+///   ScanAlgorithm::SinglePass asks for the single pass (refused where it
+///   cannot be exact, and for partition), ReduceThenScan for the two passes;
+///   HillisSteele and Blelloch run the textbook three steps: flags to memory,
+///   that scan of them, a scatter.
 ///  SearchGather: Horn's method, for GPUs without scatter: each output place
 ///   binary-searches the inclusive scan of the flags for the element it takes
 ///   (O(log n) reads per place) and gathers it.
@@ -49,10 +57,10 @@ struct CompactOptions {
     /// The scan of the flags (of the tiles' counts for ScanScatter with Auto):
     /// HillisSteele is Horn's.
     ScanAlgorithm scan = ScanAlgorithm::Auto;
-    /// ScanScatter with Auto: the tile of its two passes, a workgroup of 128
-    /// or 256 invocations of 8 or 16 elements each. A tuning knob; zeros take
-    /// the default, the fastest measured on the H100 (docs/PERFORMANCE.md),
-    /// and on the CPU backend row tiles (detail/rows.h).
+    /// ScanScatter with Auto or SinglePass: the tile of its passes, a workgroup
+    /// of 128 or 256 invocations of 8 or 16 elements each. A tuning knob; zeros
+    /// take the default, the fastest measured on the H100 (docs/PERFORMANCE.md),
+    /// and for two passes on the CPU backend row tiles (detail/rows.h).
     ScanTile tile = {};
 };
 
@@ -183,15 +191,21 @@ private:
             return;
         }
         const auto count_n = static_cast<std::int32_t>(std::min<std::int64_t>(n, std::numeric_limits<std::int32_t>::max()));
-        if (options.algorithm == CompactAlgorithm::ScanScatter && options.scan == ScanAlgorithm::Auto) {
-            if (options.tile.workgroup == 0 && options.tile.items == 0 && detail::rows_pay(rt.info()))
-                return compact_by_rows(in, out, count, split);
-            const ScanTile tile = options.tile.workgroup == 0 && options.tile.items == 0 ? kDefaultTile : options.tile;
+        if (options.algorithm == CompactAlgorithm::ScanScatter &&
+            (options.scan == ScanAlgorithm::Auto || options.scan == ScanAlgorithm::SinglePass ||
+             options.scan == ScanAlgorithm::ReduceThenScan)) {
+            const bool single = options.scan == ScanAlgorithm::SinglePass ||
+                                (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n));
+            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split);
+            const bool default_tile = options.tile.workgroup == 0 && options.tile.items == 0;
+            if (!single && default_tile && detail::rows_pay(rt.info())) return compact_by_rows(in, out, count, split);
+            const ScanTile tile = !default_tile ? options.tile : single ? kDefaultSinglePassTile : kDefaultTile;
             bool found = false;
             auto one = [&]<int Wg, int Items>() {
                 if (found || tile.workgroup != Wg || tile.items != Items) return;
                 found = true;
-                compact_by_tiles<Wg, Items>(in, out, count, split);
+                if (single) compact_single_pass<Wg, Items>(in, out, count);
+                else compact_by_tiles<Wg, Items>(in, out, count, split);
             };
             one.template operator()<128, 8>();
             one.template operator()<128, 16>();
@@ -228,6 +242,40 @@ private:
                 return;
             }
         }
+    }
+
+    /// Whether Auto compacts n elements in a single pass: through Vulkan up to
+    /// 2^26, as measured on the H100 (docs/PERFORMANCE.md, session 19: 2.1x
+    /// two passes at 2^20, 1.2x at 2^24, a tie at 2^26, 0.96x at 2^28).
+    /// Through OpenGL it was never faster; the CPU backend's two passes over
+    /// rows read the input from cache the second time.
+    static bool single_pass_pays(const BackendInfo& info, std::int64_t n) {
+        return detail::look_back::exact_on(info) && info.name == "vulkan" && n <= (std::int64_t{1} << 26);
+    }
+
+    void check_single_pass(const BackendInfo& info, bool split) const {
+        if (!detail::look_back::exact_on(info))
+            throw Error("rill::Filter '" + state_->name + "': ScanAlgorithm::SinglePass cannot be exact on " + info.device +
+                        ": the driver ends every loop after " + std::to_string(info.limits.loop_iterations) +
+                        " iterations, and a look-back may wait longer; use ScanAlgorithm::Auto");
+        if (split)
+            throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
+                        "go after all kept ones, whose number is known only when every tile is done; use "
+                        "ScanAlgorithm::Auto");
+    }
+
+    /// One pass over tiles of Wg x Items elements with the look-back.
+    template <int Wg, int Items>
+    void compact_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
+        constexpr std::int32_t kTile = Wg * Items;
+        const std::int64_t n = in.size();
+        if (n > std::numeric_limits<std::int32_t>::max() - kTile)
+            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(kTile) +
+                        " (the tile); split the stream");
+        const std::int64_t tiles = (n + kTile - 1) / kTile;
+        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::state_words(tiles)});
+        move_kernel(kSinglePass, Wg, Items, [&] { return make_compact_single_pass<Wg, Items>(state_->name, state_->keep); })(
+            Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
     }
 
     /// The default path: counts per tile, their inclusive scan, then each
@@ -307,6 +355,7 @@ private:
 
     // --- The fused path: tiles of Wg invocations of Items elements each ---
     static constexpr ScanTile kDefaultTile{128, 8};  // H100 measurements, docs/PERFORMANCE.md (session 11)
+    static constexpr ScanTile kDefaultSinglePassTile{128, 16};  // the fastest on the H100 at 2^24 and 2^28 (session 19)
 
     /// counts[tile] = the kept elements of the tile (striped, coalesced loads).
     template <int kWg, int kItems>
@@ -326,6 +375,57 @@ private:
         });
     }
 
+    /// A tile's elements (striped: coalesced loads), their flags, and for each
+    /// invocation's row of the transposed flags the kept ones before each of
+    /// its elements within the row (before[kItems]: the row's kept count).
+    template <int kWg, int kItems>
+    struct TileFlags {
+        std::vector<Var<T>> x;
+        std::vector<Var<std::uint32_t>> flag, before;
+    };
+
+    /// Loads the tile from `base` and scans its flags per row through
+    /// `places`, whose rows every invocation has read when it returns (the
+    /// rows may be overwritten after one more barrier).
+    template <int kWg, int kItems>
+    static TileFlags<kWg, kItems> load_tile_flags(const Pred& keep, const Array<T>& in, const Int& base, const Int& n,
+                                                  const Shared<std::uint32_t>& places) {
+        using detail::padded;
+        TileFlags<kWg, kItems> f;
+        Int lid = local_id();
+        for (int j = 0; j < kItems; ++j) {
+            Int i = base + j * kWg + lid;
+            f.x.emplace_back(in.load(i));
+            f.flag.emplace_back(select(i < n && keep(f.x[j]), 1u, 0u));
+            places.store(padded(j * kWg + lid), f.flag[j]);
+        }
+        barrier();
+        Int row = lid * kItems;
+        f.before.emplace_back(Expr<std::uint32_t>(0u));
+        for (int j = 1; j <= kItems; ++j) f.before.emplace_back(f.before[j - 1] + places.load(padded(row + j - 1)));
+        return f;
+    }
+
+    /// Every invocation's row start (`row_start`: the kept elements before the
+    /// row in the whole stream) makes its elements' places through `places`,
+    /// and each kept element is written there; with `split` the others go
+    /// after all `total` kept ones. Every invocation must have read its row.
+    template <int kWg, int kItems>
+    static void write_tile(const TileFlags<kWg, kItems>& f, const Expr<std::uint32_t>& row_start, const Array<T>& out,
+                           const Int& base, const Int& n, const Shared<std::uint32_t>& places, bool split,
+                           const Expr<std::uint32_t>& total) {
+        using detail::padded;
+        Int lid = local_id();
+        for (int j = 0; j < kItems; ++j) places.store(padded(lid * kItems + j), row_start + f.before[j]);
+        barrier();
+        for (int j = 0; j < kItems; ++j) {
+            Int i = base + j * kWg + lid;
+            UInt at = places.load(padded(j * kWg + lid));
+            If(f.flag[j] != 0u, [&] { out.store(at, f.x[j]); });
+            if (split) If(f.flag[j] == 0u && i < n, [&] { out.store(total + (cast<std::uint32_t>(i) - at), f.x[j]); });
+        }
+    }
+
     /// Each tile again: its flags scanned in shared memory (transposed, so
     /// that every invocation scans 16 consecutive flags), each kept element
     /// written at the tile's start (ends[tile - 1], the inclusive scan of the
@@ -337,38 +437,39 @@ private:
         return group_kernel<kWg>(name + (split ? "_partition_tiles" : "_compact_tiles") + "(in, ends, out, count, n)",
                                  [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
                                                Array<std::uint32_t> count, Int n) {
-            using detail::padded;
-            Int lid = local_id();
             Int base = group_id() * kTile;
             Shared<std::uint32_t> places(detail::padded_size(kTile));
-            std::vector<Var<T>> x;
-            std::vector<Var<std::uint32_t>> flag;
-            for (int j = 0; j < kItems; ++j) {
-                Int i = base + j * kWg + lid;
-                x.emplace_back(in.load(i));
-                flag.emplace_back(select(i < n && keep(x[j]), 1u, 0u));
-                places.store(padded(j * kWg + lid), flag[j]);
-            }
-            barrier();
-            Int row = lid * kItems;
-            std::vector<Var<std::uint32_t>> before;  // kept ones before each of the row's 16, within the row
-            before.emplace_back(Expr<std::uint32_t>(0u));
-            for (int j = 1; j <= kItems; ++j) before.emplace_back(before[j - 1] + places.load(padded(row + j - 1)));
+            const TileFlags<kWg, kItems> f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
             // Its barriers come after every row was read: the rows may be overwritten.
-            auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, before[kItems], 0u);
+            auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, f.before[kItems], 0u);
             (void)unused;
-            for (int j = 0; j < kItems; ++j) places.store(padded(row + j), row_start + before[j]);
-            barrier();
             Int tiles = (n + static_cast<std::int32_t>(kTile - 1)) / kTile;
             UInt tile_start = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u);
             UInt total = ends.load(tiles - 1);
-            for (int j = 0; j < kItems; ++j) {
-                Int i = base + j * kWg + lid;
-                UInt at = tile_start + places.load(padded(j * kWg + lid));
-                If(flag[j] != 0u, [&] { out.store(at, x[j]); });
-                if (split) If(flag[j] == 0u && i < n, [&] { out.store(total + (cast<std::uint32_t>(i) - at), x[j]); });
-            }
-            If(group_id() == 0 && lid == 0, [&] { count.store(0, total); });
+            write_tile<kWg, kItems>(f, tile_start + row_start, out, base, n, places, split, total);
+            If(group_id() == 0 && local_id() == 0, [&] { count.store(0, total); });
+        });
+    }
+
+    /// The single pass (ScanAlgorithm::SinglePass): each tile reads its input
+    /// once, and its start comes from the tiles before it by the look-back
+    /// (detail/look_back.h) instead of a first pass of counts; the last tile
+    /// writes the count. `state`: look_back::state_words(tiles), zero.
+    template <int kWg, int kItems>
+    static MoveKernel make_compact_single_pass(const std::string& name, Pred keep) {
+        static constexpr std::int32_t kTile = kWg * kItems;
+        return group_kernel<kWg>(name + "_compact_single_pass(in, state, out, count, n)",
+                                 [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
+            Int t = detail::look_back::ticket(state);
+            Int base = t * kTile;
+            Shared<std::uint32_t> places(detail::padded_size(kTile));
+            const TileFlags<kWg, kItems> f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
+            detail::look_back::scan_tile<std::uint32_t, kWg>(ScanOp::Add, 0u, state, n, kTile, t, f.before[kItems],
+                                                             [&](const Expr<std::uint32_t>& row_start) {
+                write_tile<kWg, kItems>(f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
+                Int tiles = (n + static_cast<std::int32_t>(kTile - 1)) / kTile;
+                If(t == tiles - 1 && local_id() == kWg - 1, [&] { count.store(0, row_start + f.before[kItems]); });
+            });
         });
     }
 
@@ -383,7 +484,7 @@ private:
 
     // Which kernel: the key of the caches, with the tile's shape (0 for untiled ones).
     enum Which { kFlags, kScatter, kSplit, kSearch, kSearchSplit, kSortGather, kSortGatherSplit, kCountTiles,
-                 kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows };
+                 kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows, kSinglePass };
     using Key = std::tuple<int, int, int>;
 
     struct State {

@@ -1,0 +1,152 @@
+// The single pass's decoupled look-back (Merrill and Garland 2016), shared by
+// the scan and the compaction: tiles are numbered by a ticket in the order
+// their workgroups start, each publishes its aggregate, then finds its prefix
+// from the tiles before it and publishes its inclusive prefix.
+#pragma once
+
+#include <rill/algorithms/detail/workgroup_scan.h>
+
+namespace rill::detail::look_back {
+
+template <class T>
+Expr<std::uint32_t> to_bits(const Expr<T>& v) {
+    if constexpr (std::is_same_v<T, float>) return float_bits_to_uint(v);
+    else return cast<std::uint32_t>(v);
+}
+template <class T>
+Expr<T> from_bits(const Expr<std::uint32_t>& b) {
+    if constexpr (std::is_same_v<T, float>) return uint_bits_to_float(b);
+    else return cast<T>(b);
+}
+
+template <class T>
+Expr<T> subgroup_reduce(ScanOp op, const Expr<T>& x) {
+    switch (op) {
+        case ScanOp::Add: return subgroup_add(x);
+        case ScanOp::Mul: return subgroup_mul(x);
+        case ScanOp::Min: return subgroup_min(x);
+        case ScanOp::Max: return subgroup_max(x);
+        case ScanOp::And: return subgroup_and(x);
+        case ScanOp::Or: return subgroup_or(x);
+        case ScanOp::Xor: return subgroup_xor(x);
+    }
+    RILL_UNREACHABLE("bad scan op");
+}
+
+// Tile states. Tile t has four words: its aggregate (the combination of its
+// own elements) as a low and a high half, then its inclusive prefix
+// (everything up to and including it) likewise. Each word is written once,
+// with atomics, as kReady | 16 bits, so a reader that sees both halves ready
+// has the value whatever order the words became visible in: no memory fences
+// are needed, and every backend can run it. The words are kept as four arrays
+// of one word per tile (word w of tile t at kStateTile + w * tiles + t), so
+// that a subgroup reading the states of consecutive tiles reads consecutive
+// words: a quarter of the memory requests of keeping a tile's four words
+// together, and the look-back polls them over and over. Word 0 is the ticket
+// counter.
+constexpr std::uint32_t kReady = 0x80000000u;
+constexpr std::int32_t kStateTile = 4;
+constexpr std::int32_t kAggregate = 0, kInclusive = 2;
+
+/// Words of the state of `tiles` tiles; all zero before the pass (no tile
+/// ready, ticket 0), as a new stream is.
+constexpr std::int64_t state_words(std::int64_t tiles) { return kStateTile + 4 * tiles; }
+
+/// Where word `which` of tile t's state is, with `tiles` tiles in all.
+inline Int state_word(const Int& tiles, const Int& t, std::int32_t which) { return kStateTile + which * tiles + t; }
+
+inline void publish(const Array<std::uint32_t>& state, const Int& tiles, const Int& tile, std::int32_t which,
+                    const Expr<std::uint32_t>& bits) {
+    state.atomic_store(state_word(tiles, tile, which), (bits & 0xffffu) | kReady);
+    state.atomic_store(state_word(tiles, tile, which + 1), (bits >> 16u) | kReady);
+}
+
+/// This workgroup's tile: numbered in the order workgroups start, not by
+/// group_id, so that every tile a look-back waits for has started (see
+/// prefix_before). Every invocation must call it (it has a barrier).
+inline Int ticket(const Array<std::uint32_t>& state) {
+    Shared<std::uint32_t> taken(1);
+    If(local_id() == 0, [&] { taken.store(0, state.atomic_add(0, 1u)); });
+    barrier();
+    return cast<std::int32_t>(taken.load(0));
+}
+
+/// The look-back of tile t > 0, run by every invocation of the first
+/// subgroup (S of them, any S >= 1): lane l reads the state of tile hi - l,
+/// from hi = t - 1 down. When the nearest tile k with an inclusive prefix is
+/// in the window and every tile before it has at least its aggregate, the
+/// window is done: the prefix is k's inclusive prefix combined with the
+/// aggregates of the tiles between. A window of aggregates only moves down by
+/// S. A tile whose state is not ready yet is read again: it holds a ticket, so
+/// it is running and will publish (docs/SEMANTICS.md, forward progress).
+template <class T, int Wg>
+Expr<T> prefix_before(ScanOp op, const Array<std::uint32_t>& state, const Int& tiles, const Int& t, T identity) {
+    Int S = min(subgroup_size(), Int(Wg));  // a subgroup wider than the workgroup has Wg invocations
+    Int lane = subgroup_invocation();
+    Var<T> acc = identity;  // tiles hi + 1 .. t - 1, combined
+    Int hi = t - 1;
+    Bool done = false;
+    While([&] { return !done; }, [&] {
+        Int j = hi - lane;
+        Bool exists = j >= 0;
+        Int tile = max(j, 0);
+        Var<std::uint32_t> il = 0u, ih = 0u, al = 0u, ah = 0u;
+        If(exists, [&] {
+            il = state.atomic_load(state_word(tiles, tile, kInclusive));
+            ih = state.atomic_load(state_word(tiles, tile, kInclusive + 1));
+            al = state.atomic_load(state_word(tiles, tile, kAggregate));
+            ah = state.atomic_load(state_word(tiles, tile, kAggregate + 1));
+        });
+        // Past tile 0 counts as an inclusive prefix of the identity.
+        Bool inclusive = !exists || (il & ih & kReady) != 0u;
+        Bool aggregate = (al & ah & kReady) != 0u;
+        Int k = subgroup_min(select(inclusive, lane, S));  // nearest inclusive prefix, S if none
+        Bool needed = lane <= k;
+        If(subgroup_all(!needed || inclusive || aggregate), [&] {
+            Expr<std::uint32_t> lo = select(inclusive, Expr<std::uint32_t>(il), Expr<std::uint32_t>(al));
+            Expr<std::uint32_t> hi_bits = select(inclusive, Expr<std::uint32_t>(ih), Expr<std::uint32_t>(ah));
+            Expr<T> value = select(exists, from_bits<T>((lo & 0xffffu) | (hi_bits << 16u)), Expr<T>(identity));
+            // Lanes before k have aggregates; lane k has the inclusive prefix.
+            Expr<T> window = subgroup_reduce<T>(op, select(needed, value, Expr<T>(identity)));
+            acc = combine<T>(op, window, acc);
+            done = k < S;
+            hi = hi - S;
+        });
+    });
+    return acc;
+}
+
+/// Tile t of `size` elements (Wg invocations), once every invocation has its
+/// own total (`own`): the workgroup's scan of them, the look-back for the
+/// tiles before, then finish(start), start being everything before the
+/// invocation's elements in the whole stream. n: the stream's elements.
+template <class T, int Wg, class Finish>
+void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& n, std::int32_t size, const Int& t,
+               const Expr<T>& own, Finish finish) {
+    Shared<T> prefix(1);
+    Int tiles = (n + (size - 1)) / size;
+    auto [exclusive, total] = workgroup_exclusive<T, Wg>(op, own, id);
+    If(local_id() < subgroup_size(), [&] {
+        If(t == 0, [&] {
+            If(local_id() == 0, [&] {
+                publish(state, tiles, t, kInclusive, to_bits<T>(total));
+                prefix.store(0, Expr<T>(id));
+            });
+        }).Else([&] {
+            If(local_id() == 0, [&] { publish(state, tiles, t, kAggregate, to_bits<T>(total)); });
+            Expr<T> before = prefix_before<T, Wg>(op, state, tiles, t, id);
+            If(local_id() == 0, [&] {
+                publish(state, tiles, t, kInclusive, to_bits<T>(combine<T>(op, before, total)));
+                prefix.store(0, before);
+            });
+        });
+    });
+    barrier();  // the prefix is in; every invocation has read its row
+    finish(combine<T>(op, prefix.load(0), exclusive));
+}
+
+/// Whether a look-back is exact on this device: not where the driver ends
+/// long loops (DeviceLimits::loop_iterations), which could cut a wait short.
+inline bool exact_on(const BackendInfo& info) { return info.limits.loop_iterations == 0; }
+
+}  // namespace rill::detail::look_back
