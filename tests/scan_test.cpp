@@ -118,7 +118,7 @@ TEST_P(Scans, EveryTileShape) {
         for (int wg : {64, 128, 256, 512})
             for (int items : {4, 8, 12, 16, 24}) {
                 const std::int64_t tile = std::int64_t{wg} * items;
-                if (tile_shared_bytes<std::int32_t>({wg, items}) > rt().info().limits.shared_memory_bytes) {
+                if (static_cast<std::uint64_t>(tile_shared_bytes<std::int32_t>({wg, items})) > rt().info().limits.shared_memory_bytes) {
                     auto s = rt().stream<std::int32_t>({tile});
                     const std::string message = error_message([&] { inclusive_scan(s, s, ScanOp::Add, {a, {wg, items}}); });
                     EXPECT_NE(message.find("bytes of shared memory per workgroup; use a smaller ScanOptions::tile"),

@@ -42,10 +42,11 @@ enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blell
 /// consecutive elements per invocation, loaded and stored striped across the
 /// workgroup through shared memory. A tuning knob; zeros take the fastest
 /// measured (docs/PERFORMANCE.md): on the H100 128 x 8 for ReduceThenScan,
-/// 128 x 16 for SinglePass; on the CPU backend 64 invocations that each read
-/// and write a row of 256 elements themselves (its invocations run one after
-/// another, so a row is consecutive memory and the transposition through
-/// shared memory only costs; detail/rows.h).
+/// for SinglePass 256 x 8 through Vulkan and 128 x 16 through OpenGL; on the
+/// CPU backend 64 invocations that each read and write a row of 256 elements
+/// themselves (its invocations run one after another, so a row is consecutive
+/// memory and the transposition through shared memory only costs;
+/// detail/rows.h).
 struct ScanTile {
     int workgroup = 0;
     int items = 0;
