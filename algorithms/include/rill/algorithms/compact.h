@@ -54,8 +54,8 @@ enum class CompactAlgorithm { ScanScatter, SearchGather, BitonicSort };
 
 struct CompactOptions {
     CompactAlgorithm algorithm = CompactAlgorithm::ScanScatter;
-    /// The scan of the flags (of the tiles' counts for ScanScatter with Auto):
-    /// HillisSteele is Horn's.
+    /// The scan of the flags (with ScanScatter, Auto, SinglePass and
+    /// ReduceThenScan scan them within tiles, above): HillisSteele is Horn's.
     ScanAlgorithm scan = ScanAlgorithm::Auto;
     /// ScanScatter with Auto or SinglePass: the tile of its passes, a workgroup
     /// of 128 or 256 invocations of 8 or 16 elements each. A tuning knob; zeros
@@ -378,7 +378,6 @@ private:
     /// A tile's elements (striped: coalesced loads), their flags, and for each
     /// invocation's row of the transposed flags the kept ones before each of
     /// its elements within the row (before[kItems]: the row's kept count).
-    template <int kWg, int kItems>
     struct TileFlags {
         std::vector<Var<T>> x;
         std::vector<Var<std::uint32_t>> flag, before;
@@ -388,10 +387,10 @@ private:
     /// `places`, whose rows every invocation has read when it returns (the
     /// rows may be overwritten after one more barrier).
     template <int kWg, int kItems>
-    static TileFlags<kWg, kItems> load_tile_flags(const Pred& keep, const Array<T>& in, const Int& base, const Int& n,
+    static TileFlags load_tile_flags(const Pred& keep, const Array<T>& in, const Int& base, const Int& n,
                                                   const Shared<std::uint32_t>& places) {
         using detail::padded;
-        TileFlags<kWg, kItems> f;
+        TileFlags f;
         Int lid = local_id();
         for (int j = 0; j < kItems; ++j) {
             Int i = base + j * kWg + lid;
@@ -411,7 +410,7 @@ private:
     /// and each kept element is written there; with `split` the others go
     /// after all `total` kept ones. Every invocation must have read its row.
     template <int kWg, int kItems>
-    static void write_tile(const TileFlags<kWg, kItems>& f, const Expr<std::uint32_t>& row_start, const Array<T>& out,
+    static void write_tile(const TileFlags& f, const Expr<std::uint32_t>& row_start, const Array<T>& out,
                            const Int& base, const Int& n, const Shared<std::uint32_t>& places, bool split,
                            const Expr<std::uint32_t>& total) {
         using detail::padded;
@@ -439,7 +438,7 @@ private:
                                                Array<std::uint32_t> count, Int n) {
             Int base = group_id() * kTile;
             Shared<std::uint32_t> places(detail::padded_size(kTile));
-            const TileFlags<kWg, kItems> f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
+            const TileFlags f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
             // Its barriers come after every row was read: the rows may be overwritten.
             auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, f.before[kItems], 0u);
             (void)unused;
@@ -463,7 +462,7 @@ private:
             Int t = detail::look_back::ticket(state);
             Int base = t * kTile;
             Shared<std::uint32_t> places(detail::padded_size(kTile));
-            const TileFlags<kWg, kItems> f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
+            const TileFlags f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
             detail::look_back::scan_tile<std::uint32_t, kWg>(ScanOp::Add, 0u, state, n, kTile, t, f.before[kItems],
                                                              [&](const Expr<std::uint32_t>& row_start) {
                 write_tile<kWg, kItems>(f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
