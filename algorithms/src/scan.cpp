@@ -318,11 +318,8 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     const std::int64_t n = in.size();
     if (n == 0) return;
     Runtime rt = Runtime::of(in);
-    const std::uint64_t loop_limit = rt.info().limits.loop_iterations;
-    if (options.algorithm == ScanAlgorithm::SinglePass && loop_limit)
-        throw Error("rill scan: ScanAlgorithm::SinglePass cannot be exact on " + rt.info().device +
-                    ": the driver ends every loop after " + std::to_string(loop_limit) +
-                    " iterations, and a look-back may wait longer; use ScanAlgorithm::ReduceThenScan or Auto");
+    if (options.algorithm == ScanAlgorithm::SinglePass)
+        look_back::check_exact(rt.info(), "rill scan", "ScanAlgorithm::ReduceThenScan or Auto");
     if (options.algorithm == ScanAlgorithm::HillisSteele) return detail::hillis_steele_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Auto) options.algorithm = auto_algorithm(rt.info());

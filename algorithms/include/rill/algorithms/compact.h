@@ -254,14 +254,18 @@ private:
     }
 
     void check_single_pass(const BackendInfo& info, bool split) const {
-        if (!detail::look_back::exact_on(info))
-            throw Error("rill::Filter '" + state_->name + "': ScanAlgorithm::SinglePass cannot be exact on " + info.device +
-                        ": the driver ends every loop after " + std::to_string(info.limits.loop_iterations) +
-                        " iterations, and a look-back may wait longer; use ScanAlgorithm::Auto");
+        detail::look_back::check_exact(info, "rill::Filter '" + state_->name + "'", "ScanAlgorithm::Auto");
         if (split)
             throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
                         "go after all kept ones, whose number is known only when every tile is done; use "
                         "ScanAlgorithm::Auto");
+    }
+
+    /// Tiles of `tile` elements index n elements with int32 arithmetic.
+    static void check_fits(std::int64_t n, std::int32_t tile) {
+        if (n > std::numeric_limits<std::int32_t>::max() - tile)
+            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(tile) +
+                        " (the tile); split the stream");
     }
 
     /// One pass over tiles of Wg x Items elements with the look-back.
@@ -269,9 +273,7 @@ private:
     void compact_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
         constexpr std::int32_t kTile = Wg * Items;
         const std::int64_t n = in.size();
-        if (n > std::numeric_limits<std::int32_t>::max() - kTile)
-            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(kTile) +
-                        " (the tile); split the stream");
+        check_fits(n, kTile);
         const std::int64_t tiles = (n + kTile - 1) / kTile;
         auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::state_words(tiles)});
         move_kernel(kSinglePass, Wg, Items, [&] { return make_compact_single_pass<Wg, Items>(state_->name, state_->keep); })(
@@ -303,9 +305,7 @@ private:
     void compact_in_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, std::int32_t tile,
                           std::int32_t parts, const FlagsKernel& counts, const MoveKernel& moves) const {
         const std::int64_t n = in.size();
-        if (n > std::numeric_limits<std::int32_t>::max() - tile)
-            throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(tile) +
-                        " (the tile); split the stream");
+        check_fits(n, tile);
         const auto count_n = static_cast<std::int32_t>(n);
         const std::int64_t tiles = (n + tile - 1) / tile;
         auto ends = Runtime::of(in).template stream<std::uint32_t>({tiles * parts});
@@ -466,8 +466,7 @@ private:
             detail::look_back::scan_tile<std::uint32_t, kWg>(ScanOp::Add, 0u, state, n, kTile, t, f.before[kItems],
                                                              [&](const Expr<std::uint32_t>& row_start) {
                 write_tile<kWg, kItems>(f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
-                Int tiles = (n + static_cast<std::int32_t>(kTile - 1)) / kTile;
-                If(t == tiles - 1 && local_id() == kWg - 1, [&] { count.store(0, row_start + f.before[kItems]); });
+                If(t == num_groups() - 1 && local_id() == kWg - 1, [&] { count.store(0, row_start + f.before[kItems]); });
             });
         });
     }

@@ -149,4 +149,13 @@ void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& n,
 /// long loops (DeviceLimits::loop_iterations), which could cut a wait short.
 inline bool exact_on(const BackendInfo& info) { return info.limits.loop_iterations == 0; }
 
+/// Refuses ScanAlgorithm::SinglePass where the look-back is not exact:
+/// `who` names the caller, `fix` what to use instead.
+inline void check_exact(const BackendInfo& info, const std::string& who, const std::string& fix) {
+    if (!exact_on(info))
+        throw Error(who + ": ScanAlgorithm::SinglePass cannot be exact on " + info.device +
+                    ": the driver ends every loop after " + std::to_string(info.limits.loop_iterations) +
+                    " iterations, and a look-back may wait longer; use " + fix);
+}
+
 }  // namespace rill::detail::look_back
