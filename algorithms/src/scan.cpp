@@ -207,14 +207,14 @@ TilesKernel<T, Sh> make_kernel(Variant variant) {
         Int base = t * Sh::size;
         if constexpr (Sh::rows) {
             auto [first, end] = detail::row_of<Sh::items>(base, n);
-            look_back::scan_tile<T, Sh::wg>(op, id, state, n, Sh::size, t, row_total<T>(op, id, in, first, end),
+            look_back::scan_tile<T, Sh::wg>(op, id, state, t, row_total<T>(op, id, in, first, end),
                                             [&](const Expr<T>& start) {
                 scan_row<T>(op, inclusive, combine<T>(op, init, start), in, out, first, end);
             });
         } else {
             Shared<T> tile(detail::padded_size(Sh::size));
             std::vector<Var<T>> running = load_rows<T, Sh>(op, id, in, base, n, tile);
-            look_back::scan_tile<T, Sh::wg>(op, id, state, n, Sh::size, t, running.back(), [&](const Expr<T>& start) {
+            look_back::scan_tile<T, Sh::wg>(op, id, state, t, running.back(), [&](const Expr<T>& start) {
                 store_rows<T, Sh>(op, inclusive, combine<T>(op, init, start), running, out, base, tile);
             });
         }

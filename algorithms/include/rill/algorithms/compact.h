@@ -463,7 +463,7 @@ private:
             Int base = t * kTile;
             Shared<std::uint32_t> places(detail::padded_size(kTile));
             const TileFlags f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
-            detail::look_back::scan_tile<std::uint32_t, kWg>(ScanOp::Add, 0u, state, n, kTile, t, f.before[kItems],
+            detail::look_back::scan_tile<std::uint32_t, kWg>(ScanOp::Add, 0u, state, t, f.before[kItems],
                                                              [&](const Expr<std::uint32_t>& row_start) {
                 write_tile<kWg, kItems>(f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
                 If(t == num_groups() - 1 && local_id() == kWg - 1, [&] { count.store(0, row_start + f.before[kItems]); });

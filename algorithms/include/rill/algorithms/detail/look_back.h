@@ -116,15 +116,14 @@ Expr<T> prefix_before(ScanOp op, const Array<std::uint32_t>& state, const Int& t
     return acc;
 }
 
-/// Tile t of `size` elements (Wg invocations), once every invocation has its
-/// own total (`own`): the workgroup's scan of them, the look-back for the
-/// tiles before, then finish(start), start being everything before the
-/// invocation's elements in the whole stream. n: the stream's elements.
+/// Tile t (of Wg invocations; one workgroup per tile), once every invocation
+/// has its own total (`own`): the workgroup's scan of them, the look-back for
+/// the tiles before, then finish(start), start being everything before the
+/// invocation's elements in the whole stream.
 template <class T, int Wg, class Finish>
-void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& n, std::int32_t size, const Int& t,
-               const Expr<T>& own, Finish finish) {
+void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& own, Finish finish) {
     Shared<T> prefix(1);
-    Int tiles = (n + (size - 1)) / size;
+    Int tiles = num_groups();
     auto [exclusive, total] = workgroup_exclusive<T, Wg>(op, own, id);
     If(local_id() < subgroup_size(), [&] {
         If(t == 0, [&] {
