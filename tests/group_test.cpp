@@ -393,6 +393,39 @@ TEST_P(GroupKernels, SubgroupOperationsMatchHostReference) {
     }
 }
 
+// subgroup_match against a brute-force match per subgroup: few distinct
+// values (many peers), many (mostly alone), and a third of the invocations
+// inactive, which must neither match nor be matched.
+TEST_P(GroupKernels, SubgroupMatchFindsTheActiveInvocationsWithTheSameValue) {
+    const int S = subgroup_size();
+    const std::uint32_t untouched = 0xdeadbeefu;
+    auto k = group_kernel<kWg>("match(xs, out)", [](Array<std::uint32_t> xs, Array<uint4> out) {
+        Int g = global_id();
+        UInt x = xs.load(g);
+        If(g % 3 != 1, [&] { out.store(g, subgroup_match(x)); });
+    });
+    const std::int64_t groups = 3, n = groups * kWg;
+    for (std::int32_t distinct : {1, 2, 5, 1000000}) {
+        SCOPED_TRACE("values below " + std::to_string(distinct));
+        std::vector<std::uint32_t> x;
+        for (std::int32_t v : random_ints(static_cast<std::size_t>(n), 0, distinct - 1)) x.push_back(static_cast<std::uint32_t>(v));
+        auto xs = rt().stream<std::uint32_t>({n}, x);
+        auto out = rt().stream<uint4>({n}, std::vector<uint4>(static_cast<std::size_t>(n), uint4{untouched, untouched, untouched, untouched}));
+        k(Groups{groups}, xs, out);
+        const std::vector<uint4> got = out.download();
+        for (std::int64_t i = 0; i < n; ++i) {
+            uint4 want{untouched, untouched, untouched, untouched};
+            if (i % 3 != 1) {
+                want = uint4{0u, 0u, 0u, 0u};
+                const std::int64_t first = i / S * S;
+                for (std::int64_t m = first; m < first + S; ++m)
+                    if (m % 3 != 1 && x[m] == x[i]) want[static_cast<int>((m - first) / 32)] |= 1u << ((m - first) % 32);
+            }
+            ASSERT_EQ(got[i], want) << "invocation " << i << ", subgroup size " << S;
+        }
+    }
+}
+
 // A kernel may require a subgroup size; a backend runs it when the size is in
 // its range (the CPU any power of two; lavapipe 8; the H100 32) and refuses it
 // with a clear error otherwise.

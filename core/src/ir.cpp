@@ -109,6 +109,7 @@ const char* subgroup_op_name(SubgroupOp op) {
         case SubgroupOp::Reduce: return "reduce";
         case SubgroupOp::InclusiveScan: return "inclusive_scan";
         case SubgroupOp::ExclusiveScan: return "exclusive_scan";
+        case SubgroupOp::Match: return "match";
     }
     RILL_UNREACHABLE("bad subgroup op");
 }

@@ -107,7 +107,8 @@ private:
                 break;
             case Op::Subgroup:
                 s << "subgroup_" << subgroup_op_name(static_cast<SubgroupOp>(n.imm[0]));
-                if (n.imm[0] >= static_cast<std::uint32_t>(SubgroupOp::Reduce)) s << "<" << op_name(static_cast<Op>(n.imm[1])) << ">";
+                if (n.imm[0] >= static_cast<std::uint32_t>(SubgroupOp::Reduce) &&
+                    n.imm[0] <= static_cast<std::uint32_t>(SubgroupOp::ExclusiveScan)) s << "<" << op_name(static_cast<Op>(n.imm[1])) << ">";
                 s << "(";
                 args();
                 s << ")";

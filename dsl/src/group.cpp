@@ -115,6 +115,10 @@ ir::ExprId subgroup(ir::SubgroupOp op, ir::Op combine, ir::ExprId value, ir::Exp
             if (t != Type{Scalar::Bool, 1}) fail("takes a Bool");
             if (op == ir::SubgroupOp::Ballot) n.type = Type{Scalar::Uint, 4};
             break;
+        case ir::SubgroupOp::Match:
+            if (t != Type{Scalar::Uint, 1}) fail("takes a UInt");
+            n.type = Type{Scalar::Uint, 4};
+            break;
         case ir::SubgroupOp::Reduce: case ir::SubgroupOp::InclusiveScan: case ir::SubgroupOp::ExclusiveScan: {
             const bool bitwise = combine == ir::Op::BitAnd || combine == ir::Op::BitOr || combine == ir::Op::BitXor;
             if (bitwise && t.scalar != Scalar::Int && t.scalar != Scalar::Uint)
@@ -148,6 +152,10 @@ Expr<bool> subgroup_elect() {
 
 Expr<uint4> subgroup_ballot(const Expr<bool>& b) {
     return Expr<uint4>(dsl::FromId{dsl::subgroup(ir::SubgroupOp::Ballot, ir::Op::Add, b.id(), ir::kNone, "subgroup_ballot")});
+}
+
+Expr<uint4> subgroup_match(const Expr<std::uint32_t>& x) {
+    return Expr<uint4>(dsl::FromId{dsl::subgroup(ir::SubgroupOp::Match, ir::Op::Add, x.id(), ir::kNone, "subgroup_match")});
 }
 
 Expr<std::int32_t> ballot_bit_count(const Expr<uint4>& ballot) {

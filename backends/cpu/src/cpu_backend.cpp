@@ -72,7 +72,7 @@ public:
         const unsigned threads = static_cast<unsigned>(tbb::info::default_concurrency());
         info_.device = "host CPU, " + std::to_string(threads) + " TBB threads";
         info_.limits.subgroup_size = static_cast<std::uint32_t>(subgroup_size_);
-        info_.limits.subgroup_ops = kAllSubgroupOps;
+        info_.limits.subgroup_ops = kAllSubgroupOps | kSubgroupMatch;
         info_.limits.min_subgroup_size = 1;  // any power of two up to 128, per kernel
         info_.limits.max_subgroup_size = 128;
         info_.limits.max_workgroup_size = 4096;

@@ -96,6 +96,14 @@ void subgroup_op(const ir::Node& n, Type vt, const u32* v, const u32* arg, const
                     for (int l = first; l < end; ++l) out[c * lanes + l] = words[c];
                 break;
             }
+            case ir::SubgroupOp::Match:
+                for (int l = first; l < end; ++l) {
+                    u32 words[4] = {0, 0, 0, 0};
+                    for (int m = first; m < end; ++m)
+                        if (mask[m] && v[m] == v[l]) words[(m - first) / 32] |= 1u << ((m - first) % 32);
+                    for (int c = 0; c < 4; ++c) out[c * lanes + l] = words[c];
+                }
+                break;
             case ir::SubgroupOp::BroadcastFirst:
                 for (int c = 0; c < width; ++c)
                     for (int l = first; l < end; ++l) out[c * lanes + l] = v[c * lanes + lowest];

@@ -67,6 +67,7 @@ struct State {
     std::uint64_t device_key = 0;
     bool native_subgroups = false;  // GL_KHR_shader_subgroup with every family rill uses
     bool float_atomic_add = false;  // GL_NV_shader_atomic_float
+    bool subgroup_partitioned = false;  // GL_NV_shader_subgroup_partitioned, in compute shaders
 
     /// One barrier covers every later consumer (shader reads, read-backs,
     /// copies, updates), so that forgetting all writes afterwards is sound;
@@ -153,7 +154,8 @@ public:
     GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::OpenGL, glsl::kWorkgroupSize,
                                                             st_->native_subgroups,
-                                                            st_->float_atomic_add ? "GL_NV_shader_atomic_float" : ""});
+                                                            st_->float_atomic_add ? "GL_NV_shader_atomic_float" : "",
+                                                            false, st_->subgroup_partitioned});
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
@@ -486,11 +488,12 @@ private:
     void detect_subgroups(State& s) {
         GLint n = 0;
         glGetIntegerv(GL_NUM_EXTENSIONS, &n);
-        bool has = false;
+        bool has = false, partitioned = false;
         for (GLint i = 0; i < n; ++i) {
             const std::string ext = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
             has = has || ext == "GL_KHR_shader_subgroup";
             s.float_atomic_add = s.float_atomic_add || ext == "GL_NV_shader_atomic_float";
+            partitioned = partitioned || ext == "GL_NV_shader_subgroup_partitioned";
         }
         info_.details.emplace_back("float atomic add", s.float_atomic_add ? "native (GL_NV_shader_atomic_float)"
                                                                           : "compare-exchange loop");
@@ -503,8 +506,11 @@ private:
         }
         s.native_subgroups = has && (stages & GL_COMPUTE_SHADER_BIT) && (features & kAllSubgroupOps) == kAllSubgroupOps;
         info_.limits.subgroup_size = s.native_subgroups ? static_cast<std::uint32_t>(size) : 1u;
-        info_.limits.subgroup_ops = kAllSubgroupOps;
+        s.subgroup_partitioned = s.native_subgroups && partitioned && (features & kSubgroupMatch) != 0;
+        info_.limits.subgroup_ops = kAllSubgroupOps | (s.subgroup_partitioned ? kSubgroupMatch : 0u);
         info_.limits.min_subgroup_size = info_.limits.max_subgroup_size = info_.limits.subgroup_size;  // GL cannot pin
+        info_.details.emplace_back("subgroup match", s.subgroup_partitioned ? "native (GL_NV_shader_subgroup_partitioned)"
+                                                                            : "a loop of shuffles");
         info_.details.emplace_back("subgroups", s.native_subgroups ? "GL_KHR_shader_subgroup"
                                                                    : "one invocation each (no GL_KHR_shader_subgroup)");
     }

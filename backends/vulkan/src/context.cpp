@@ -56,6 +56,7 @@ struct SharedDevice {
     bool subgroup_size_control = false;
     bool pipeline_stats = false;
     bool glsl_modules = false;
+    bool subgroup_partitioned = false;  // VK_NV_shader_subgroup_partitioned enabled
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
 
@@ -223,6 +224,8 @@ Context::Context() {
         float_atomic_add = shared.float_atomic_add;
         pipeline_stats = shared.pipeline_stats;
         glsl_modules = shared.glsl_modules;
+        subgroup_partitioned = native_subgroups && shared.subgroup_partitioned &&
+                               (subgroup_ops & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV) != 0;
         min_subgroup_size = max_subgroup_size = native_subgroups ? subgroup_size : 1u;
         if (shared.subgroup_size_control && native_subgroups) {
             VkPhysicalDeviceSubgroupSizeControlPropertiesEXT sc{
@@ -306,6 +309,11 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
             extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
             dev->subgroup_size_control = true;
         }
+    }
+    // subgroup_match as one instruction (the radix sort's ranking uses it).
+    if (device_extension(physical, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME)) {
+        extensions.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
+        dev->subgroup_partitioned = true;
     }
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

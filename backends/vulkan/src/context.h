@@ -34,6 +34,9 @@ struct Context {
     std::uint32_t subgroup_size = 0;
     VkSubgroupFeatureFlags subgroup_ops = 0;    // in compute shaders
     bool native_subgroups = false;              // every family rill uses
+    /// VK_NV_shader_subgroup_partitioned enabled with its operation in compute
+    /// shaders: subgroup_match is one instruction (subgroupPartitionNV).
+    bool subgroup_partitioned = false;
     /// Mesa's lavapipe (llvmpipe underneath): loops end after 65535 iterations,
     /// and memory_fence() goes through a shared atomic (glsl::ShaderOptions).
     bool llvmpipe = false;

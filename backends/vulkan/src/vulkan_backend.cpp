@@ -588,7 +588,7 @@ public:
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
                                                             dev_->ctx.native_subgroups,
                                                             dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
-                                                            dev_->ctx.llvmpipe});
+                                                            dev_->ctx.llvmpipe, dev_->ctx.subgroup_partitioned});
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);
         });
@@ -748,7 +748,7 @@ public:
                        std::to_string(VK_API_VERSION_MINOR(c.properties.apiVersion)) + "." +
                        std::to_string(VK_API_VERSION_PATCH(c.properties.apiVersion)) + ")";
         info_.limits.subgroup_size = c.native_subgroups ? c.subgroup_size : 1u;
-        info_.limits.subgroup_ops = kAllSubgroupOps;
+        info_.limits.subgroup_ops = kAllSubgroupOps | (c.subgroup_partitioned ? kSubgroupMatch : 0u);
         info_.limits.min_subgroup_size = c.min_subgroup_size;
         info_.limits.max_subgroup_size = c.max_subgroup_size;
         info_.limits.max_workgroup_size = c.properties.limits.maxComputeWorkGroupInvocations;
@@ -760,6 +760,8 @@ public:
         info_.details.emplace_back("max storage buffer", std::to_string(c.properties.limits.maxStorageBufferRange) + " bytes");
         info_.details.emplace_back("float atomic add", c.float_atomic_add ? "native (VK_EXT_shader_atomic_float)"
                                                                           : "compare-exchange loop");
+        info_.details.emplace_back("subgroup match", c.subgroup_partitioned ? "native (VK_NV_shader_subgroup_partitioned)"
+                                                                            : "a loop of shuffles");
         info_.details.emplace_back("validation layer", c.validation ? "on" : "off (RILL_VULKAN_VALIDATION=1)");
         std::string all;
         for (const auto& d : c.device_names()) all += (all.empty() ? "" : "; ") + d;

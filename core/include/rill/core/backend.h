@@ -73,9 +73,13 @@ struct Dispatch {
 };
 
 /// Subgroup operation families a backend runs natively (DeviceLimits::subgroup_ops).
+/// The first six are the bits of VkSubgroupFeatureFlagBits and GL_KHR_shader_subgroup;
+/// every backend runs them. kSubgroupMatch (subgroup_match) is one instruction
+/// only where the device has it (Vulkan / GL NV_shader_subgroup_partitioned,
+/// the same bit there); elsewhere it is a loop of ballots.
 enum SubgroupOps : std::uint32_t {
     kSubgroupBasic = 1, kSubgroupVote = 2, kSubgroupArithmetic = 4, kSubgroupBallot = 8,
-    kSubgroupShuffle = 16, kSubgroupShuffleRelative = 32
+    kSubgroupShuffle = 16, kSubgroupShuffleRelative = 32, kSubgroupMatch = 0x100
 };
 inline constexpr std::uint32_t kAllSubgroupOps = 63;
 

@@ -77,7 +77,8 @@ const char* atomic_op_name(AtomicOp op);
 /// with the element-wise Op in imm[1] (Add, Mul, Min, Max, BitAnd, BitOr, BitXor).
 enum class SubgroupOp : std::uint8_t {
     Elect, All, Any, Ballot, Broadcast, BroadcastFirst, Shuffle, ShuffleXor, ShuffleUp, ShuffleDown,
-    Reduce, InclusiveScan, ExclusiveScan
+    Reduce, InclusiveScan, ExclusiveScan,
+    Match  // ballot of the active invocations whose value equals this one's
 };
 const char* subgroup_op_name(SubgroupOp op);
 /// Operand count of an op; Construct takes 1 to 4 (its node's nargs says how many).

@@ -243,6 +243,13 @@ template <class B> Expr<bool> subgroup_any(const B& b) { return dsl::subgroup_va
 Expr<uint4> subgroup_ballot(const Expr<bool>& b);
 /// Number of set bits of a ballot.
 Expr<std::int32_t> ballot_bit_count(const Expr<uint4>& ballot);
+/// The ballot of the active invocations whose `x` equals this invocation's
+/// (CUDA's __match_any_sync): one instruction where the device has
+/// NV_shader_subgroup_partitioned (DeviceLimits::subgroup_ops & kSubgroupMatch),
+/// a loop of one shuffle per lane elsewhere. One instruction is not cheap when
+/// most lanes differ: on the H100 it ranked random 8-bit digits 1.45x slower
+/// than 8 ballots (docs/PERFORMANCE.md, session 20).
+Expr<uint4> subgroup_match(const Expr<std::uint32_t>& x);
 
 /// The value of invocation `id` (the same id in every invocation).
 template <class X, class I> auto subgroup_broadcast(const X& x, const I& id) {

@@ -36,6 +36,9 @@ struct ShaderOptions {
     /// workgroup (GroupKernels.MemoryFenceHandsRecordsBetweenWorkgroups); on a
     /// CPU device such an atomic is a full fence for the compiler and the core.
     bool fence_through_shared_atomic = false;
+    /// GL_NV_shader_subgroup_partitioned is there: subgroup_match is
+    /// subgroupPartitionNV, one instruction, instead of a loop of shuffles.
+    bool subgroup_partitioned = false;
 };
 
 struct Shader {
