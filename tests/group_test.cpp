@@ -59,6 +59,60 @@ TEST_P(GroupKernels, ArraysIgnoreAccessesOutOfRange) {
     }
 }
 
+/// Arrays moved as vectors of 2 or 4 elements (one access each on GPUs):
+/// every size around the vectors and the workgroup, views with guards on both
+/// sides, vector indices before and past the stream (reads give zero, writes go
+/// nowhere), and scalar accesses to the same stream in the same kernel.
+template <class T, int N>
+void check_vector_accesses(Runtime& rt, std::int64_t n) {
+    using V = vec<T, N>;
+    auto k = group_kernel<kWg>("vectors(src, dst, guard)", [](Array<T> src, Array<T> dst, Array<T> guard) {
+        Int i = global_id();
+        Var<V> v = src.template load_vector<N>(i);
+        Var<V> outside = src.template load_vector<N>(-1 - i) + src.template load_vector<N>(src.size() / N + 1 + i);
+        dst.template store_vector<N>(i, v * T(3) + outside + Var<V>(cast<T>(i)));
+        dst.template store_vector<N>(-1 - i, Var<V>(T(1)));
+        dst.template store_vector<N>(dst.size() / N + 1 + i, Var<V>(T(1)));
+        guard.store(i, dst.load(N * i));  // scalar accesses to a stream also moved as vectors
+        guard.atomic_add(i, T(1));
+        guard.template store_vector<N>(i + guard.size(), Var<V>(T(2)));
+    });
+    std::vector<T> x(static_cast<std::size_t>(n));
+    for (std::size_t e = 0; e < x.size(); ++e) x[e] = static_cast<T>((e * 2654435761u) % 1000);
+    const std::int64_t vectors = (n + N - 1) / N;
+    const std::int64_t groups = vectors / kWg + 1;  // and invocations past the last vector
+    const T fill = T(7);
+    auto big = rt.stream<T>({n + 2 * N}, std::vector<T>(static_cast<std::size_t>(n + 2 * N), fill));
+    auto dst = big.domain({N}, {N + n});  // a view with guards on both sides, aligned
+    auto src = rt.stream<T>({n}, x);
+    auto guard = rt.stream<T>({groups * kWg});
+    k(Groups{groups}, src, dst, guard);
+    const std::vector<T> got = big.download(), g = guard.download();
+    for (std::int64_t e = 0; e < n + 2 * N; ++e) {
+        const bool inside = e >= N && e < N + n;
+        const T want = inside ? T(x[e - N] * T(3) + T((e - N) / N)) : fill;
+        ASSERT_EQ(got[e], want) << "element " << e - N << " of " << n << ", vectors of " << N;
+    }
+    for (std::int64_t i = 0; i < groups * kWg; ++i)
+        ASSERT_EQ(g[i], (N * i < n ? got[N + N * i] : T(0)) + T(1)) << "invocation " << i << " of " << n << ", vectors of " << N;
+}
+
+TEST_P(GroupKernels, VectorAccessesMoveRunsOfElements) {
+    for (std::int64_t n : {0, 1, 2, 3, 4, 5, 7, 63, 64, 65, 255, 257, 4099, 65537}) {
+        check_vector_accesses<std::uint32_t, 4>(rt(), n);
+        check_vector_accesses<float, 4>(rt(), n);
+        check_vector_accesses<std::int32_t, 2>(rt(), n);
+    }
+    auto k = group_kernel<kWg>("vectors_of(v)", [](Array<float> v) { v.store_vector<4>(global_id(), Float4(1.0f)); });
+    auto s = rt().stream<float>({64});
+    k(Groups{1}, s.domain({8}, {40}));  // starts at a multiple of 4: fine
+    const std::string error = error_message([&] { k(Groups{1}, s.domain({2}, {40})); });
+    EXPECT_NE(error.find("kernel 'vectors_of': argument 'v' (array of float) is a view that starts at element 2 of its "
+                         "buffer, but the kernel moves it 4 elements at a time"),
+              std::string::npos)
+        << error;
+}
+
 /// Loops over a row indexed by their counter (the CPU backend checks such a
 /// loop's range once and runs it unchecked when it fits): rows inside the
 /// arrays, and rows that start before or end past them, whose accesses out of

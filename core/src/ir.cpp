@@ -61,6 +61,7 @@ const char* stmt_name(StmtKind kind) {
         case StmtKind::Continue: return "continue";
         case StmtKind::Return: return "return";
         case StmtKind::ArrayStore: return "array_store";
+        case StmtKind::ArrayStoreVector: return "array_store_vector";
         case StmtKind::SharedStore: return "shared_store";
         case StmtKind::Barrier: return "barrier";
         case StmtKind::Fence: return "fence";

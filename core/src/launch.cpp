@@ -119,6 +119,11 @@ public:
             b.shape = Shape{s.size()};
             b.strides = {1, 0, 0, 0};
             if (s.size() == 0) b.offset = 0;  // GPU loads clamp into [offset, offset + max(size, 1))
+            if (p.vector_width && b.offset % p.vector_width != 0)
+                fail(i, "is a view that starts at element " + std::to_string(b.offset) + " of its buffer, but the "
+                        "kernel moves it " + std::to_string(p.vector_width) + " elements at a time (load_vector / "
+                        "store_vector), which needs a start at a multiple of " + std::to_string(p.vector_width) +
+                        "; pass a view that starts there, or a copy of this one in a new stream");
             b.linear = true;
             return b;
         }

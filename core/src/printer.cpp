@@ -60,7 +60,8 @@ private:
             case Op::Uniform: s << "const." << k_.params[n.aux].name << "@" << n.imm[0]; return s.str();
             case Op::InputLoad: s << "in." << k_.params[n.aux].name << "@" << n.imm[0]; return s.str();
             case Op::IndexOf: s << "indexof(" << k_.params[n.aux].name << ")[" << n.imm[0] << "]"; return s.str();
-            case Op::ReadVar: case Op::ArrayLoad: case Op::SharedLoad: case Op::Atomic: case Op::Subgroup:
+            case Op::ReadVar: case Op::ArrayLoad: case Op::ArrayLoadVector: case Op::SharedLoad: case Op::Atomic:
+            case Op::Subgroup:
                 s << "r" << id;
                 return s.str();
             case Op::ArraySize: s << "size(" << k_.params[n.aux].name << ")"; return s.str();
@@ -98,6 +99,9 @@ private:
         switch (n.op) {
             case Op::ReadVar: s << "v" << n.aux; break;
             case Op::ArrayLoad: s << k_.params[n.aux].name << "@" << n.imm[0] << "[" << expr(n.args[0]) << "]"; break;
+            case Op::ArrayLoadVector:
+                s << k_.params[n.aux].name << "[" << n.type.width << " * " << expr(n.args[0]) << " ..]";
+                break;
             case Op::SharedLoad: s << "shared" << n.aux << "@" << n.imm[0] << "[" << expr(n.args[0]) << "]"; break;
             case Op::Atomic:
                 s << "atomic_" << atomic_op_name(static_cast<AtomicOp>(n.imm[1])) << "("
@@ -132,6 +136,11 @@ private:
                 case StmtKind::ArrayStore:
                     indent(depth);
                     out_ << k_.params[st.a].name << "@" << st.d << "[" << expr(st.c) << "] = " << expr(st.b) << "\n";
+                    break;
+                case StmtKind::ArrayStoreVector:
+                    indent(depth);
+                    out_ << k_.params[st.a].name << "[" << k_.node(st.b).type.width << " * " << expr(st.c) << " ..] = "
+                         << expr(st.b) << "\n";
                     break;
                 case StmtKind::SharedStore:
                     indent(depth);

@@ -92,7 +92,7 @@ void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::
                     ") exceeds the device's limit of " + std::to_string(bi.limits.max_buffer_bytes) +
                     " bytes for one stream; split it into smaller streams");
     // Empty streams still get a (tiny) buffer so that they can be bound like any other.
-    s.buffer_ = state_->backend->allocate(bytes == 0 ? 4 : bytes);
+    s.buffer_ = state_->backend->allocate(Backend::granular(bytes));
 }
 
 void Runtime::init_iterator(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name,

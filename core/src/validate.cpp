@@ -67,6 +67,7 @@ private:
                 case StmtKind::Def: {
                     const Node& n = k_.node(s.a);
                     RILL_ASSERT(defined_in_place(n.op), "Def of a node that is not defined in place");
+                    if (n.op == Op::ArrayLoadVector) vector_access(n.aux, n.type.width);
                     for (int i = 0; i < n.nargs; ++i) use(n.args[i]);
                     in_scope_[s.a] = 1;
                     defined_here.push_back(s.a);
@@ -75,6 +76,11 @@ private:
                 case StmtKind::ArrayStore:
                     RILL_ASSERT(s.a < k_.params.size() && k_.params[s.a].kind == ParamKind::Array,
                                 "array store to a parameter that is not an Array");
+                    use(s.b);
+                    use(s.c);
+                    break;
+                case StmtKind::ArrayStoreVector:
+                    vector_access(s.a, k_.node(s.b).type.width);
                     use(s.b);
                     use(s.c);
                     break;
@@ -115,6 +121,15 @@ private:
         }
         if (!keep_scope)
             for (ExprId r : defined_here) in_scope_[r] = 0;
+    }
+
+    /// A vector access of `width` elements to Array param p: one-word
+    /// elements, and a width the param's vector_width is a multiple of.
+    void vector_access(std::uint32_t p, int width) const {
+        RILL_ASSERT(p < k_.params.size() && k_.params[p].kind == ParamKind::Array && k_.params[p].words == 1,
+                    "vector access to a parameter that is not an Array of one-word elements");
+        RILL_ASSERT((width == 2 || width == 4) && k_.params[p].vector_width % width == 0,
+                    "vector access wider than the parameter's vector_width");
     }
 
     struct Leaves {

@@ -42,6 +42,31 @@ void memory_store(Space space, std::uint16_t id, std::uint32_t word, ir::ExprId 
                               index, word});
 }
 
+namespace {
+/// Marks Array param `id` as read or written `width` elements at a time.
+void note_vector_access(std::uint16_t id, int width) {
+    ir::Param& p = kernel().params[id];
+    RILL_ASSERT(p.kind == ir::ParamKind::Array && p.words == 1, "vector access to a parameter that is not an Array of one-word elements");
+    p.vector_width = static_cast<std::uint8_t>(std::max<int>(p.vector_width, width));
+}
+}  // namespace
+
+ir::ExprId memory_load_vector(std::uint16_t id, Type t, ir::ExprId k) {
+    note_vector_access(id, t.width);
+    ir::Node n{};
+    n.op = ir::Op::ArrayLoadVector;
+    n.type = t;
+    n.aux = id;
+    n.nargs = 1;
+    n.args[0] = k;
+    return builder().in_place(n);
+}
+
+void memory_store_vector(std::uint16_t id, ir::ExprId value, ir::ExprId k) {
+    note_vector_access(id, builder().kernel().node(value).type.width);
+    builder().append(ir::Stmt{ir::StmtKind::ArrayStoreVector, id, value, k});
+}
+
 ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t, ir::ExprId index, ir::ExprId value,
                          ir::ExprId compare) {
     ir::Node n{};

@@ -155,7 +155,8 @@ void eval_node(NodeContext& ctx, const ir::Kernel& k, ir::ExprId id, int L) {
         case Op::InputLoad: ctx.load_input(id); return;
         case Op::GatherLoad: ctx.load_gather(id); return;
         case Op::IndexOf: ctx.index_of(id); return;
-        case Op::ReadVar: case Op::ArrayLoad: case Op::SharedLoad: case Op::Atomic: case Op::Subgroup:
+        case Op::ReadVar: case Op::ArrayLoad: case Op::ArrayLoadVector: case Op::SharedLoad: case Op::Atomic:
+        case Op::Subgroup:
             return;  // filled by its Def statement
         case Op::LocalId: case Op::GroupId: case Op::NumGroups: case Op::ArraySize: case Op::SubgroupSize:
         case Op::SubgroupInvocation:

@@ -349,6 +349,10 @@ private:
                     memory_store(mem, st.d, k_.node(st.b).type.width, column(st.c), column(st.b), m, lanes_);
                     break;
                 }
+                case ir::StmtKind::ArrayStoreVector:
+                    evaluate(sid);
+                    memory_store_vector(memory(false, st.a), k_.node(st.b).type.width, column(st.c), column(st.b), m, lanes_);
+                    break;
                 case ir::StmtKind::Barrier:
                     // Lanes run in lockstep, so a barrier only has to be reached by all
                     // (or by none: code after a Break that every lane took).
@@ -489,6 +493,9 @@ private:
         switch (n.op) {
             case ir::Op::ArrayLoad: case ir::Op::SharedLoad:
                 memory_load(memory(n.op == ir::Op::SharedLoad, n.aux), n.imm[0], n.type.width, arg(0), out, lanes_);
+                return;
+            case ir::Op::ArrayLoadVector:
+                memory_load_vector(memory(false, n.aux), n.type.width, arg(0), out, lanes_);
                 return;
             case ir::Op::Atomic:
                 memory_atomic(memory(n.imm[2] != 0, n.aux), n, arg(0), arg(1), arg(2), m, out, lanes_);

@@ -39,6 +39,32 @@ void memory_store(const MemoryView& mem, std::uint32_t word, int width, const u3
     }
 }
 
+namespace {
+/// Element c of lane l's vector k: its index, or -1 outside the stream.
+std::int64_t vector_element(const MemoryView& mem, int width, u32 k_bits, int c) {
+    const std::int64_t e = std::int64_t{static_cast<std::int32_t>(k_bits)} * width + c;
+    return e >= 0 && e < mem.count ? e : -1;
+}
+}  // namespace
+
+void memory_load_vector(const MemoryView& mem, int width, const u32* k, u32* out, int lanes) {
+    for (int l = 0; l < lanes; ++l)
+        for (int c = 0; c < width; ++c) {
+            const std::int64_t e = vector_element(mem, width, k[l], c);
+            out[c * lanes + l] = e >= 0 ? mem.words[e] : 0u;
+        }
+}
+
+void memory_store_vector(const MemoryView& mem, int width, const u32* k, const u32* value, const u32* mask, int lanes) {
+    for (int l = 0; l < lanes; ++l) {
+        if (!mask[l]) continue;
+        for (int c = 0; c < width; ++c) {
+            const std::int64_t e = vector_element(mem, width, k[l], c);
+            if (e >= 0) mem.words[e] = value[c * lanes + l];
+        }
+    }
+}
+
 void memory_atomic(const MemoryView& mem, const ir::Node& n, const u32* index, const u32* value, const u32* compare,
                    const u32* mask, u32* out, int lanes) {
     const auto op = static_cast<ir::AtomicOp>(n.imm[1]);

@@ -25,6 +25,11 @@ void memory_load(const MemoryView& mem, std::uint32_t word, int width, const u32
 /// StmtKind::ArrayStore / SharedStore for the lanes in `mask`, in lane order.
 void memory_store(const MemoryView& mem, std::uint32_t word, int width, const u32* index, const u32* value,
                   const u32* mask, int lanes);
+/// Op::ArrayLoadVector over all lanes: elements width k .. width k + width - 1
+/// of one-word elements (components out of range read zero).
+void memory_load_vector(const MemoryView& mem, int width, const u32* k, u32* out, int lanes);
+/// StmtKind::ArrayStoreVector for the lanes in `mask`: the components in range.
+void memory_store_vector(const MemoryView& mem, int width, const u32* k, const u32* value, const u32* mask, int lanes);
 /// Op::Atomic for the lanes in `mask`, in lane order; `out` gets the old values.
 void memory_atomic(const MemoryView& mem, const ir::Node& n, const u32* index, const u32* value, const u32* compare,
                    const u32* mask, u32* out, int lanes);

@@ -90,7 +90,9 @@ private:
             switch (st.kind) {
                 case StmtKind::Assign: case StmtKind::Store: used_[st.b] = 1; break;
                 case StmtKind::If: used_[st.a] = 1; break;
-                case StmtKind::ArrayStore: case StmtKind::SharedStore: used_[st.b] = used_[st.c] = 1; break;
+                case StmtKind::ArrayStore: case StmtKind::ArrayStoreVector: case StmtKind::SharedStore:
+                    used_[st.b] = used_[st.c] = 1;
+                    break;
                 default: break;
             }
         }
@@ -321,6 +323,15 @@ private:
                 return true;
         return false;
     }
+    /// The first element of vector k of `width` elements (int64: no overflow).
+    std::string vector_start(ExprId k, int width) {
+        return "static_cast<std::int64_t>(" + val(k, 0) + ") * " + std::to_string(width);
+    }
+    /// Whether element c of the vector starting at i{tag} lies in Array param p.
+    static std::string vector_in_range(std::uint32_t p, const std::string& tag, int c) {
+        const std::string e = "(i" + tag + " + " + std::to_string(c) + ")";
+        return "(" + e + " >= 0 && " + e + " < static_cast<std::int64_t>(N" + std::to_string(p) + "))";
+    }
     std::string element(const Place& p, const std::string& tag, std::uint32_t word) const {
         return p.base + "[static_cast<std::int64_t>(i" + tag + ") * " + std::to_string(p.stride) + " + " +
                std::to_string(word);
@@ -340,6 +351,11 @@ private:
             line("const bool ok" + tag + " = " + ok + ";");
             for (int c = 0; c < n.type.width; ++c)
                 e[c] = "ok" + tag + " ? rill::cpu::native::from_bits<" + t + ">(" + element(p, tag, n.imm[0] + c) + "]) : " + t + "{}";
+        } else if (n.op == Op::ArrayLoadVector) {
+            line("const std::int64_t i" + tag + " = " + vector_start(n.args[0], n.type.width) + ";");
+            for (int c = 0; c < n.type.width; ++c)
+                e[c] = vector_in_range(n.aux, tag, c) + " ? rill::cpu::native::from_bits<" + t + ">(A" +
+                       std::to_string(n.aux) + "[i" + tag + " + " + std::to_string(c) + "]) : " + t + "{}";
         } else if (n.op == Op::Atomic) {
             const Place p = place(n.imm[2] != 0, n.aux);
             const std::string ok = index(p, n.args[0], tag);
@@ -610,6 +626,18 @@ private:
                                      : " " + element(p, tag, st.d + c) + "] = " + bits + ";";
                 }
                 line(streamed ? body : "if " + ok + " {" + body + " }");
+                return;
+            }
+            case StmtKind::ArrayStoreVector: {
+                const std::string tag = "s" + std::to_string(s);
+                const int w = k_.node(st.b).type.width;
+                std::vector<std::string> v;
+                for (int c = 0; c < w; ++c) v.push_back(val(st.b, c));
+                line("{ const std::int64_t i" + tag + " = " + vector_start(st.c, w) + ";");
+                for (int c = 0; c < w; ++c)
+                    line("  if " + vector_in_range(st.a, tag, c) + " A" + std::to_string(st.a) + "[i" + tag + " + " +
+                         std::to_string(c) + "] = rill::cpu::native::to_bits(" + v[c] + ");");
+                line("}");
                 return;
             }
             case StmtKind::Fence:

@@ -47,8 +47,8 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size, std::i
             case ir::Op::SubgroupInvocation:
                 lv = Level::Lane;
                 break;
-            case ir::Op::ReadVar: case ir::Op::ArrayLoad: case ir::Op::SharedLoad: case ir::Op::Atomic:
-            case ir::Op::Subgroup:
+            case ir::Op::ReadVar: case ir::Op::ArrayLoad: case ir::Op::ArrayLoadVector: case ir::Op::SharedLoad:
+            case ir::Op::Atomic: case ir::Op::Subgroup:
                 lv = Level::Varying;
                 break;
             default:
@@ -74,7 +74,9 @@ CpuProgram::CpuProgram(const ir::Kernel& k, int lanes, int subgroup_size, std::i
         switch (st.kind) {
             case ir::StmtKind::Assign: case ir::StmtKind::Store: plan_statement(s, {st.b}); break;
             case ir::StmtKind::If: plan_statement(s, {st.a}); break;
-            case ir::StmtKind::ArrayStore: case ir::StmtKind::SharedStore: plan_statement(s, {st.b, st.c}); break;
+            case ir::StmtKind::ArrayStore: case ir::StmtKind::ArrayStoreVector: case ir::StmtKind::SharedStore:
+                plan_statement(s, {st.b, st.c});
+                break;
             case ir::StmtKind::Def: {
                 // An in-place node is computed by the executor from its operands.
                 const ir::Node& n = kk.node(st.a);

@@ -100,7 +100,7 @@ private:
     bool writes_global(ir::StmtId s) const {
         const ir::Stmt& st = k_.stmt(s);
         switch (st.kind) {
-            case StmtKind::ArrayStore: case StmtKind::Store: return true;
+            case StmtKind::ArrayStore: case StmtKind::ArrayStoreVector: case StmtKind::Store: return true;
             case StmtKind::Def: return k_.node(st.a).op == Op::Atomic && k_.node(st.a).imm[2] == 0;
             case StmtKind::If: return block_writes_global(st.b) || block_writes_global(st.c);
             case StmtKind::Loop: return block_writes_global(st.a) || block_writes_global(st.b);
@@ -212,12 +212,17 @@ private:
             sh.stream_binding[p] = binding;
             // restrict lets the compiler overlap the loads of several elements with
             // earlier stores; only when no buffer is bound twice (in-place calls).
+            // A stream moved as vectors (load_vector / store_vector) is declared
+            // as an array of vectors, and its single words are their
+            // components: one view per buffer, so nothing aliases.
+            const std::uint32_t vw = k_.params[p].vector_width;
             out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") "
                  << (sig_.distinct_buffers ? "restrict " : "")
                  << (writable(p) ? "" : "readonly ") << (atomically_loaded(p) ? "coherent volatile " : fenced() && writable(p) ? "coherent " : "")
-                 << "buffer Stream" << p
-                 << " { uint data[]; } s" << p << ";  // '" << k_.params[p].name << "'\n";
-            if (native_float_add() && float_added(p))  // a float view of the same buffer, for atomicAdd
+                 << "buffer Stream" << p << " { " << (vw ? "uvec" + std::to_string(vw) : std::string("uint"))
+                 << " data[]; } s" << p << ";  // '" << k_.params[p].name << "'"
+                 << (vw ? ", " + std::to_string(vw) + " elements a vector" : std::string()) << "\n";
+            if (native_float_add() && float_added(p) && !vw)  // a float view of the same buffer, for atomicAdd
                 out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") buffer FloatStream"
                      << p << " { float data[]; } f" << p << ";\n";
             ++binding;
@@ -276,7 +281,7 @@ private:
         // the same buffer.
         if (!sig_.distinct_buffers) return true;
         for (const ir::Stmt& st : k_.stmts)
-            if (st.kind == StmtKind::ArrayStore && st.a == p) return true;
+            if ((st.kind == StmtKind::ArrayStore || st.kind == StmtKind::ArrayStoreVector) && st.a == p) return true;
         return has_global_atomic(p, [](const ir::Node&) { return true; });
     }
 
@@ -493,7 +498,8 @@ private:
                 return "int(pos[" + d + "] * I(" + std::to_string(sb + 9) + "u + " + d + "u) / I(" +
                        std::to_string(sb + 13) + "u + " + d + "u))";
             }
-            case Op::ReadVar: case Op::ArrayLoad: case Op::SharedLoad: case Op::Atomic: case Op::Subgroup:
+            case Op::ReadVar: case Op::ArrayLoad: case Op::ArrayLoadVector: case Op::SharedLoad: case Op::Atomic:
+            case Op::Subgroup:
                 RILL_UNREACHABLE("in-place nodes are defined by their Def statement");
             case Op::LocalId: return "int(gl_LocalInvocationID.x)";
             case Op::GroupId: return "int(rill_group)";
@@ -616,8 +622,25 @@ private:
         if (shared)
             return "sh" + std::to_string(id) + "[uint(" + index + ") * " + std::to_string(k_.shared[id].words) + "u + " +
                    std::to_string(word) + "u]";
+        if (const std::uint32_t vw = k_.params[id].vector_width)  // one-word elements as vector components
+            return element_of_vectors(id, "(rill_offset" + std::to_string(id) + " + uint(" + index + "))", vw);
         return buffer + std::to_string(id) + ".data[(rill_offset" + std::to_string(id) + " + uint(" + index + ")) * " +
                std::to_string(k_.params[id].words) + "u + " + std::to_string(word) + "u]";
+    }
+    /// Word `e` (a uint expression) of Array param p, declared as vectors of vw words.
+    static std::string element_of_vectors(std::uint32_t p, const std::string& e, std::uint32_t vw) {
+        return "s" + std::to_string(p) + ".data[" + e + " / " + std::to_string(vw) + "u][" + e + " % " +
+               std::to_string(vw) + "u]";
+    }
+    /// The vector of Array param p holding elements N k .. N k + N - 1 (k a
+    /// uint expression, in range), for N up to the param's vector width vw;
+    /// `part` gets the component of the first one.
+    std::string vector_holding(std::uint32_t p, const std::string& k, int N, std::string& part) const {
+        const std::uint32_t vw = k_.params[p].vector_width;
+        const std::string per = std::to_string(vw / N) + "u";  // N-vectors per declared vector
+        part = "(" + k + " % " + per + ") * " + std::to_string(N) + "u";
+        return "s" + std::to_string(p) + ".data[rill_offset" + std::to_string(p) + " / " + std::to_string(vw) + "u + " + k +
+               " / " + per + "]";
     }
 
     /// GLSL's name of a subgroup reduction/scan for combining op `op`.
@@ -681,7 +704,8 @@ private:
             indent(depth);
             out_ << text << "\n";
         };
-        if (op == ir::AtomicOp::Add && s == Scalar::Float && !opt_.float_atomic_add_extension.empty() && !shared) {
+        if (op == ir::AtomicOp::Add && s == Scalar::Float && !opt_.float_atomic_add_extension.empty() && !shared &&
+            !k_.params[n.aux].vector_width) {
             // The float view f<p> of the same buffer (declared in the header).
             line(result + " = atomicAdd(" + word_of(false, n.aux, index, n.imm[0], "f") + ", " + value + ");");
             return;
@@ -728,6 +752,7 @@ private:
                  << subgroup_expression(n, args[0], n.nargs > 1 ? args[1] : "") << ";\n";
             return;
         }
+        if (n.op == Op::ArrayLoadVector) return vector_load(n, r, args[0], depth);
         const bool shared = n.op == Op::SharedLoad || (n.op == Op::Atomic && n.imm[2] != 0);
         if (n.op != Op::Atomic) {
             // Loads clamp the index (always in bounds: an empty Array is bound at
@@ -754,6 +779,78 @@ private:
         atomic(n, args[0], n.nargs > 1 ? args[1] : "", n.nargs > 2 ? args[2] : "", r, depth + 1);
         indent(depth);
         out_ << "}\n";
+    }
+
+    /// N elements as one N-word vector of the value type t, and back.
+    static std::string from_words(Type t, const std::string& words) {
+        switch (t.scalar) {
+            case Scalar::Float: return "uintBitsToFloat(" + words + ")";
+            case Scalar::Int: return type_name(t) + "(" + words + ")";
+            case Scalar::Uint: return words;
+            case Scalar::Bool: break;
+        }
+        RILL_UNREACHABLE("vector access of a bool stream");
+    }
+    static std::string to_words(Type t, const std::string& value) {
+        switch (t.scalar) {
+            case Scalar::Float: return "floatBitsToUint(" + value + ")";
+            case Scalar::Int: return "uvec" + std::to_string(t.width) + "(" + value + ")";
+            case Scalar::Uint: return value;
+            case Scalar::Bool: break;
+        }
+        RILL_UNREACHABLE("vector access of a bool stream");
+    }
+
+    /// r = elements N k .. N k + N - 1 of Array n.aux: one access of the
+    /// vector holding them (clamped into the stream, as scalar loads are),
+    /// then zero for the components out of range, without a branch.
+    void vector_load(const ir::Node& n, const std::string& r, const std::string& k, int depth) {
+        const std::string p = std::to_string(n.aux), w = std::to_string(n.type.width), words = "uvec" + w;
+        out_ << "const uint " << r << "_k = min(uint(" << k << "), rill_last" << p << " / " << w << "u);\n";
+        std::string part;
+        const std::string vec = vector_holding(n.aux, r + "_k", n.type.width, part);
+        std::string loaded = vec;
+        if (static_cast<std::uint32_t>(n.type.width) < k_.params[n.aux].vector_width)  // pairs of a vector of 4
+            loaded = "(" + part + " == 0u ? " + vec + ".xy : " + vec + ".zw)";
+        indent(depth);
+        out_ << "const " << words << " " << r << "_w = " << loaded << ";\n";
+        indent(depth);
+        // Out of range (k past the last vector) every component compares against 0.
+        out_ << "const uint " << r << "_n = uint(" << k << ") == " << r << "_k ? rill_size" << p << " : 0u;\n";
+        indent(depth);
+        out_ << type_name(n.type) << " " << r << " = " << from_words(n.type, "mix(" + words + "(0u), " + r + "_w, lessThan(" +
+                words + "(" + r + "_k * " + w + "u) + " + words + (n.type.width == 4 ? "(0u, 1u, 2u, 3u)" : "(0u, 1u)") +
+                ", " + words + "(" + r + "_n)))") << ";\n";
+    }
+
+    /// Elements N k .. of Array st.a = the vector st.b: one store of the whole
+    /// vector where it lies in the stream, component by component at its end
+    /// (and for pairs of a stream declared as vectors of 4).
+    void vector_store(const ir::Stmt& st, ir::StmtId sid, int depth) {
+        const ir::Node& v = k_.node(st.b);
+        const std::string value = ref(st.b, depth), k = ref(st.c, depth);
+        const std::string p = std::to_string(st.a), w = std::to_string(v.type.width), tag = "rs" + std::to_string(sid);
+        const std::uint32_t vw = k_.params[st.a].vector_width;
+        std::string part;
+        const std::string vec = vector_holding(st.a, tag + "_k", v.type.width, part);
+        indent(depth);
+        out_ << "{ const uint " << tag << "_k = uint(" << k << ");\n";
+        indent(depth);
+        out_ << "if (" << tag << "_k <= rill_last" << p << " / " << w << "u) {\n";
+        indent(depth + 1);
+        out_ << "const uvec" << w << " " << tag << "_w = " << to_words(v.type, value) << ";\n";
+        indent(depth + 1);
+        if (static_cast<std::uint32_t>(v.type.width) == vw)
+            out_ << "if (" << tag << "_k * " << w << "u + " << v.type.width - 1 << "u < rill_size" << p << ") " << vec << " = "
+                 << tag << "_w;\n";
+        else
+            out_ << "if (false) {}\n";
+        indent(depth + 1);
+        out_ << "else for (uint c = 0u; c < " << w << "u; ++c) if (" << tag << "_k * " << w << "u + c < rill_size" << p
+             << ") " << element_of_vectors(st.a, "(rill_offset" + p + " + " + tag + "_k * " + w + "u + c)", vw) << " = "
+             << tag << "_w[c];\n";
+        indent(depth);
+        out_ << "} }\n";
     }
 
     // --- statements ------------------------------------------------------------
@@ -806,6 +903,9 @@ private:
                     out_ << "}\n";
                     break;
                 }
+                case StmtKind::ArrayStoreVector:
+                    vector_store(st, sid, depth);
+                    break;
                 case StmtKind::Barrier:
                     indent(depth);
                     // Only barriers that a global write may precede order buffers.

@@ -93,7 +93,8 @@ private:
                 }
                 case StmtKind::Nop: case StmtKind::Store: case StmtKind::Break:
                 case StmtKind::Continue: case StmtKind::Return: case StmtKind::ArrayStore:
-                case StmtKind::SharedStore: case StmtKind::Barrier: case StmtKind::Fence:
+                case StmtKind::ArrayStoreVector: case StmtKind::SharedStore: case StmtKind::Barrier:
+                case StmtKind::Fence:
                     break;
             }
         }
@@ -156,7 +157,7 @@ private:
                 case StmtKind::Store:
                     b.append(Stmt{StmtKind::Store, st.a, node_map_[st.b], st.c});
                     break;
-                case StmtKind::ArrayStore: case StmtKind::SharedStore:
+                case StmtKind::ArrayStore: case StmtKind::ArrayStoreVector: case StmtKind::SharedStore:
                     b.append(Stmt{st.kind, st.a, node_map_[st.b], node_map_[st.c], st.d});
                     break;
                 case StmtKind::If: {

@@ -5,6 +5,7 @@
 // No API type (vk::, GL) appears here or in any public header.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -124,7 +125,14 @@ public:
 
     virtual const BackendInfo& info() const = 0;
 
+    /// A new buffer of `bytes`, zero. The runtime asks for whole multiples of
+    /// kBufferGranule, so that a vector access (Array::load_vector) to the
+    /// last elements of a stream stays inside its buffer.
     virtual std::shared_ptr<Buffer> allocate(std::size_t bytes) = 0;
+    static constexpr std::size_t kBufferGranule = 16;
+    static std::size_t granular(std::size_t bytes) {
+        return std::max<std::size_t>(kBufferGranule, (bytes + kBufferGranule - 1) / kBufferGranule * kBufferGranule);
+    }
     virtual void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
     virtual void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) = 0;
     virtual void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset,

@@ -52,7 +52,8 @@ inline constexpr std::uint32_t kNone = 0xffffffffu;
     X(LocalId, 0) X(GroupId, 0) X(NumGroups, 0) X(ArraySize, 0)                  \
     X(SubgroupSize, 0) X(SubgroupInvocation, 0)                                  \
     /* defined by a Def statement where they happen (memory, convergence) */     \
-    X(ArrayLoad, 1) X(SharedLoad, 1) X(Atomic, 3) X(Subgroup, 2)
+    X(ArrayLoad, 1) X(ArrayLoadVector, 1) X(SharedLoad, 1) X(Atomic, 3)         \
+    X(Subgroup, 2)
 
 enum class Op : std::uint8_t {
 #define RILL_OP_ENUM(name, arity) name,
@@ -65,8 +66,8 @@ const char* op_name(Op op);
 /// Ops whose value depends on where they happen (memory contents, active
 /// invocations): never merged or moved, each is evaluated by its Def statement.
 constexpr bool defined_in_place(Op op) {
-    return op == Op::ReadVar || op == Op::ArrayLoad || op == Op::SharedLoad || op == Op::Atomic ||
-           op == Op::Subgroup;
+    return op == Op::ReadVar || op == Op::ArrayLoad || op == Op::ArrayLoadVector || op == Op::SharedLoad ||
+           op == Op::Atomic || op == Op::Subgroup;
 }
 
 /// Atomic read-modify-writes (Op::Atomic imm[1]); each returns the old value.
@@ -99,6 +100,9 @@ int op_arity(Op op);
 ///   ArraySize   aux = param: element count of an Array param (int)
 ///   ArrayLoad   aux = param, imm[0] = word offset; args[0] = index (int);
 ///               out of range reads zero
+///   ArrayLoadVector aux = param (one-word elements); args[0] = k (int): elements
+///               N k .. N k + N - 1 as one N-vector (N = type.width, 2 or 4);
+///               components out of range read zero
 ///   SharedLoad  aux = shared array, imm[0] = word offset; args[0] = index
 ///   Atomic      aux = param or shared array, imm[0] = word offset, imm[1] =
 ///               AtomicOp, imm[2] = 1 for a shared array; args = index, value
@@ -119,7 +123,8 @@ struct Node {
 static_assert(sizeof(Node) <= 40, "keep IR nodes small: the arena is scanned by every pass");
 
 enum class StmtKind : std::uint8_t {
-    Nop, Def, Assign, Store, If, Loop, Break, Continue, Return, ArrayStore, SharedStore, Barrier, Fence
+    Nop, Def, Assign, Store, If, Loop, Break, Continue, Return, ArrayStore, ArrayStoreVector, SharedStore, Barrier,
+    Fence
 };
 const char* stmt_name(StmtKind kind);
 
@@ -133,6 +138,8 @@ const char* stmt_name(StmtKind kind);
 ///   Break / Continue / Return / Barrier: none
 ///   ArrayStore  a = Array param, b = value, c = index, d = word offset
 ///               (out of range indices store nothing)
+///   ArrayStoreVector a = Array param, b = value (an N-vector), c = k: elements
+///               N k .. N k + N - 1 (components out of range store nothing)
 ///   SharedStore a = shared array, b = value, c = index, d = word offset
 ///   Fence     none: a device-scope acquire-release fence on Array memory
 struct Stmt {
@@ -153,6 +160,11 @@ struct Param {
     std::uint32_t uniform_offset = 0; // Uniform: first word in the constant block
     std::uint8_t gather_rank = 0;     // Gather: rank the index type implies
     std::uint8_t indexof_rank = 0;    // rank that indexof() on this param assumes (0 = unused)
+    /// Array: the most elements the body reads or writes in one vector access
+    /// (ArrayLoadVector / ArrayStoreVector: 2 or 4; 0 = none). The view bound
+    /// to it must start at a multiple of it, so that every vector access is
+    /// one aligned access of the whole vector.
+    std::uint8_t vector_width = 0;
 };
 
 /// Workgroup-shared memory of a group kernel: `count` elements of `words` words.

@@ -19,7 +19,7 @@ constexpr OpClass op_class(Op op) {
         case Op::Const: case Op::Uniform: case Op::InputLoad: case Op::IndexOf:
         case Op::ReadVar: case Op::GatherLoad: case Op::LocalId: case Op::GroupId:
         case Op::NumGroups: case Op::ArraySize: case Op::SubgroupSize: case Op::SubgroupInvocation:
-        case Op::ArrayLoad: case Op::SharedLoad: case Op::Atomic: case Op::Subgroup:
+        case Op::ArrayLoad: case Op::ArrayLoadVector: case Op::SharedLoad: case Op::Atomic: case Op::Subgroup:
             return OpClass::Leaf;
         case Op::Splat: case Op::Construct: case Op::Swizzle: case Op::Insert:
         case Op::Cast: case Op::Bitcast: case Op::Select:

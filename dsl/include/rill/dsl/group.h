@@ -40,6 +40,8 @@ enum class Space : std::uint8_t { Global, Shared };
 
 ir::ExprId memory_load(Space space, std::uint16_t id, std::uint32_t word, Type t, ir::ExprId index);
 void memory_store(Space space, std::uint16_t id, std::uint32_t word, ir::ExprId value, ir::ExprId index);
+ir::ExprId memory_load_vector(std::uint16_t id, Type t, ir::ExprId k);
+void memory_store_vector(std::uint16_t id, ir::ExprId value, ir::ExprId k);
 ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t, ir::ExprId index, ir::ExprId value,
                          ir::ExprId compare);
 ir::ExprId array_size(std::uint16_t param);
@@ -171,6 +173,33 @@ public:
     /// Number of elements of the bound stream.
     Expr<std::int32_t> size() const { return Expr<std::int32_t>(dsl::FromId{dsl::array_size(this->id_)}); }
     std::uint16_t param_index() const { return this->id_; }
+
+    /// Elements N k .. N k + N - 1 as one N-vector (N = 2 or 4; T int32,
+    /// uint32 or float), read on GPUs in one 8- or 16-byte access instead of
+    /// N: what memory-bound kernels need to reach the bandwidth roof.
+    /// Components past the end read zero. The stream bound here must start at
+    /// a multiple of N elements of its buffer (whole streams start at 0; a
+    /// domain view may not): a call that binds one that does not throws.
+    template <int N, class I>
+    Expr<vec<T, N>> load_vector(const I& k) const {
+        check_vector<N>();
+        return Expr<vec<T, N>>(dsl::FromId{dsl::memory_load_vector(this->id_, Type{dsl::type_v<T>.scalar, N}, dsl::index_id(k))});
+    }
+    /// Writes `value`, an N-vector, to elements N k .. N k + N - 1 (those past
+    /// the end are not written); one access on GPUs, as load_vector.
+    template <int N, class I, class V>
+    void store_vector(const I& k, const V& value) const {
+        check_vector<N>();
+        dsl::memory_store_vector(this->id_, dsl::operand_as(value, Type{dsl::type_v<T>.scalar, N}), dsl::index_id(k));
+    }
+
+private:
+    template <int N>
+    static constexpr void check_vector() {
+        static_assert(N == 2 || N == 4, "rill: load_vector / store_vector move 2 or 4 elements");
+        static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>,
+                      "rill: load_vector / store_vector need int32, uint32 or float elements");
+    }
 };
 
 /// Workgroup-shared memory of `count` elements, declared in a group kernel's
