@@ -64,7 +64,7 @@ void check_exact(Runtime& rt, const std::vector<T>& x, ScanOp op, bool inclusive
         ASSERT_EQ(got[i], want[i]) << "element " << i << " of " << n << (inclusive ? ", inclusive" : ", exclusive")
                                    << (in_place ? ", in place" : "") << ", op " << static_cast<int>(op)
                                    << ", algorithm " << static_cast<int>(algorithm) << ", tile " << tile.workgroup
-                                   << " x " << tile.items;
+                                   << " x " << tile.items << (tile.load == TileLoad::Vectors ? " in vectors" : "");
 }
 
 std::vector<std::int64_t> scan_sizes() {
@@ -110,17 +110,21 @@ TEST_P(Scans, EveryOperatorAndType) {
     }
 }
 
-// Every tile shape ScanTile allows, where the device has the shared memory
-// for it (elsewhere the scan says so), at sizes around the tile.
+// Every tile shape ScanTile allows, both ways of loading a tile, where the
+// device has the shared memory for it (elsewhere the scan says so), at sizes
+// around the tile.
 TEST_P(Scans, EveryTileShape) {
     for (ScanAlgorithm a : algorithms(rt())) {
         if (a == ScanAlgorithm::HillisSteele || a == ScanAlgorithm::Blelloch) continue;  // no tiles
+        for (TileLoad load : {TileLoad::Transposed, TileLoad::Vectors})
         for (int wg : {64, 128, 256, 512})
             for (int items : {4, 8, 12, 16, 24}) {
+                if (load == TileLoad::Vectors && items == 24) continue;
+                const ScanTile shape{wg, items, load};
                 const std::int64_t tile = std::int64_t{wg} * items;
-                if (static_cast<std::uint64_t>(tile_shared_bytes<std::int32_t>({wg, items})) > rt().info().limits.shared_memory_bytes) {
+                if (static_cast<std::uint64_t>(tile_shared_bytes<std::int32_t>(shape)) > rt().info().limits.shared_memory_bytes) {
                     auto s = rt().stream<std::int32_t>({tile});
-                    const std::string message = error_message([&] { inclusive_scan(s, s, ScanOp::Add, {a, {wg, items}}); });
+                    const std::string message = error_message([&] { inclusive_scan(s, s, ScanOp::Add, {a, shape}); });
                     EXPECT_NE(message.find("bytes of shared memory per workgroup; use a smaller ScanOptions::tile"),
                               std::string::npos) << message;
                     continue;
@@ -129,13 +133,47 @@ TEST_P(Scans, EveryTileShape) {
                     std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
                     // Inclusive scans start from the identity; exclusive ones from a given value.
                     const bool inclusive = n % 2 == 0;
-                    check_exact<std::int32_t>(rt(), x, ScanOp::Add, inclusive, n % 3 == 0, inclusive ? 0 : 5, a, {wg, items});
+                    check_exact<std::int32_t>(rt(), x, ScanOp::Add, inclusive, n % 3 == 0, inclusive ? 0 : 5, a, shape);
                     check_exact<std::int32_t>(rt(), x, ScanOp::Max, !inclusive, false,
-                                              !inclusive ? scan_identity<std::int32_t>(ScanOp::Max) : -7, a, {wg, items});
+                                              !inclusive ? scan_identity<std::int32_t>(ScanOp::Max) : -7, a, shape);
                     if (HasFatalFailure()) return;
                 }
             }
     }
+}
+
+// Views that start off a multiple of 4 elements cannot move as vectors: the
+// default tile loads them the other way, and a tile that asks for vectors
+// says so.
+TEST_P(Scans, ViewsOffTheVectorGrid) {
+    for (std::int64_t n : {1, 3, 4097, 100003}) {
+        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000000, 1000000);
+        for (std::int64_t start : {1, 2, 4}) {
+            auto big_in = rt().stream<std::int32_t>({n + 8});
+            auto big_out = rt().stream<std::int32_t>({n + 8}, std::vector<std::int32_t>(static_cast<std::size_t>(n + 8), -3));
+            auto in = big_in.domain({start}, {start + n});
+            auto out = big_out.domain({4 + start % 4}, {4 + start % 4 + n});
+            in.upload(x);
+            exclusive_scan(in, out, ScanOp::Add, 11);
+            const std::vector<std::int32_t> got = big_out.download();
+            std::int32_t acc = 11;
+            for (std::int64_t e = 0; e < n + 8; ++e) {
+                const std::int64_t i = e - (4 + start % 4);
+                if (i < 0 || i >= n) {
+                    ASSERT_EQ(got[e], -3) << "guard element " << e << ", start " << start;
+                    continue;
+                }
+                ASSERT_EQ(got[e], acc) << "element " << i << " of " << n << ", views starting at " << start;
+                acc = static_cast<std::int32_t>(static_cast<std::uint32_t>(acc) + static_cast<std::uint32_t>(x[i]));
+            }
+        }
+    }
+    auto s = rt().stream<std::int32_t>({64});
+    const std::string message = error_message([&] {
+        exclusive_scan(s.domain({3}, {63}), s.domain({3}, {63}), ScanOp::Add, {ScanAlgorithm::Auto, {128, 16, TileLoad::Vectors}});
+    });
+    EXPECT_EQ(message, "rill scan: ScanOptions::tile moves vectors of 4 elements, but the input is a view that starts at "
+                       "element 3 of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
 }
 
 TEST_P(Scans, FloatSumsWithinRounding) {

@@ -29,14 +29,17 @@ using detail::combine;
 namespace look_back = detail::look_back;
 using detail::padded;
 
-/// A tile: Wg invocations of Items consecutive elements each (ScanTile).
-/// Rows: each invocation reads and writes its elements itself (RowShape)
-/// rather than striped across the workgroup through shared memory.
-template <int Wg, int Items, bool Rows = false>
+/// A tile: Wg invocations of Items elements each (ScanTile). Rows: each
+/// invocation reads and writes its consecutive elements itself (RowShape)
+/// rather than striped across the workgroup through shared memory. Vectors:
+/// in vectors of 4, rows of them striped across each subgroup
+/// (TileLoad::Vectors).
+template <int Wg, int Items, bool Rows = false, bool Vectors = false>
 struct Shape {
     static constexpr int wg = Wg, items = Items;
     static constexpr std::int32_t size = Wg * Items;
-    static constexpr bool rows = Rows;
+    static constexpr bool rows = Rows, vectors = Vectors;
+    static_assert(!Vectors || Items % 4 == 0, "vector tiles hold whole vectors of 4");
 };
 /// The CPU backend's tile (detail/rows.h): each invocation reduces its row,
 /// the workgroup scans those totals, and each invocation scans its row again
@@ -87,6 +90,96 @@ void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vect
     }
 }
 
+// --- TileLoad::Vectors -------------------------------------------------------
+
+/// An invocation's part of a tile of vectors: subgroup w of the workgroup
+/// takes Items / 4 rows of S vectors of 4 elements in turn, from vector
+/// tile Wg Items / 4 + w S Items / 4 on, one vector per invocation a row
+/// (16-byte loads, coalesced). Each vector is scanned in registers, each row
+/// with one subgroup scan of the vectors' totals; no shared memory.
+template <class T>
+struct VectorRows {
+    std::vector<Int> at;                  // the invocation's vector in each row
+    std::vector<Var<vec<T, 4>>> scanned;  // its elements, scanned within it (inclusive)
+    std::vector<Var<T>> before;           // everything before that vector in the subgroup's rows
+    Var<T> total;                         // the subgroup's rows, combined
+};
+
+/// Subgroups wider than the workgroup hold the whole workgroup.
+template <int Wg>
+Int subgroup_width() { return min(subgroup_size(), Int(Wg)); }
+
+/// Vector `at`'s elements past n as the identity (zero, which loads give
+/// there, is not every operator's).
+template <class T>
+Expr<vec<T, 4>> past_n_as_identity(ScanOp op, T id, const Expr<vec<T, 4>>& x, const Int& at, const Int& n) {
+    if (id == T(0)) return x;  // add, or, xor
+    Int e = at * 4;
+    return Expr<vec<T, 4>>(select(e < n, x.x(), Expr<T>(id)), select(e + 1 < n, x.y(), Expr<T>(id)),
+                           select(e + 2 < n, x.z(), Expr<T>(id)), select(e + 3 < n, x.w(), Expr<T>(id)));
+}
+
+template <class T, class Sh>
+VectorRows<T> load_vector_rows(ScanOp op, T id, const Array<T>& in, const Int& tile, const Int& n) {
+    constexpr int V = Sh::items / 4;
+    Int S = subgroup_width<Sh::wg>();
+    Int lane = subgroup_invocation();
+    Int first = tile * (Sh::wg * V) + (local_id() / S) * (S * V) + lane;
+    VectorRows<T> r;
+    for (int j = 0; j < V; ++j) r.at.push_back(first + j * S);
+    for (int j = 0; j < V; ++j) r.scanned.emplace_back(in.template load_vector<4>(r.at[j]));  // all loads first
+    r.total = id;
+    for (int j = 0; j < V; ++j) {
+        Var<vec<T, 4>> x = past_n_as_identity<T>(op, id, r.scanned[j], r.at[j], n);
+        Var<T> b = combine<T>(op, x.x(), x.y());
+        Var<T> c = combine<T>(op, b, x.z());
+        Var<T> d = combine<T>(op, c, x.w());
+        r.scanned[j] = Expr<vec<T, 4>>(x.x(), b, c, d);
+        Var<T> row = detail::subgroup_scan<T>(op, d, true);
+        r.before.emplace_back(combine<T>(op, r.total, select(lane == 0, Expr<T>(id), subgroup_shuffle_up(row, 1))));
+        r.total = combine<T>(op, r.total, subgroup_shuffle(row, S - 1));
+    }
+    return r;
+}
+
+/// The subgroup's total at its last invocation, the identity elsewhere: the
+/// workgroup's exclusive scan of these is what comes before each subgroup.
+template <class T, int Wg>
+Expr<T> subgroup_total_at_last(const VectorRows<T>& r, T id) {
+    return select(subgroup_invocation() == subgroup_width<Wg>() - 1, Expr<T>(r.total), Expr<T>(id));
+}
+
+/// Writes the rows, `start` being everything before the subgroup's first.
+template <class T>
+void store_vector_rows(ScanOp op, bool inclusive, const Expr<T>& start, const VectorRows<T>& r, const Array<T>& out) {
+    for (std::size_t j = 0; j < r.at.size(); ++j) {
+        Var<T> p = combine<T>(op, start, r.before[j]);
+        const Var<vec<T, 4>>& x = r.scanned[j];
+        Expr<vec<T, 4>> v = inclusive ? Expr<vec<T, 4>>(combine<T>(op, p, x.x()), combine<T>(op, p, x.y()),
+                                                         combine<T>(op, p, x.z()), combine<T>(op, p, x.w()))
+                                      : Expr<vec<T, 4>>(p, combine<T>(op, p, x.x()), combine<T>(op, p, x.y()),
+                                                         combine<T>(op, p, x.z()));
+        out.template store_vector<4>(r.at[j], v);
+    }
+}
+
+/// The combination of the tile's elements of this invocation (any order:
+/// every ScanOp is commutative), for the reduce pass.
+template <class T, class Sh>
+Expr<T> reduce_vector_rows(ScanOp op, T id, const Array<T>& in, const Int& tile, const Int& n) {
+    constexpr int V = Sh::items / 4;
+    Int S = subgroup_width<Sh::wg>();
+    Int first = tile * (Sh::wg * V) + (local_id() / S) * (S * V) + subgroup_invocation();
+    std::vector<Var<vec<T, 4>>> x;
+    for (int j = 0; j < V; ++j) x.emplace_back(in.template load_vector<4>(first + j * S));
+    Var<T> acc = id;
+    for (int j = 0; j < V; ++j) {
+        Var<vec<T, 4>> v = past_n_as_identity<T>(op, id, x[j], first + j * S, n);
+        acc = combine<T>(op, acc, combine<T>(op, combine<T>(op, v.x(), v.y()), combine<T>(op, v.z(), v.w())));
+    }
+    return acc;
+}
+
 /// in[first] op ... op in[end - 1]; the identity for an empty row.
 template <class T>
 Expr<T> row_total(ScanOp op, T id, const Array<T>& in, const Int& first, const Int& end) {
@@ -113,9 +206,11 @@ struct Variant {
     ScanOp op;
     bool inclusive;
     int wg = ReduceShape::wg, items = ReduceShape::items;
-    bool rows = false;
+    bool rows = false, vectors = false;
     auto operator<=>(const Variant&) const = default;
 };
+template <class Sh>
+Variant variant_of(ScanOp op, bool inclusive) { return Variant{op, inclusive, Sh::wg, Sh::items, Sh::rows, Sh::vectors}; }
 
 // --- ReduceThenScan ---------------------------------------------------------
 
@@ -176,12 +271,31 @@ TwoPassKernels<T, Sh> make_two_pass_striped(ScanOp op, bool inclusive, T id, con
 }
 
 template <class T, class Sh>
+TwoPassKernels<T, Sh> make_two_pass_vectors(ScanOp op, bool inclusive, T id, const std::string& suffix) {
+    auto reduce = group_kernel<Sh::wg>("scan_vectors_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
+                                       [op, id](Array<T> in, Array<T> sums, Int n) {
+        auto [unused, total] = detail::workgroup_exclusive<T, Sh::wg>(op, reduce_vector_rows<T, Sh>(op, id, in, group_id(), n), id);
+        (void)unused;
+        If(local_id() == 0, [&] { sums.store(group_id(), total); });
+    });
+    auto tiles = group_kernel<Sh::wg>("scan_vectors_tiles_" + suffix + "(in, out, offsets, n, init)",
+                                      [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
+        VectorRows<T> r = load_vector_rows<T, Sh>(op, id, in, group_id(), n);
+        auto [exclusive, unused] = detail::workgroup_exclusive<T, Sh::wg>(op, subgroup_total_at_last<T, Sh::wg>(r, id), id);
+        (void)unused;
+        store_vector_rows<T>(op, inclusive, combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive), r, out);
+    });
+    return TwoPassKernels<T, Sh>{reduce, tiles};
+}
+
+template <class T, class Sh>
 TwoPassKernels<T, Sh> make_two_pass(Variant variant) {
-    const auto [op, inclusive, wg, items, rows] = variant;
-    (void)wg, (void)items, (void)rows;  // Sh's
+    const ScanOp op = variant.op;
+    const bool inclusive = variant.inclusive;  // the rest is Sh's
     const T id = scan_identity<T>(op);
     const std::string suffix = std::string(scan_op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
     if constexpr (Sh::rows) return make_two_pass_rows<T, Sh>(op, inclusive, id, suffix);
+    else if constexpr (Sh::vectors) return make_two_pass_vectors<T, Sh>(op, inclusive, id, suffix);
     else return make_two_pass_striped<T, Sh>(op, inclusive, id, suffix);
 }
 
@@ -196,8 +310,8 @@ using TilesKernel = typename ScanKernel<T, Sh>::Type;
 
 template <class T, class Sh>
 TilesKernel<T, Sh> make_kernel(Variant variant) {
-    const auto [op, inclusive, wg, items, rows] = variant;
-    (void)wg, (void)items, (void)rows;  // Sh's
+    const ScanOp op = variant.op;
+    const bool inclusive = variant.inclusive;  // the rest is Sh's
     const T id = scan_identity<T>(op);
     const std::string name = std::string("scan_") + scan_op_name(op) + (inclusive ? "_inclusive" : "_exclusive");
     return group_kernel<Sh::wg>(name + "(in, out, state, n, init)", [op, id, inclusive](Array<T> in, Array<T> out,
@@ -205,7 +319,12 @@ TilesKernel<T, Sh> make_kernel(Variant variant) {
                                                                                      Int n, Var<T> init) {
         Int t = look_back::ticket(state);
         Int base = t * Sh::size;
-        if constexpr (Sh::rows) {
+        if constexpr (Sh::vectors) {
+            VectorRows<T> r = load_vector_rows<T, Sh>(op, id, in, t, n);
+            look_back::scan_tile<T, Sh::wg>(op, id, state, t, subgroup_total_at_last<T, Sh::wg>(r, id), [&](const Expr<T>& start) {
+                store_vector_rows<T>(op, inclusive, combine<T>(op, init, start), r, out);
+            });
+        } else if constexpr (Sh::rows) {
             auto [first, end] = detail::row_of<Sh::items>(base, n);
             look_back::scan_tile<T, Sh::wg>(op, id, state, t, row_total<T>(op, id, in, first, end),
                                             [&](const Expr<T>& start) {
@@ -224,8 +343,7 @@ TilesKernel<T, Sh> make_kernel(Variant variant) {
 template <class T, class Sh>
 void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive) {
     Runtime rt = Runtime::of(in);
-    const TwoPassKernels<T, Sh>& k =
-        detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items, Sh::rows}, make_two_pass<T, Sh>);
+    const TwoPassKernels<T, Sh>& k = detail::traced_once(variant_of<Sh>(op, inclusive), make_two_pass<T, Sh>);
     const std::int64_t n = in.size();
     const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
     const T id = scan_identity<T>(op);
@@ -247,7 +365,8 @@ void scan_tiles(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bo
         throw Error("rill scan: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(Sh::size) +
                     " (the tile); split the stream");
     Runtime rt = Runtime::of(in);
-    const std::int64_t shared = Sh::rows ? 0 : tile_shared_bytes<T>({Sh::wg, Sh::items});
+    const std::int64_t shared =
+        Sh::rows ? 0 : tile_shared_bytes<T>({Sh::wg, Sh::items, Sh::vectors ? TileLoad::Vectors : TileLoad::Transposed});
     if (static_cast<std::uint64_t>(shared) > rt.info().limits.shared_memory_bytes)
         throw Error("rill scan: ScanOptions::tile of " + std::to_string(Sh::wg) + " x " + std::to_string(Sh::items) +
                     " elements takes " + std::to_string(shared) + " bytes of shared memory per workgroup, but " +
@@ -256,26 +375,31 @@ void scan_tiles(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bo
     if (algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan<T, Sh>(in, out, op, init, inclusive);
     const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
     auto state = rt.stream<std::uint32_t>({look_back::state_words(tiles)});  // zero
-    detail::traced_once(Variant{op, inclusive, Sh::wg, Sh::items, Sh::rows}, make_kernel<T, Sh>)(Groups{tiles}, in, out, state,
-                                                                              static_cast<std::int32_t>(n), init);
+    detail::traced_once(variant_of<Sh>(op, inclusive), make_kernel<T, Sh>)(Groups{tiles}, in, out, state,
+                                                                          static_cast<std::int32_t>(n), init);
 }
 
 /// Calls scan_tiles with the Shape of `tile`, one of the shapes ScanTile lists.
 template <class T>
 void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive,
                     ScanAlgorithm algorithm) {
+    const bool vectors = tile.load == TileLoad::Vectors;
     bool found = false;
-    auto one = [&]<int Wg, int Items>() {
-        if (found || tile.workgroup != Wg || tile.items != Items) return;
+    auto one = [&]<int Wg, int Items, bool Vectors>() {
+        if (found || tile.workgroup != Wg || tile.items != Items || vectors != Vectors) return;
         found = true;
-        scan_tiles<T, Shape<Wg, Items>>(in, out, op, init, inclusive, algorithm);
+        scan_tiles<T, Shape<Wg, Items, false, Vectors>>(in, out, op, init, inclusive, algorithm);
     };
     auto with_items = [&]<int Wg>() {
-        one.template operator()<Wg, 4>();
-        one.template operator()<Wg, 8>();
-        one.template operator()<Wg, 12>();
-        one.template operator()<Wg, 16>();
-        one.template operator()<Wg, 24>();
+        one.template operator()<Wg, 4, false>();
+        one.template operator()<Wg, 8, false>();
+        one.template operator()<Wg, 12, false>();
+        one.template operator()<Wg, 16, false>();
+        one.template operator()<Wg, 24, false>();
+        one.template operator()<Wg, 4, true>();
+        one.template operator()<Wg, 8, true>();
+        one.template operator()<Wg, 12, true>();
+        one.template operator()<Wg, 16, true>();
     };
     with_items.template operator()<64>();
     with_items.template operator()<128>();
@@ -283,9 +407,14 @@ void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, Sc
     with_items.template operator()<512>();
     if (!found)
         throw Error("rill scan: ScanOptions::tile is " + std::to_string(tile.workgroup) + " invocations of " +
-                    std::to_string(tile.items) + " elements; use a workgroup of 64, 128, 256 or 512 invocations and 4, "
-                    "8, 12, 16 or 24 elements each (or leave the default)");
+                    std::to_string(tile.items) + " elements" + (vectors ? " in vectors" : "") +
+                    "; use a workgroup of 64, 128, 256 or 512 invocations and " +
+                    (vectors ? "4, 8, 12 or 16" : "4, 8, 12, 16 or 24") + " elements each (or leave the default)");
 }
+
+/// Whether the scan can move `in` and `out` as vectors of 4: views that
+/// start at a multiple of 4 elements (Array::load_vector).
+bool vectors_fit(const StreamBase& in, const StreamBase& out) { return in.offset() % 4 == 0 && out.offset() % 4 == 0; }
 
 /// What Auto runs, from H100 measurements (docs/PERFORMANCE.md, sessions 13
 /// and 18): the single pass where its look-back is exact, through OpenGL and
@@ -304,7 +433,8 @@ ScanAlgorithm auto_algorithm(const BackendInfo& info) {
 /// sessions 11 and 19): 128 x 8 for reduce-then-scan; for the single pass
 /// 256 x 8 through Vulkan (3-4% faster than 128 x 16 from 2^24 to 2^28) and
 /// 128 x 16 elsewhere. The CPU backend takes RowShape unless a tile is given.
-ScanTile default_tile(ScanAlgorithm algorithm, const BackendInfo& info) {
+ScanTile default_tile(ScanAlgorithm algorithm, const BackendInfo& info, bool vectors) {
+    if (vectors) return ScanTile{128, 16, TileLoad::Vectors};
     if (algorithm != ScanAlgorithm::SinglePass) return ScanTile{128, 8};
     return info.name == "vulkan" ? ScanTile{256, 8} : ScanTile{128, 16};
 }
@@ -327,8 +457,13 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     if (tile.workgroup == 0 && tile.items == 0) {
         if (detail::rows_pay(rt.info()))
             return scan_tiles<T, RowShape>(in, out, op, init, inclusive, options.algorithm);
-        tile = default_tile(options.algorithm, rt.info());
+        tile = default_tile(options.algorithm, rt.info(), vectors_fit(in, out));
     }
+    if (tile.load == TileLoad::Vectors && !vectors_fit(in, out))
+        throw Error("rill scan: ScanOptions::tile moves vectors of 4 elements, but the " +
+                    std::string(in.offset() % 4 ? "input" : "output") + " is a view that starts at element " +
+                    std::to_string(in.offset() % 4 ? in.offset() : out.offset()) +
+                    " of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
     scan_with_tile(tile, in, out, op, init, inclusive, options.algorithm);
 }
 

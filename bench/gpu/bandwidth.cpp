@@ -252,11 +252,13 @@ int main(int argc, char** argv) {
         const bool single_only = sweep_tiles && std::string(tiles_env) == "single";
         const bool compact_only = sweep_tiles && std::string(tiles_env) == "compact";
         if (sweep_tiles && !compact_only)
+        for (rill::TileLoad load : {rill::TileLoad::Vectors, rill::TileLoad::Transposed})
         for (int wg : {64, 128, 256, 512})
             for (int items : {4, 8, 12, 16, 24}) {
-                const rill::ScanTile tile{wg, items};
+                if (load == rill::TileLoad::Vectors && items == 24) continue;
+                const rill::ScanTile tile{wg, items, load};
                 if (rill::tile_shared_bytes<std::uint32_t>(tile) > static_cast<std::int64_t>(rt.info().limits.shared_memory_bytes)) continue;
-                std::printf("  scan tile %3d x %2d:", wg, items);
+                std::printf("  scan tile %3d x %2d%s:", wg, items, load == rill::TileLoad::Vectors ? " in vectors" : "");
                 for (auto algorithm : {rill::ScanAlgorithm::ReduceThenScan, rill::ScanAlgorithm::SinglePass}) {
                     if (algorithm == rill::ScanAlgorithm::SinglePass && rt.info().limits.loop_iterations) continue;
                     if (single_only && algorithm != rill::ScanAlgorithm::SinglePass) continue;

@@ -37,26 +37,37 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 /// up-sweep / down-sweep in shared memory of GPU Gems 3 ch. 39.2.
 enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blelloch };
 
+/// How a scan's tile moves between memory and the invocations' registers.
+/// Transposed: each invocation's consecutive elements are loaded striped
+/// across the workgroup (coalesced) and transposed through shared memory.
+/// Vectors: 16-byte loads of 4 elements, each subgroup taking rows of one
+/// vector per invocation in turn, scanned with subgroup scans; no shared
+/// memory for the tile, and streams that start at a multiple of 4 elements
+/// (Array::load_vector): 1.35x Transposed on the H100 (docs/PERFORMANCE.md).
+enum class TileLoad { Transposed, Vectors };
+
 /// The tile of SinglePass and ReduceThenScan: a workgroup of `workgroup`
-/// invocations (64, 128, 256 or 512) scans `items` (4, 8, 12, 16 or 24)
-/// consecutive elements per invocation, loaded and stored striped across the
-/// workgroup through shared memory. A tuning knob; zeros take the fastest
-/// measured (docs/PERFORMANCE.md): on the H100 128 x 8 for ReduceThenScan,
-/// for SinglePass 256 x 8 through Vulkan and 128 x 16 through OpenGL; on the
-/// CPU backend 64 invocations that each read and write a row of 256 elements
-/// themselves (its invocations run one after another, so a row is consecutive
-/// memory and the transposition through shared memory only costs;
-/// detail/rows.h).
+/// invocations (64, 128, 256 or 512) scans `items` elements per invocation
+/// (Transposed: 4, 8, 12, 16 or 24 consecutive ones; Vectors: 4, 8, 12 or 16,
+/// in vectors of 4). A tuning knob; zeros take the fastest measured
+/// (docs/PERFORMANCE.md): on the H100 Vectors of 128 x 16 where both streams
+/// start at a multiple of 4 elements, else Transposed (128 x 8 for
+/// ReduceThenScan, for SinglePass 256 x 8 through Vulkan and 128 x 16 through
+/// OpenGL); on the CPU backend 64 invocations that each read and write a row
+/// of 256 elements themselves (its invocations run one after another, so a row
+/// is consecutive memory and the transposition through shared memory only
+/// costs; detail/rows.h).
 struct ScanTile {
     int workgroup = 0;
     int items = 0;
+    TileLoad load = TileLoad::Transposed;
 };
 
 /// Shared memory a workgroup of a scan of T with `tile` takes, at most, in
 /// bytes: a tile larger than DeviceLimits::shared_memory_bytes allows is refused.
 template <class T>
 constexpr std::int64_t tile_shared_bytes(ScanTile tile) {
-    const std::int64_t elements = std::int64_t{tile.workgroup} * tile.items;
+    const std::int64_t elements = tile.load == TileLoad::Vectors ? 0 : std::int64_t{tile.workgroup} * tile.items;
     return static_cast<std::int64_t>(sizeof(T)) * (elements + elements / 32 + tile.workgroup + 1) + 4;
 }
 
