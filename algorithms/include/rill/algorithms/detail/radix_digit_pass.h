@@ -184,23 +184,33 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
 /// 2022): subgroup w takes tile elements w S 16 .. (w + 1) S 16 - 1, 16 rows of
 /// S; in each row the lanes with the same digit find each other with 8
 /// ballots, and the lowest of them adds their number to the subgroup's counter
-/// of that digit (16-bit counters, two per word, in `items`). A scan of the
+/// of that digit (in `items`: one word per counter where they fit, as with
+/// subgroups of 16 or more; else 16-bit counters, two per word, whose shared
+/// words make the atomics of two digits wait on each other). A scan of the
 /// counters over the subgroups, per digit, and of the digit totals then gives
 /// every element its place in the sorted tile, stably. Subgroups of exactly S
 /// (8 to 128) invocations with ballots and shuffles.
 template <bool WithValues>
 void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n, const Int& tile_base, const Int& in_tile,
                         const UInt& shift, const UInt& mask, const UInt& flip) {
-    const int groups = kWg / S;               // subgroups of the workgroup
-    const int words = groups * (kBins / 2);   // their counters
+    const int groups = kWg / S;  // subgroups of the workgroup
+    const bool packed = groups * kBins > padded_size(kTile);
+    const int per_word = packed ? 2 : 1;        // counters per word
+    const int row = kBins / per_word;           // words of a subgroup's counters
+    const int words = groups * row;
     Int lid = local_id();
     Int w = lid / S;
     Int lane = subgroup_invocation();
     // The counter of digit d in this subgroup: a word of `items` and the shift of its half.
     auto counter = [&](const Expr<std::uint32_t>& d) {
-        return std::pair<Int, UInt>(w * (kBins / 2) + cast<std::int32_t>(d >> 1u), (d & 1u) << 4u);
+        if (!packed) return std::pair<Int, UInt>(w * row + cast<std::int32_t>(d), UInt(0u));
+        return std::pair<Int, UInt>(w * row + cast<std::int32_t>(d >> 1u), (d & 1u) << 4u);
     };
-    Shared<std::uint32_t> digit_totals(kBins / 2);  // two 16-bit totals per word
+    // The counter's value in the word `bits` holds.
+    auto count_in = [&](const Expr<std::uint32_t>& bits, const UInt& half) -> Expr<std::uint32_t> {
+        return packed ? (bits >> half) & 0xffffu : bits;
+    };
+    Shared<std::uint32_t> digit_totals(row);  // per digit, packed like the counters
     for (int k = 0; k * kWg < words; ++k) If(k * kWg + lid < words, [&] { sh.items.store(k * kWg + lid, 0u); });
     barrier();
     std::vector<Var<std::uint32_t>> key, d, rank;
@@ -212,31 +222,30 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_
         Peers peers = match_digit(S, d[j]);
         auto [word, half] = counter(d[j]);
         Var<std::uint32_t> before = 0u;
-        If(peers.below == 0, [&] {
-            before = (sh.items.atomic_add(word, cast<std::uint32_t>(peers.count) << half) >> half) & 0xffffu;
-        });
+        If(peers.below == 0, [&] { before = count_in(sh.items.atomic_add(word, cast<std::uint32_t>(peers.count) << half), half); });
         rank.emplace_back(subgroup_shuffle(Expr<std::uint32_t>(before), peers.lowest) + cast<std::uint32_t>(peers.below));
     }
     barrier();
-    // Per digit pair (one word), the counters become exclusive prefixes over the subgroups.
-    If(lid < kBins / 2, [&] {
+    // Per word of counters, the counters become exclusive prefixes over the subgroups.
+    If(lid < row, [&] {
         Var<std::uint32_t> run = 0u;
         for (int g = 0; g < groups; ++g) {
-            UInt c = sh.items.load(g * (kBins / 2) + lid);
-            sh.items.store(g * (kBins / 2) + lid, run);
+            UInt c = sh.items.load(g * row + lid);
+            sh.items.store(g * row + lid, run);
             run = run + c;
         }
         digit_totals.store(lid, run);
     });
     barrier();
-    UInt total = (digit_totals.load(lid >> 1) >> (cast<std::uint32_t>(lid & 1) << 4u)) & 0xffffu;  // digit lid
+    UInt total = packed ? Expr<std::uint32_t>((digit_totals.load(lid >> 1) >> (cast<std::uint32_t>(lid & 1) << 4u)) & 0xffffu)
+                        : Expr<std::uint32_t>(digit_totals.load(lid));  // digit lid
     auto [first, unused] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, total, 0u);
     (void)unused;
     sh.start.store(lid, first);
     sh.end.store(lid, first + total);
     for (int j = 0; j < kItems; ++j) {
         auto [word, half] = counter(d[j]);
-        rank[j] = rank[j] + ((sh.items.load(word) >> half) & 0xffffu);
+        rank[j] = rank[j] + count_in(sh.items.load(word), half);
     }
     barrier();  // every counter read before the tile overwrites them
     for (int j = 0; j < kItems; ++j) {
