@@ -34,6 +34,14 @@ const Way kWays[] = {
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {128, 8}}, 1000003, "single pass in tiles of 128 x 8"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {256, 16}}, 1000003, "single pass in tiles of 256 x 16"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::ReduceThenScan}, std::int64_t{1} << 30, "two passes"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto, {128, 16, TileLoad::Vectors}}, 1000003,
+     "scan/scatter in tiles of 128 x 16 in vectors"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::ReduceThenScan, {256, 8, TileLoad::Vectors}}, 1000003,
+     "two passes in tiles of 256 x 8 in vectors"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {128, 8, TileLoad::Vectors}}, 1000003,
+     "single pass in tiles of 128 x 8 in vectors"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {256, 16, TileLoad::Vectors}}, 1000003,
+     "single pass in tiles of 256 x 16 in vectors"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Blelloch}, std::int64_t{1} << 30, "flags, Blelloch scan, scatter"},
     {{CompactAlgorithm::SearchGather, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "search/gather"},
     {{CompactAlgorithm::SearchGather, ScanAlgorithm::HillisSteele}, 70001, "search/gather, Hillis-Steele"},
@@ -101,6 +109,7 @@ TEST_P(Compaction, StablePartitionOfStructs) {
     for (const Way& way : kWays)
     for (std::int64_t n : {0, 1, 2, 255, 4097, 70001}) {
         if (single_pass(way)) continue;  // no partition (ClearErrors)
+        if (way.options.tile.load == TileLoad::Vectors) continue;  // structs are not vectors (ClearErrors)
         SCOPED_TRACE(n);
         SCOPED_TRACE(way.name);
         std::vector<float> c = random_floats(static_cast<std::size_t>(3 * n), -1, 1);
@@ -138,6 +147,17 @@ TEST_P(Compaction, ClearErrors) {
     EXPECT_EQ(error_message([&] { any(a, c, CompactOptions{.tile = {512, 8}}); }),
               "rill::Filter 'any': CompactOptions::tile is 512 invocations of 8 elements; use 128 or 256 invocations "
               "of 8 or 16 elements each (or leave the default)");
+    auto parts = rt().stream<Particle>({8}), kept = rt().stream<Particle>({8});
+    EXPECT_EQ(error_message([&] {
+                  Filter<Particle>("first", [](const Var<Particle>& p) { return p.id == 0; })(
+                      parts, kept, CompactOptions{.tile = {128, 16, TileLoad::Vectors}});
+              }).find("rill::Filter 'first': CompactOptions::tile moves vectors of 4 elements, which needs int32, "
+                      "uint32 or float elements, not Particle; use TileLoad::Transposed"),
+              0u);
+    auto wide = rt().stream<float>({16});
+    EXPECT_EQ(error_message([&] { any(wide.domain({1}, {11}), c, CompactOptions{.tile = {128, 16, TileLoad::Vectors}}); }),
+              "rill::Filter 'any': CompactOptions::tile moves vectors of 4 elements, but the input is a view that starts "
+              "at element 1 of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
     const CompactOptions single{.scan = ScanAlgorithm::SinglePass};
     if (const std::uint64_t limit = rt().info().limits.loop_iterations) {
         EXPECT_EQ(error_message([&] { any(a, c, single); }),
@@ -150,6 +170,30 @@ TEST_P(Compaction, ClearErrors) {
                   "rill::Filter 'any': partition cannot run in a single pass: the other elements go after all kept "
                   "ones, whose number is known only when every tile is done; use ScanAlgorithm::Auto");
     }
+}
+
+// Views off the vector grid compact the other way by default, with guards
+// around the output untouched.
+TEST_P(Compaction, ViewsOffTheVectorGrid) {
+    Filter<std::uint32_t> even("even", [](Expr<std::uint32_t> x) { return (x & 1u) == 0u; });
+    for (std::int64_t n : {1, 5, 4097, 100003})
+        for (std::int64_t start : {1, 3, 4}) {
+            std::vector<std::uint32_t> x(static_cast<std::size_t>(n));
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint32_t>(i * 2654435761u >> 7);
+            std::vector<std::uint32_t> want;
+            std::copy_if(x.begin(), x.end(), std::back_inserter(want), [](std::uint32_t v) { return v % 2 == 0; });
+            auto big_in = rt().stream<std::uint32_t>({n + 8});
+            auto big_out = rt().stream<std::uint32_t>({n + 8}, std::vector<std::uint32_t>(static_cast<std::size_t>(n + 8), 9u));
+            auto in = big_in.domain({start}, {start + n});
+            in.upload(x);
+            const std::int64_t kept = even(in, big_out.domain({start}, {start + n}));
+            ASSERT_EQ(kept, static_cast<std::int64_t>(want.size()));
+            const std::vector<std::uint32_t> got = big_out.download();
+            for (std::int64_t e = 0; e < n + 8; ++e) {
+                const std::int64_t i = e - start;
+                ASSERT_EQ(got[e], i >= 0 && i < kept ? want[i] : 9u) << "element " << i << " of " << n << ", start " << start;
+            }
+        }
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(Compaction);

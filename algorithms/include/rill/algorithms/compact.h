@@ -58,9 +58,11 @@ struct CompactOptions {
     /// ReduceThenScan scan them within tiles, above): HillisSteele is Horn's.
     ScanAlgorithm scan = ScanAlgorithm::Auto;
     /// ScanScatter with Auto or SinglePass: the tile of its passes, a workgroup
-    /// of 128 or 256 invocations of 8 or 16 elements each. A tuning knob; zeros
-    /// take the default, the fastest measured on the H100 (docs/PERFORMANCE.md),
-    /// and for two passes on the CPU backend row tiles (detail/rows.h).
+    /// of 128 or 256 invocations of 8 or 16 elements each, loaded Transposed
+    /// or (int32, uint32 and float elements, streams that start at a multiple
+    /// of 4 elements) as Vectors (ScanTile). A tuning knob; zeros take the
+    /// default, the fastest measured on the H100 (docs/PERFORMANCE.md), and
+    /// for two passes on the CPU backend row tiles (detail/rows.h).
     ScanTile tile = {};
 };
 
@@ -194,23 +196,37 @@ private:
         if (options.algorithm == CompactAlgorithm::ScanScatter &&
             (options.scan == ScanAlgorithm::Auto || options.scan == ScanAlgorithm::SinglePass ||
              options.scan == ScanAlgorithm::ReduceThenScan)) {
-            const bool single = options.scan == ScanAlgorithm::SinglePass ||
-                                (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n));
-            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split);
             const bool default_tile = options.tile.workgroup == 0 && options.tile.items == 0;
+            const bool vectors = default_tile ? vectors_fit(in, out) : options.tile.load == TileLoad::Vectors;
+            const bool single = options.scan == ScanAlgorithm::SinglePass ||
+                                (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n, vectors));
+            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split);
             if (!single && default_tile && detail::rows_pay(rt.info())) return compact_by_rows(in, out, count, split);
-            const ScanTile tile = !default_tile ? options.tile : single ? kDefaultSinglePassTile : kDefaultTile;
+            ScanTile tile = options.tile;
+            if (default_tile) tile = vectors ? kDefaultVectorTile : single ? kDefaultSinglePassTile : kDefaultTile;
+            if (vectors) check_vectors(in, out);
             bool found = false;
-            auto one = [&]<int Wg, int Items>() {
-                if (found || tile.workgroup != Wg || tile.items != Items) return;
+            auto one = [&]<int Wg, int Items, bool Vectors>() {
+                if (found || tile.workgroup != Wg || tile.items != Items || vectors != Vectors) return;
                 found = true;
-                if (single) compact_single_pass<Wg, Items>(in, out, count);
-                else compact_by_tiles<Wg, Items>(in, out, count, split);
+                if constexpr (Vectors) {
+                    if constexpr (kVectorElements) {
+                        if (single) compact_vectors_single_pass<Wg, Items>(in, out, count);
+                        else compact_vector_tiles<Wg, Items>(in, out, count, split);
+                    }
+                } else {
+                    if (single) compact_single_pass<Wg, Items>(in, out, count);
+                    else compact_by_tiles<Wg, Items>(in, out, count, split);
+                }
             };
-            one.template operator()<128, 8>();
-            one.template operator()<128, 16>();
-            one.template operator()<256, 8>();
-            one.template operator()<256, 16>();
+            one.template operator()<128, 8, false>();
+            one.template operator()<128, 16, false>();
+            one.template operator()<256, 8, false>();
+            one.template operator()<256, 16, false>();
+            one.template operator()<128, 8, true>();
+            one.template operator()<128, 16, true>();
+            one.template operator()<256, 8, true>();
+            one.template operator()<256, 16, true>();
             if (!found)
                 throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
                             " invocations of " + std::to_string(tile.items) + " elements; use 128 or 256 invocations "
@@ -244,13 +260,35 @@ private:
         }
     }
 
-    /// Whether Auto compacts n elements in a single pass: through Vulkan up to
-    /// 2^26, as measured on the H100 (docs/PERFORMANCE.md, session 19: 2.1x
-    /// two passes at 2^20, 1.2x at 2^24, a tie at 2^26, 0.96x at 2^28).
-    /// Through OpenGL it was never faster; the CPU backend's two passes over
-    /// rows read the input from cache the second time.
-    static bool single_pass_pays(const BackendInfo& info, std::int64_t n) {
-        return detail::look_back::exact_on(info) && info.name == "vulkan" && n <= (std::int64_t{1} << 26);
+    /// Whether Auto compacts n elements in a single pass. Tiles of vectors: on
+    /// every GPU backend where the look-back is exact (docs/PERFORMANCE.md,
+    /// session 21). Transposed tiles: through Vulkan up to 2^26, as measured
+    /// on the H100 (session 19: 2.1x two passes at 2^20, 1.2x at 2^24, a tie
+    /// at 2^26, 0.96x at 2^28); through OpenGL they were never faster. The CPU
+    /// backend's two passes over rows read the input from cache the second time.
+    static bool single_pass_pays(const BackendInfo& info, std::int64_t n, bool vectors) {
+        if (!detail::look_back::exact_on(info) || detail::rows_pay(info)) return false;
+        if (vectors) return info.name == "vulkan" || info.name == "opengl";
+        return info.name == "vulkan" && n <= (std::int64_t{1} << 26);
+    }
+
+    /// Elements a tile can move as vectors of 4 (Array::load_vector).
+    static constexpr bool kVectorElements =
+        std::is_same_v<T, float> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>;
+    /// Whether the default tile moves `in` and `out` as vectors: one-word
+    /// scalars, views that start at a multiple of 4 elements.
+    static bool vectors_fit(const Stream<T>& in, const Stream<T>& out) {
+        return kVectorElements && in.offset() % 4 == 0 && out.offset() % 4 == 0;
+    }
+    void check_vectors(const Stream<T>& in, const Stream<T>& out) const {
+        if (!kVectorElements)
+            throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile moves vectors of 4 elements, which "
+                        "needs int32, uint32 or float elements, not " + in.element_type_name() + "; use TileLoad::Transposed");
+        if (in.offset() % 4 != 0 || out.offset() % 4 != 0)
+            throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile moves vectors of 4 elements, but the " +
+                        std::string(in.offset() % 4 ? "input" : "output") + " is a view that starts at element " +
+                        std::to_string(in.offset() % 4 ? in.offset() : out.offset()) +
+                        " of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
     }
 
     void check_single_pass(const BackendInfo& info, bool split) const {
@@ -471,6 +509,137 @@ private:
         });
     }
 
+    // --- Tiles of vectors (TileLoad::Vectors; one-word elements) ---
+    static constexpr ScanTile kDefaultVectorTile{128, 16, TileLoad::Vectors};
+
+    /// An invocation's part of a tile of vectors, as the scan's
+    /// (algorithms/src/scan.cpp): subgroup w takes Items / 4 rows of S vectors
+    /// of 4 in turn, one vector per invocation a row. Per vector: its elements,
+    /// their flags, and the kept ones before it in the subgroup's rows;
+    /// `total`: the subgroup's kept ones.
+    struct VectorFlags {
+        std::vector<Int> at;
+        std::vector<Var<vec<T, 4>>> x;
+        std::vector<Var<std::uint32_t>> flags;  // bit c: element c is kept
+        std::vector<Var<std::uint32_t>> before;
+        Var<std::uint32_t> total;
+    };
+
+    template <int kWg, int kItems>
+    static VectorFlags load_vector_flags(const Pred& keep, const Array<T>& in, const Int& tile, const Int& n) {
+        constexpr int V = kItems / 4;
+        Int S = min(subgroup_size(), Int(kWg));
+        Int lane = subgroup_invocation();
+        Int first = tile * (kWg * V) + (local_id() / S) * (S * V) + lane;
+        VectorFlags f;
+        for (int j = 0; j < V; ++j) f.at.push_back(first + j * S);
+        for (int j = 0; j < V; ++j) f.x.emplace_back(in.template load_vector<4>(f.at[j]));  // all loads first
+        f.total = 0u;
+        for (int j = 0; j < V; ++j) {
+            Int e = f.at[j] * 4;
+            auto bit = [&](int c, const Expr<T>& v) { return select(e + c < n && keep(v), 1u << c, 0u); };
+            f.flags.emplace_back(bit(0, f.x[j].x()) | bit(1, f.x[j].y()) | bit(2, f.x[j].z()) | bit(3, f.x[j].w()));
+            UInt kept = cast<std::uint32_t>(bit_count(f.flags[j]));
+            UInt row = subgroup_inclusive_add(kept);
+            f.before.emplace_back(f.total + row - kept);
+            f.total = f.total + subgroup_shuffle(row, S - 1);
+        }
+        return f;
+    }
+
+    /// The subgroup's kept ones at its last invocation, zero elsewhere.
+    template <int kWg>
+    static Expr<std::uint32_t> kept_at_last(const VectorFlags& f) {
+        return select(subgroup_invocation() == min(subgroup_size(), Int(kWg)) - 1, Expr<std::uint32_t>(f.total), Expr<std::uint32_t>(0u));
+    }
+
+    /// Writes each kept element at `start` (the kept ones before the
+    /// subgroup's rows in the whole stream) plus those before it; with
+    /// `split`, the others after all `total` kept ones.
+    static void write_vector_flags(const VectorFlags& f, const Expr<std::uint32_t>& start, const Array<T>& out, const Int& n,
+                                   bool split, const Expr<std::uint32_t>& total) {
+        for (std::size_t j = 0; j < f.at.size(); ++j) {
+            Var<std::uint32_t> at = start + f.before[j];
+            for (int c = 0; c < 4; ++c) {
+                Expr<T> v = c == 0 ? f.x[j].x() : c == 1 ? f.x[j].y() : c == 2 ? f.x[j].z() : f.x[j].w();
+                UInt kept = (f.flags[j] >> static_cast<std::uint32_t>(c)) & 1u;
+                If(kept != 0u, [&] { out.store(at, v); });
+                if (split) {
+                    Int i = f.at[j] * 4 + c;
+                    If(kept == 0u && i < n, [&] { out.store(total + (cast<std::uint32_t>(i) - at), v); });
+                }
+                at = at + kept;
+            }
+        }
+    }
+
+    /// counts[tile] = the kept elements of the tile of vectors.
+    template <int kWg, int kItems>
+    static FlagsKernel make_count_vector_tiles(const std::string& name, Pred keep) {
+        return group_kernel<kWg>(name + "_count_vector_tiles(in, counts, n)", [keep](Array<T> in, Array<std::uint32_t> counts, Int n) {
+            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n);
+            auto [unused, total] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
+            (void)unused;
+            If(local_id() == 0, [&] { counts.store(group_id(), total); });
+        });
+    }
+
+    /// Each tile of vectors again, written from ends[tile - 1] on (the
+    /// inclusive scan of the counts); the first invocation writes the count.
+    template <int kWg, int kItems>
+    static MoveKernel make_compact_vector_tiles(const std::string& name, Pred keep, bool split) {
+        static constexpr std::int32_t kTile = kWg * kItems;
+        return group_kernel<kWg>(name + (split ? "_partition_vector_tiles" : "_compact_vector_tiles") + "(in, ends, out, count, n)",
+                                 [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
+                                               Array<std::uint32_t> count, Int n) {
+            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n);
+            auto [before, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
+            (void)unused;
+            Int tiles = (n + static_cast<std::int32_t>(kTile - 1)) / kTile;
+            UInt tile_start = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u);
+            UInt total = ends.load(tiles - 1);
+            write_vector_flags(f, tile_start + before, out, n, split, total);
+            If(group_id() == 0 && local_id() == 0, [&] { count.store(0, total); });
+        });
+    }
+
+    /// The single pass over tiles of vectors, with the look-back; the last
+    /// invocation of the last tile writes the count.
+    template <int kWg, int kItems>
+    static MoveKernel make_compact_vectors_single_pass(const std::string& name, Pred keep) {
+        return group_kernel<kWg>(name + "_compact_vectors_single_pass(in, state, out, count, n)",
+                                 [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
+            Int t = detail::look_back::ticket(state);
+            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n);
+            detail::look_back::scan_tile<std::uint32_t, kWg>(ScanOp::Add, 0u, state, t, kept_at_last<kWg>(f),
+                                                             [&](const Expr<std::uint32_t>& start) {
+                write_vector_flags(f, start, out, n, false, Expr<std::uint32_t>(0u));
+                If(t == num_groups() - 1 && local_id() == kWg - 1, [&] { count.store(0, start + f.total); });
+            });
+        });
+    }
+
+    template <int Wg, int Items>
+    void compact_vectors_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
+        constexpr std::int32_t kTile = Wg * Items;
+        const std::int64_t n = in.size();
+        check_fits(n, kTile);
+        const std::int64_t tiles = (n + kTile - 1) / kTile;
+        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::state_words(tiles)});
+        move_kernel(kVectorsSinglePass, Wg, Items,
+                    [&] { return make_compact_vectors_single_pass<Wg, Items>(state_->name, state_->keep); })(
+            Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
+    }
+
+    template <int Wg, int Items>
+    void compact_vector_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
+        compact_in_tiles(in, out, count, Wg * Items, 1,
+                         flags_kernel(kCountVectorTiles, Wg, Items,
+                                      [&] { return make_count_vector_tiles<Wg, Items>(state_->name, state_->keep); }),
+                         move_kernel(split ? kPartitionVectorTiles : kCompactVectorTiles, Wg, Items,
+                                     [&] { return make_compact_vector_tiles<Wg, Items>(state_->name, state_->keep, split); }));
+    }
+
     using IotaKernel = decltype(group_kernel<256>("", [](Array<std::uint32_t>, Int) {}));
     static const IotaKernel& iota() {
         static const IotaKernel k = group_kernel<256>("compact_iota(index, n)", [](Array<std::uint32_t> index, Int n) {
@@ -482,7 +651,8 @@ private:
 
     // Which kernel: the key of the caches, with the tile's shape (0 for untiled ones).
     enum Which { kFlags, kScatter, kSplit, kSearch, kSearchSplit, kSortGather, kSortGatherSplit, kCountTiles,
-                 kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows, kSinglePass };
+                 kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows, kSinglePass, kCountVectorTiles,
+                 kCompactVectorTiles, kPartitionVectorTiles, kVectorsSinglePass };
     using Key = std::tuple<int, int, int>;
 
     struct State {
