@@ -38,10 +38,10 @@ const Way kWays[] = {
      "scan/scatter in tiles of 128 x 16 in vectors"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::ReduceThenScan, {256, 8, TileLoad::Vectors}}, 1000003,
      "two passes in tiles of 256 x 8 in vectors"},
-    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {128, 8, TileLoad::Vectors}}, 1000003,
-     "single pass in tiles of 128 x 8 in vectors"},
-    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {256, 16, TileLoad::Vectors}}, 1000003,
-     "single pass in tiles of 256 x 16 in vectors"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::ReduceThenScan, {128, 8, TileLoad::Vectors}}, 1000003,
+     "two passes in tiles of 128 x 8 in vectors"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::ReduceThenScan, {256, 16, TileLoad::Vectors}}, 1000003,
+     "two passes in tiles of 256 x 16 in vectors"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Blelloch}, std::int64_t{1} << 30, "flags, Blelloch scan, scatter"},
     {{CompactAlgorithm::SearchGather, ScanAlgorithm::Auto}, std::int64_t{1} << 30, "search/gather"},
     {{CompactAlgorithm::SearchGather, ScanAlgorithm::HillisSteele}, 70001, "search/gather, Hillis-Steele"},
@@ -166,6 +166,9 @@ TEST_P(Compaction, ClearErrors) {
                       " iterations, and a look-back may wait longer; use ScanAlgorithm::Auto");
     } else {
         auto count = rt().stream<std::uint32_t>({1});
+        EXPECT_EQ(error_message([&] { any(a, c, CompactOptions{.scan = ScanAlgorithm::SinglePass, .tile = {128, 16, TileLoad::Vectors}}); }),
+                  "rill::Filter 'any': the single pass moves its tiles transposed only; use TileLoad::Transposed, or "
+                  "ScanAlgorithm::ReduceThenScan for tiles of vectors");
         EXPECT_EQ(error_message([&] { any.partition(a, c, count, single); }),
                   "rill::Filter 'any': partition cannot run in a single pass: the other elements go after all kept "
                   "ones, whose number is known only when every tile is done; use ScanAlgorithm::Auto");

@@ -59,8 +59,8 @@ struct CompactOptions {
     ScanAlgorithm scan = ScanAlgorithm::Auto;
     /// ScanScatter with Auto or SinglePass: the tile of its passes, a workgroup
     /// of 128 or 256 invocations of 8 or 16 elements each, loaded Transposed
-    /// or (int32, uint32 and float elements, streams that start at a multiple
-    /// of 4 elements) as Vectors (ScanTile). A tuning knob; zeros take the
+    /// or, in two passes (int32, uint32 and float elements, streams that start
+    /// at a multiple of 4 elements), as Vectors (ScanTile). A tuning knob; zeros take the
     /// default, the fastest measured on the H100 (docs/PERFORMANCE.md), and
     /// for two passes on the CPU backend row tiles (detail/rows.h).
     ScanTile tile = {};
@@ -197,23 +197,20 @@ private:
             (options.scan == ScanAlgorithm::Auto || options.scan == ScanAlgorithm::SinglePass ||
              options.scan == ScanAlgorithm::ReduceThenScan)) {
             const bool default_tile = options.tile.workgroup == 0 && options.tile.items == 0;
-            const bool vectors = default_tile ? vectors_fit(in, out) : options.tile.load == TileLoad::Vectors;
             const bool single = options.scan == ScanAlgorithm::SinglePass ||
-                                (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n, vectors));
-            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split);
+                                (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n));
+            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split, options.tile);
+            const bool vectors = default_tile ? !single && vectors_fit(in, out) : options.tile.load == TileLoad::Vectors;
             if (!single && default_tile && detail::rows_pay(rt.info())) return compact_by_rows(in, out, count, split);
             ScanTile tile = options.tile;
-            if (default_tile) tile = vectors ? kDefaultVectorTile : single ? kDefaultSinglePassTile : kDefaultTile;
+            if (default_tile) tile = single ? kDefaultSinglePassTile : vectors ? kDefaultVectorTile : kDefaultTile;
             if (vectors) check_vectors(in, out);
             bool found = false;
             auto one = [&]<int Wg, int Items, bool Vectors>() {
                 if (found || tile.workgroup != Wg || tile.items != Items || vectors != Vectors) return;
                 found = true;
                 if constexpr (Vectors) {
-                    if constexpr (kVectorElements) {
-                        if (single) compact_vectors_single_pass<Wg, Items>(in, out, count);
-                        else compact_vector_tiles<Wg, Items>(in, out, count, split);
-                    }
+                    if constexpr (kVectorElements) compact_vector_tiles<Wg, Items>(in, out, count, split);
                 } else {
                     if (single) compact_single_pass<Wg, Items>(in, out, count);
                     else compact_by_tiles<Wg, Items>(in, out, count, split);
@@ -260,16 +257,13 @@ private:
         }
     }
 
-    /// Whether Auto compacts n elements in a single pass. Tiles of vectors: on
-    /// every GPU backend where the look-back is exact (docs/PERFORMANCE.md,
-    /// session 21). Transposed tiles: through Vulkan up to 2^26, as measured
-    /// on the H100 (session 19: 2.1x two passes at 2^20, 1.2x at 2^24, a tie
-    /// at 2^26, 0.96x at 2^28); through OpenGL they were never faster. The CPU
-    /// backend's two passes over rows read the input from cache the second time.
-    static bool single_pass_pays(const BackendInfo& info, std::int64_t n, bool vectors) {
-        if (!detail::look_back::exact_on(info) || detail::rows_pay(info)) return false;
-        if (vectors) return info.name == "vulkan" || info.name == "opengl";
-        return info.name == "vulkan" && n <= (std::int64_t{1} << 26);
+    /// Whether Auto compacts n elements in a single pass: through Vulkan up to
+    /// 2^26, as measured on the H100 (docs/PERFORMANCE.md, session 19: 2.1x
+    /// two passes at 2^20, 1.2x at 2^24, a tie at 2^26, 0.96x at 2^28).
+    /// Through OpenGL it was never faster; the CPU backend's two passes over
+    /// rows read the input from cache the second time.
+    static bool single_pass_pays(const BackendInfo& info, std::int64_t n) {
+        return detail::look_back::exact_on(info) && info.name == "vulkan" && n <= (std::int64_t{1} << 26);
     }
 
     /// Elements a tile can move as vectors of 4 (Array::load_vector).
@@ -291,8 +285,13 @@ private:
                         " of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
     }
 
-    void check_single_pass(const BackendInfo& info, bool split) const {
+    void check_single_pass(const BackendInfo& info, bool split, const ScanTile& tile) const {
         detail::look_back::check_exact(info, "rill::Filter '" + state_->name + "'", "ScanAlgorithm::Auto");
+        // A single pass over tiles of vectors compacted wrongly through NVIDIA's
+        // Vulkan driver (docs/PERFORMANCE.md, session 21), and is not offered.
+        if (tile.load == TileLoad::Vectors)
+            throw Error("rill::Filter '" + state_->name + "': the single pass moves its tiles transposed only; use "
+                        "TileLoad::Transposed, or ScanAlgorithm::ReduceThenScan for tiles of vectors");
         if (split)
             throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
                         "go after all kept ones, whose number is known only when every tile is done; use "
@@ -603,34 +602,6 @@ private:
         });
     }
 
-    /// The single pass over tiles of vectors, with the look-back; the last
-    /// invocation of the last tile writes the count.
-    template <int kWg, int kItems>
-    static MoveKernel make_compact_vectors_single_pass(const std::string& name, Pred keep) {
-        return group_kernel<kWg>(name + "_compact_vectors_single_pass(in, state, out, count, n)",
-                                 [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
-            Int t = detail::look_back::ticket(state);
-            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n);
-            detail::look_back::scan_tile<std::uint32_t, kWg>(ScanOp::Add, 0u, state, t, kept_at_last<kWg>(f),
-                                                             [&](const Expr<std::uint32_t>& start) {
-                write_vector_flags(f, start, out, n, false, Expr<std::uint32_t>(0u));
-                If(t == num_groups() - 1 && local_id() == kWg - 1, [&] { count.store(0, start + f.total); });
-            });
-        });
-    }
-
-    template <int Wg, int Items>
-    void compact_vectors_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
-        constexpr std::int32_t kTile = Wg * Items;
-        const std::int64_t n = in.size();
-        check_fits(n, kTile);
-        const std::int64_t tiles = (n + kTile - 1) / kTile;
-        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::state_words(tiles)});
-        move_kernel(kVectorsSinglePass, Wg, Items,
-                    [&] { return make_compact_vectors_single_pass<Wg, Items>(state_->name, state_->keep); })(
-            Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
-    }
-
     template <int Wg, int Items>
     void compact_vector_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
         compact_in_tiles(in, out, count, Wg * Items, 1,
@@ -652,7 +623,7 @@ private:
     // Which kernel: the key of the caches, with the tile's shape (0 for untiled ones).
     enum Which { kFlags, kScatter, kSplit, kSearch, kSearchSplit, kSortGather, kSortGatherSplit, kCountTiles,
                  kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows, kSinglePass, kCountVectorTiles,
-                 kCompactVectorTiles, kPartitionVectorTiles, kVectorsSinglePass };
+                 kCompactVectorTiles, kPartitionVectorTiles };
     using Key = std::tuple<int, int, int>;
 
     struct State {
