@@ -462,6 +462,16 @@ private:
         }
     }
 
+    /// In the second of two passes: where tile group_id() starts (the kept ones
+    /// of the tiles before it, ends[tile - 1], the inclusive scan of the
+    /// counts) and the kept total.
+    template <std::int32_t kTile>
+    static std::pair<Expr<std::uint32_t>, Expr<std::uint32_t>> tile_start_and_total(const Array<std::uint32_t>& ends,
+                                                                                   const Int& n) {
+        Int tiles = (n + (kTile - 1)) / kTile;
+        return {select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u), ends.load(tiles - 1)};
+    }
+
     /// Each tile again: its flags scanned in shared memory (transposed, so
     /// that every invocation scans 16 consecutive flags), each kept element
     /// written at the tile's start (ends[tile - 1], the inclusive scan of the
@@ -479,9 +489,7 @@ private:
             // Its barriers come after every row was read: the rows may be overwritten.
             auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, f.before[kItems], 0u);
             (void)unused;
-            Int tiles = (n + static_cast<std::int32_t>(kTile - 1)) / kTile;
-            UInt tile_start = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u);
-            UInt total = ends.load(tiles - 1);
+            auto [tile_start, total] = tile_start_and_total<kTile>(ends, n);
             write_tile<kWg, kItems>(f, tile_start + row_start, out, base, n, places, split, total);
             If(group_id() == 0 && local_id() == 0, [&] { count.store(0, total); });
         });
@@ -594,9 +602,7 @@ private:
             const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n);
             auto [before, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
             (void)unused;
-            Int tiles = (n + static_cast<std::int32_t>(kTile - 1)) / kTile;
-            UInt tile_start = select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u);
-            UInt total = ends.load(tiles - 1);
+            auto [tile_start, total] = tile_start_and_total<kTile>(ends, n);
             write_vector_flags(f, tile_start + before, out, n, split, total);
             If(group_id() == 0 && local_id() == 0, [&] { count.store(0, total); });
         });
