@@ -300,7 +300,6 @@ int main(int argc, char** argv) {
                 tiles = {{128, 8, rill::TileLoad::Vectors}, {128, 16, rill::TileLoad::Vectors}, {256, 8, rill::TileLoad::Vectors},
                          {256, 16, rill::TileLoad::Vectors}, {128, 8}, {128, 16}, {256, 8}, {256, 16}};
             for (const rill::ScanTile tile : tiles) {
-                if (algorithm == rill::ScanAlgorithm::SinglePass && tile.load == rill::TileLoad::Vectors) continue;  // two passes only
                 const rill::CompactOptions options{.scan = algorithm, .tile = tile};
                 auto tiled = rt.stream<std::uint32_t>({n});
                 even(sin, tiled, count, options);

@@ -4,10 +4,11 @@
 // By default the flags never reach memory. Two passes: one counts each tile's
 // kept elements, a scan of those counts gives every tile its start, and the
 // second scans the flags within each tile and writes the kept elements (the
-// input is read twice). Or a single pass, where it is faster (Vulkan, up to
-// 2^26 elements): each tile is read once, scans its flags and takes its start
-// from the tiles before it by the scan's decoupled look-back
-// (detail/look_back.h).
+// input is read twice). Or a single pass, where it is faster (Vulkan): each
+// tile is read once, scans its flags and takes its start from the tiles
+// before it by the scan's decoupled look-back (detail/look_back.h). Tiles of
+// one-word elements move as vectors and are written through shared memory,
+// each subgroup's kept elements to consecutive addresses.
 //
 //   rill::Filter<float> positive("positive", [](Expr<float> x) { return x > 0.0f; });
 //   std::int64_t kept = positive(in, out);   // order kept; the host gets the count
@@ -59,8 +60,8 @@ struct CompactOptions {
     ScanAlgorithm scan = ScanAlgorithm::Auto;
     /// ScanScatter with Auto or SinglePass: the tile of its passes, a workgroup
     /// of 128 or 256 invocations of 8 or 16 elements each, loaded Transposed
-    /// or, in two passes (int32, uint32 and float elements, streams that start
-    /// at a multiple of 4 elements), as Vectors (ScanTile). A tuning knob; zeros take the
+    /// or (int32, uint32 and float elements, streams that start at a multiple
+    /// of 4 elements) as Vectors (ScanTile). A tuning knob; zeros take the
     /// default, the fastest measured on the H100 (docs/PERFORMANCE.md), and
     /// for two passes on the CPU backend row tiles (detail/rows.h).
     ScanTile tile = {};
@@ -197,22 +198,26 @@ private:
             (options.scan == ScanAlgorithm::Auto || options.scan == ScanAlgorithm::SinglePass ||
              options.scan == ScanAlgorithm::ReduceThenScan)) {
             const bool default_tile = options.tile.workgroup == 0 && options.tile.items == 0;
+            const bool vectors = default_tile ? vectors_fit(in, out) : options.tile.load == TileLoad::Vectors;
             const bool single = options.scan == ScanAlgorithm::SinglePass ||
-                                (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n));
-            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split, options.tile);
-            const bool vectors = default_tile ? !single && vectors_fit(in, out) : options.tile.load == TileLoad::Vectors;
+                                (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n, vectors));
+            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split);
             if (!single && default_tile && detail::rows_pay(rt.info())) return compact_by_rows(in, out, count, split);
             ScanTile tile = options.tile;
-            if (default_tile) tile = single ? kDefaultSinglePassTile : vectors ? kDefaultVectorTile : kDefaultTile;
+            if (default_tile)
+                tile = vectors ? kDefaultVectorTile : single ? kDefaultSinglePassTile : kDefaultTile;
             if (vectors) check_vectors(in, out);
             bool found = false;
             auto one = [&]<int Wg, int Items, bool Vectors>() {
                 if (found || tile.workgroup != Wg || tile.items != Items || vectors != Vectors) return;
                 found = true;
                 if constexpr (Vectors) {
-                    if constexpr (kVectorElements) compact_vector_tiles<Wg, Items>(in, out, count, split);
+                    if constexpr (kVectorElements) {
+                        if (single) compact_single_pass<Wg, Items, true>(in, out, count);
+                        else compact_vector_tiles<Wg, Items>(in, out, count, split);
+                    }
                 } else {
-                    if (single) compact_single_pass<Wg, Items>(in, out, count);
+                    if (single) compact_single_pass<Wg, Items, false>(in, out, count);
                     else compact_by_tiles<Wg, Items>(in, out, count, split);
                 }
             };
@@ -257,13 +262,14 @@ private:
         }
     }
 
-    /// Whether Auto compacts n elements in a single pass: through Vulkan up to
-    /// 2^26, as measured on the H100 (docs/PERFORMANCE.md, session 19: 2.1x
-    /// two passes at 2^20, 1.2x at 2^24, a tie at 2^26, 0.96x at 2^28).
-    /// Through OpenGL it was never faster; the CPU backend's two passes over
-    /// rows read the input from cache the second time.
-    static bool single_pass_pays(const BackendInfo& info, std::int64_t n) {
-        return detail::look_back::exact_on(info) && info.name == "vulkan" && n <= (std::int64_t{1} << 26);
+    /// Whether Auto compacts n elements in a single pass: through Vulkan, over
+    /// tiles of vectors at any n, over transposed tiles up to 2^26, as
+    /// measured on the H100 (docs/PERFORMANCE.md: sessions 19 and 22; over
+    /// vectors 1.33x the fastest two passes at 2^24, 1.08x at 2^26, 1.02x at
+    /// 2^28). Through OpenGL it was never faster; the CPU backend's two passes
+    /// over rows read the input from cache the second time.
+    static bool single_pass_pays(const BackendInfo& info, std::int64_t n, bool vectors) {
+        return detail::look_back::exact_on(info) && info.name == "vulkan" && (vectors || n <= (std::int64_t{1} << 26));
     }
 
     /// Elements a tile can move as vectors of 4 (Array::load_vector).
@@ -285,13 +291,8 @@ private:
                         " of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
     }
 
-    void check_single_pass(const BackendInfo& info, bool split, const ScanTile& tile) const {
+    void check_single_pass(const BackendInfo& info, bool split) const {
         detail::look_back::check_exact(info, "rill::Filter '" + state_->name + "'", "ScanAlgorithm::Auto");
-        // A single pass over tiles of vectors compacted wrongly through NVIDIA's
-        // Vulkan driver (docs/PERFORMANCE.md, session 21), and is not offered.
-        if (tile.load == TileLoad::Vectors)
-            throw Error("rill::Filter '" + state_->name + "': the single pass moves its tiles transposed only; use "
-                        "TileLoad::Transposed, or ScanAlgorithm::ReduceThenScan for tiles of vectors");
         if (split)
             throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
                         "go after all kept ones, whose number is known only when every tile is done; use "
@@ -306,14 +307,18 @@ private:
     }
 
     /// One pass over tiles of Wg x Items elements with the look-back.
-    template <int Wg, int Items>
+    template <int Wg, int Items, bool Vectors>
     void compact_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
         constexpr std::int32_t kTile = Wg * Items;
         const std::int64_t n = in.size();
         check_fits(n, kTile);
         const std::int64_t tiles = (n + kTile - 1) / kTile;
         auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::state_words(tiles)});
-        move_kernel(kSinglePass, Wg, Items, [&] { return make_compact_single_pass<Wg, Items>(state_->name, state_->keep); })(
+        auto make = [&] {
+            if constexpr (Vectors) return make_compact_vector_single_pass<Wg, Items>(state_->name, state_->keep);
+            else return make_compact_single_pass<Wg, Items>(state_->name, state_->keep);
+        };
+        move_kernel(Vectors ? kVectorSinglePass : kSinglePass, Wg, Items, make)(
             Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
     }
 
@@ -517,7 +522,8 @@ private:
     }
 
     // --- Tiles of vectors (TileLoad::Vectors; one-word elements) ---
-    static constexpr ScanTile kDefaultVectorTile{128, 16, TileLoad::Vectors};
+    // The fastest on the H100 through Vulkan (both passes) and OpenGL (two passes), session 22.
+    static constexpr ScanTile kDefaultVectorTile{256, 8, TileLoad::Vectors};
 
     /// An invocation's part of a tile of vectors, as the scan's
     /// (algorithms/src/scan.cpp): subgroup w takes Items / 4 rows of S vectors
@@ -560,23 +566,58 @@ private:
         return select(subgroup_invocation() == min(subgroup_size(), Int(kWg)) - 1, Expr<std::uint32_t>(f.total), Expr<std::uint32_t>(0u));
     }
 
-    /// Writes each kept element at `start` (the kept ones before the
-    /// subgroup's rows in the whole stream) plus those before it; with
-    /// `split`, the others after all `total` kept ones.
-    static void write_vector_flags(const VectorFlags& f, const Expr<std::uint32_t>& start, const Array<T>& out, const Int& n,
-                                   bool split, const Expr<std::uint32_t>& total) {
+    /// Where the subgroup's rows are in its tile of kWg x kItems elements: the
+    /// first element, and how many (S x kItems). Each subgroup keeps its part
+    /// of `staged` there.
+    template <int kWg, int kItems>
+    static std::pair<Int, Int> subgroup_part() {
+        Int S = min(subgroup_size(), Int(kWg));
+        return {(local_id() / S) * (S * kItems), S * kItems};
+    }
+
+    /// Puts the subgroup's kept elements, in order, at the front of its part
+    /// of `staged`, and the others after them, in order (past n too, at the
+    /// end): every element is stored, without a branch, which measured
+    /// faster than storing only the kept ones. Each subgroup stages and
+    /// writes only its own rows, so that the elements are not held through
+    /// the scan of the tile and the look-back; a barrier must pass before
+    /// they are written.
+    template <int kWg, int kItems>
+    static void stage_vector_flags(const VectorFlags& f, const Int& tile_base, const Shared<T>& staged) {
+        auto [part, unused] = subgroup_part<kWg, kItems>();
+        (void)unused;
         for (std::size_t j = 0; j < f.at.size(); ++j) {
-            Var<std::uint32_t> at = start + f.before[j];
+            Var<std::uint32_t> at = f.before[j];  // kept ones of the part before the element
             for (int c = 0; c < 4; ++c) {
                 Expr<T> v = c == 0 ? f.x[j].x() : c == 1 ? f.x[j].y() : c == 2 ? f.x[j].z() : f.x[j].w();
-                UInt kept = (f.flags[j] >> static_cast<std::uint32_t>(c)) & 1u;
-                If(kept != 0u, [&] { out.store(at, v); });
-                if (split) {
-                    Int i = f.at[j] * 4 + c;
-                    If(kept == 0u && i < n, [&] { out.store(total + (cast<std::uint32_t>(i) - at), v); });
-                }
-                at = at + kept;
+                UInt bit = (f.flags[j] >> static_cast<std::uint32_t>(c)) & 1u;
+                Int others_before = f.at[j] * 4 + c - tile_base - part - cast<std::int32_t>(at);
+                staged.store(part + select(bit != 0u, cast<std::int32_t>(at), cast<std::int32_t>(f.total) + others_before), v);
+                at = at + bit;
             }
+        }
+    }
+
+    /// Writes the subgroup's staged part, consecutive invocations on
+    /// consecutive places: its kept elements from `start` on (the kept ones
+    /// before them in the whole stream); with `split`, the others after all
+    /// `total` kept ones.
+    template <int kWg, int kItems>
+    static void write_staged(const VectorFlags& f, const Shared<T>& staged, const Expr<std::uint32_t>& start,
+                             const Array<T>& out, const Int& tile_base, const Int& n, bool split,
+                             const Expr<std::uint32_t>& total) {
+        auto [part, size] = subgroup_part<kWg, kItems>();
+        Int S = min(subgroup_size(), Int(kWg));
+        Int valid = clamp(n - (tile_base + part), 0, size);
+        for (int k = 0; k < kItems; ++k) {
+            Int p = k * S + subgroup_invocation();
+            UInt place = cast<std::uint32_t>(p);
+            auto kept = If(place < f.total, [&] { out.store(start + place, staged.load(part + p)); });
+            if (split) kept.Else([&] {
+                // The others before the part: its first element's index less the kept ones before it.
+                UInt others_before = cast<std::uint32_t>(tile_base + part) - start;
+                If(p < valid, [&] { out.store(total + others_before + (place - f.total), staged.load(part + p)); });
+            });
         }
     }
 
@@ -591,20 +632,47 @@ private:
         });
     }
 
-    /// Each tile of vectors again, written from ends[tile - 1] on (the
-    /// inclusive scan of the counts); the first invocation writes the count.
+    /// Each tile of vectors again: its kept elements (with `split`, then the
+    /// others) staged in shared memory in order, then written from
+    /// ends[tile - 1] on (the inclusive scan of the counts) with coalesced
+    /// stores; the first invocation writes the count.
     template <int kWg, int kItems>
     static MoveKernel make_compact_vector_tiles(const std::string& name, Pred keep, bool split) {
         static constexpr std::int32_t kTile = kWg * kItems;
         return group_kernel<kWg>(name + (split ? "_partition_vector_tiles" : "_compact_vector_tiles") + "(in, ends, out, count, n)",
                                  [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
                                                Array<std::uint32_t> count, Int n) {
+            Int tile_base = group_id() * kTile;
             const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n);
+            Shared<T> staged(kTile);
+            stage_vector_flags<kWg, kItems>(f, tile_base, staged);
+            // Its barriers let every subgroup read what it staged.
             auto [before, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
             (void)unused;
             auto [tile_start, total] = tile_start_and_total<kTile>(ends, n);
-            write_vector_flags(f, tile_start + before, out, n, split, total);
+            write_staged<kWg, kItems>(f, staged, tile_start + before, out, tile_base, n, split, total);
             If(group_id() == 0 && local_id() == 0, [&] { count.store(0, total); });
+        });
+    }
+
+    /// The single pass over tiles of vectors: staged as in two passes, the
+    /// tile's start from the look-back meanwhile; the last tile writes the
+    /// count. `state`: look_back::state_words(tiles), zero.
+    template <int kWg, int kItems>
+    static MoveKernel make_compact_vector_single_pass(const std::string& name, Pred keep) {
+        static constexpr std::int32_t kTile = kWg * kItems;
+        return group_kernel<kWg>(name + "_compact_vector_single_pass(in, state, out, count, n)",
+                                 [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
+            Int t = detail::look_back::ticket(state);
+            Int tile_base = t * kTile;
+            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n);
+            Shared<T> staged(kTile);
+            stage_vector_flags<kWg, kItems>(f, tile_base, staged);
+            auto [before, kept] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
+            // It ends with a barrier: every part is staged.
+            Expr<std::uint32_t> start = detail::look_back::tile_prefix<std::uint32_t, kWg>(ScanOp::Add, 0u, state, t, kept);
+            write_staged<kWg, kItems>(f, staged, start + before, out, tile_base, n, false, Expr<std::uint32_t>(0u));
+            If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + kept); });
         });
     }
 
@@ -628,7 +696,7 @@ private:
 
     // Which kernel: the key of the caches, with the tile's shape (0 for untiled ones).
     enum Which { kFlags, kScatter, kSplit, kSearch, kSearchSplit, kSortGather, kSortGatherSplit, kCountTiles,
-                 kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows, kSinglePass, kCountVectorTiles,
+                 kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows, kSinglePass, kVectorSinglePass, kCountVectorTiles,
                  kCompactVectorTiles, kPartitionVectorTiles };
     using Key = std::tuple<int, int, int>;
 

@@ -116,15 +116,16 @@ Expr<T> prefix_before(ScanOp op, const Array<std::uint32_t>& state, const Int& t
     return acc;
 }
 
-/// Tile t (of Wg invocations; one workgroup per tile), once every invocation
-/// has its own total (`own`): the workgroup's scan of them, the look-back for
-/// the tiles before, then finish(start), start being everything before the
-/// invocation's elements in the whole stream.
-template <class T, int Wg, class Finish>
-void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& own, Finish finish) {
+/// Everything before tile t in the whole stream, once every invocation has
+/// the tile's `total`: tile 0 publishes it as its inclusive prefix, the others
+/// publish it as their aggregate, look back (the first subgroup), and publish
+/// their inclusive prefix. Every invocation must call it (it ends with a
+/// barrier, so what the workgroup wrote to shared memory before is visible
+/// to every invocation after).
+template <class T, int Wg>
+Expr<T> tile_prefix(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& total) {
     Shared<T> prefix(1);
     Int tiles = num_groups();
-    auto [exclusive, total] = workgroup_exclusive<T, Wg>(op, own, id);
     If(local_id() < subgroup_size(), [&] {
         If(t == 0, [&] {
             If(local_id() == 0, [&] {
@@ -140,8 +141,20 @@ void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t,
             });
         });
     });
-    barrier();  // the prefix is in; every invocation has read its row
-    finish(combine<T>(op, prefix.load(0), exclusive));
+    barrier();
+    Var<T> p = prefix.load(0);
+    return p;
+}
+
+/// Tile t (of Wg invocations; one workgroup per tile), once every invocation
+/// has its own total (`own`): the workgroup's scan of them, the look-back for
+/// the tiles before, then finish(start), start being everything before the
+/// invocation's elements in the whole stream.
+template <class T, int Wg, class Finish>
+void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& own, Finish finish) {
+    auto [exclusive, total] = workgroup_exclusive<T, Wg>(op, own, id);
+    // Its barrier comes after every invocation has read its row.
+    finish(combine<T>(op, tile_prefix<T, Wg>(op, id, state, t, total), exclusive));
 }
 
 /// Whether a look-back is exact on this device: not where the driver ends
