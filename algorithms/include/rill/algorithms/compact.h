@@ -204,8 +204,7 @@ private:
             if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split);
             if (!single && default_tile && detail::rows_pay(rt.info())) return compact_by_rows(in, out, count, split);
             ScanTile tile = options.tile;
-            if (default_tile)
-                tile = vectors ? kDefaultVectorTile : single ? kDefaultSinglePassTile : kDefaultTile;
+            if (default_tile) tile = vectors ? kDefaultVectorTile : single ? kDefaultSinglePassTile : kDefaultTile;
             if (vectors) check_vectors(in, out);
             bool found = false;
             auto one = [&]<int Wg, int Items, bool Vectors>() {
