@@ -7,6 +7,8 @@
 // transfers go through host-visible staging buffers.
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +16,8 @@
 #include <memory>
 #include <mutex>
 #include <unordered_set>
+
+#include <unistd.h>
 
 #include "compile.h"
 #include "context.h"
@@ -639,9 +643,67 @@ public:
             ci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
         }
         ci.layout = layout;
-        if (dev_->ctx.pipeline_stats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-        check(vkCreateComputePipelines(d, dev_->pipeline_cache, 1, &ci, nullptr, &pipeline), "vkCreateComputePipelines");
+        if (dev_->ctx.pipeline_stats)
+            ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+        const char* dump = dev_->ctx.pipeline_stats ? std::getenv("RILL_VK_PIPELINE_DUMP") : nullptr;
+        static std::atomic<int> dumped{0};
+        // A pipeline cache of this pipeline alone: its data is the driver's machine code, for offline disassembly.
+        VkPipelineCache own_cache = VK_NULL_HANDLE;
+        if (dump) {
+            VkPipelineCacheCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+            check(vkCreatePipelineCache(d, &pci, nullptr, &own_cache), "vkCreatePipelineCache");
+        }
+        check(vkCreateComputePipelines(d, dump ? own_cache : dev_->pipeline_cache, 1, &ci, nullptr, &pipeline),
+              "vkCreateComputePipelines");
         if (dev_->ctx.pipeline_stats) print_pipeline_statistics(k.name);
+        if (dump) {
+            dump_pipeline(std::string(dump) + "/" + k.name.substr(0, k.name.find('(')) + "-" + std::to_string(getpid()) + "-" +
+                              std::to_string(dumped++),
+                          own_cache);
+            vkDestroyPipelineCache(d, own_cache, nullptr);
+        }
+    }
+
+    static void write_file(const std::string& path, const void* data, std::size_t size) {
+        if (FILE* f = std::fopen(path.c_str(), "wb")) {
+            std::fwrite(data, 1, size, f);
+            std::fclose(f);
+        }
+    }
+
+    /// RILL_VK_PIPELINE_DUMP=dir (with RILL_VK_PIPELINE_STATS): the pipeline's
+    /// cache data, its GLSL and the driver's internal representations, as files
+    /// `base`.cache, `base`.glsl and `base`.ir<i>.
+    void dump_pipeline(const std::string& base, VkPipelineCache cache) const {
+        VkDevice d = dev_->ctx.device;
+        std::size_t size = 0;
+        if (vkGetPipelineCacheData(d, cache, &size, nullptr) == VK_SUCCESS && size) {
+            std::vector<std::uint8_t> data(size);
+            if (vkGetPipelineCacheData(d, cache, &size, data.data()) == VK_SUCCESS) write_file(base + ".cache", data.data(), size);
+        }
+        write_file(base + ".glsl", shader.source.data(), shader.source.size());
+        auto representations = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+            vkGetDeviceProcAddr(d, "vkGetPipelineExecutableInternalRepresentationsKHR"));
+        if (!representations) return;
+        VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+        ei.pipeline = pipeline;
+        std::uint32_t count = 0;
+        representations(d, &ei, &count, nullptr);
+        std::vector<VkPipelineExecutableInternalRepresentationKHR> irs(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+        representations(d, &ei, &count, irs.data());
+        std::vector<std::vector<char>> bytes(count);
+        for (std::uint32_t i = 0; i < count; ++i) {
+            bytes[i].resize(irs[i].dataSize);
+            irs[i].pData = bytes[i].data();
+        }
+        representations(d, &ei, &count, irs.data());
+        for (std::uint32_t i = 0; i < count; ++i) {
+            std::string name = irs[i].name;
+            for (char& c : name)
+                if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+            write_file(base + ".ir" + std::to_string(i) + "-" + name, bytes[i].data(), irs[i].dataSize);
+        }
+        std::fprintf(stderr, "rill vulkan: dumped '%s' (%u internal representations)\n", base.c_str(), count);
     }
 
     void print_pipeline_statistics(const std::string& kernel) const {
