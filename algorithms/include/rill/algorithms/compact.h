@@ -537,8 +537,13 @@ private:
         Var<std::uint32_t> total;
     };
 
+    /// Loads the invocation's vectors (all loads first) and scans their flags
+    /// over the subgroup's rows. With `staged`, each vector is staged as soon
+    /// as its place is known (stage_vector), so that the tile is not held in
+    /// registers until the subgroup's total is known.
     template <int kWg, int kItems>
-    static VectorFlags load_vector_flags(const Pred& keep, const Array<T>& in, const Int& tile, const Int& n) {
+    static VectorFlags load_vector_flags(const Pred& keep, const Array<T>& in, const Int& tile, const Int& n,
+                                         const Shared<T>* staged = nullptr) {
         constexpr int V = kItems / 4;
         Int S = min(subgroup_size(), Int(kWg));
         Int lane = subgroup_invocation();
@@ -554,6 +559,7 @@ private:
             UInt kept = cast<std::uint32_t>(bit_count(f.flags[j]));
             UInt row = subgroup_inclusive_add(kept);
             f.before.emplace_back(f.total + row - kept);
+            if (staged) stage_vector<kWg, kItems>(f, j, tile * (kWg * kItems), *staged);
             f.total = f.total + subgroup_shuffle(row, S - 1);
         }
         return f;
@@ -574,26 +580,23 @@ private:
         return {(local_id() / S) * (S * kItems), S * kItems};
     }
 
-    /// Puts the subgroup's kept elements, in order, at the front of its part
-    /// of `staged`, and the others after them, in order (past n too, at the
-    /// end): every element is stored, without a branch, which measured
-    /// faster than storing only the kept ones. Each subgroup stages and
-    /// writes only its own rows, so that the elements are not held through
-    /// the scan of the tile and the look-back; a barrier must pass before
-    /// they are written.
+    /// Stages vector j in the subgroup's part of `staged`: its kept elements
+    /// in order from the front, its others in reverse order from the back
+    /// (the q-th other of the part at size - 1 - q; past n too, last): every
+    /// element is stored, without a branch, which measured faster than
+    /// storing only the kept ones, and no place depends on the subgroup's
+    /// total. Each subgroup stages and writes only its own rows; a barrier
+    /// must pass before they are written.
     template <int kWg, int kItems>
-    static void stage_vector_flags(const VectorFlags& f, const Int& tile_base, const Shared<T>& staged) {
-        auto [part, unused] = subgroup_part<kWg, kItems>();
-        (void)unused;
-        for (std::size_t j = 0; j < f.at.size(); ++j) {
-            Var<std::uint32_t> at = f.before[j];  // kept ones of the part before the element
-            for (int c = 0; c < 4; ++c) {
-                Expr<T> v = c == 0 ? f.x[j].x() : c == 1 ? f.x[j].y() : c == 2 ? f.x[j].z() : f.x[j].w();
-                UInt bit = (f.flags[j] >> static_cast<std::uint32_t>(c)) & 1u;
-                Int others_before = f.at[j] * 4 + c - tile_base - part - cast<std::int32_t>(at);
-                staged.store(part + select(bit != 0u, cast<std::int32_t>(at), cast<std::int32_t>(f.total) + others_before), v);
-                at = at + bit;
-            }
+    static void stage_vector(const VectorFlags& f, std::size_t j, const Int& tile_base, const Shared<T>& staged) {
+        auto [part, size] = subgroup_part<kWg, kItems>();
+        Var<std::uint32_t> at = f.before[j];  // kept ones of the part before the element
+        for (int c = 0; c < 4; ++c) {
+            Expr<T> v = c == 0 ? f.x[j].x() : c == 1 ? f.x[j].y() : c == 2 ? f.x[j].z() : f.x[j].w();
+            UInt bit = (f.flags[j] >> static_cast<std::uint32_t>(c)) & 1u;
+            Int others_before = f.at[j] * 4 + c - tile_base - part - cast<std::int32_t>(at);
+            staged.store(part + select(bit != 0u, cast<std::int32_t>(at), size - 1 - others_before), v);
+            at = at + bit;
         }
     }
 
@@ -615,7 +618,8 @@ private:
             if (split) kept.Else([&] {
                 // The others before the part: its first element's index less the kept ones before it.
                 UInt others_before = cast<std::uint32_t>(tile_base + part) - start;
-                If(p < valid, [&] { out.store(total + others_before + (place - f.total), staged.load(part + p)); });
+                UInt q = place - f.total;  // the part's q-th other, staged in reverse from the back
+                If(p < valid, [&] { out.store(total + others_before + q, staged.load(part + size - 1 - cast<std::int32_t>(q))); });
             });
         }
     }
@@ -642,9 +646,8 @@ private:
                                  [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
                                                Array<std::uint32_t> count, Int n) {
             Int tile_base = group_id() * kTile;
-            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n);
             Shared<T> staged(kTile);
-            stage_vector_flags<kWg, kItems>(f, tile_base, staged);
+            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n, &staged);
             // Its barriers let every subgroup read what it staged.
             auto [before, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
             (void)unused;
@@ -664,9 +667,8 @@ private:
                                  [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
             Int t = detail::look_back::ticket(state);
             Int tile_base = t * kTile;
-            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n);
             Shared<T> staged(kTile);
-            stage_vector_flags<kWg, kItems>(f, tile_base, staged);
+            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n, &staged);
             auto [before, kept] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
             // It ends with a barrier: every part is staged.
             Expr<std::uint32_t> start = detail::look_back::tile_prefix<std::uint32_t, kWg>(ScanOp::Add, 0u, state, t, kept);
