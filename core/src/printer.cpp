@@ -27,7 +27,8 @@ public:
         if (k_.is_group_kernel()) out_ << "  workgroup size " << k_.workgroup_size << "\n";
         if (k_.subgroup_size) out_ << "  subgroup size " << k_.subgroup_size << " (required)\n";
         for (std::size_t i = 0; i < k_.shared.size(); ++i)
-            out_ << "  shared" << i << ": " << k_.shared[i].type_name << "[" << k_.shared[i].count << "]\n";
+            out_ << "  shared" << i << ": " << k_.shared[i].type_name << "[" << k_.shared[i].count << "]"
+                 << (k_.shared[i].unchecked ? " unchecked" : "") << "\n";
         for (std::size_t v = 0; v < k_.vars.size(); ++v)
             out_ << "  var v" << v << ": " << to_string(k_.vars[v]) << "\n";
         out_ << "body:\n";

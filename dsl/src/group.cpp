@@ -96,13 +96,13 @@ void set_group_options(const GroupOptions& options) {
 
 ir::ExprId array_size(std::uint16_t param) { return builder().group_leaf(ir::Op::ArraySize, param); }
 
-std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std::int64_t count) {
+std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std::int64_t count, bool unchecked) {
     require_group_kernel("Shared<T>");
     ir::Kernel& k = kernel();
     if (count < 1 || count > (std::int64_t{1} << 24))
         throw Error("kernel '" + k.name + "': rill::Shared<" + type_name + "> of " + std::to_string(count) +
                     " elements; give it 1 to 2^24 elements (the device limit on shared memory applies at launch)");
-    k.shared.push_back(ir::SharedArray{type_name, words, static_cast<std::uint32_t>(count)});
+    k.shared.push_back(ir::SharedArray{type_name, words, static_cast<std::uint32_t>(count), unchecked});
     return static_cast<std::uint16_t>(k.shared.size() - 1);
 }
 

@@ -754,6 +754,15 @@ private:
         }
         if (n.op == Op::ArrayLoadVector) return vector_load(n, r, args[0], depth);
         const bool shared = n.op == Op::SharedLoad || (n.op == Op::Atomic && n.imm[2] != 0);
+        // Shared arrays whose indices are in range by construction go unchecked.
+        const bool unchecked = shared && k_.shared[n.aux].unchecked;
+        if (unchecked && n.op != Op::Atomic) {
+            std::vector<std::string> comps;
+            for (int c = 0; c < n.type.width; ++c)
+                comps.push_back(from_word(n.type.scalar, word_of(true, n.aux, args[0], n.imm[0] + c)));
+            out_ << type_name(n.type) << " " << r << " = " << vector_of(n.type, comps) << ";\n";
+            return;
+        }
         if (n.op != Op::Atomic) {
             // Loads clamp the index (always in bounds: an empty Array is bound at
             // offset 0 of a buffer of at least one word) and select zero outside,
@@ -775,7 +784,7 @@ private:
         }
         out_ << type_name(n.type) << " " << r << " = " << type_name(n.type) << "(0);\n";
         indent(depth);
-        out_ << "if (uint(" << args[0] << ") < " << count_of(shared, n.aux) << ") {\n";
+        out_ << (unchecked ? std::string("{\n") : "if (uint(" + args[0] + ") < " + count_of(shared, n.aux) + ") {\n");
         atomic(n, args[0], n.nargs > 1 ? args[1] : "", n.nargs > 2 ? args[2] : "", r, depth + 1);
         indent(depth);
         out_ << "}\n";
@@ -893,7 +902,8 @@ private:
                     const ir::Node& v = k_.node(st.b);
                     const std::string value = ref(st.b, depth), index = ref(st.c, depth);
                     indent(depth);
-                    out_ << "if (uint(" << index << ") < " << count_of(shared, st.a) << ") {\n";
+                    if (shared && k_.shared[st.a].unchecked) out_ << "{\n";
+                    else out_ << "if (uint(" << index << ") < " << count_of(shared, st.a) << ") {\n";
                     for (int c = 0; c < v.type.width; ++c) {
                         indent(depth + 1);
                         out_ << word_of(shared, st.a, index, st.d + c) << " = "

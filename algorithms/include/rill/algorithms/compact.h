@@ -646,7 +646,7 @@ private:
                                  [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
                                                Array<std::uint32_t> count, Int n) {
             Int tile_base = group_id() * kTile;
-            Shared<T> staged(kTile);
+            Shared<T> staged(kTile, dsl::Unchecked{});  // places within the subgroups' parts
             const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n, &staged);
             // Its barriers let every subgroup read what it staged.
             auto [before, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
@@ -667,7 +667,7 @@ private:
                                  [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
             Int t = detail::look_back::ticket(state);
             Int tile_base = t * kTile;
-            Shared<T> staged(kTile);
+            Shared<T> staged(kTile, dsl::Unchecked{});  // places within the subgroups' parts
             const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n, &staged);
             auto [before, kept] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
             // It ends with a barrier: every part is staged.

@@ -172,6 +172,10 @@ struct SharedArray {
     std::string type_name;
     std::uint32_t words = 0;
     std::uint32_t count = 0;
+    /// Every index is in range by construction (rill's own algorithms): GPU
+    /// code accesses it without bounds checks, which cost the radix scatter
+    /// and the compaction instructions per element (PERFORMANCE, session 23).
+    bool unchecked = false;
     friend bool operator==(const SharedArray&, const SharedArray&) = default;
 };
 

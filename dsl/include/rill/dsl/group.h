@@ -45,7 +45,10 @@ void memory_store_vector(std::uint16_t id, ir::ExprId value, ir::ExprId k);
 ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t, ir::ExprId index, ir::ExprId value,
                          ir::ExprId compare);
 ir::ExprId array_size(std::uint16_t param);
-std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std::int64_t count);
+std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std::int64_t count, bool unchecked = false);
+/// Marks a Shared array whose indices are in range by construction: rill's
+/// own algorithms only (an index out of range is then undefined on GPUs).
+struct Unchecked {};
 ir::ExprId group_value(ir::Op op, const char* what);
 ir::ExprId subgroup(ir::SubgroupOp op, ir::Op combine, ir::ExprId value, ir::ExprId arg, const char* what);
 void emit_barrier();
@@ -210,6 +213,8 @@ class Shared : public dsl::Memory<T, dsl::Space::Shared> {
 public:
     explicit Shared(std::int64_t count)
         : dsl::Memory<T, dsl::Space::Shared>(dsl::add_shared(element_name<T>::get(), element_words<T>, count)) {}
+    Shared(std::int64_t count, dsl::Unchecked)
+        : dsl::Memory<T, dsl::Space::Shared>(dsl::add_shared(element_name<T>::get(), element_words<T>, count, true)) {}
 };
 
 // --- ids --------------------------------------------------------------------------

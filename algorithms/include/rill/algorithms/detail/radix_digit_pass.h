@@ -57,7 +57,7 @@ inline auto make_histogram_kernel() {
                              [](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int size, Array<std::uint32_t> count,
                                 Int counted, Int tiles_per_group, UInt shift, UInt mask, UInt flip) {
         Int n = elements_to_sort(count, size, counted);
-        Shared<std::uint32_t> hist(kBins);
+        Shared<std::uint32_t> hist(kBins, dsl::Unchecked{});  // indexed by digits, below kBins
         hist.store(local_id(), 0u);
         barrier();
         auto [first, last] = tile_run(n, tiles_per_group);
@@ -79,10 +79,12 @@ inline auto make_histogram_kernel() {
 /// sorted tile.
 struct ScatterShared {
     /// S: subgroup size of the ranking by ballots, whose counters `items` also holds; 0 for splits.
+    // Every index is a place in the tile, a counter or a digit (below kBins):
+    // in range by construction, accessed without bounds checks.
     explicit ScatterShared(int S)
-        : items(std::max<std::int64_t>(padded_size(kTile), S > 0 ? kWg / S * kBins / 2 : 0)) {}
+        : items(std::max<std::int64_t>(padded_size(kTile), S > 0 ? kWg / S * kBins / 2 : 0), dsl::Unchecked{}) {}
     Shared<std::uint32_t> items;
-    Shared<std::uint32_t> base{kBins}, start{kBins}, end{kBins};
+    Shared<std::uint32_t> base{kBins, dsl::Unchecked{}}, start{kBins, dsl::Unchecked{}}, end{kBins, dsl::Unchecked{}};
 };
 
 /// Sorts a tile by the digit with one stable 1-bit split per digit bit, each a
@@ -210,7 +212,7 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_
     auto count_in = [&](const Expr<std::uint32_t>& bits, const UInt& half) -> Expr<std::uint32_t> {
         return packed ? (bits >> half) & 0xffffu : bits;
     };
-    Shared<std::uint32_t> digit_totals(row);  // per digit, packed like the counters
+    Shared<std::uint32_t> digit_totals(row, dsl::Unchecked{});  // per digit, packed like the counters
     for (int k = 0; k * kWg < words; ++k) If(k * kWg + lid < words, [&] { sh.items.store(k * kWg + lid, 0u); });
     barrier();
     std::vector<Var<std::uint32_t>> key, d, rank;
