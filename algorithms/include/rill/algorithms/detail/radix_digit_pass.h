@@ -182,6 +182,10 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
     return {ballot_bit_count(peers & below_me), ballot_bit_count(peers), lowest};
 }
 
+/// The element of the tile that invocation local_id() ranks as its j-th: subgroup
+/// w takes elements w S 16 .. (w + 1) S 16 - 1, row j of them its lanes in order.
+inline Int ranked_element(int S, int j) { return local_id() / S * (S * kItems) + j * S + subgroup_invocation(); }
+
 /// Sorts a tile by the digit in one go, as Onesweep does (Adinets and Merrill
 /// 2022): subgroup w takes tile elements w S 16 .. (w + 1) S 16 - 1, 16 rows of
 /// S; in each row the lanes with the same digit find each other with 8
@@ -191,10 +195,13 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
 /// words make the atomics of two digits wait on each other). A scan of the
 /// counters over the subgroups, per digit, and of the digit totals then gives
 /// every element its place in the sorted tile, stably. Subgroups of exactly S
-/// (8 to 128) invocations with ballots and shuffles.
-template <bool WithValues>
-void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n, const Int& tile_base, const Int& in_tile,
-                        const UInt& shift, const UInt& mask, const UInt& flip) {
+/// (8 to 128) invocations with ballots and shuffles. The sorted tile holds
+/// the keys, or with Places their places in the tile; returned: the place in
+/// the sorted tile of each element this invocation ranked (ranked_element).
+template <bool Places>
+std::vector<Var<std::uint32_t>> sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n,
+                                                   const Int& tile_base, const Int& in_tile, const UInt& shift, const UInt& mask,
+                                                   const UInt& flip) {
     const int groups = kWg / S;  // subgroups of the workgroup
     const bool packed = groups * kBins > padded_size(kTile);
     const int per_word = packed ? 2 : 1;        // counters per word
@@ -202,7 +209,6 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_
     const int words = groups * row;
     Int lid = local_id();
     Int w = lid / S;
-    Int lane = subgroup_invocation();
     // The counter of digit d in this subgroup: a word of `items` and the shift of its half.
     auto counter = [&](const Expr<std::uint32_t>& d) {
         if (!packed) return std::pair<Int, UInt>(w * row + cast<std::int32_t>(d), UInt(0u));
@@ -216,9 +222,9 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_
     for (int k = 0; k * kWg < words; ++k) If(k * kWg + lid < words, [&] { sh.items.store(k * kWg + lid, 0u); });
     barrier();
     std::vector<Var<std::uint32_t>> key, d, rank;
-    for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(tile_base + w * (S * kItems) + j * S + lane, n - 1)));
+    for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(tile_base + ranked_element(S, j), n - 1)));
     for (int j = 0; j < kItems; ++j) {
-        Int i = w * (S * kItems) + j * S + lane;
+        Int i = ranked_element(S, j);
         // Past n: the largest digit, so that it sorts last (and is not written).
         d.emplace_back(select(i < in_tile, digit_of(key[j], shift, mask, flip), Expr<std::uint32_t>(mask)));
         Peers peers = match_digit(S, d[j]);
@@ -250,20 +256,45 @@ void sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_
         rank[j] = rank[j] + count_in(sh.items.load(word), half);
     }
     barrier();  // every counter read before the tile overwrites them
+    std::vector<Var<std::uint32_t>> at;
     for (int j = 0; j < kItems; ++j) {
-        Int i = w * (S * kItems) + j * S + lane;
-        UInt at = sh.start.load(d[j]) + rank[j];
-        sh.items.store(padded(cast<std::int32_t>(at)), WithValues ? Expr<std::uint32_t>(cast<std::uint32_t>(i)) : Expr<std::uint32_t>(key[j]));
+        Int i = ranked_element(S, j);
+        at.emplace_back(sh.start.load(d[j]) + rank[j]);
+        sh.items.store(padded(cast<std::int32_t>(at[j])), Places ? Expr<std::uint32_t>(cast<std::uint32_t>(i)) : Expr<std::uint32_t>(key[j]));
     }
     barrier();
+    return at;
+}
+
+/// After a tile: each digit's next output place moves past the tile's keys of that digit.
+inline void advance_bases(const ScatterShared& sh) {
+    sh.base.store(local_id(), sh.base.load(local_id()) + sh.end.load(local_id()) - sh.start.load(local_id()));
+}
+
+/// Values of one 32-bit word go through shared memory with the keys; others
+/// are fetched by their place in the tile.
+template <class V>
+constexpr bool kOneWordValue = std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::int32_t> || std::is_same_v<V, float>;
+
+template <class V>
+Expr<std::uint32_t> value_word(const Expr<V>& v) {
+    if constexpr (std::is_same_v<V, float>) return float_bits_to_uint(v);
+    else return cast<std::uint32_t>(v);  // int32: the same bits
+}
+template <class V>
+Expr<V> word_value(const Expr<std::uint32_t>& w) {
+    if constexpr (std::is_same_v<V, float>) return uint_bits_to_float(w);
+    else return cast<V>(w);
 }
 
 /// Step 3 for one workgroup: its tiles in turn, each sorted by the digit in
 /// shared memory, then written out in the sorted order, striped across the
-/// workgroup (a digit's keys go to consecutive addresses). Pairs fetch key and
-/// value by their place in the tile (read just before: cached), so that values
-/// of any type never pass through shared memory. S: the subgroup size to rank
-/// by ballots with, 0 to rank by 1-bit splits.
+/// workgroup (a digit's keys go to consecutive addresses). Values of one word
+/// follow their keys through shared memory (a second exchange, with the places
+/// the ranking gave); other pairs fetch key and value by their place in the
+/// tile (read just before: cached), so that values of any type never pass
+/// through shared memory. S: the subgroup size to rank by ballots with, 0 to
+/// rank by 1-bit splits.
 template <class V, bool WithValues>
 void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
                    const Array<std::uint32_t>& offsets, const Array<std::uint32_t>& keys_out,
@@ -274,9 +305,38 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
     Int lid = local_id();
     sh.base.store(lid, offsets.load(lid * num_groups() + group_id()));
     auto [first, last] = tile_run(n, tiles_per_group);
+    // Where the sorted tile's p-th element goes: after the group's earlier keys of its digit.
+    auto out_place = [&](const Expr<std::uint32_t>& key, const Int& p) {
+        UInt d = digit_of(key, shift, mask, flip);
+        return sh.base.load(d) + cast<std::uint32_t>(p) - sh.start.load(d);
+    };
     For(first, last, [&](Int t) {
         Int tile_base = t * kTile;
         Int in_tile = min(n - tile_base, kTile);
+        if constexpr (WithValues && kOneWordValue<V>) {
+            if (S > 0) {  // (the splits keep places, below)
+                std::vector<Var<std::uint32_t>> at = sort_tile_by_match<false>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
+                std::vector<Var<V>> value;  // loaded in the ranking's layout, while the keys are written
+                for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, j), n - 1)));
+                std::vector<Var<std::uint32_t>> to;
+                for (int j = 0; j < kItems; ++j) {
+                    Int p = j * kWg + lid;
+                    UInt key = sh.items.load(padded(p));
+                    to.emplace_back(out_place(key, p));
+                    If(p < in_tile, [&] { keys_out.store(to[j], key); });
+                }
+                barrier();  // every key read before the values take their places
+                for (int j = 0; j < kItems; ++j) sh.items.store(padded(cast<std::int32_t>(at[j])), value_word<V>(value[j]));
+                barrier();
+                for (int j = 0; j < kItems; ++j) {
+                    Int p = j * kWg + lid;
+                    If(p < in_tile, [&] { values_out->store(to[j], word_value<V>(sh.items.load(padded(p)))); });
+                }
+                barrier();
+                advance_bases(sh);
+                return;  // the tile is traced
+            }
+        }
         if (S > 0)
             sort_tile_by_match<WithValues>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
         else
@@ -295,14 +355,13 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
         for (int j = 0; j < kItems; ++j) {
             Int p = j * kWg + lid;
             If(p < in_tile, [&] {
-                UInt d = digit_of(key[j], shift, mask, flip);
-                UInt at = sh.base.load(d) + cast<std::uint32_t>(p) - sh.start.load(d);
+                UInt at = out_place(key[j], p);
                 keys_out.store(at, key[j]);
                 if constexpr (WithValues) values_out->store(at, value[j]);
             });
         }
         barrier();
-        sh.base.store(lid, sh.base.load(lid) + sh.end.load(lid) - sh.start.load(lid));
+        advance_bases(sh);
     });
 }
 
