@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "rill/core/error.h"
@@ -57,6 +58,7 @@ struct SharedDevice {
     bool pipeline_stats = false;
     bool glsl_modules = false;
     bool subgroup_partitioned = false;  // VK_NV_shader_subgroup_partitioned enabled
+    bool pipeline_robustness = false;   // VK_EXT_pipeline_robustness enabled
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
 
@@ -224,6 +226,7 @@ Context::Context() {
         float_atomic_add = shared.float_atomic_add;
         pipeline_stats = shared.pipeline_stats;
         glsl_modules = shared.glsl_modules;
+        unchecked_buffers = shared.pipeline_robustness;
         subgroup_partitioned = native_subgroups && shared.subgroup_partitioned &&
                                (subgroup_ops & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV) != 0;
         min_subgroup_size = max_subgroup_size = native_subgroups ? subgroup_size : 1u;
@@ -314,6 +317,29 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     if (device_extension(physical, VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME)) {
         extensions.push_back(VK_NV_SHADER_SUBGROUP_PARTITIONED_EXTENSION_NAME);
         dev->subgroup_partitioned = true;
+    }
+    // rill's shaders check every storage-buffer index themselves (SEMANTICS.md,
+    // "Memory"); the driver's own checks on top cost an instruction or two per
+    // access (NVIDIA makes them by default: session 23's machine code).
+    // RILL_VK_UNCHECKED_BUFFERS=1 turns the driver's off, to measure what they
+    // cost; not the default until measured on a device that has the extension.
+    VkPhysicalDevicePipelineRobustnessFeaturesEXT robustness{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
+    const char* unchecked = std::getenv("RILL_VK_UNCHECKED_BUFFERS");
+    if (unchecked && std::string(unchecked) == "1" && device_extension(physical, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME)) {
+        VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+        f2.pNext = &robustness;
+        vkGetPhysicalDeviceFeatures2(physical, &f2);
+        const bool ok = robustness.pipelineRobustness == VK_TRUE;
+        robustness = VkPhysicalDevicePipelineRobustnessFeaturesEXT{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
+        if (ok) {
+            robustness.pipelineRobustness = VK_TRUE;
+            robustness.pNext = const_cast<void*>(di.pNext);
+            di.pNext = &robustness;
+            extensions.push_back(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
+            dev->pipeline_robustness = true;
+        }
+    } else if (unchecked && std::string(unchecked) == "1") {
+        std::fprintf(stderr, "rill vulkan: RILL_VK_UNCHECKED_BUFFERS: the device has no VK_EXT_pipeline_robustness\n");
     }
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

@@ -56,6 +56,10 @@ struct Context {
     /// generation when a kernel runs slower here than through OpenGL.
     bool glsl_modules = false;
     std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
+    /// RILL_VK_UNCHECKED_BUFFERS=1 and VK_EXT_pipeline_robustness there:
+    /// pipelines are made without the driver's bounds checks on storage
+    /// buffers (rill's shaders make their own).
+    bool unchecked_buffers = false;
 
     /// Index of a memory type with all of `want` among `allowed`, or -1.
     int memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const;

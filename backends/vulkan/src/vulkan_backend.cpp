@@ -643,6 +643,14 @@ public:
             ci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
         }
         ci.layout = layout;
+        VkPipelineRobustnessCreateInfoEXT unchecked{VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO_EXT};
+        if (dev_->ctx.unchecked_buffers) {
+            unchecked.storageBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT;
+            unchecked.uniformBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT;
+            unchecked.vertexInputs = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT;
+            unchecked.images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT;
+            ci.pNext = &unchecked;
+        }
         if (dev_->ctx.pipeline_stats)
             ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
         const char* dump = dev_->ctx.pipeline_stats ? std::getenv("RILL_VK_PIPELINE_DUMP") : nullptr;
@@ -824,6 +832,8 @@ public:
                                                                           : "compare-exchange loop");
         info_.details.emplace_back("subgroup match", c.subgroup_partitioned ? "native (VK_NV_shader_subgroup_partitioned)"
                                                                             : "a loop of shuffles");
+        info_.details.emplace_back("bounds checks", c.unchecked_buffers ? "rill's only (driver's off: VK_EXT_pipeline_robustness)"
+                                                                        : "rill's, and the driver's where it makes them (RILL_VK_UNCHECKED_BUFFERS=1: rill's only)");
         info_.details.emplace_back("validation layer", c.validation ? "on" : "off (RILL_VULKAN_VALIDATION=1)");
         std::string all;
         for (const auto& d : c.device_names()) all += (all.empty() ? "" : "; ") + d;
