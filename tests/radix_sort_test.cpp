@@ -70,10 +70,12 @@ void check_keys(Runtime& rt, const std::vector<K>& keys, const RadixSortOptions&
 
 /// Keys of the shapes that break sorts: random, few distinct (stability
 /// shows), sorted, reversed, all equal, and keys that differ in the top byte only.
-void check_distributions(Runtime& rt, std::int64_t n, std::mt19937& gen, bool pairs) {
+void check_distributions(Runtime& rt, std::int64_t n, std::mt19937& gen, bool pairs,
+                         RadixAlgorithm algorithm = RadixAlgorithm::Auto) {
     std::uniform_int_distribution<std::uint32_t> any;
     std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
-    auto check = [&](const RadixSortOptions& opt, const char* what) {
+    auto check = [&](RadixSortOptions opt, const char* what) {
+        opt.algorithm = algorithm;
         if (pairs) check_pairs<std::uint32_t>(rt, k, opt, what);
         else check_keys<std::uint32_t>(rt, k, opt, what);
     };
@@ -366,6 +368,82 @@ TEST_P(RadixSort, CountErrors) {
               "rill::radix_sort: the count stream has 2 elements; give a stream of one element (how many leading keys to sort)");
     auto k64 = rt().stream<uint2>({10});
     EXPECT_NE(error_message([&] { radix_sort(k64, {.count = rt().stream<std::uint32_t>({1})}); }).find("not uint64 ones yet"),
+              std::string::npos);
+}
+
+/// OneSweep where the device's look-back is exact (the CPU backend, GPU
+/// drivers that do not end long loops), else its refusal.
+bool one_sweep_runs(Runtime& rt) {
+    if (rt.info().limits.loop_iterations == 0) return true;
+    auto ks = rt.stream<std::uint32_t>({10});
+    const std::string refused = error_message([&] { radix_sort(ks, {.algorithm = RadixAlgorithm::OneSweep}); });
+    EXPECT_NE(refused.find("cannot be exact"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("use RadixAlgorithm::Auto"), std::string::npos) << refused;
+    return false;
+}
+
+TEST_P(RadixSort, OneSweepAgainstStableSort) {
+    if (!one_sweep_runs(rt())) return;
+    for (std::int64_t n : {2, 3, 255, 4095, 4096, 4097, 3 * 4096 + 1, 65537, (1 << 20) + 1, 1000003}) {
+        check_distributions(rt(), n, rng(), false, RadixAlgorithm::OneSweep);
+        if (HasFatalFailure()) return;
+        check_distributions(rt(), n, rng(), true, RadixAlgorithm::OneSweep);
+        if (HasFatalFailure()) return;
+    }
+    std::uniform_int_distribution<std::uint32_t> any;
+    for (std::int64_t n = 0; n <= 300; ++n) {
+        std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
+        for (auto& x : k) x = any(rng());
+        check_pairs<std::uint32_t>(rt(), k, {.descending = n % 2 == 1, .algorithm = RadixAlgorithm::OneSweep}, "random");
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(RadixSort, OneSweepValuesOfEveryKindAndCounts) {
+    if (!one_sweep_runs(rt())) return;
+    const RadixSortOptions sweep{.algorithm = RadixAlgorithm::OneSweep};
+    std::mt19937 gen(5);
+    for (std::int64_t n : {1, 4097, 100003}) {
+        std::vector<std::uint32_t> keys(n), bits(n);
+        for (std::int64_t i = 0; i < n; ++i) keys[i] = gen() % 997, bits[i] = gen();
+        bits[gen() % n] = 0x7fc00001u;  // a NaN with a payload keeps it
+        std::vector<std::int64_t> by_key(n);
+        std::iota(by_key.begin(), by_key.end(), std::int64_t{0});
+        std::stable_sort(by_key.begin(), by_key.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
+        std::vector<std::uint32_t> want(n);
+        for (std::int64_t i = 0; i < n; ++i) want[i] = bits[by_key[i]];
+        // float values go through shared memory with their keys; uint3 ones are fetched by their place
+        std::vector<float> f(n);
+        std::memcpy(f.data(), bits.data(), n * 4);
+        std::vector<uint3> wide(n);
+        for (std::int64_t i = 0; i < n; ++i) wide[i] = uint3{bits[i], static_cast<std::uint32_t>(i), ~bits[i]};
+        auto k1 = rt().stream<std::uint32_t>({n}, keys), k2 = rt().stream<std::uint32_t>({n}, keys);
+        auto vf = rt().stream<float>({n}, f);
+        auto vw = rt().stream<uint3>({n}, wide);
+        radix_sort(k1, vf, sweep);
+        radix_sort(k2, vw, sweep);
+        std::vector<std::uint32_t> got(n);
+        const std::vector<float> gf = vf.download();
+        std::memcpy(got.data(), gf.data(), n * 4);
+        EXPECT_EQ(got, want) << "float values, n = " << n;
+        const std::vector<uint3> gw = vw.download();
+        for (std::int64_t i = 0; i < n; ++i) {
+            ASSERT_EQ(gw[i][0], want[i]) << "uint3 values, n = " << n << ", at " << i;
+            ASSERT_EQ(gw[i][1], static_cast<std::uint32_t>(by_key[i])) << "uint3 values, n = " << n << ", at " << i;
+        }
+        for (const std::int64_t count : {std::int64_t{0}, n / 2 + 1, n + 10})
+            for (const int b : {32, 8, 24}) {
+                check_counted<std::uint32_t>(rt(), keys, count,
+                                             {.descending = count % 2 == 1, .bits = b, .algorithm = RadixAlgorithm::OneSweep}, true);
+                if (HasFatalFailure()) return;
+            }
+    }
+    std::vector<float> fk = random_floats(5000, -5, 5);
+    fk[17] = std::numeric_limits<float>::quiet_NaN(), fk[18] = -0.0f, fk[19] = -std::numeric_limits<float>::infinity();
+    check_keys<float>(rt(), fk, sweep, "float keys");
+    auto ks = rt().stream<std::uint32_t>({10});
+    EXPECT_NE(error_message([&] { radix_sort(ks, {.tiles_per_workgroup = 2, .algorithm = RadixAlgorithm::OneSweep}); })
+                  .find("is for RadixAlgorithm::CountThenScatter"),
               std::string::npos);
 }
 

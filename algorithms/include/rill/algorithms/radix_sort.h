@@ -19,9 +19,25 @@
 #include <rill/algorithms/detail/key_order.h>
 #include <rill/algorithms/detail/permute.h>
 #include <rill/algorithms/detail/radix_digit_pass.h>
+#include <rill/algorithms/detail/radix_onesweep.h>
 #include <rill/algorithms/detail/radix_rows.h>
 
 namespace rill {
+
+/// How each pass of a radix sort finds where its keys go.
+enum class RadixAlgorithm {
+    /// CountThenScatter on every backend (OneSweep until measured against it on a GPU).
+    Auto,
+    /// Per pass: count the digits of each workgroup's keys, scan the counts,
+    /// then sort tiles and scatter (reads the keys twice per pass); any device.
+    CountThenScatter,
+    /// Every pass's digits counted in one read of the keys, then per pass one
+    /// kernel that reads and writes the keys once, each tile finding its
+    /// digits' places by a decoupled look-back (Onesweep, Adinets and Merrill
+    /// 2022). Fewer than 2^30 keys; refused where the driver ends long loops
+    /// (DeviceLimits::loop_iterations), which could cut a look-back short.
+    OneSweep,
+};
 
 struct RadixSortOptions {
     bool descending = false;
@@ -33,6 +49,7 @@ struct RadixSortOptions {
     /// most 16384 workgroups), and on the CPU backend row tiles instead
     /// (detail/radix_rows.h). A tuning knob: the result does not depend on it.
     std::int64_t tiles_per_workgroup = 0;
+    RadixAlgorithm algorithm = RadixAlgorithm::Auto;
     /// Sort only the first count[0] elements (a one-element stream, e.g. a
     /// Filter's count), read on the device: no host round trip. A count past
     /// the stream's size means all of it; elements past the count are left as
@@ -79,13 +96,23 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (opt.tiles_per_workgroup < 0)
         throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(opt.tiles_per_workgroup) +
                     "; give a positive number, or 0 to let rill choose");
+    const bool sweep = opt.algorithm == RadixAlgorithm::OneSweep;
+    if (sweep && opt.tiles_per_workgroup != 0)
+        throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(opt.tiles_per_workgroup) +
+                    " is for RadixAlgorithm::CountThenScatter (with OneSweep every workgroup sorts one tile); give 0");
     if (n <= 1) return;
     if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);
-    const bool rows = rows_pay(rt.info()) && opt.tiles_per_workgroup == 0;
+    if (sweep) {
+        look_back::check_exact(rt.info(), "rill::radix_sort with RadixAlgorithm::OneSweep", "RadixAlgorithm::Auto");
+        if (n >= kMostSweepKeys)
+            throw Error("rill::radix_sort: RadixAlgorithm::OneSweep counts in 30 bits, so it sorts fewer than 2^30 keys, not " +
+                        std::to_string(n) + "; use RadixAlgorithm::Auto");
+    }
+    const bool rows = rows_pay(rt.info()) && opt.tiles_per_workgroup == 0 && !sweep;
     const Runs runs = rows ? row_runs(n) : runs_for(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
     const std::int64_t groups = runs.groups;
-    auto counts = rt.stream<std::uint32_t>({runs.counts});
+    auto counts = rt.stream<std::uint32_t>({sweep ? kMostPasses * kBins : runs.counts});  // zero
     Stream<std::uint32_t> k[2] = {keys, rt.stream<std::uint32_t>({n})};
     Stream<V> v[2];
     if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
@@ -100,33 +127,50 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     }
     const auto run = static_cast<std::int32_t>(runs.run);
     const Ranking ranking = ranking_for(rt.info().limits);
+    if (sweep) {
+        static const auto pass_counts = make_pass_counts_kernel();
+        pass_counts(Groups{groups}, keys, counts, n32, count, counted, run, opt.bits, opt.descending ? 0xffffffffu : 0u);
+    }
     int cur = 0;
     for (int shift = 0; shift < opt.bits; shift += kDigitBits) {
         const int bits = std::min(kDigitBits, opt.bits - shift);
         const std::uint32_t mask = (1u << bits) - 1u;
         const std::uint32_t flip = opt.descending ? mask : 0u;
         const auto sh = static_cast<std::uint32_t>(shift);
-        if (rows) {
-            static const auto rows_histogram = make_rows_histogram_kernel();
-            rows_histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
+        if (sweep) {
+            const std::int64_t tiles = (n + kTile - 1) / kTile;
+            auto state = rt.stream<std::uint32_t>({sweep_state_words(tiles)});  // zero
+            const std::int32_t pass = shift / kDigitBits;
+            if constexpr (WithValues)
+                traced_once(ranking, make_sweep_kernel<V, true>)(Groups{tiles}, k[cur], v[cur], counts, state, k[1 - cur],
+                                                                 v[1 - cur], n32, count, counted, pass, sh, mask, flip, bits);
+            else
+                traced_once(ranking, make_sweep_kernel<std::uint32_t, false>)(Groups{tiles}, k[cur], counts, state, k[1 - cur],
+                                                                              n32, count, counted, pass, sh, mask, flip, bits);
         } else {
-            histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
-        }
-        exclusive_scan(counts, counts);
-        if (rows) {
-            if constexpr (WithValues) {
-                static const auto scatter = make_rows_scatter_pairs_kernel<V>();
-                scatter(Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, count, counted, run, sh, mask, flip);
+            if (rows) {
+                static const auto rows_histogram = make_rows_histogram_kernel();
+                rows_histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
             } else {
-                static const auto scatter = make_rows_scatter_keys_kernel();
-                scatter(Groups{groups}, k[cur], counts, k[1 - cur], n32, count, counted, run, sh, mask, flip);
+                histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
             }
-        } else if constexpr (WithValues)
-            traced_once(ranking, make_scatter_pairs_kernel<V>)(
-                Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
-        else
-            traced_once(ranking, make_scatter_keys_kernel)(
-                Groups{groups}, k[cur], counts, k[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
+            exclusive_scan(counts, counts);
+            if (rows) {
+                if constexpr (WithValues) {
+                    static const auto scatter = make_rows_scatter_pairs_kernel<V>();
+                    scatter(Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, count, counted, run, sh, mask, flip);
+                } else {
+                    static const auto scatter = make_rows_scatter_keys_kernel();
+                    scatter(Groups{groups}, k[cur], counts, k[1 - cur], n32, count, counted, run, sh, mask, flip);
+                }
+            } else if constexpr (WithValues) {
+                traced_once(ranking, make_scatter_pairs_kernel<V>)(
+                    Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
+            } else {
+                traced_once(ranking, make_scatter_keys_kernel)(
+                    Groups{groups}, k[cur], counts, k[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
+            }
+        }
         cur = 1 - cur;
     }
     if (cur == 1) {

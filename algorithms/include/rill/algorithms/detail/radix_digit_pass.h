@@ -266,11 +266,6 @@ std::vector<Var<std::uint32_t>> sort_tile_by_match(int S, const ScatterShared& s
     return at;
 }
 
-/// After a tile: each digit's next output place moves past the tile's keys of that digit.
-inline void advance_bases(const ScatterShared& sh) {
-    sh.base.store(local_id(), sh.base.load(local_id()) + sh.end.load(local_id()) - sh.start.load(local_id()));
-}
-
 /// Values of one 32-bit word go through shared memory with the keys; others
 /// are fetched by their place in the tile.
 template <class V>
@@ -287,14 +282,81 @@ Expr<V> word_value(const Expr<std::uint32_t>& w) {
     else return cast<V>(w);
 }
 
-/// Step 3 for one workgroup: its tiles in turn, each sorted by the digit in
-/// shared memory, then written out in the sorted order, striped across the
-/// workgroup (a digit's keys go to consecutive addresses). Values of one word
-/// follow their keys through shared memory (a second exchange, with the places
-/// the ranking gave); other pairs fetch key and value by their place in the
-/// tile (read just before: cached), so that values of any type never pass
+/// One tile of step 3: sorted by the digit in shared memory, then written
+/// out in the sorted order, striped across the workgroup (a digit's keys go
+/// to consecutive addresses, from sh.base of the digit). `set_bases` runs
+/// once the tile is sorted (sh.start and sh.end hold each digit's range in
+/// it), before the writes: there sh.base may be found (every invocation
+/// calls it; it must end with a barrier if it writes sh.base). Values of one
+/// word follow their keys through shared memory (a second exchange, at the
+/// places the ranking gave); other pairs fetch key and value by their place in
+/// the tile (read just before: cached), so that values of any type never pass
 /// through shared memory. S: the subgroup size to rank by ballots with, 0 to
-/// rank by 1-bit splits.
+/// rank by 1-bit splits. Ends with a barrier.
+template <class V, bool WithValues, class SetBases>
+void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Array<V>* values,
+                         const Array<std::uint32_t>& keys_out, const Array<V>* values_out, const Int& n, const Int& tile_base,
+                         const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits,
+                         SetBases set_bases) {
+    Int lid = local_id();
+    // Where the sorted tile's p-th element goes: after the earlier keys of its digit.
+    auto out_place = [&](const Expr<std::uint32_t>& key, const Int& p) {
+        UInt d = digit_of(key, shift, mask, flip);
+        return sh.base.load(d) + cast<std::uint32_t>(p) - sh.start.load(d);
+    };
+    if constexpr (WithValues && kOneWordValue<V>) {
+        if (S > 0) {  // (the splits keep places, below)
+            std::vector<Var<std::uint32_t>> at = sort_tile_by_match<false>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
+            set_bases();
+            std::vector<Var<V>> value;  // loaded in the ranking's layout, while the keys are written
+            for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, j), n - 1)));
+            std::vector<Var<std::uint32_t>> to;
+            for (int j = 0; j < kItems; ++j) {
+                Int p = j * kWg + lid;
+                UInt key = sh.items.load(padded(p));
+                to.emplace_back(out_place(key, p));
+                If(p < in_tile, [&] { keys_out.store(to[j], key); });
+            }
+            barrier();  // every key read before the values take their places
+            for (int j = 0; j < kItems; ++j) sh.items.store(padded(cast<std::int32_t>(at[j])), value_word<V>(value[j]));
+            barrier();
+            for (int j = 0; j < kItems; ++j) {
+                Int p = j * kWg + lid;
+                If(p < in_tile, [&] { values_out->store(to[j], word_value<V>(sh.items.load(padded(p)))); });
+            }
+            barrier();
+            return;  // the tile is traced
+        }
+    }
+    if (S > 0)
+        sort_tile_by_match<WithValues>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
+    else
+        sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits);
+    set_bases();
+    // Loads (pairs: gathers from the tile) first, then the stores.
+    std::vector<Var<std::uint32_t>> key;
+    std::vector<Int> from;
+    for (int j = 0; j < kItems; ++j) {
+        UInt item = sh.items.load(padded(j * kWg + lid));
+        from.emplace_back(tile_base + cast<std::int32_t>(item & 0xffffu));
+        key.emplace_back(WithValues ? Expr<std::uint32_t>(keys.load(min(from[j], n - 1))) : Expr<std::uint32_t>(item));
+    }
+    std::vector<Var<V>> value;
+    if constexpr (WithValues)
+        for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(from[j], n - 1)));
+    for (int j = 0; j < kItems; ++j) {
+        Int p = j * kWg + lid;
+        If(p < in_tile, [&] {
+            UInt at = out_place(key[j], p);
+            keys_out.store(at, key[j]);
+            if constexpr (WithValues) values_out->store(at, value[j]);
+        });
+    }
+    barrier();
+}
+
+/// Step 3 for one workgroup: its tiles in turn (sort_and_write_tile), each
+/// digit's keys after those of the group's earlier tiles.
 template <class V, bool WithValues>
 void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
                    const Array<std::uint32_t>& offsets, const Array<std::uint32_t>& keys_out,
@@ -305,63 +367,12 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
     Int lid = local_id();
     sh.base.store(lid, offsets.load(lid * num_groups() + group_id()));
     auto [first, last] = tile_run(n, tiles_per_group);
-    // Where the sorted tile's p-th element goes: after the group's earlier keys of its digit.
-    auto out_place = [&](const Expr<std::uint32_t>& key, const Int& p) {
-        UInt d = digit_of(key, shift, mask, flip);
-        return sh.base.load(d) + cast<std::uint32_t>(p) - sh.start.load(d);
-    };
     For(first, last, [&](Int t) {
         Int tile_base = t * kTile;
         Int in_tile = min(n - tile_base, kTile);
-        if constexpr (WithValues && kOneWordValue<V>) {
-            if (S > 0) {  // (the splits keep places, below)
-                std::vector<Var<std::uint32_t>> at = sort_tile_by_match<false>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
-                std::vector<Var<V>> value;  // loaded in the ranking's layout, while the keys are written
-                for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, j), n - 1)));
-                std::vector<Var<std::uint32_t>> to;
-                for (int j = 0; j < kItems; ++j) {
-                    Int p = j * kWg + lid;
-                    UInt key = sh.items.load(padded(p));
-                    to.emplace_back(out_place(key, p));
-                    If(p < in_tile, [&] { keys_out.store(to[j], key); });
-                }
-                barrier();  // every key read before the values take their places
-                for (int j = 0; j < kItems; ++j) sh.items.store(padded(cast<std::int32_t>(at[j])), value_word<V>(value[j]));
-                barrier();
-                for (int j = 0; j < kItems; ++j) {
-                    Int p = j * kWg + lid;
-                    If(p < in_tile, [&] { values_out->store(to[j], word_value<V>(sh.items.load(padded(p)))); });
-                }
-                barrier();
-                advance_bases(sh);
-                return;  // the tile is traced
-            }
-        }
-        if (S > 0)
-            sort_tile_by_match<WithValues>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
-        else
-            sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits);
-        // Loads (pairs: gathers from the tile) first, then the stores.
-        std::vector<Var<std::uint32_t>> key;
-        std::vector<Int> from;
-        for (int j = 0; j < kItems; ++j) {
-            UInt item = sh.items.load(padded(j * kWg + lid));
-            from.emplace_back(tile_base + cast<std::int32_t>(item & 0xffffu));
-            key.emplace_back(WithValues ? Expr<std::uint32_t>(keys.load(min(from[j], n - 1))) : Expr<std::uint32_t>(item));
-        }
-        std::vector<Var<V>> value;
-        if constexpr (WithValues)
-            for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(from[j], n - 1)));
-        for (int j = 0; j < kItems; ++j) {
-            Int p = j * kWg + lid;
-            If(p < in_tile, [&] {
-                UInt at = out_place(key[j], p);
-                keys_out.store(at, key[j]);
-                if constexpr (WithValues) values_out->store(at, value[j]);
-            });
-        }
-        barrier();
-        advance_bases(sh);
+        sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
+                                           bits, [] {});
+        sh.base.store(lid, sh.base.load(lid) + sh.end.load(lid) - sh.start.load(lid));
     });
 }
 

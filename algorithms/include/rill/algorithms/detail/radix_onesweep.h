@@ -1,0 +1,143 @@
+// The passes of rill::radix_sort in one sweep each (Adinets and Merrill 2022,
+// "Onesweep"): one kernel counts the digits of every pass at once (one read
+// of the keys), then each pass is one kernel that reads and writes the keys
+// once. A pass's workgroups take tiles by ticket (look_back::ticket), sort
+// their tile by the digit in shared memory (sort_and_write_tile), and find
+// where each digit's keys go by a decoupled look-back per digit: invocation d
+// publishes how many keys of digit d the tile has, adds up those of the tiles
+// before it (walking back until a tile that has published its inclusive
+// count), and publishes its inclusive count. Against count-then-scatter
+// (radix_digit_pass.h) it saves a read of the keys per pass, and needs a
+// look-back that may wait (only where loops are not cut short:
+// look_back::exact_on).
+#pragma once
+
+#include <rill/algorithms/detail/look_back.h>
+#include <rill/algorithms/detail/radix_digit_pass.h>
+
+namespace rill::detail::radix {
+
+/// Passes whose digits one counting kernel counts at once.
+constexpr int kMostPasses = 4;
+
+/// Tile states of a pass: word 0 the ticket counter, then one word per (tile,
+/// digit): a flag in the top two bits (none yet, the tile's own count, or
+/// the inclusive count over the tiles up to it) and the count in the low 30
+/// bits. One word each, so it is read whole, and no fence is needed.
+constexpr std::uint32_t kOwnCount = 1u << 30, kInclusiveCount = 2u << 30, kCountBits = kOwnCount - 1u;
+/// Keys a sweep can count in 30 bits.
+constexpr std::int64_t kMostSweepKeys = std::int64_t{1} << 30;
+inline std::int64_t sweep_state_words(std::int64_t tiles) { return 1 + tiles * kBins; }
+
+/// The digit of key k in pass p of a sort by `key_bits` key bits: bits 8 p ..
+/// up to 8 p + 7 (fewer in a last, narrower pass), flipped for descending
+/// order (descending: all ones or zero), as digit_of has it.
+inline Expr<std::uint32_t> pass_digit(const Expr<std::uint32_t>& k, int p, const Int& key_bits, const UInt& descending) {
+    UInt width = cast<std::uint32_t>(min(key_bits - kDigitBits * p, kDigitBits));
+    UInt mask = (1u << width) - 1u;
+    return ((k >> static_cast<std::uint32_t>(kDigitBits * p)) & mask) ^ (descending & mask);
+}
+
+/// counts[p * kBins + d] += keys of digit d in pass p, for every pass of a sort
+/// by `key_bits` key bits, over this workgroup's run of tiles. counts starts at zero.
+inline auto make_pass_counts_kernel() {
+    return group_kernel<kWg>("radix_pass_counts(keys, counts, size, count, counted, tiles_per_group, key_bits, descending)",
+                             [](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int size, Array<std::uint32_t> count,
+                                Int counted, Int tiles_per_group, Int key_bits, UInt descending) {
+        Int n = elements_to_sort(count, size, counted);
+        Int lid = local_id();
+        Shared<std::uint32_t> hist(kMostPasses * kBins, dsl::Unchecked{});  // indexed by pass and digit
+        for (int p = 0; p < kMostPasses; ++p) hist.store(p * kBins + lid, 0u);
+        barrier();
+        auto [first, last] = tile_run(n, tiles_per_group);
+        For(first, last, [&](Int t) {
+            std::vector<Var<std::uint32_t>> key;  // every load in flight before the first atomic
+            for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(t * kTile + j * kWg + lid, n - 1)));
+            for (int j = 0; j < kItems; ++j)
+                If(t * kTile + j * kWg + lid < n, [&] {
+                    for (int p = 0; p < kMostPasses; ++p)
+                        If(kDigitBits * p < key_bits, [&] {
+                            hist.atomic_add(p * kBins + cast<std::int32_t>(pass_digit(key[j], p, key_bits, descending)), 1u);
+                        });
+                });
+        });
+        barrier();
+        for (int p = 0; p < kMostPasses; ++p) {
+            UInt c = hist.load(p * kBins + lid);
+            If(c != 0u, [&] { counts.atomic_add(p * kBins + lid, c); });
+        }
+    });
+}
+
+/// One pass: this workgroup's tile (by ticket) sorted by the digit and
+/// written where the digit counts of the whole pass (`counts`, from
+/// make_pass_counts_kernel) and the look-back over the tiles before it say.
+/// `state`: sweep_state_words(tiles), zero. `bits`: the digit's bits in this
+/// pass (for the ranking by splits).
+template <class V, bool WithValues>
+void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& counts,
+                const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
+                const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits) {
+    ScatterShared sh(S);
+    Int lid = local_id();
+    Int t = look_back::ticket(state);
+    // Where each digit's keys start in the output: the digits below it, over the whole pass.
+    auto [digit_start, unused] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, counts.load(pass * kBins + lid), 0u);
+    (void)unused;
+    // The workgroups past the last tile (n may be a count on the device) do nothing.
+    For(t, min(t + 1, (n + (kTile - 1)) / kTile), [&](Int) {
+        Int tile_base = t * kTile;
+        Int in_tile = min(n - tile_base, kTile);
+        sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
+                                           bits, [&] {
+            // Invocation d: the look-back of digit d. Keys past n sort last, at places in_tile and on.
+            UInt own = cast<std::uint32_t>(min(cast<std::int32_t>(sh.end.load(lid)), in_tile) -
+                                           min(cast<std::int32_t>(sh.start.load(lid)), in_tile));
+            Int word = 1 + t * kBins + lid;
+            Var<std::uint32_t> before = 0u;
+            If(t == 0, [&] { state.atomic_store(word, kInclusiveCount | own); }).Else([&] {
+                state.atomic_store(word, kOwnCount | own);
+                // Each tile before holds a ticket, so it runs, and publishes its own count without waiting.
+                Int k = t - 1;
+                Bool done = false;
+                While([&] { return !done; }, [&] {
+                    UInt w = state.atomic_load(1 + k * kBins + lid);
+                    If(w >= kOwnCount, [&] {
+                        before = before + (w & kCountBits);
+                        done = w >= kInclusiveCount;
+                        k = k - 1;
+                    });
+                });
+                state.atomic_store(word, kInclusiveCount | (before + own));
+            });
+            sh.base.store(lid, digit_start + before);
+            barrier();
+        });
+    });
+}
+
+template <class V, bool WithValues>
+auto make_sweep_kernel(Ranking r) {
+    if constexpr (WithValues)
+        return group_kernel<kWg>(
+            "radix_sweep_pairs(keys, values, counts, state, keys_out, values_out, size, count, counted, pass, shift, mask, flip, bits)",
+            ranking_options(r),
+            [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> counts, Array<std::uint32_t> state,
+                             Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
+                             Int pass, UInt shift, UInt mask, UInt flip, Int bits) {
+                sweep_tile<V, true>(S, keys, &values, counts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
+                                    pass, shift, mask, flip, bits);
+            });
+    else
+        return group_kernel<kWg>(
+            "radix_sweep_keys(keys, counts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
+            ranking_options(r),
+            [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Array<std::uint32_t> state,
+                             Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
+                             UInt mask, UInt flip, Int bits) {
+                sweep_tile<std::uint32_t, false>(S, keys, nullptr, counts, state, keys_out, nullptr,
+                                                 elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
+            });
+}
+
+}  // namespace rill::detail::radix
