@@ -26,12 +26,16 @@ TORCH_MS = (("sum_float4_2e20_ms", "sum of 2^20 float4"), ("sgemv_1024_ms", "SGE
             ("scatter_add_f32_2e24_into_2e20_ms", "ScatterOp add float 2^24 -> 2^20 bins"),
             ("scatter_add_f32x4_2e24_into_2e10_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^10 bins"),
             ("scatter_add_f32x4_2e24_into_2e20_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^20 bins"))
-# Throughputs of rill and CUB (same keys in both JSON files).
+# Throughputs of rill and CUB: rill's key, label, peer, CUB's key (default: rill's).
 CUB_RATES = (("scan_gelems", "exclusive sum scan uint32 (G elem/s)", "CUB DeviceScan"),
              ("reduce_gelems", "reduce (sum) uint32 (G elem/s)", "CUB DeviceReduce"),
              ("select_gelems", "compaction keeping 50% uint32 (G elem/s)", "CUB DeviceSelect"),
              ("sort_keys_gkeys", "radix sort uint32 keys (G keys/s)", "CUB DeviceRadixSort keys"),
-             ("sort_pairs_gpairs", "radix sort uint32 pairs (G pairs/s)", "CUB DeviceRadixSort pairs"))
+             ("sort_pairs_gpairs", "radix sort uint32 pairs (G pairs/s)", "CUB DeviceRadixSort pairs"),
+             ("sweep_keys_gkeys", "radix sort uint32 keys, OneSweep (G keys/s)", "CUB DeviceRadixSort keys",
+              "sort_keys_gkeys"),
+             ("sweep_pairs_gpairs", "radix sort uint32 pairs, OneSweep (G pairs/s)", "CUB DeviceRadixSort pairs",
+              "sort_pairs_gpairs"))
 
 
 def ratios(results):
@@ -65,9 +69,10 @@ def ratios(results):
             if key in r and key in torch and r[key] > 0:
                 rows.append((label, backend, f"{r[key]:.4f} ms", "torch", f"{torch[key]:.4f} ms", torch[key] / r[key],
                              torch[key] < 0.1))
-        for key, label, peer in CUB_RATES:
-            if key in r and key in cub and r[key] > 0:
-                rows.append((label, backend, f"{r[key]:.2f}", peer, f"{cub[key]:.2f}", r[key] / cub[key], False))
+        for key, label, peer, *cub_key in CUB_RATES:
+            ck = cub_key[0] if cub_key else key
+            if key in r and ck in cub and r[key] > 0:
+                rows.append((label, backend, f"{r[key]:.2f}", peer, f"{cub[ck]:.2f}", r[key] / cub[ck], False))
     return rows
 
 

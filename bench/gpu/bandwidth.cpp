@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
     // Radix sort of n random uint32 keys, keys only and with uint32 values
     // (peers: CUB DeviceRadixSort in the same run). One timed sort each: a
     // sort is long enough for the clock.
-    double sort_keys_ms = 0, sort_pairs_ms = 0;
+    double sort_keys_ms = 0, sort_pairs_ms = 0, sweep_keys_ms = 0, sweep_pairs_ms = 0;
     if (section("sort")) {
         std::vector<std::uint32_t> hk(n), hv(n);
         std::uint32_t st = 987654321u;
@@ -352,6 +352,16 @@ int main(int argc, char** argv) {
             std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
                         t.total_ms / static_cast<double>(t.calls));
         sort_pairs_ms = median_ms(1, 5, [&] { rill::radix_sort(keys, vals); restore(pristine, keys); }, rt).device_ms;
+        if (!rt.info().limits.loop_iterations) {  // OneSweep: refused where the driver ends long loops
+            const rill::RadixSortOptions sweep{.algorithm = rill::RadixAlgorithm::OneSweep};
+            auto swept = rt.stream<std::uint32_t>({n}, hk);
+            auto swept_values = rt.stream<std::uint32_t>({n}, hv);
+            rill::radix_sort(swept, swept_values, sweep);
+            if (swept.download() != sk || swept_values.download() != sv) fail("OneSweep radix sort differs from the default");
+            sweep_keys_ms = median_ms(1, 5, [&] { rill::radix_sort(keys, sweep); restore(pristine, keys); }, rt).device_ms;
+            sweep_pairs_ms = median_ms(1, 5, [&] { rill::radix_sort(keys, vals, sweep); restore(pristine, keys); }, rt).device_ms;
+            std::printf("  radix sort, OneSweep: keys %.3f ms, pairs %.3f ms\n", sweep_keys_ms, sweep_pairs_ms);
+        }
         // The tuning knob: tiles each workgroup sorts in turn (0 = rill's choice).
         for (std::int64_t run : {0, 4, 16, 32, 128}) {
             const rill::RadixSortOptions opt{.tiles_per_workgroup = run};
@@ -452,6 +462,12 @@ int main(int argc, char** argv) {
         std::printf("| radix sort, uint32 keys | 2^%d | %.3f ms | | %.2f G keys/s |\n", log2n, sort_keys_ms, n / sort_keys_ms / 1e6);
         std::printf("| radix sort, uint32 pairs | 2^%d | %.3f ms | | %.2f G pairs/s |\n", log2n, sort_pairs_ms,
                     n / sort_pairs_ms / 1e6);
+        if (sweep_keys_ms > 0) {
+            std::printf("| radix sort, uint32 keys, OneSweep | 2^%d | %.3f ms | | %.2f G keys/s |\n", log2n, sweep_keys_ms,
+                        n / sweep_keys_ms / 1e6);
+            std::printf("| radix sort, uint32 pairs, OneSweep | 2^%d | %.3f ms | | %.2f G pairs/s |\n", log2n, sweep_pairs_ms,
+                        n / sweep_pairs_ms / 1e6);
+        }
     }
     for (int b = 0; b < 2; ++b)
         if (scatter_ms[b][0] > 0)
@@ -479,7 +495,10 @@ int main(int argc, char** argv) {
           << ",\"scan_gelems\":" << n / scan_ms / 1e6 << ",\"reduce_ms\":" << reduce_ms
           << ",\"reduce_gelems\":" << n / reduce_ms / 1e6 << ",\"reduce_gbs\":" << 4.0 * n / reduce_ms / 1e6
           << ",\"select_ms\":" << select_ms << ",\"select_gelems\":" << n / select_ms / 1e6 << ",\"scan_single_pass_ms\":" << scan_single_pass_ms << ",\"sort_keys_gkeys\":" << n / sort_keys_ms / 1e6
-          << ",\"sort_pairs_gpairs\":" << n / sort_pairs_ms / 1e6 << "}\n";
+          << ",\"sort_pairs_gpairs\":" << n / sort_pairs_ms / 1e6;
+        if (sweep_keys_ms > 0)
+            f << ",\"sweep_keys_gkeys\":" << n / sweep_keys_ms / 1e6 << ",\"sweep_pairs_gpairs\":" << n / sweep_pairs_ms / 1e6;
+        f << "}\n";
     }
     return 0;
 }
