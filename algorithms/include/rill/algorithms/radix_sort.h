@@ -130,6 +130,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (sweep) {
         static const auto pass_counts = make_pass_counts_kernel();
         pass_counts(Groups{groups}, keys, counts, n32, count, counted, run, opt.bits, opt.descending ? 0xffffffffu : 0u);
+        exclusive_scan(counts, counts);  // every pass's digit starts, after the earlier passes' n keys each
     }
     int cur = 0;
     for (int shift = 0; shift < opt.bits; shift += kDigitBits) {

@@ -70,20 +70,22 @@ inline auto make_pass_counts_kernel() {
 }
 
 /// One pass: this workgroup's tile (by ticket) sorted by the digit and
-/// written where the digit counts of the whole pass (`counts`, from
-/// make_pass_counts_kernel) and the look-back over the tiles before it say.
+/// written where the digit counts of the whole pass and the look-back over
+/// the tiles before it say. `starts`: the exclusive sum scan of the counts
+/// of make_pass_counts_kernel (below 2^32: fewer than 2^30 keys, 4 passes).
 /// `state`: sweep_state_words(tiles), zero. `bits`: the digit's bits in this
 /// pass (for the ranking by splits).
 template <class V, bool WithValues>
-void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& counts,
+void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
                 const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
                 const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits) {
     ScatterShared sh(S);
     Int lid = local_id();
     Int t = look_back::ticket(state);
-    // Where each digit's keys start in the output: the digits below it, over the whole pass.
-    auto [digit_start, unused] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, counts.load(pass * kBins + lid), 0u);
-    (void)unused;
+    // Where each digit's keys start in the output: the keys of lower digits.
+    // `starts` is the exclusive scan of every pass's counts in turn, so the
+    // earlier passes' n keys each come off.
+    UInt digit_start = starts.load(pass * kBins + lid) - cast<std::uint32_t>(pass) * cast<std::uint32_t>(n);
     // The workgroups past the last tile (n may be a count on the device) do nothing.
     For(t, min(t + 1, (n + (kTile - 1)) / kTile), [&](Int) {
         Int tile_base = t * kTile;
@@ -120,22 +122,22 @@ template <class V, bool WithValues>
 auto make_sweep_kernel(Ranking r) {
     if constexpr (WithValues)
         return group_kernel<kWg>(
-            "radix_sweep_pairs(keys, values, counts, state, keys_out, values_out, size, count, counted, pass, shift, mask, flip, bits)",
+            "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, shift, mask, flip, bits)",
             ranking_options(r),
-            [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> counts, Array<std::uint32_t> state,
+            [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
                              Int pass, UInt shift, UInt mask, UInt flip, Int bits) {
-                sweep_tile<V, true>(S, keys, &values, counts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
+                sweep_tile<V, true>(S, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
                                     pass, shift, mask, flip, bits);
             });
     else
         return group_kernel<kWg>(
-            "radix_sweep_keys(keys, counts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
+            "radix_sweep_keys(keys, starts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
             ranking_options(r),
-            [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Array<std::uint32_t> state,
+            [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
                              UInt mask, UInt flip, Int bits) {
-                sweep_tile<std::uint32_t, false>(S, keys, nullptr, counts, state, keys_out, nullptr,
+                sweep_tile<std::uint32_t, false>(S, keys, nullptr, starts, state, keys_out, nullptr,
                                                  elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
             });
 }
