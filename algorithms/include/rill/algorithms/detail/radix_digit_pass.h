@@ -307,9 +307,10 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
     if constexpr (WithValues && kOneWordValue<V>) {
         if (S > 0) {  // (the splits keep places, below)
             std::vector<Var<std::uint32_t>> at = sort_tile_by_match<false>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
-            set_bases();
-            std::vector<Var<V>> value;  // loaded in the ranking's layout, while the keys are written
+            // Loaded in the ranking's layout, in flight while the bases are found and the keys written.
+            std::vector<Var<V>> value;
             for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, j), n - 1)));
+            set_bases();
             std::vector<Var<std::uint32_t>> to;
             for (int j = 0; j < kItems; ++j) {
                 Int p = j * kWg + lid;
