@@ -72,6 +72,26 @@ struct SharedInstance {
 };
 SharedInstance& shared_instance();
 bool device_extension(VkPhysicalDevice d, const char* name);
+
+/// Feature struct `f` (its sType set) as the physical device reports it.
+template <class F>
+F device_features(VkPhysicalDevice physical, F f) {
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    f2.pNext = &f;
+    vkGetPhysicalDeviceFeatures2(physical, &f2);
+    f.pNext = nullptr;
+    return f;
+}
+
+/// Chains feature struct `f` (the fields to enable set) into the device's
+/// create info, with its extension.
+template <class F>
+void enable_features(VkDeviceCreateInfo& di, std::vector<const char*>& extensions, F& f, const char* extension) {
+    f.pNext = const_cast<void*>(di.pNext);
+    di.pNext = &f;
+    extensions.push_back(extension);
+}
+
 SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family);
 
 VkInstance make_instance(bool validation) {
@@ -281,35 +301,21 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     // Float atomic add on storage buffers: ScatterOp and atomic_add on float
     // Arrays use it where the device has it (a compare-exchange loop otherwise).
     VkPhysicalDeviceShaderAtomicFloatFeaturesEXT float_atomics{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
-    if (device_extension(physical, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
-        VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-        f2.pNext = &float_atomics;
-        vkGetPhysicalDeviceFeatures2(physical, &f2);
-        const bool add = float_atomics.shaderBufferFloat32AtomicAdd == VK_TRUE;
-        float_atomics = VkPhysicalDeviceShaderAtomicFloatFeaturesEXT{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
-        if (add) {
-            float_atomics.shaderBufferFloat32AtomicAdd = VK_TRUE;
-            extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
-            di.pNext = &float_atomics;
-            dev->float_atomic_add = true;
-        }
+    if (device_extension(physical, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) &&
+        device_features(physical, float_atomics).shaderBufferFloat32AtomicAdd == VK_TRUE) {
+        float_atomics.shaderBufferFloat32AtomicAdd = VK_TRUE;
+        enable_features(di, extensions, float_atomics, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+        dev->float_atomic_add = true;
     }
     // Pinned subgroup sizes (GroupOptions::subgroup_size) where compute shaders can have them.
     VkPhysicalDeviceSubgroupSizeControlFeaturesEXT size_control{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
     if (device_extension(physical, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME)) {
-        VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-        f2.pNext = &size_control;
-        vkGetPhysicalDeviceFeatures2(physical, &f2);
-        const bool ok = size_control.subgroupSizeControl == VK_TRUE && size_control.computeFullSubgroups == VK_TRUE;
-        size_control = VkPhysicalDeviceSubgroupSizeControlFeaturesEXT{
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT};
-        if (ok) {
+        const auto has = device_features(physical, size_control);
+        if (has.subgroupSizeControl == VK_TRUE && has.computeFullSubgroups == VK_TRUE) {
             size_control.subgroupSizeControl = VK_TRUE;
             size_control.computeFullSubgroups = VK_TRUE;
-            size_control.pNext = const_cast<void*>(di.pNext);
-            di.pNext = &size_control;
-            extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+            enable_features(di, extensions, size_control, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
             dev->subgroup_size_control = true;
         }
     }
@@ -325,30 +331,23 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     // cost; not the default until measured on a device that has the extension.
     VkPhysicalDevicePipelineRobustnessFeaturesEXT robustness{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
     const char* unchecked = std::getenv("RILL_VK_UNCHECKED_BUFFERS");
-    if (unchecked && std::string(unchecked) == "1" && device_extension(physical, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME)) {
-        VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-        f2.pNext = &robustness;
-        vkGetPhysicalDeviceFeatures2(physical, &f2);
-        const bool ok = robustness.pipelineRobustness == VK_TRUE;
-        robustness = VkPhysicalDevicePipelineRobustnessFeaturesEXT{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
-        if (ok) {
+    if (unchecked && std::string(unchecked) == "1") {
+        if (device_extension(physical, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME) &&
+            device_features(physical, robustness).pipelineRobustness == VK_TRUE) {
             robustness.pipelineRobustness = VK_TRUE;
-            robustness.pNext = const_cast<void*>(di.pNext);
-            di.pNext = &robustness;
-            extensions.push_back(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
+            enable_features(di, extensions, robustness, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
             dev->pipeline_robustness = true;
+        } else {
+            std::fprintf(stderr, "rill vulkan: RILL_VK_UNCHECKED_BUFFERS: the device has no VK_EXT_pipeline_robustness "
+                                 "with pipelineRobustness; the driver's checks stay\n");
         }
-    } else if (unchecked && std::string(unchecked) == "1") {
-        std::fprintf(stderr, "rill vulkan: RILL_VK_UNCHECKED_BUFFERS: the device has no VK_EXT_pipeline_robustness\n");
     }
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     if (std::getenv("RILL_VK_PIPELINE_STATS")) {
         if (device_extension(physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
             executable_info.pipelineExecutableInfo = VK_TRUE;
-            executable_info.pNext = const_cast<void*>(di.pNext);
-            di.pNext = &executable_info;
-            extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+            enable_features(di, extensions, executable_info, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
             dev->pipeline_stats = true;
         } else {
             std::fprintf(stderr, "rill vulkan: RILL_VK_PIPELINE_STATS: the device has no VK_KHR_pipeline_executable_properties\n");
