@@ -243,6 +243,21 @@ TEST_P(RadixSort, ByAKeyComputedInTheDsl) {
 
 /// Values of every word type come out with their bits: float NaN payloads,
 /// -0, denormals and infinities included, in stable order.
+/// The positions 0 .. n - 1 in the stable ascending order of `keys`.
+std::vector<std::int64_t> stable_key_order(const std::vector<std::uint32_t>& keys) {
+    std::vector<std::int64_t> by_key(keys.size());
+    std::iota(by_key.begin(), by_key.end(), std::int64_t{0});
+    std::stable_sort(by_key.begin(), by_key.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
+    return by_key;
+}
+
+/// `values` moved as a stable ascending sort of `keys` moves them.
+std::vector<std::uint32_t> in_stable_key_order(const std::vector<std::uint32_t>& keys, const std::vector<std::uint32_t>& values) {
+    std::vector<std::uint32_t> out;
+    for (std::int64_t i : stable_key_order(keys)) out.push_back(values[i]);
+    return out;
+}
+
 TEST_P(RadixSort, WordValuesKeepTheirBits) {
     std::mt19937 gen(11);
     for (std::int64_t n : {1, 4095, 4097, 100003}) {
@@ -253,11 +268,7 @@ TEST_P(RadixSort, WordValuesKeepTheirBits) {
         }
         for (std::uint32_t special : {0x7fc00001u, 0xffa00000u, 0x80000000u, 0x00000001u, 0x7f800000u})
             bits[gen() % n] = special;
-        std::vector<std::int64_t> by_key(n);  // positions in stable key order
-        std::iota(by_key.begin(), by_key.end(), std::int64_t{0});
-        std::stable_sort(by_key.begin(), by_key.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
-        std::vector<std::uint32_t> want(n);
-        for (std::int64_t i = 0; i < n; ++i) want[i] = bits[by_key[i]];
+        const std::vector<std::uint32_t> want = in_stable_key_order(keys, bits);
         auto as_bits = [](const auto& values) {
             std::vector<std::uint32_t> out(values.size());
             std::memcpy(out.data(), values.data(), values.size() * 4);
@@ -415,11 +426,8 @@ TEST_P(RadixSort, OneSweepValuesOfEveryKindAndCounts) {
         std::vector<std::uint32_t> keys(n), bits(n);
         for (std::int64_t i = 0; i < n; ++i) keys[i] = gen() % 997, bits[i] = gen();
         bits[gen() % n] = 0x7fc00001u;  // a NaN with a payload keeps it
-        std::vector<std::int64_t> by_key(n);
-        std::iota(by_key.begin(), by_key.end(), std::int64_t{0});
-        std::stable_sort(by_key.begin(), by_key.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
-        std::vector<std::uint32_t> want(n);
-        for (std::int64_t i = 0; i < n; ++i) want[i] = bits[by_key[i]];
+        const std::vector<std::int64_t> by_key = stable_key_order(keys);
+        const std::vector<std::uint32_t> want = in_stable_key_order(keys, bits);
         // float values go through shared memory with their keys; uint3 ones are fetched by their place
         std::vector<float> f(n);
         std::memcpy(f.data(), bits.data(), n * 4);

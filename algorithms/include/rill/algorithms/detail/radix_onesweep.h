@@ -31,11 +31,11 @@ inline std::int64_t sweep_state_words(std::int64_t tiles) { return 1 + tiles * k
 
 /// The digit of key k in pass p of a sort by `key_bits` key bits: bits 8 p ..
 /// up to 8 p + 7 (fewer in a last, narrower pass), flipped for descending
-/// order (descending: all ones or zero), as digit_of has it.
+/// order (descending: all ones or zero): the digit the pass's scatter sees.
 inline Expr<std::uint32_t> pass_digit(const Expr<std::uint32_t>& k, int p, const Int& key_bits, const UInt& descending) {
     UInt width = cast<std::uint32_t>(min(key_bits - kDigitBits * p, kDigitBits));
     UInt mask = (1u << width) - 1u;
-    return ((k >> static_cast<std::uint32_t>(kDigitBits * p)) & mask) ^ (descending & mask);
+    return digit_of(k, UInt(static_cast<std::uint32_t>(kDigitBits * p)), mask, descending & mask);
 }
 
 /// counts[p * kBins + d] += keys of digit d in pass p, for every pass of a sort
