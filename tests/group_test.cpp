@@ -365,6 +365,54 @@ TEST_P(GroupKernels, WorkgroupUniformControlFlowAroundBarriers) {
     }
 }
 
+// Match masks built with shared atomics, as the radix ranking builds them:
+// each invocation sets its bit in its subgroup's word for its value, and
+// after subgroup_barrier() reads back which lanes share the value. Rows
+// alternate between two sets of words, and each invocation clears its bit of
+// the row before after the barrier (one barrier per row).
+TEST_P(GroupKernels, SubgroupBarrierOrdersSharedMemoryOfTheSubgroup) {
+    const int S = subgroup_size();
+    constexpr int kRows = 8;
+    const std::int64_t groups = 5, n = groups * kWg;
+    for (std::int32_t distinct : {1, 3, 16}) {
+        SCOPED_TRACE("values below " + std::to_string(distinct) + ", subgroup size " + std::to_string(S));
+        auto k = group_kernel<kWg>("match_masks(values, out)", [S, distinct](Array<std::uint32_t> values, Array<uint2> out) {
+            const int words = 2 * (kWg / S) * distinct * 2;  // sets, subgroups, values, 2 words of 32 lanes
+            Shared<std::uint32_t> masks(words);
+            For(0, (words + kWg - 1) / kWg, [&](Int k) { masks.store(k * kWg + local_id(), 0u); });
+            barrier();
+            Int lane = subgroup_invocation();
+            Var<std::int32_t> previous_word = 0;
+            Var<std::uint32_t> previous_bit = 0u;
+            for (int row = 0; row < kRows; ++row) {
+                Int v = cast<std::int32_t>(values.load(row * n + global_id()));
+                Int first = (((row % 2) * (kWg / S) + local_id() / S) * distinct + v) * 2;
+                UInt bit = 1u << cast<std::uint32_t>(lane % 32);
+                (void)masks.atomic_or(first + lane / 32, bit);
+                subgroup_barrier();
+                out.store(row * n + global_id(), Expr<uint2>(masks.load(first), masks.load(first + 1)));
+                if (row > 0) (void)masks.atomic_and(previous_word, ~previous_bit);
+                previous_word = first + lane / 32;
+                previous_bit = bit;
+            }
+        });
+        std::vector<std::uint32_t> x;
+        for (std::int32_t v : random_ints(static_cast<std::size_t>(kRows * n), 0, distinct - 1)) x.push_back(static_cast<std::uint32_t>(v));
+        auto values = rt().stream<std::uint32_t>({kRows * n}, x);
+        auto out = rt().stream<uint2>({kRows * n});
+        k(Groups{groups}, values, out);
+        const std::vector<uint2> got = out.download();
+        for (std::int64_t r = 0; r < kRows; ++r)
+            for (std::int64_t i = 0; i < n; ++i) {
+                uint2 want{0u, 0u};
+                const std::int64_t first = i / S * S;
+                for (std::int64_t m = first; m < first + S; ++m)
+                    if (x[r * n + m] == x[r * n + i]) want[static_cast<int>((m - first) / 32)] |= 1u << ((m - first) % 32);
+                ASSERT_EQ(got[r * n + i], want) << "row " << r << ", invocation " << i;
+            }
+    }
+}
+
 TEST_P(GroupKernels, SubgroupOperationsMatchHostReference) {
     const int S = subgroup_size();
     ASSERT_GE(S, 1);

@@ -347,29 +347,41 @@ int main(int argc, char** argv) {
         auto pristine = rt.stream<std::uint32_t>({n}, hk);
         auto restore = rill::kernel("bench_restore_keys(from, to)", [](rill::In<std::uint32_t> from, rill::Out<std::uint32_t> to) { to = from; });
         restore(pristine, keys);
+        // Where each sort's time goes, per kernel (RILL_PROFILE=1 times every dispatch).
+        auto kernel_profile = [&](const char* what) {
+            std::printf("  per kernel, %s:\n", what);
+            for (const auto& t : rt.kernel_times())
+                std::printf("    %-38s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
+                            t.total_ms / static_cast<double>(t.calls));
+            rt.reset_kernel_times();
+        };
+        rt.reset_kernel_times();
         sort_keys_ms = median_ms(1, 5, [&] { rill::radix_sort(keys); restore(pristine, keys); }, rt).device_ms;
-        for (const auto& t : rt.kernel_times())  // where the sort's time goes, per kernel
-            std::printf("  %-40s %6llu calls %9.4f ms per call\n", t.kernel.c_str(), static_cast<unsigned long long>(t.calls),
-                        t.total_ms / static_cast<double>(t.calls));
+        kernel_profile("radix sort keys");
         sort_pairs_ms = median_ms(1, 5, [&] { rill::radix_sort(keys, vals); restore(pristine, keys); }, rt).device_ms;
+        kernel_profile("radix sort pairs");
         if (!rt.info().limits.loop_iterations) {  // OneSweep: refused where the driver ends long loops
             const rill::RadixSortOptions sweep{.algorithm = rill::RadixAlgorithm::OneSweep};
             auto swept = rt.stream<std::uint32_t>({n}, hk);
             auto swept_values = rt.stream<std::uint32_t>({n}, hv);
             rill::radix_sort(swept, swept_values, sweep);
             if (swept.download() != sk || swept_values.download() != sv) fail("OneSweep radix sort differs from the default");
+            rt.reset_kernel_times();
             sweep_keys_ms = median_ms(1, 5, [&] { rill::radix_sort(keys, sweep); restore(pristine, keys); }, rt).device_ms;
+            kernel_profile("OneSweep keys");
             sweep_pairs_ms = median_ms(1, 5, [&] { rill::radix_sort(keys, vals, sweep); restore(pristine, keys); }, rt).device_ms;
+            kernel_profile("OneSweep pairs");
             std::printf("  radix sort, OneSweep: keys %.3f ms, pairs %.3f ms\n", sweep_keys_ms, sweep_pairs_ms);
         }
         // The tuning knob: tiles each workgroup sorts in turn (0 = rill's choice).
-        for (std::int64_t run : {0, 4, 16, 32, 128}) {
+        for (std::int64_t run : {0, 1, 2, 4, 16, 128}) {
             const rill::RadixSortOptions opt{.tiles_per_workgroup = run};
             const auto loop_limit = static_cast<std::int64_t>(rt.info().limits.loop_iterations);
             if (loop_limit && run * rill::detail::radix::kLoopsPerTile > loop_limit) continue;  // refused there
-            const double ms = median_ms(1, 3, [&] { rill::radix_sort(keys, opt); restore(pristine, keys); }, rt).device_ms;
-            std::printf("  radix sort keys, %lld tiles per workgroup: %.3f ms (%.2f G keys/s)\n", static_cast<long long>(run), ms,
-                        n / ms / 1e6);
+            const double keys_ms = median_ms(1, 3, [&] { rill::radix_sort(keys, opt); restore(pristine, keys); }, rt).device_ms;
+            const double pairs_ms = median_ms(1, 3, [&] { rill::radix_sort(keys, vals, opt); restore(pristine, keys); }, rt).device_ms;
+            std::printf("  radix sort, %lld tiles per workgroup: keys %.3f ms (%.2f G/s), pairs %.3f ms (%.2f G/s)\n",
+                        static_cast<long long>(run), keys_ms, n / keys_ms / 1e6, pairs_ms, n / pairs_ms / 1e6);
         }
     }
 

@@ -149,7 +149,7 @@ private:
                     break;
                 case StmtKind::Barrier:
                     indent(depth);
-                    out_ << "barrier\n";
+                    out_ << (st.a == kSubgroupScope ? "subgroup_barrier\n" : "barrier\n");
                     break;
                 case StmtKind::Fence:
                     indent(depth);

@@ -91,6 +91,7 @@ private:
                     break;
                 case StmtKind::Barrier: case StmtKind::Fence:
                     RILL_ASSERT(k_.is_group_kernel(), "barrier or fence outside a group kernel");
+                    RILL_ASSERT(s.a == kNone || (s.kind == StmtKind::Barrier && s.a == kSubgroupScope), "a barrier of an unknown scope");
                     break;
                 case StmtKind::Assign:
                     RILL_ASSERT(s.a < k_.vars.size(), "assign to an unknown variable");

@@ -116,6 +116,11 @@ void emit_barrier() {
     builder().append(ir::Stmt{ir::StmtKind::Barrier});
 }
 
+void emit_subgroup_barrier() {
+    require_group_kernel("subgroup_barrier()");
+    builder().append(ir::Stmt{ir::StmtKind::Barrier, ir::kSubgroupScope});
+}
+
 void emit_fence() {
     require_group_kernel("memory_fence()");
     builder().append(ir::Stmt{ir::StmtKind::Fence});

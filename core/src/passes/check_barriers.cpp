@@ -25,7 +25,7 @@ private:
             switch (st.kind) {
                 case StmtKind::Barrier:
                     if (under_divergence || in_divergent_loop || returned_divergently_)
-                        throw Error("kernel '" + k_.name + "': barrier() " +
+                        throw Error("kernel '" + k_.name + "': " + (st.a == kSubgroupScope ? "subgroup_barrier() " : "barrier() ") +
                                     (returned_divergently_ ? std::string("follows a Return() that only some invocations take")
                                      : in_divergent_loop && !under_divergence
                                          ? std::string("is inside a loop that invocations can leave at different times")

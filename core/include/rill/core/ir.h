@@ -135,7 +135,9 @@ const char* stmt_name(StmtKind kind);
 ///   Store     a = output param, b = expression, c = word offset of the field
 ///   If        a = condition, b = then block, c = else block
 ///   Loop      a = body block, b = continuing block (runs after body and on Continue)
-///   Break / Continue / Return / Barrier: none
+///   Break / Continue / Return: none
+///   Barrier   a = kNone: the workgroup's; kSubgroupScope: the subgroup's, on
+///             shared memory (backends may run it as a workgroup barrier)
 ///   ArrayStore  a = Array param, b = value, c = index, d = word offset
 ///               (out of range indices store nothing)
 ///   ArrayStoreVector a = Array param, b = value (an N-vector), c = k: elements
@@ -146,6 +148,8 @@ struct Stmt {
     StmtKind kind = StmtKind::Nop;
     std::uint32_t a = kNone, b = kNone, c = kNone, d = kNone;
 };
+/// Barrier's operand a for a subgroup barrier.
+constexpr std::uint32_t kSubgroupScope = 1;
 
 enum class ParamKind : std::uint8_t { Uniform, Input, Output, Gather, Array };
 const char* param_kind_name(ParamKind kind);

@@ -52,6 +52,7 @@ struct Unchecked {};
 ir::ExprId group_value(ir::Op op, const char* what);
 ir::ExprId subgroup(ir::SubgroupOp op, ir::Op combine, ir::ExprId value, ir::ExprId arg, const char* what);
 void emit_barrier();
+void emit_subgroup_barrier();
 void emit_fence();
 
 /// An index operand: Int, UInt (same bits) or an integer literal.
@@ -236,6 +237,14 @@ Expr<std::int32_t> global_id();
 /// invocation of a workgroup must reach the same barrier() (not inside
 /// control flow that differs between them).
 inline void barrier() { dsl::emit_barrier(); }
+
+/// Waits until every invocation of this subgroup got here; shared memory
+/// written before it by the subgroup's invocations is visible to all of them
+/// after it (not other subgroups', not Array memory). Cheaper than barrier()
+/// where only a subgroup shares the data (e.g. match masks built with shared
+/// atomics). Placed like barrier(): every invocation of the workgroup reaches
+/// it (backends without subgroup barriers may run it as one).
+inline void subgroup_barrier() { dsl::emit_subgroup_barrier(); }
 
 /// A device-scope acquire-release fence on Array memory, for handing data
 /// from one workgroup to another through a flag (docs/SEMANTICS.md):

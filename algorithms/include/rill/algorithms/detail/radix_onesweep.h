@@ -76,10 +76,11 @@ inline auto make_pass_counts_kernel() {
 /// `state`: sweep_state_words(tiles), zero. `bits`: the digit's bits in this
 /// pass (for the ranking by splits).
 template <class V, bool WithValues>
-void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
+void sweep_tile(Ranking r, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
                 const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
                 const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits) {
-    ScatterShared sh(S);
+    const int S = r.subgroup;
+    ScatterShared sh(r);
     Int lid = local_id();
     Int t = look_back::ticket(state);
     // Where each digit's keys start in the output: the keys of lower digits.
@@ -124,20 +125,20 @@ auto make_sweep_kernel(Ranking r) {
         return group_kernel<kWg>(
             "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, shift, mask, flip, bits)",
             ranking_options(r),
-            [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+            [r](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
                              Int pass, UInt shift, UInt mask, UInt flip, Int bits) {
-                sweep_tile<V, true>(S, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
+                sweep_tile<V, true>(r, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
                                     pass, shift, mask, flip, bits);
             });
     else
         return group_kernel<kWg>(
             "radix_sweep_keys(keys, starts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
             ranking_options(r),
-            [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+            [r](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
                              UInt mask, UInt flip, Int bits) {
-                sweep_tile<std::uint32_t, false>(S, keys, nullptr, starts, state, keys_out, nullptr,
+                sweep_tile<std::uint32_t, false>(r, keys, nullptr, starts, state, keys_out, nullptr,
                                                  elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
             });
 }
