@@ -93,10 +93,12 @@ struct Ranking {
 constexpr std::int64_t kMaskWords = std::int64_t{kWg} * kBins / 32;
 
 /// The shared memory of the scatter. `items` holds a tile while it is sorted
-/// (keys, or places in the tile for pairs); `base` the output position of the
-/// group's next key of each digit; `start` and `end` each digit's range in the
-/// sorted tile; `masks` two sets of match masks (match_digit_by_masks), zero
-/// between rows of the ranking. Zeroed here: ordered by the ranking's first barrier.
+/// (keys, or places in the tile for pairs); `start` where each digit's keys
+/// start in the sorted tile (`end`: end, for the ranking by splits);
+/// `offset` per digit, the output place of the tile's key at place p is
+/// offset[digit] + p; `masks` two sets of match masks (match_digit_by_masks),
+/// zero between rows of the ranking. Zeroed here: ordered by the ranking's
+/// first barrier.
 struct ScatterShared {
     // Every index is a place in the tile, a counter, a mask word or a digit
     // (below kBins): in range by construction, accessed without bounds checks.
@@ -107,7 +109,7 @@ struct ScatterShared {
         for (std::int64_t k = 0; k < 2 * kMaskWords; k += kWg) masks->store(static_cast<std::int32_t>(k) + local_id(), 0u);
     }
     Shared<std::uint32_t> items;
-    Shared<std::uint32_t> base{kBins, dsl::Unchecked{}}, start{kBins, dsl::Unchecked{}}, end{kBins, dsl::Unchecked{}};
+    Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}}, start{kBins, dsl::Unchecked{}}, end{kBins, dsl::Unchecked{}};
     std::optional<Shared<std::uint32_t>> masks;
 };
 /// Bytes of shared memory the scatter takes, at most (the workgroup scan's
@@ -119,10 +121,11 @@ inline std::int64_t scatter_shared_bytes(Ranking r) {
 
 /// Sorts a tile by the digit with one stable 1-bit split per digit bit, each a
 /// workgroup scan of the zeros (any subgroup size, 1 included). Pairs sort
-/// digit << 16 | place in the tile.
-template <bool WithValues>
+/// digit << 16 | place in the tile. Calls place_digits (sort_and_write_tile).
+template <bool WithValues, class PlaceDigits>
 void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n, const Int& tile_base,
-                         const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits) {
+                         const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits,
+                         PlaceDigits place_digits) {
     Int lid = local_id();
     UInt item_shift = WithValues ? UInt(16u) : shift;
     UInt item_flip = WithValues ? UInt(0u) : flip;
@@ -173,6 +176,9 @@ void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& ke
         If(first_of_digit, [&] { sh.start.store(d, cast<std::uint32_t>(p)); });
         If(last_of_digit, [&] { sh.end.store(d, cast<std::uint32_t>(p + 1)); });
     }
+    barrier();
+    UInt first = sh.start.load(lid);
+    place_digits(first, sh.end.load(lid) - first);
     barrier();
 }
 
@@ -261,10 +267,12 @@ inline Int ranked_element(int S, int j) { return local_id() / S * (S * kItems) +
 /// (8 to 128) invocations with ballots and shuffles. The sorted tile holds
 /// the keys, or with Places their places in the tile; returned: the place in
 /// the sorted tile of each element this invocation ranked (ranked_element).
-template <bool Places>
+/// Calls place_digits (sort_and_write_tile) as soon as the digit counts are
+/// known, before the keys move.
+template <bool Places, class PlaceDigits>
 std::vector<Var<std::uint32_t>> sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n,
                                                    const Int& tile_base, const Int& in_tile, const UInt& shift, const UInt& mask,
-                                                   const UInt& flip) {
+                                                   const UInt& flip, PlaceDigits place_digits) {
     const int groups = kWg / S;  // subgroups of the workgroup
     const bool packed = groups * kBins > padded_size(kTile);
     const int per_word = packed ? 2 : 1;        // counters per word
@@ -321,7 +329,7 @@ std::vector<Var<std::uint32_t>> sort_tile_by_match(int S, const ScatterShared& s
     auto [first, unused] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, total, 0u);
     (void)unused;
     sh.start.store(lid, first);
-    sh.end.store(lid, first + total);
+    place_digits(first, total);
     for (int j = 0; j < kItems; ++j) {
         auto [word, half] = counter(d[j]);
         rank[j] = rank[j] + count_in(sh.items.load(word), half);
@@ -355,33 +363,34 @@ Expr<V> word_value(const Expr<std::uint32_t>& w) {
 
 /// One tile of step 3: sorted by the digit in shared memory, then written
 /// out in the sorted order, striped across the workgroup (a digit's keys go
-/// to consecutive addresses, from sh.base of the digit). `set_bases` runs
-/// once the tile is sorted (sh.start and sh.end hold each digit's range in
-/// it), before the writes: there sh.base may be found (every invocation
-/// calls it; it must end with a barrier if it writes sh.base). Values of one
+/// to consecutive addresses). `place_digits(first, total)` says where:
+/// invocation d calls it for digit d once the tile's digits are counted (its
+/// keys start at place `first` of the sorted tile, `total` of them, keys past
+/// n counted in the largest digit) and stores in sh.offset[d] the output
+/// place of that first key minus `first`. Every invocation calls it, in
+/// uniform control flow; a barrier follows before sh.offset is read. Values of one
 /// word follow their keys through shared memory (a second exchange, at the
 /// places the ranking gave); other pairs fetch key and value by their place in
 /// the tile (read just before: cached), so that values of any type never pass
 /// through shared memory. S: the subgroup size to rank by ballots with, 0 to
 /// rank by 1-bit splits. Ends with a barrier.
-template <class V, bool WithValues, class SetBases>
+template <class V, bool WithValues, class PlaceDigits>
 void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Array<V>* values,
                          const Array<std::uint32_t>& keys_out, const Array<V>* values_out, const Int& n, const Int& tile_base,
                          const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits,
-                         SetBases set_bases) {
+                         PlaceDigits place_digits) {
     Int lid = local_id();
     // Where the sorted tile's p-th element goes: after the earlier keys of its digit.
     auto out_place = [&](const Expr<std::uint32_t>& key, const Int& p) {
-        UInt d = digit_of(key, shift, mask, flip);
-        return sh.base.load(d) + cast<std::uint32_t>(p) - sh.start.load(d);
+        return sh.offset.load(digit_of(key, shift, mask, flip)) + cast<std::uint32_t>(p);
     };
     if constexpr (WithValues && kOneWordValue<V>) {
         if (S > 0) {  // (the splits keep places, below)
-            std::vector<Var<std::uint32_t>> at = sort_tile_by_match<false>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
-            // Loaded in the ranking's layout, in flight while the bases are found and the keys written.
+            std::vector<Var<std::uint32_t>> at =
+                sort_tile_by_match<false>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, place_digits);
+            // Loaded in the ranking's layout, in flight while the keys are written.
             std::vector<Var<V>> value;
             for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, j), n - 1)));
-            set_bases();
             std::vector<Var<std::uint32_t>> to;
             for (int j = 0; j < kItems; ++j) {
                 Int p = j * kWg + lid;
@@ -401,10 +410,9 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
         }
     }
     if (S > 0)
-        sort_tile_by_match<WithValues>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip);
+        sort_tile_by_match<WithValues>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, place_digits);
     else
-        sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits);
-    set_bases();
+        sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits, place_digits);
     // Loads (pairs: gathers from the tile) first, then the stores.
     std::vector<Var<std::uint32_t>> key;
     std::vector<Int> from;
@@ -438,14 +446,16 @@ void scatter_tiles(Ranking r, const Array<std::uint32_t>& keys, const Array<V>* 
     const int S = r.subgroup;
     ScatterShared sh(r);
     Int lid = local_id();
-    sh.base.store(lid, offsets.load(lid * num_groups() + group_id()));
+    Var<std::uint32_t> base = offsets.load(lid * num_groups() + group_id());  // of digit lid's next key
     auto [first, last] = tile_run(n, tiles_per_group);
     For(first, last, [&](Int t) {
         Int tile_base = t * kTile;
         Int in_tile = min(n - tile_base, kTile);
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
-                                           bits, [] {});
-        sh.base.store(lid, sh.base.load(lid) + sh.end.load(lid) - sh.start.load(lid));
+                                           bits, [&](const UInt& first_in_tile, const UInt& total) {
+            sh.offset.store(lid, base - first_in_tile);
+            base = base + total;
+        });
     });
 }
 

@@ -6,7 +6,8 @@
 // where each digit's keys go by a decoupled look-back per digit: invocation d
 // publishes how many keys of digit d the tile has, adds up those of the tiles
 // before it (walking back until a tile that has published its inclusive
-// count), and publishes its inclusive count. Against count-then-scatter
+// count), and publishes its inclusive count; all that as soon as the tile's
+// digits are counted, before its keys move, so that later tiles wait less. Against count-then-scatter
 // (radix_digit_pass.h) it saves a read of the keys per pass, and needs a
 // look-back that may wait (only where loops are not cut short:
 // look_back::exact_on).
@@ -92,10 +93,9 @@ void sweep_tile(Ranking r, const Array<std::uint32_t>& keys, const Array<V>* val
         Int tile_base = t * kTile;
         Int in_tile = min(n - tile_base, kTile);
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
-                                           bits, [&] {
+                                           bits, [&](const UInt& first, const UInt& total) {
             // Invocation d: the look-back of digit d. Keys past n sort last, at places in_tile and on.
-            UInt own = cast<std::uint32_t>(min(cast<std::int32_t>(sh.end.load(lid)), in_tile) -
-                                           min(cast<std::int32_t>(sh.start.load(lid)), in_tile));
+            UInt own = cast<std::uint32_t>(min(cast<std::int32_t>(first + total), in_tile) - min(cast<std::int32_t>(first), in_tile));
             Int word = 1 + t * kBins + lid;
             Var<std::uint32_t> before = 0u;
             If(t == 0, [&] { state.atomic_store(word, kInclusiveCount | own); }).Else([&] {
@@ -113,8 +113,7 @@ void sweep_tile(Ranking r, const Array<std::uint32_t>& keys, const Array<V>* val
                 });
                 state.atomic_store(word, kInclusiveCount | (before + own));
             });
-            sh.base.store(lid, digit_start + before);
-            barrier();
+            sh.offset.store(lid, digit_start + before - first);
         });
     });
 }
