@@ -371,7 +371,7 @@ TEST_P(GroupKernels, WorkgroupUniformControlFlowAroundBarriers) {
 // alternate between two sets of words, and each invocation clears its bit of
 // the row before after the barrier (one barrier per row).
 TEST_P(GroupKernels, SubgroupBarrierOrdersSharedMemoryOfTheSubgroup) {
-    const int S = subgroup_size();
+    const int S = std::min(subgroup_size(), kWg);  // a workgroup is one subgroup where subgroups are wider
     constexpr int kRows = 8;
     const std::int64_t groups = 5, n = groups * kWg;
     for (std::int32_t distinct : {1, 3, 16}) {

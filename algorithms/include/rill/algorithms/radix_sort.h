@@ -46,7 +46,7 @@ struct RadixSortOptions {
     /// 32-bit key; uint64 keys take up to 64.
     int bits = 32;
     /// Tiles of 4096 keys each workgroup sorts in turn; 0 = chosen from n (at
-    /// most 16384 workgroups), and on the CPU backend row tiles instead
+    /// most 32768 workgroups for keys, 65536 for pairs), and on the CPU backend row tiles instead
     /// (detail/radix_rows.h). A tuning knob: the result does not depend on it.
     std::int64_t tiles_per_workgroup = 0;
     RadixAlgorithm algorithm = RadixAlgorithm::Auto;
@@ -110,7 +110,9 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
                         std::to_string(n) + "; use RadixAlgorithm::Auto");
     }
     const bool rows = rows_pay(rt.info()) && opt.tiles_per_workgroup == 0 && !sweep;
-    const Runs runs = rows ? row_runs(n) : runs_for(n, opt.tiles_per_workgroup, rt.info().limits.loop_iterations, rt.info().device);
+    const Runs runs = rows ? row_runs(n)
+                           : runs_for(n, opt.tiles_per_workgroup, WithValues ? kDefaultGroupsPairs : kDefaultGroupsKeys,
+                                      rt.info().limits.loop_iterations, rt.info().device);
     const std::int64_t groups = runs.groups;
     auto counts = rt.stream<std::uint32_t>({sweep ? kMostPasses * kBins : runs.counts});  // zero
     Stream<std::uint32_t> k[2] = {keys, rt.stream<std::uint32_t>({n})};

@@ -15,9 +15,6 @@
 // small (256 per workgroup) at any n. No workgroup ever waits for another.
 #pragma once
 
-#include <optional>
-#include <tuple>
-
 #include <rill/algorithms/detail/device_count.h>
 #include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
@@ -33,10 +30,12 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 static_assert(kTile <= 0x10000, "pairs keep a key's place in its tile in 16 bits");
 
 /// Workgroups of one pass at most, when the caller does not choose: the
-/// counts (256 per workgroup, 16 MB at most) stay small next to the keys. On
-/// the H100, runs of 4 tiles (2^28 keys) were as fast as runs of 64 or
-/// faster, and steadier (docs/PERFORMANCE.md).
-constexpr std::int64_t kDefaultGroups = 16384;
+/// counts (256 per workgroup: 32 and 64 MB at most) stay small next to the keys. On the H100
+/// (docs/PERFORMANCE.md, session 25), 2^28 keys sorted fastest in runs of 2
+/// tiles (10.06 ms against 10.43 in runs of 4) and pairs in runs of 1 (14.24
+/// against 20.15 ms in runs of 4).
+constexpr std::int64_t kDefaultGroupsKeys = 32768;
+constexpr std::int64_t kDefaultGroupsPairs = 65536;
 /// Loop iterations a workgroup's invocation runs per tile in the scatter, at
 /// most (8 splits, each a workgroup scan of up to 8 steps without subgroups):
 /// what a driver's loop limit allows is divided by it.
@@ -78,46 +77,26 @@ inline auto make_histogram_kernel() {
 
 /// How the scatter ranks a tile: by ballots in subgroups of `subgroup`
 /// invocations (0: by 1-bit splits), with the size required of the device
-/// when it could run another (`pin`); with `masks`, the lanes of a digit find
-/// each other through match masks in shared memory instead of 8 ballots.
+/// when it could run another (`pin`).
 struct Ranking {
     int subgroup = 0;
     bool pin = false;
-    bool masks = false;
-    bool operator<(const Ranking& o) const {
-        return std::tuple(subgroup, pin, masks) < std::tuple(o.subgroup, o.pin, o.masks);
-    }
+    bool operator<(const Ranking& o) const { return std::pair(subgroup, pin) < std::pair(o.subgroup, o.pin); }
 };
-
-/// Words of one set of match masks: a bit per invocation and digit.
-constexpr std::int64_t kMaskWords = std::int64_t{kWg} * kBins / 32;
 
 /// The shared memory of the scatter. `items` holds a tile while it is sorted
 /// (keys, or places in the tile for pairs); `start` where each digit's keys
 /// start in the sorted tile (`end`: end, for the ranking by splits);
 /// `offset` per digit, the output place of the tile's key at place p is
-/// offset[digit] + p; `masks` two sets of match masks (match_digit_by_masks),
-/// zero between rows of the ranking. Zeroed here: ordered by the ranking's
-/// first barrier.
+/// offset[digit] + p.
 struct ScatterShared {
-    // Every index is a place in the tile, a counter, a mask word or a digit
-    // (below kBins): in range by construction, accessed without bounds checks.
+    // Every index is a place in the tile, a counter or a digit (below kBins):
+    // in range by construction, accessed without bounds checks.
     explicit ScatterShared(Ranking r)
-        : items(std::max<std::int64_t>(padded_size(kTile), r.subgroup > 0 ? kWg / r.subgroup * kBins / 2 : 0), dsl::Unchecked{}) {
-        if (!r.masks) return;
-        masks.emplace(2 * kMaskWords, dsl::Unchecked{});
-        for (std::int64_t k = 0; k < 2 * kMaskWords; k += kWg) masks->store(static_cast<std::int32_t>(k) + local_id(), 0u);
-    }
+        : items(std::max<std::int64_t>(padded_size(kTile), r.subgroup > 0 ? kWg / r.subgroup * kBins / 2 : 0), dsl::Unchecked{}) {}
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}}, start{kBins, dsl::Unchecked{}}, end{kBins, dsl::Unchecked{}};
-    std::optional<Shared<std::uint32_t>> masks;
 };
-/// Bytes of shared memory the scatter takes, at most (the workgroup scan's
-/// and the ranking's totals included).
-inline std::int64_t scatter_shared_bytes(Ranking r) {
-    const std::int64_t S = std::max(r.subgroup, 1);
-    return 4 * (std::max<std::int64_t>(padded_size(kTile), kWg / S * kBins / 2) + 5 * kBins + (r.masks ? 2 * kMaskWords : 0));
-}
 
 /// Sorts a tile by the digit with one stable 1-bit split per digit bit, each a
 /// workgroup scan of the zeros (any subgroup size, 1 included). Pairs sort
@@ -218,39 +197,6 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
     return {ballot_bit_count(peers & below_me), ballot_bit_count(peers), lowest};
 }
 
-/// Where a lane's bit for digit d sits among the match masks of row set
-/// `set`: subgroups of S < 32 keep 32 / S digits per word, S bits each.
-struct MaskPlace {
-    Int word;
-    UInt shift, bit;
-};
-inline MaskPlace mask_place(int S, const Expr<std::uint32_t>& d, int set) {
-    const std::uint32_t per_word = 32u / static_cast<std::uint32_t>(S);
-    Int first = set * static_cast<std::int32_t>(kMaskWords) + local_id() / S * static_cast<std::int32_t>(kBins / per_word);
-    Expr<std::uint32_t> shift = per_word == 1 ? Expr<std::uint32_t>(0u) : (d % per_word) * static_cast<std::uint32_t>(S);
-    return {first + cast<std::int32_t>(d / per_word), shift, 1u << (shift + cast<std::uint32_t>(subgroup_invocation()))};
-}
-
-/// match_digit through shared memory, as Onesweep's ranking can (CUB's
-/// WARP_MATCH_ATOMIC_OR): every lane sets its bit in its subgroup's word of
-/// digit d, and after a subgroup barrier reads the word back: 2 shared
-/// atomics, a barrier and a load instead of 8 ballots. Row j of the ranking
-/// uses mask set j % 2 (`here`); then each lane clears its bit of row j - 1
-/// (`previous`): every lane read that row before this row's barrier, and the
-/// next use of that set, row j + 1, sets bits only after the lane's own
-/// clear and is read only after row j + 1's barrier. One barrier per row.
-/// Subgroups of 8 to 32 invocations.
-inline Peers match_digit_by_masks(int S, const Shared<std::uint32_t>& masks, const MaskPlace& here,
-                                  const std::optional<MaskPlace>& previous) {
-    (void)masks.atomic_or(here.word, here.bit);
-    subgroup_barrier();
-    UInt word = masks.load(here.word);
-    Expr<std::uint32_t> peers = S == 32 ? Expr<std::uint32_t>(word) : (word >> here.shift) & ((1u << static_cast<std::uint32_t>(S)) - 1u);
-    if (previous) (void)masks.atomic_and(previous->word, ~previous->bit);
-    UInt below_me = (1u << cast<std::uint32_t>(subgroup_invocation())) - 1u;
-    return {cast<std::int32_t>(bit_count(peers & below_me)), cast<std::int32_t>(bit_count(peers)), cast<std::int32_t>(find_lsb(peers))};
-}
-
 /// The element of the tile that invocation local_id() ranks as its j-th: subgroup
 /// w takes elements w S 16 .. (w + 1) S 16 - 1, row j of them its lanes in order.
 inline Int ranked_element(int S, int j) { return local_id() / S * (S * kItems) + j * S + subgroup_invocation(); }
@@ -294,25 +240,17 @@ std::vector<Var<std::uint32_t>> sort_tile_by_match(int S, const ScatterShared& s
     barrier();
     std::vector<Var<std::uint32_t>> key, d, rank;
     for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(tile_base + ranked_element(S, j), n - 1)));
-    std::optional<MaskPlace> previous;  // the mask bit of the row before, with masks
     for (int j = 0; j < kItems; ++j) {
         Int i = ranked_element(S, j);
         // Past n: the largest digit, so that it sorts last (and is not written).
         d.emplace_back(select(i < in_tile, digit_of(key[j], shift, mask, flip), Expr<std::uint32_t>(mask)));
-        std::optional<Peers> by_masks;
-        if (sh.masks) {
-            MaskPlace here = mask_place(S, d[j], j % 2);
-            by_masks = match_digit_by_masks(S, *sh.masks, here, previous);
-            previous = here;
-        }
-        Peers peers = by_masks ? *by_masks : match_digit(S, d[j]);
+        Peers peers = match_digit(S, d[j]);
         auto [word, half] = counter(d[j]);
         Var<std::uint32_t> before = 0u;
         If(peers.below == 0, [&] { before = count_in(sh.items.atomic_add(word, cast<std::uint32_t>(peers.count) << half), half); });
         rank.emplace_back(subgroup_shuffle(Expr<std::uint32_t>(before), peers.lowest) + cast<std::uint32_t>(peers.below));
     }
     barrier();
-    if (previous) (void)sh.masks->atomic_and(previous->word, ~previous->bit);  // the last row read: masks zero again
     // Per word of counters, the counters become exclusive prefixes over the subgroups.
     If(lid < row, [&] {
         Var<std::uint32_t> run = 0u;
@@ -488,19 +426,15 @@ auto make_scatter_pairs_kernel(Ranking r) {
 }
 
 /// How this device ranks: by ballots where it has subgroups of 8 to 128 with
-/// ballots and shuffles, else by splits; digits matched through masks in
-/// shared memory where subgroups have at most 32 invocations and the masks
-/// fit (not in lavapipe's 32 KB). The size is required of the device only
-/// where it could run another (a device with one size, like the H100's 32,
-/// needs no pipeline option for it).
+/// ballots and shuffles, else by splits. The size is required of the device
+/// only where it could run another (a device with one size, like the H100's
+/// 32, needs no pipeline option for it).
 inline Ranking ranking_for(const DeviceLimits& limits) {
     const std::uint32_t needs = kSubgroupBallot | kSubgroupShuffle;
     const std::uint32_t S = limits.subgroup_size;
     if (S < 8 || S > 128 || (limits.subgroup_ops & needs) != needs) return {};
     if (S < limits.min_subgroup_size || S > limits.max_subgroup_size) return {};
-    Ranking r{static_cast<int>(S), limits.min_subgroup_size != limits.max_subgroup_size, S <= 32};
-    if (r.masks && scatter_shared_bytes(r) > static_cast<std::int64_t>(limits.shared_memory_bytes)) r.masks = false;
-    return r;
+    return {static_cast<int>(S), limits.min_subgroup_size != limits.max_subgroup_size};
 }
 
 /// How n keys are spread over workgroups: each workgroup's run (here the
@@ -510,9 +444,10 @@ struct Runs {
     std::int64_t run, groups, counts;
 };
 /// Tiles per workgroup: the caller's choice, or enough that at most
-/// kDefaultGroups workgroups run; within a driver's loop limit either way.
+/// default_groups workgroups run; within a driver's loop limit either way.
 /// Counts: kBins per workgroup.
-inline Runs runs_for(std::int64_t n, std::int64_t requested, std::uint64_t loop_limit, const std::string& device) {
+inline Runs runs_for(std::int64_t n, std::int64_t requested, std::int64_t default_groups, std::uint64_t loop_limit,
+                     const std::string& device) {
     const std::int64_t tiles = (n + kTile - 1) / kTile;
     const std::int64_t most = loop_limit ? std::max<std::int64_t>(1, static_cast<std::int64_t>(loop_limit) / kLoopsPerTile)
                                          : std::numeric_limits<std::int32_t>::max();
@@ -521,7 +456,7 @@ inline Runs runs_for(std::int64_t n, std::int64_t requested, std::uint64_t loop_
                     " ends loops after " + std::to_string(loop_limit) + " iterations, which allows at most " +
                     std::to_string(most) + "; give a smaller number or 0 (automatic)");
     const std::int64_t per_group =
-        requested > 0 ? requested : std::min(most, std::max<std::int64_t>(1, (tiles + kDefaultGroups - 1) / kDefaultGroups));
+        requested > 0 ? requested : std::min(most, std::max<std::int64_t>(1, (tiles + default_groups - 1) / default_groups));
     const std::int64_t groups = (tiles + per_group - 1) / per_group;
     return {per_group, groups, kBins * groups};
 }
