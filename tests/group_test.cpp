@@ -915,6 +915,9 @@ std::string barrier_error(const std::function<void()>& body) {
 TEST(GroupKernelTracing, BarrierInDivergentCodeIsAnError) {
     const std::string in_if = "kernel 'k': barrier() is inside an If whose condition can differ between invocations";
     EXPECT_EQ(barrier_error([] { If(local_id() < 10, [] { barrier(); }); }).substr(0, in_if.size()), in_if);
+    const std::string subgroup_in_if = "kernel 'k': subgroup_barrier() is inside an If whose condition can differ";
+    EXPECT_EQ(barrier_error([] { If(local_id() < 10, [] { subgroup_barrier(); }); }).substr(0, subgroup_in_if.size()),
+              subgroup_in_if);
     // Divergence through a variable assigned under a divergent condition.
     EXPECT_EQ(barrier_error([] {
                   Int flag = 0;
