@@ -30,10 +30,10 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 static_assert(kTile <= 0x10000, "pairs keep a key's place in its tile in 16 bits");
 
 /// Workgroups of one pass at most, when the caller does not choose: the
-/// counts (256 per workgroup: 32 and 64 MB at most) stay small next to the keys. On the H100
-/// (docs/PERFORMANCE.md, session 25), 2^28 keys sorted fastest in runs of 2
-/// tiles (10.06 ms against 10.43 in runs of 4) and pairs in runs of 1 (14.24
-/// against 20.15 ms in runs of 4).
+/// counts (256 per workgroup: 32 and 64 MB at most) stay small next to the
+/// keys. On the H100 (docs/PERFORMANCE.md, session 25), 2^28 keys sorted
+/// fastest in runs of 2 tiles (10.06 ms against 10.43 in runs of 4) and pairs
+/// in runs of 1 (14.24 against 20.15 ms in runs of 4).
 constexpr std::int64_t kDefaultGroupsKeys = 32768;
 constexpr std::int64_t kDefaultGroupsPairs = 65536;
 /// Loop iterations a workgroup's invocation runs per tile in the scatter, at
@@ -75,25 +75,17 @@ inline auto make_histogram_kernel() {
     });
 }
 
-/// How the scatter ranks a tile: by ballots in subgroups of `subgroup`
-/// invocations (0: by 1-bit splits), with the size required of the device
-/// when it could run another (`pin`).
-struct Ranking {
-    int subgroup = 0;
-    bool pin = false;
-    bool operator<(const Ranking& o) const { return std::pair(subgroup, pin) < std::pair(o.subgroup, o.pin); }
-};
-
 /// The shared memory of the scatter. `items` holds a tile while it is sorted
 /// (keys, or places in the tile for pairs); `start` where each digit's keys
 /// start in the sorted tile (`end`: end, for the ranking by splits);
 /// `offset` per digit, the output place of the tile's key at place p is
 /// offset[digit] + p.
 struct ScatterShared {
+    /// S: subgroup size of the ranking by ballots, whose counters `items` also holds; 0 for splits.
     // Every index is a place in the tile, a counter or a digit (below kBins):
     // in range by construction, accessed without bounds checks.
-    explicit ScatterShared(Ranking r)
-        : items(std::max<std::int64_t>(padded_size(kTile), r.subgroup > 0 ? kWg / r.subgroup * kBins / 2 : 0), dsl::Unchecked{}) {}
+    explicit ScatterShared(int S)
+        : items(std::max<std::int64_t>(padded_size(kTile), S > 0 ? kWg / S * kBins / 2 : 0), dsl::Unchecked{}) {}
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}}, start{kBins, dsl::Unchecked{}}, end{kBins, dsl::Unchecked{}};
 };
@@ -376,13 +368,12 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
 /// Step 3 for one workgroup: its tiles in turn (sort_and_write_tile), each
 /// digit's keys after those of the group's earlier tiles.
 template <class V, bool WithValues>
-void scatter_tiles(Ranking r, const Array<std::uint32_t>& keys, const Array<V>* values,
+void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
                    const Array<std::uint32_t>& offsets, const Array<std::uint32_t>& keys_out,
                    const Array<V>* values_out, const Int& n, const Int& tiles_per_group, const UInt& shift,
                    const UInt& mask, const UInt& flip, const Int& bits) {
     // n: the keys to sort (elements_to_sort)
-    const int S = r.subgroup;
-    ScatterShared sh(r);
+    ScatterShared sh(S);
     Int lid = local_id();
     Var<std::uint32_t> base = offsets.load(lid * num_groups() + group_id());  // of digit lid's next key
     auto [first, last] = tile_run(n, tiles_per_group);
@@ -397,6 +388,15 @@ void scatter_tiles(Ranking r, const Array<std::uint32_t>& keys, const Array<V>* 
     });
 }
 
+/// How the scatter ranks a tile: by ballots in subgroups of `subgroup`
+/// invocations (0: by 1-bit splits), with the size required of the device
+/// when it could run another (`pin`).
+struct Ranking {
+    int subgroup = 0;
+    bool pin = false;
+    bool operator<(const Ranking& o) const { return std::pair(subgroup, pin) < std::pair(o.subgroup, o.pin); }
+};
+
 inline GroupOptions ranking_options(Ranking r) {
     return GroupOptions{.subgroup_size = r.pin ? static_cast<std::uint32_t>(r.subgroup) : 0u};
 }
@@ -405,9 +405,9 @@ inline auto make_scatter_keys_kernel(Ranking r) {
     return group_kernel<kWg>(
         "radix_scatter_keys(keys, offsets, keys_out, size, count, counted, tiles_per_group, shift, mask, flip, bits)",
         ranking_options(r),
-        [r](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int size,
+        [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int size,
             Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
-            scatter_tiles<std::uint32_t, false>(r, keys, nullptr, offsets, keys_out, nullptr, elements_to_sort(count, size, counted),
+            scatter_tiles<std::uint32_t, false>(S, keys, nullptr, offsets, keys_out, nullptr, elements_to_sort(count, size, counted),
                                                 tiles_per_group, shift, mask, flip, bits);
         });
 }
@@ -417,10 +417,10 @@ auto make_scatter_pairs_kernel(Ranking r) {
     return group_kernel<kWg>(
         "radix_scatter_pairs(keys, values, offsets, keys_out, values_out, size, count, counted, tiles_per_group, shift, mask, flip, bits)",
         ranking_options(r),
-        [r](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
+        [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
             Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask,
             UInt flip, Int bits) {
-            scatter_tiles<V, true>(r, keys, &values, offsets, keys_out, &values_out, elements_to_sort(count, size, counted),
+            scatter_tiles<V, true>(S, keys, &values, offsets, keys_out, &values_out, elements_to_sort(count, size, counted),
                                    tiles_per_group, shift, mask, flip, bits);
         });
 }

@@ -7,10 +7,10 @@
 // publishes how many keys of digit d the tile has, adds up those of the tiles
 // before it (walking back until a tile that has published its inclusive
 // count), and publishes its inclusive count; all that as soon as the tile's
-// digits are counted, before its keys move, so that later tiles wait less. Against count-then-scatter
-// (radix_digit_pass.h) it saves a read of the keys per pass, and needs a
-// look-back that may wait (only where loops are not cut short:
-// look_back::exact_on).
+// digits are counted, before its keys move, so that later tiles wait less.
+// Against count-then-scatter (radix_digit_pass.h) it saves a read of the keys
+// per pass, and needs a look-back that may wait (only where loops are not cut
+// short: look_back::exact_on).
 #pragma once
 
 #include <rill/algorithms/detail/look_back.h>
@@ -77,11 +77,10 @@ inline auto make_pass_counts_kernel() {
 /// `state`: sweep_state_words(tiles), zero. `bits`: the digit's bits in this
 /// pass (for the ranking by splits).
 template <class V, bool WithValues>
-void sweep_tile(Ranking r, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
+void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
                 const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
                 const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits) {
-    const int S = r.subgroup;
-    ScatterShared sh(r);
+    ScatterShared sh(S);
     Int lid = local_id();
     Int t = look_back::ticket(state);
     // Where each digit's keys start in the output: the keys of lower digits.
@@ -124,20 +123,20 @@ auto make_sweep_kernel(Ranking r) {
         return group_kernel<kWg>(
             "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, shift, mask, flip, bits)",
             ranking_options(r),
-            [r](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+            [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
                              Int pass, UInt shift, UInt mask, UInt flip, Int bits) {
-                sweep_tile<V, true>(r, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
+                sweep_tile<V, true>(S, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
                                     pass, shift, mask, flip, bits);
             });
     else
         return group_kernel<kWg>(
             "radix_sweep_keys(keys, starts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
             ranking_options(r),
-            [r](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+            [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
                              UInt mask, UInt flip, Int bits) {
-                sweep_tile<std::uint32_t, false>(r, keys, nullptr, starts, state, keys_out, nullptr,
+                sweep_tile<std::uint32_t, false>(S, keys, nullptr, starts, state, keys_out, nullptr,
                                                  elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
             });
 }
