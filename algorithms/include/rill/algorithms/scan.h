@@ -31,6 +31,10 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 /// faster of the two as measured (docs/PERFORMANCE.md): SinglePass through
 /// Vulkan and OpenGL on the H100 (sessions 13 and 18) and on the CPU backend
 /// (session 15); ReduceThenScan where SinglePass is refused.
+/// Float sums: ReduceThenScan adds in the same order every run; SinglePass
+/// adds a tile's predecessors as far back as its look-back had to go, which
+/// depends on timing, so the last bits may differ from run to run (as with
+/// CUB's decoupled look-back). Choose ReduceThenScan where bits must repeat.
 /// The textbook scans, for teaching and for the published tables (slower):
 /// HillisSteele, ceil(log2 n) passes over the whole stream, O(n log n) work,
 /// as Horn used it (GPU Gems 2 ch. 36); Blelloch, the work-efficient
