@@ -50,7 +50,7 @@ public:
     Shader run() {
         Shader sh;
         global_write_before_.assign(k_.stmts.size(), 0);
-        if (k_.is_group_kernel()) mark_barriers(k_.body, false);
+        if (k_.is_group_kernel() && reads_what_it_writes()) mark_barriers(k_.body, false);
         header(sh);
         if (k_.is_group_kernel()) {
             group_main();
@@ -265,6 +265,26 @@ private:
     bool has_global_atomic(std::uint32_t p, Pred pred) const {
         for (const ir::Node& n : k_.nodes)
             if (n.op == Op::Atomic && n.imm[2] == 0 && n.aux == p && pred(n)) return true;
+        return false;
+    }
+
+    /// Whether an invocation may read from an Array what another of its
+    /// workgroup wrote there (or write where another read): only where some
+    /// Array is both written and read (an atomic does both) or the call binds
+    /// one buffer twice. Elsewhere no barrier needs to order buffer memory:
+    /// the radix scatter, say, reads its input and writes its output only.
+    bool reads_what_it_writes() const {
+        if (!sig_.distinct_buffers) return true;
+        for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
+            if (k_.params[p].kind != ir::ParamKind::Array) continue;
+            if (has_global_atomic(p, [](const ir::Node&) { return true; })) return true;
+            bool written = false, read = false;
+            for (const ir::Stmt& st : k_.stmts)
+                written = written || ((st.kind == StmtKind::ArrayStore || st.kind == StmtKind::ArrayStoreVector) && st.a == p);
+            for (const ir::Node& n : k_.nodes)
+                read = read || ((n.op == Op::ArrayLoad || n.op == Op::ArrayLoadVector) && n.aux == p);
+            if (written && read) return true;
+        }
         return false;
     }
 

@@ -307,7 +307,8 @@ private:
             throw Error("rill::BitonicSort " + name_ + ": the count stream has " + std::to_string(opt.count->size()) +
                         " elements; pass a Stream<uint32_t> of one element (e.g. a Filter's count)");
         if (n <= 1) return;
-        const auto [count, counted] = detail::count_arguments(opt.count, index);
+        Runtime rt = Runtime::of(keys);
+        const auto [count, counted] = detail::count_arguments(opt.count, rt);
         const std::int64_t seg = opt.segment == 0 ? n : std::min(opt.segment, n);
         const std::int64_t N = static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(seg)));
         const std::int64_t virtual_size = (n + seg - 1) / seg * N;

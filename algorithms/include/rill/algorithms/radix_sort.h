@@ -119,7 +119,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     Stream<V> v[2];
     if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
     const auto n32 = static_cast<std::int32_t>(n);
-    const auto [count, counted] = count_arguments(opt.count, counts);
+    const auto [count, counted] = count_arguments(opt.count, rt);
     const int passes = (opt.bits + kDigitBits - 1) / kDigitBits;
     if (opt.count && passes % 2 == 1) {
         // The last pass writes the scratch streams, which are copied back
@@ -199,7 +199,7 @@ void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortO
         Runtime rt = Runtime::of(keys);
         auto bits = rt.stream<std::uint32_t>({n});
         const std::int64_t groups = (n + 255) / 256;
-        const auto [count, counted] = count_arguments(opt.count, bits);
+        const auto [count, counted] = count_arguments(opt.count, rt);
         const auto n32 = static_cast<std::int32_t>(n);
         to_bits(Groups{groups}, keys, bits, n32, count, counted);
         radix_sort_bits<V, WithValues>(bits, values, opt);
