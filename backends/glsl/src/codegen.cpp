@@ -268,6 +268,18 @@ private:
         return false;
     }
 
+    /// Whether the kernel writes Array param p (stores or atomics) / reads it (loads or atomics).
+    bool writes_array(std::uint32_t p) const {
+        for (const ir::Stmt& st : k_.stmts)
+            if ((st.kind == StmtKind::ArrayStore || st.kind == StmtKind::ArrayStoreVector) && st.a == p) return true;
+        return has_global_atomic(p, [](const ir::Node&) { return true; });
+    }
+    bool reads_array(std::uint32_t p) const {
+        for (const ir::Node& n : k_.nodes)
+            if ((n.op == Op::ArrayLoad || n.op == Op::ArrayLoadVector) && n.aux == p) return true;
+        return has_global_atomic(p, [](const ir::Node&) { return true; });
+    }
+
     /// Whether an invocation may read from an Array what another of its
     /// workgroup wrote there (or write where another read): only where some
     /// Array is both written and read (an atomic does both) or the call binds
@@ -275,16 +287,8 @@ private:
     /// the radix scatter, say, reads its input and writes its output only.
     bool reads_what_it_writes() const {
         if (!sig_.distinct_buffers) return true;
-        for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
-            if (k_.params[p].kind != ir::ParamKind::Array) continue;
-            if (has_global_atomic(p, [](const ir::Node&) { return true; })) return true;
-            bool written = false, read = false;
-            for (const ir::Stmt& st : k_.stmts)
-                written = written || ((st.kind == StmtKind::ArrayStore || st.kind == StmtKind::ArrayStoreVector) && st.a == p);
-            for (const ir::Node& n : k_.nodes)
-                read = read || ((n.op == Op::ArrayLoad || n.op == Op::ArrayLoadVector) && n.aux == p);
-            if (written && read) return true;
-        }
+        for (std::uint32_t p = 0; p < k_.params.size(); ++p)
+            if (k_.params[p].kind == ir::ParamKind::Array && writes_array(p) && reads_array(p)) return true;
         return false;
     }
 
@@ -307,10 +311,7 @@ private:
         // A read-only Array is declared readonly (the driver may then take its
         // read-only cache path), unless another binding of the call may write
         // the same buffer.
-        if (!sig_.distinct_buffers) return true;
-        for (const ir::Stmt& st : k_.stmts)
-            if ((st.kind == StmtKind::ArrayStore || st.kind == StmtKind::ArrayStoreVector) && st.a == p) return true;
-        return has_global_atomic(p, [](const ir::Node&) { return true; });
+        return !sig_.distinct_buffers || writes_array(p);
     }
 
     void indent(int depth) { out_ << std::string(4 * depth, ' '); }
