@@ -29,6 +29,10 @@ constexpr std::uint32_t kOwnCount = 1u << 30, kInclusiveCount = 2u << 30, kCount
 /// Keys a sweep can count in 30 bits.
 constexpr std::int64_t kMostSweepKeys = std::int64_t{1} << 30;
 inline std::int64_t sweep_state_words(std::int64_t tiles) { return 1 + tiles * kBins; }
+/// Tiles whose states a step of the look-back reads at once (in flight
+/// together). On the H100 through Vulkan, 2^28 keys: the pass 2.67 / 2.57 /
+/// 2.65 ms with 1 / 4 / 8 (docs/PERFORMANCE.md, session 26).
+constexpr int kLookBackWindow = 4;
 
 /// The digit of key k in pass p of a sort by `key_bits` key bits: bits 8 p ..
 /// up to 8 p + 7 (fewer in a last, narrower pass), flipped for descending
@@ -100,15 +104,23 @@ void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
             If(t == 0, [&] { state.atomic_store(word, kInclusiveCount | own); }).Else([&] {
                 state.atomic_store(word, kOwnCount | own);
                 // Each tile before holds a ticket, so it runs, and publishes its own count without waiting.
+                // A step reads tiles k, k - 1, ... at once and adds their counts from k down
+                // until one is inclusive (done) or not published yet (read again next step).
+                // Tile 0 publishes an inclusive count, so indices clamped to it are never added.
                 Int k = t - 1;
                 Bool done = false;
                 While([&] { return !done; }, [&] {
-                    UInt w = state.atomic_load(1 + k * kBins + lid);
-                    If(w >= kOwnCount, [&] {
-                        before = before + (w & kCountBits);
-                        done = w >= kInclusiveCount;
-                        k = k - 1;
-                    });
+                    std::vector<Var<std::uint32_t>> w;
+                    for (int i = 0; i < kLookBackWindow; ++i) w.emplace_back(state.atomic_load(1 + max(k - i, 0) * kBins + lid));
+                    Bool adding = true;
+                    for (int i = 0; i < kLookBackWindow; ++i)
+                        If(adding, [&] {
+                            If(w[i] >= kOwnCount, [&] {
+                                before = before + (w[i] & kCountBits);
+                                k = k - 1;
+                                If(w[i] >= kInclusiveCount, [&] { done = true; adding = false; });
+                            }).Else([&] { adding = false; });
+                        });
                 });
                 state.atomic_store(word, kInclusiveCount | (before + own));
             });
