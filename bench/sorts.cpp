@@ -4,6 +4,9 @@
 //
 //   RILL_BACKEND=vulkan rill-bench-sorts [max log2 n = 24] [output.json]
 //
+// Then the radix sort's two algorithms against each other over n, keys and
+// pairs, where OneSweep can run.
+//
 // Both sorts run in the same process on the same keys, so the ratio is the
 // figure; times are the kernels' own (GPU timestamps; host time per kernel on
 // the CPU backend), medians of 5 after a warm-up. Every sort is checked
@@ -55,6 +58,43 @@ double host_sort_ms(const std::vector<float>& keys) {
             for (std::size_t i = 0; i < keys.size(); ++i) p[i] = {keys[i], static_cast<std::uint32_t>(i)};
         },
         [&] { std::sort(p.begin(), p.end()); });
+}
+
+/// RadixAlgorithm::CountThenScatter against OneSweep over n, keys and
+/// uint32 pairs: the figures that RadixAlgorithm::Auto's choice rests on.
+/// OneSweep only where its look-back is exact (no driver loop limit).
+void radix_algorithms(rill::Runtime& rt, std::mt19937& gen, int max_log2n, std::ostringstream& out) {
+    if (rt.info().limits.loop_iterations) {
+        std::printf("\nOneSweep is refused here (the driver ends long loops): no comparison of radix algorithms\n");
+        return;
+    }
+    const rill::RadixSortOptions scatter{.algorithm = rill::RadixAlgorithm::CountThenScatter};
+    const rill::RadixSortOptions sweep{.algorithm = rill::RadixAlgorithm::OneSweep};
+    std::printf("\n| n | count-then-scatter keys | OneSweep keys | ratio | count-then-scatter pairs | OneSweep pairs | ratio |\n"
+                "|---|---|---|---|---|---|---|\n");
+    for (int log2n = 10; log2n <= max_log2n; log2n += 2) {
+        const std::int64_t n = std::int64_t{1} << log2n;
+        std::vector<std::uint32_t> h(n), ids(n);
+        for (std::int64_t i = 0; i < n; ++i) h[i] = gen(), ids[i] = static_cast<std::uint32_t>(i);
+        auto pristine = rt.stream<std::uint32_t>({n}, h);
+        auto keys = rt.stream<std::uint32_t>({n}, h);
+        auto values = rt.stream<std::uint32_t>({n}, ids);
+        rill::radix_sort(keys, values, sweep);  // checked once: the pairs way covers the keys' kernels' logic too
+        check_sorted(keys, h, "OneSweep radix sort of 2^" + std::to_string(log2n));
+        const std::vector<std::uint32_t> moved = values.download(), sorted = keys.download();
+        for (std::int64_t i = 0; i < n; ++i)
+            if (h[moved[i]] != sorted[i]) fail("OneSweep radix sort: value at " + std::to_string(i));
+        const double keys_scatter = time_sort(rt, pristine, keys, [&] { rill::radix_sort(keys, scatter); });
+        const double keys_sweep = time_sort(rt, pristine, keys, [&] { rill::radix_sort(keys, sweep); });
+        const double pairs_scatter = time_sort(rt, pristine, keys, [&] { rill::radix_sort(keys, values, scatter); });
+        const double pairs_sweep = time_sort(rt, pristine, keys, [&] { rill::radix_sort(keys, values, sweep); });
+        std::printf("| 2^%d | %.4f ms | %.4f ms | %.2f | %.4f ms | %.4f ms | %.2f |\n", log2n, keys_scatter, keys_sweep,
+                    keys_scatter / keys_sweep, pairs_scatter, pairs_sweep, pairs_scatter / pairs_sweep);
+        std::fflush(stdout);
+        out << (log2n > 10 ? "," : "") << "{\"log2n\":" << log2n << ",\"scatter_keys_ms\":" << keys_scatter
+            << ",\"onesweep_keys_ms\":" << keys_sweep << ",\"scatter_pairs_ms\":" << pairs_scatter
+            << ",\"onesweep_pairs_ms\":" << pairs_sweep << "}";
+    }
 }
 
 }  // namespace
@@ -122,6 +162,8 @@ int main(int argc, char** argv) {
         out << (s > 0 ? "," : "") << "{\"side\":" << side << ",\"bitonic_pairs_ms\":" << full << ",\"bitonic_rows_ms\":" << rows
             << ",\"radix_pairs_ms\":" << radix << ",\"host_std_sort_pairs_ms\":" << host << "}";
     }
+    out << "],\"radix_algorithms\":[";
+    radix_algorithms(rt, gen, max_log2n, out);
     out << "]}\n";
     if (!json.empty()) std::ofstream(json) << out.str();
     return 0;
