@@ -5,7 +5,8 @@
 //   RILL_BACKEND=vulkan rill-bench-sorts [max log2 n = 24] [output.json]
 //
 // Then the radix sort's two algorithms against each other over n, keys and
-// pairs, where OneSweep can run.
+// pairs, where OneSweep can run. RILL_BENCH_ONLY=crossover,uberflow,radix
+// picks those tables (unset: all three).
 //
 // Both sorts run in the same process on the same keys, so the ratio is the
 // figure; times are the kernels' own (GPU timestamps; host time per kernel on
@@ -29,6 +30,7 @@ namespace {
 
 using rill::bench::fail;
 using rill::bench::median_ms;
+using rill::bench::section;
 
 /// Times `sort`, each call on the same keys (restored from `pristine`, untimed).
 template <class K, class F>
@@ -112,8 +114,8 @@ int main(int argc, char** argv) {
     std::ostringstream out;
     out << "{\"backend\":\"" << rt.backend_name() << "\",\"device\":\"" << rt.info().device << "\",\"crossover\":[";
 
-    std::printf("\n| n | bitonic keys | radix keys | bitonic / radix time |\n|---|---|---|---|\n");
-    for (int log2n = 10; log2n <= max_log2n; log2n += 2) {
+    if (section("crossover")) std::printf("\n| n | bitonic keys | radix keys | bitonic / radix time |\n|---|---|---|---|\n");
+    for (int log2n = 10; log2n <= max_log2n && section("crossover"); log2n += 2) {
         const std::int64_t n = std::int64_t{1} << log2n;
         std::vector<std::uint32_t> h(n);
         for (auto& x : h) x = gen();
@@ -135,10 +137,11 @@ int main(int argc, char** argv) {
     // UberFlow sorts (key, identifier) texels in row-major order; its fps
     // include computing the keys and moving the particles, which this does not.
     const int paper_fps[] = {148, 43, 10, 2};
-    std::printf("\n| texture | bitonic pairs | fps | rows only (bitonic, segment = side) | fps | radix pairs | fps | "
-                "std::sort pairs, one host thread | fps | UberFlow GP/FP packed, Radeon 9800 Pro |\n"
-                "|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int s = 0; s < 4; ++s) {
+    if (section("uberflow"))
+        std::printf("\n| texture | bitonic pairs | fps | rows only (bitonic, segment = side) | fps | radix pairs | fps | "
+                    "std::sort pairs, one host thread | fps | UberFlow GP/FP packed, Radeon 9800 Pro |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int s = 0; s < 4 && section("uberflow"); ++s) {
         const std::int64_t side = 128 << s, n = side * side;
         if (n > (std::int64_t{1} << max_log2n)) break;
         std::uniform_real_distribution<float> depth(0.0f, 100.0f);
@@ -166,7 +169,7 @@ int main(int argc, char** argv) {
             << ",\"radix_pairs_ms\":" << radix << ",\"host_std_sort_pairs_ms\":" << host << "}";
     }
     out << "],\"radix_algorithms\":[";
-    radix_algorithms(rt, gen, max_log2n, out);
+    if (section("radix")) radix_algorithms(rt, gen, max_log2n, out);
     out << "]}\n";
     if (!json.empty()) std::ofstream(json) << out.str();
     return 0;

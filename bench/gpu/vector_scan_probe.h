@@ -7,9 +7,9 @@
 //   blocked: invocation l takes uint4 l V .. l V + V - 1 (4 V consecutive
 //            elements), scanned in registers; one workgroup scan.
 // No shared-memory transposes in either. The look-back is rill's
-// (look_back.h: two 16-bit halves per value, four words per tile) or one word
-// per tile (2-bit flag, 30-bit value: exact for the probe's data, whose sum
-// stays below 2^30), with the ticket or with tile = group_id (unsafe: the bound).
+// (look_back.h: two 16-bit halves per value, four words per tile) or the
+// compaction's one word per tile (2-bit flag, 30-bit value: exact for the
+// probe's data, whose sum stays below 2^30), with the ticket or with tile = group_id (unsafe: the bound).
 #pragma once
 
 #include <rill/algorithms/detail/look_back.h>
@@ -27,56 +27,6 @@ namespace look_back = rill::detail::look_back;
 
 enum class Layout { Striped, Blocked };
 enum class State { Halves, Word };
-
-/// One word per tile: flag (1 aggregate, 2 inclusive) << 30 | value.
-inline Expr<std::uint32_t> word_prefix_before(const Array<std::uint32_t>& state, const Int& t) {
-    Int S = subgroup_size();
-    Int lane = subgroup_invocation();
-    Var<std::uint32_t> acc = 0u;
-    Int hi = t - 1;
-    Bool done = false;
-    While([&] { return !done; }, [&] {
-        Int j = hi - lane;
-        Bool exists = j >= 0;
-        Var<std::uint32_t> w = 0u;
-        If(exists, [&] { w = state.atomic_load(1 + max(j, 0)); });
-        UInt flag = w >> 30u;
-        Bool inclusive = !exists || flag == 2u;
-        Int k = subgroup_min(select(inclusive, lane, S));
-        Bool needed = lane <= k;
-        If(subgroup_all(!needed || flag != 0u || !exists), [&] {
-            UInt value = select(exists && needed, w & 0x3fffffffu, Expr<std::uint32_t>(0u));
-            acc = acc + subgroup_add(value);
-            done = k < S;
-            hi = hi - S;
-        });
-    });
-    return acc;
-}
-
-template <int Wg>
-void word_scan_tile(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& own,
-                    const std::function<void(const Expr<std::uint32_t>&)>& finish) {
-    Shared<std::uint32_t> prefix(1);
-    auto [exclusive, total] = detail::workgroup_exclusive<std::uint32_t, Wg>(ScanOp::Add, own, 0u);
-    If(local_id() < subgroup_size(), [&] {
-        If(t == 0, [&] {
-            If(local_id() == 0, [&] {
-                state.atomic_store(1 + t, (2u << 30u) | total);
-                prefix.store(0, 0u);
-            });
-        }).Else([&] {
-            If(local_id() == 0, [&] { state.atomic_store(1 + t, (1u << 30u) | total); });
-            UInt before = word_prefix_before(state, t);
-            If(local_id() == 0, [&] {
-                state.atomic_store(1 + t, (2u << 30u) | ((before + total) & 0x3fffffffu));
-                prefix.store(0, before);
-            });
-        });
-    });
-    barrier();
-    finish(prefix.load(0) + exclusive);
-}
 
 template <int Wg, int V>
 auto make_vector_scan(Layout layout, State st, bool ticket) {
@@ -121,7 +71,7 @@ auto make_vector_scan(Layout layout, State st, bool ticket) {
             }
         };
         if (st == State::Halves) look_back::scan_tile<std::uint32_t, Wg>(ScanOp::Add, 0u, state, t, own, finish);
-        else word_scan_tile<Wg>(state, t, own, finish);
+        else look_back::count_tile<Wg>(state, t, own, finish);
     });
 }
 

@@ -201,7 +201,7 @@ private:
             const bool vectors = default_tile ? vectors_fit(in, out) : options.tile.load == TileLoad::Vectors;
             const bool single = options.scan == ScanAlgorithm::SinglePass ||
                                 (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n, vectors));
-            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), split);
+            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), n, split);
             if (!single && default_tile && detail::rows_pay(rt.info())) return compact_by_rows(in, out, count, split);
             ScanTile tile = options.tile;
             if (default_tile) tile = vectors ? kDefaultVectorTile : single ? kDefaultSinglePassTile : kDefaultTile;
@@ -268,7 +268,8 @@ private:
     /// 2^28). Through OpenGL it was never faster; the CPU backend's two passes
     /// over rows read the input from cache the second time.
     static bool single_pass_pays(const BackendInfo& info, std::int64_t n, bool vectors) {
-        return detail::look_back::exact_on(info) && info.name == "vulkan" && (vectors || n <= (std::int64_t{1} << 26));
+        return detail::look_back::exact_on(info) && info.name == "vulkan" && n < detail::look_back::kMostCounted &&
+               (vectors || n <= (std::int64_t{1} << 26));
     }
 
     /// Elements a tile can move as vectors of 4 (Array::load_vector).
@@ -290,8 +291,11 @@ private:
                         " of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
     }
 
-    void check_single_pass(const BackendInfo& info, bool split) const {
+    void check_single_pass(const BackendInfo& info, std::int64_t n, bool split) const {
         detail::look_back::check_exact(info, "rill::Filter '" + state_->name + "'", "ScanAlgorithm::Auto");
+        if (n >= detail::look_back::kMostCounted)
+            throw Error("rill::Filter '" + state_->name + "': the single pass counts in 30 bits, and the stream has " +
+                        std::to_string(n) + " elements (2^30 or more); use ScanAlgorithm::Auto");
         if (split)
             throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
                         "go after all kept ones, whose number is known only when every tile is done; use "
@@ -312,7 +316,7 @@ private:
         const std::int64_t n = in.size();
         check_fits(n, kTile);
         const std::int64_t tiles = (n + kTile - 1) / kTile;
-        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::state_words(tiles)});
+        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::count_state_words(tiles)});
         auto make = [&] {
             if constexpr (Vectors) return make_compact_vector_single_pass<Wg, Items>(state_->name, state_->keep);
             else return make_compact_single_pass<Wg, Items>(state_->name, state_->keep);
@@ -502,7 +506,7 @@ private:
     /// The single pass (ScanAlgorithm::SinglePass): each tile reads its input
     /// once, and its start comes from the tiles before it by the look-back
     /// (detail/look_back.h) instead of a first pass of counts; the last tile
-    /// writes the count. `state`: look_back::state_words(tiles), zero.
+    /// writes the count. `state`: look_back::count_state_words(tiles), zero.
     template <int kWg, int kItems>
     static MoveKernel make_compact_single_pass(const std::string& name, Pred keep) {
         static constexpr std::int32_t kTile = kWg * kItems;
@@ -512,8 +516,7 @@ private:
             Int base = t * kTile;
             Shared<std::uint32_t> places(detail::padded_size(kTile));
             const TileFlags f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
-            detail::look_back::scan_tile<std::uint32_t, kWg>(ScanOp::Add, 0u, state, t, f.before[kItems],
-                                                             [&](const Expr<std::uint32_t>& row_start) {
+            detail::look_back::count_tile<kWg>(state, t, f.before[kItems], [&](const Expr<std::uint32_t>& row_start) {
                 write_tile<kWg, kItems>(f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
                 If(t == num_groups() - 1 && local_id() == kWg - 1, [&] { count.store(0, row_start + f.before[kItems]); });
             });
@@ -659,7 +662,7 @@ private:
 
     /// The single pass over tiles of vectors: staged as in two passes, the
     /// tile's start from the look-back meanwhile; the last tile writes the
-    /// count. `state`: look_back::state_words(tiles), zero.
+    /// count. `state`: look_back::count_state_words(tiles), zero.
     template <int kWg, int kItems>
     static MoveKernel make_compact_vector_single_pass(const std::string& name, Pred keep) {
         static constexpr std::int32_t kTile = kWg * kItems;
@@ -671,7 +674,7 @@ private:
             const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n, &staged);
             auto [before, kept] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
             // It ends with a barrier: every part is staged.
-            Expr<std::uint32_t> start = detail::look_back::tile_prefix<std::uint32_t, kWg>(ScanOp::Add, 0u, state, t, kept);
+            Expr<std::uint32_t> start = detail::look_back::tile_count_prefix<kWg>(state, t, kept);
             write_staged<kWg, kItems>(f, staged, start + before, out, tile_base, n, false, Expr<std::uint32_t>(0u));
             If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + kept); });
         });

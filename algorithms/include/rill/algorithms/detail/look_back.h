@@ -157,6 +157,78 @@ void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t,
     finish(combine<T>(op, tile_prefix<T, Wg>(op, id, state, t, total), exclusive));
 }
 
+// Tile states of counts (how many elements of each tile a compaction keeps):
+// one word per tile after the ticket, a flag in the top two bits (none yet,
+// the tile's own count, or the inclusive count up to it) and the count in the
+// low 30 bits. Read whole, so a step of the look-back reads one word per
+// tile where a state of any 32-bit value takes four; exact while every count
+// stays below 2^30 (fewer elements than kMostCounted).
+constexpr std::uint32_t kOwnCount = 1u << 30, kInclusiveCount = 2u << 30, kCountBits = kOwnCount - 1u;
+constexpr std::int64_t kMostCounted = std::int64_t{1} << 30;
+
+/// Words of the count states of `tiles` tiles; all zero before the pass.
+constexpr std::int64_t count_state_words(std::int64_t tiles) { return 1 + tiles; }
+
+/// prefix_before for count states: the kept elements of the tiles before t
+/// (t > 0), by the first subgroup, S tiles a step.
+template <int Wg>
+Expr<std::uint32_t> count_before(const Array<std::uint32_t>& state, const Int& t) {
+    Int S = min(subgroup_size(), Int(Wg));
+    Int lane = subgroup_invocation();
+    Var<std::uint32_t> acc = 0u;  // tiles hi + 1 .. t - 1
+    Int hi = t - 1;
+    Bool done = false;
+    While([&] { return !done; }, [&] {
+        Int j = hi - lane;
+        Bool exists = j >= 0;
+        Var<std::uint32_t> w = kInclusiveCount;  // past tile 0: an inclusive count of zero
+        If(exists, [&] { w = state.atomic_load(1 + j); });
+        Bool inclusive = w >= kInclusiveCount;
+        Int k = subgroup_min(select(inclusive, lane, S));  // nearest inclusive count, S if none
+        Bool needed = lane <= k;
+        If(subgroup_all(!needed || w >= kOwnCount), [&] {
+            acc = acc + subgroup_add(select(needed, w & kCountBits, Expr<std::uint32_t>(0u)));
+            done = k < S;
+            hi = hi - S;
+        });
+    });
+    return acc;
+}
+
+/// tile_prefix for count states: the kept elements before tile t, once every
+/// invocation has the tile's `kept`. Every invocation must call it (it ends
+/// with a barrier).
+template <int Wg>
+Expr<std::uint32_t> tile_count_prefix(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& kept) {
+    Shared<std::uint32_t> prefix(1);
+    If(local_id() < subgroup_size(), [&] {
+        If(t == 0, [&] {
+            If(local_id() == 0, [&] {
+                state.atomic_store(1 + t, kInclusiveCount | kept);
+                prefix.store(0, 0u);
+            });
+        }).Else([&] {
+            If(local_id() == 0, [&] { state.atomic_store(1 + t, kOwnCount | kept); });
+            Expr<std::uint32_t> before = count_before<Wg>(state, t);
+            If(local_id() == 0, [&] {
+                state.atomic_store(1 + t, kInclusiveCount | (before + kept));
+                prefix.store(0, before);
+            });
+        });
+    });
+    barrier();
+    Var<std::uint32_t> p = prefix.load(0);
+    return p;
+}
+
+/// scan_tile for count states: `own` is each invocation's kept elements;
+/// finish(start) gets the kept elements before the invocation's in the whole stream.
+template <int Wg, class Finish>
+void count_tile(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& own, Finish finish) {
+    auto [exclusive, total] = workgroup_exclusive<std::uint32_t, Wg>(ScanOp::Add, own, 0u);
+    finish(tile_count_prefix<Wg>(state, t, total) + exclusive);
+}
+
 /// Whether a look-back is exact on this device: not where the driver ends
 /// long loops (DeviceLimits::loop_iterations), which could cut a wait short.
 inline bool exact_on(const BackendInfo& info) { return info.limits.loop_iterations == 0; }

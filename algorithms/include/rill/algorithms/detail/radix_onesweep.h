@@ -22,12 +22,12 @@ namespace rill::detail::radix {
 constexpr int kMostPasses = 4;
 
 /// Tile states of a pass: word 0 the ticket counter, then one word per (tile,
-/// digit): a flag in the top two bits (none yet, the tile's own count, or
-/// the inclusive count over the tiles up to it) and the count in the low 30
-/// bits. One word each, so it is read whole, and no fence is needed.
-constexpr std::uint32_t kOwnCount = 1u << 30, kInclusiveCount = 2u << 30, kCountBits = kOwnCount - 1u;
+/// digit), a count state (look_back::kOwnCount): read whole, so no fence is needed.
+using look_back::kCountBits;
+using look_back::kInclusiveCount;
+using look_back::kOwnCount;
 /// Keys a sweep can count in 30 bits.
-constexpr std::int64_t kMostSweepKeys = std::int64_t{1} << 30;
+constexpr std::int64_t kMostSweepKeys = look_back::kMostCounted;
 inline std::int64_t sweep_state_words(std::int64_t tiles) { return 1 + tiles * kBins; }
 /// Tiles whose states a step of the look-back reads at once (in flight
 /// together). On the H100 through Vulkan, 2^28 keys: the pass 2.67 / 2.57 /
