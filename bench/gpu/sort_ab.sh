@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The radix sort's ways against each other and CUB, in one machine session:
-# count-then-scatter (the default) and RadixAlgorithm::OneSweep, keys and pairs
+# the default (Auto), count-then-scatter and RadixAlgorithm::OneSweep, keys and pairs
 # (rill-bench-bandwidth times both and checks both first), each through Vulkan
 # with the driver's bounds checks and without them (RILL_VK_UNCHECKED_BUFFERS=1),
 # alternating, twice; then OpenGL once, and CUB.

@@ -26,7 +26,9 @@ namespace rill {
 
 /// How each pass of a radix sort finds where its keys go.
 enum class RadixAlgorithm {
-    /// CountThenScatter on every backend (OneSweep until measured against it on a GPU).
+    /// OneSweep where it was measured faster (the GPU backends, where its
+    /// look-back is exact: small sorts, and pairs), else CountThenScatter
+    /// (detail::onesweep_pays, docs/PERFORMANCE.md).
     Auto,
     /// Per pass: count the digits of each workgroup's keys, scan the counts,
     /// then sort tiles and scatter (reads the keys twice per pass); any device.
@@ -86,6 +88,24 @@ auto make_key_map(bool to_bits) {
     });
 }
 
+/// Whether RadixAlgorithm::Auto takes OneSweep for n keys (with values or
+/// not). On the H100 (rill-bench-sorts, session 27, docs/PERFORMANCE.md)
+/// OneSweep was 1.3-1.7x faster up to 2^20 keys (fewer dispatches) and 1.05
+/// at 2^22 through both GPU backends; at 2^24 and up count-then-scatter was
+/// faster for keys (OneSweep 0.94, 0.90, 0.90 at 2^24, 2^26, 2^28 through
+/// Vulkan), OneSweep for pairs through Vulkan (1.06 at 2^24 and 2^26, 1.06
+/// and 1.08 at 2^28) and through OpenGL up to 2^24 (1.08; 0.97 at 2^26).
+/// Through Vulkan on an H200 (more memory bandwidth) pairs at 2^28 were the
+/// other way round (OneSweep 0.93). The CPU backend runs the GPU's tile
+/// kernels for OneSweep, 10-25x slower.
+inline bool onesweep_pays(const BackendInfo& info, std::int64_t n, bool pairs) {
+    if (!look_back::exact_on(info) || n >= radix::kMostSweepKeys) return false;
+    constexpr std::int64_t kSmall = std::int64_t{1} << 23;
+    if (info.name == "vulkan") return pairs || n < kSmall;
+    if (info.name == "opengl") return n < (pairs ? std::int64_t{1} << 25 : kSmall);
+    return false;
+}
+
 template <class V, bool WithValues>
 void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
     using namespace radix;
@@ -96,14 +116,16 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (opt.tiles_per_workgroup < 0)
         throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(opt.tiles_per_workgroup) +
                     "; give a positive number, or 0 to let rill choose");
-    const bool sweep = opt.algorithm == RadixAlgorithm::OneSweep;
-    if (sweep && opt.tiles_per_workgroup != 0)
+    const bool asked_sweep = opt.algorithm == RadixAlgorithm::OneSweep;
+    if (asked_sweep && opt.tiles_per_workgroup != 0)
         throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(opt.tiles_per_workgroup) +
                     " is for RadixAlgorithm::CountThenScatter (with OneSweep every workgroup sorts one tile); give 0");
     if (n <= 1) return;
     if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
     Runtime rt = Runtime::of(keys);
-    if (sweep) {
+    const bool sweep = asked_sweep || (opt.algorithm == RadixAlgorithm::Auto && opt.tiles_per_workgroup == 0 &&
+                                       onesweep_pays(rt.info(), n, WithValues));
+    if (asked_sweep) {
         look_back::check_exact(rt.info(), "rill::radix_sort with RadixAlgorithm::OneSweep", "RadixAlgorithm::Auto");
         if (n >= kMostSweepKeys)
             throw Error("rill::radix_sort: RadixAlgorithm::OneSweep counts in 30 bits, so it sorts fewer than 2^30 keys, not " +
