@@ -503,23 +503,40 @@ private:
         });
     }
 
+    /// The kept elements of tile `tile` (kTile elements from tile * kTile, those
+    /// below n), counted by the calling subgroup, each lane getting the count:
+    /// the look-back's fallback for a tile that has not published its count.
+    template <int kWg, int kTile>
+    static Expr<std::uint32_t> count_kept(const Pred& keep, const Array<T>& in, const Int& tile, const Int& n) {
+        Int S = min(subgroup_size(), Int(kWg));
+        Int base = tile * kTile;
+        Var<std::uint32_t> kept = 0u;
+        For(0, (kTile + S - 1) / S, [&](Int r) {
+            Int i = base + r * S + subgroup_invocation();
+            If(i < min(base + kTile, n), [&] { kept = kept + select(keep(in.load(i)), 1u, 0u); });
+        });
+        return subgroup_add(Expr<std::uint32_t>(kept));
+    }
+
     /// The single pass (ScanAlgorithm::SinglePass): each tile reads its input
     /// once, and its start comes from the tiles before it by the look-back
     /// (detail/look_back.h) instead of a first pass of counts; the last tile
     /// writes the count. `state`: look_back::count_state_words(tiles), zero.
+    /// Tiles are numbered by group_id: the look-back counts a tile that has
+    /// not published itself when it has waited long enough (count_before).
     template <int kWg, int kItems>
     static MoveKernel make_compact_single_pass(const std::string& name, Pred keep) {
         static constexpr std::int32_t kTile = kWg * kItems;
         return group_kernel<kWg>(name + "_compact_single_pass(in, state, out, count, n)",
                                  [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
-            Int t = detail::look_back::ticket(state);
+            Int t = group_id();
             Int base = t * kTile;
             Shared<std::uint32_t> places(detail::padded_size(kTile));
             const TileFlags f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
             detail::look_back::count_tile<kWg>(state, t, f.before[kItems], [&](const Expr<std::uint32_t>& row_start) {
                 write_tile<kWg, kItems>(f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
                 If(t == num_groups() - 1 && local_id() == kWg - 1, [&] { count.store(0, row_start + f.before[kItems]); });
-            });
+            }, [&](const Int& tile) { return count_kept<kWg, kTile>(keep, in, tile, n); });
         });
     }
 
@@ -662,19 +679,21 @@ private:
 
     /// The single pass over tiles of vectors: staged as in two passes, the
     /// tile's start from the look-back meanwhile; the last tile writes the
-    /// count. `state`: look_back::count_state_words(tiles), zero.
+    /// count. `state`: look_back::count_state_words(tiles), zero. Tiles by
+    /// group_id, as make_compact_single_pass's.
     template <int kWg, int kItems>
     static MoveKernel make_compact_vector_single_pass(const std::string& name, Pred keep) {
         static constexpr std::int32_t kTile = kWg * kItems;
         return group_kernel<kWg>(name + "_compact_vector_single_pass(in, state, out, count, n)",
                                  [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
-            Int t = detail::look_back::ticket(state);
+            Int t = group_id();
             Int tile_base = t * kTile;
             Shared<T> staged(kTile, dsl::Unchecked{});  // places within the subgroups' parts
             const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n, &staged);
             auto [before, kept] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
             // It ends with a barrier: every part is staged.
-            Expr<std::uint32_t> start = detail::look_back::tile_count_prefix<kWg>(state, t, kept);
+            Expr<std::uint32_t> start = detail::look_back::tile_count_prefix<kWg>(
+                state, t, kept, [&](const Int& tile) { return count_kept<kWg, kTile>(keep, in, tile, n); });
             write_staged<kWg, kItems>(f, staged, start + before, out, tile_base, n, false, Expr<std::uint32_t>(0u));
             If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + kept); });
         });

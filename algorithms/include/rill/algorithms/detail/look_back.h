@@ -1,10 +1,15 @@
 // The single pass's decoupled look-back (Merrill and Garland 2016), shared by
-// the scan and the compaction: tiles are numbered by a ticket in the order
-// their workgroups start, each publishes its aggregate, then finds its prefix
-// from the tiles before it and publishes its inclusive prefix.
+// the scan and the compaction: each tile publishes its aggregate, then finds
+// its prefix from the tiles before it and publishes its inclusive prefix.
+// The scan numbers tiles by a ticket in the order their workgroups start, so
+// that every tile it waits for has started; the compaction numbers them by
+// group_id and counts a tile that keeps it waiting itself (count_before).
 #pragma once
 
 #include <rill/algorithms/detail/workgroup_scan.h>
+
+#include <cstddef>
+#include <type_traits>
 
 namespace rill::detail::look_back {
 
@@ -169,13 +174,25 @@ constexpr std::int64_t kMostCounted = std::int64_t{1} << 30;
 /// Words of the count states of `tiles` tiles; all zero before the pass.
 constexpr std::int64_t count_state_words(std::int64_t tiles) { return 1 + tiles; }
 
+/// Reads of a step that found a needed tile unpublished, before the look-back
+/// counts that tile itself (count_before's fallback).
+constexpr std::uint32_t kFallbackReads = 8;
+
 /// prefix_before for count states: the kept elements of the tiles before t
-/// (t > 0), by the first subgroup, S tiles a step.
-template <int Wg>
-Expr<std::uint32_t> count_before(const Array<std::uint32_t>& state, const Int& t) {
+/// (t > 0), by the first subgroup, S tiles a step. With `count` (not
+/// nullptr), tiles are numbered by group_id, so a tile before may not have
+/// started, and nothing says it will while this one waits: after
+/// kFallbackReads reads that find a needed tile unpublished, the subgroup
+/// counts that tile's kept elements itself (count(tile), every lane of the
+/// subgroup calls it and gets the count) and goes on, as in decoupled
+/// fallback (Smith, Levien and Owens, SPAA 2025). Without it, tiles must be
+/// numbered by ticket (every tile waited for has started).
+template <int Wg, class CountTile = std::nullptr_t>
+Expr<std::uint32_t> count_before(const Array<std::uint32_t>& state, const Int& t, CountTile count = nullptr) {
     Int S = min(subgroup_size(), Int(Wg));
     Int lane = subgroup_invocation();
     Var<std::uint32_t> acc = 0u;  // tiles hi + 1 .. t - 1
+    Var<std::uint32_t> reads = 0u;  // of this window, finding a needed tile unpublished
     Int hi = t - 1;
     Bool done = false;
     While([&] { return !done; }, [&] {
@@ -186,20 +203,35 @@ Expr<std::uint32_t> count_before(const Array<std::uint32_t>& state, const Int& t
         Bool inclusive = w >= kInclusiveCount;
         Int k = subgroup_min(select(inclusive, lane, S));  // nearest inclusive count, S if none
         Bool needed = lane <= k;
+        if constexpr (!std::is_null_pointer_v<CountTile>) {
+            reads = reads + 1u;
+            If(reads > kFallbackReads, [&] {
+                // The needed tiles still unpublished, nearest first, each counted by the whole subgroup.
+                auto next = [&] { return subgroup_min(select(needed && w < kOwnCount, lane, S)); };
+                Var<std::int32_t> l = next();
+                While([&] { return l < S; }, [&] {
+                    UInt c = count(hi - l);
+                    If(lane == l, [&] { w = kOwnCount | c; });
+                    l = next();
+                });
+            });
+        }
         If(subgroup_all(!needed || w >= kOwnCount), [&] {
             acc = acc + subgroup_add(select(needed, w & kCountBits, Expr<std::uint32_t>(0u)));
             done = k < S;
             hi = hi - S;
+            reads = 0u;
         });
     });
     return acc;
 }
 
 /// tile_prefix for count states: the kept elements before tile t, once every
-/// invocation has the tile's `kept`. Every invocation must call it (it ends
-/// with a barrier).
-template <int Wg>
-Expr<std::uint32_t> tile_count_prefix(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& kept) {
+/// invocation has the tile's `kept`; `count` as count_before's. Every
+/// invocation must call it (it ends with a barrier).
+template <int Wg, class CountTile = std::nullptr_t>
+Expr<std::uint32_t> tile_count_prefix(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& kept,
+                                      CountTile count = nullptr) {
     Shared<std::uint32_t> prefix(1);
     If(local_id() < subgroup_size(), [&] {
         If(t == 0, [&] {
@@ -209,7 +241,7 @@ Expr<std::uint32_t> tile_count_prefix(const Array<std::uint32_t>& state, const I
             });
         }).Else([&] {
             If(local_id() == 0, [&] { state.atomic_store(1 + t, kOwnCount | kept); });
-            Expr<std::uint32_t> before = count_before<Wg>(state, t);
+            Expr<std::uint32_t> before = count_before<Wg>(state, t, count);
             If(local_id() == 0, [&] {
                 state.atomic_store(1 + t, kInclusiveCount | (before + kept));
                 prefix.store(0, before);
@@ -222,11 +254,13 @@ Expr<std::uint32_t> tile_count_prefix(const Array<std::uint32_t>& state, const I
 }
 
 /// scan_tile for count states: `own` is each invocation's kept elements;
-/// finish(start) gets the kept elements before the invocation's in the whole stream.
-template <int Wg, class Finish>
-void count_tile(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& own, Finish finish) {
+/// finish(start) gets the kept elements before the invocation's in the whole
+/// stream; `count` as count_before's.
+template <int Wg, class Finish, class CountTile = std::nullptr_t>
+void count_tile(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& own, Finish finish,
+                CountTile count = nullptr) {
     auto [exclusive, total] = workgroup_exclusive<std::uint32_t, Wg>(ScanOp::Add, own, 0u);
-    finish(tile_count_prefix<Wg>(state, t, total) + exclusive);
+    finish(tile_count_prefix<Wg>(state, t, total, count) + exclusive);
 }
 
 /// Whether a look-back is exact on this device: not where the driver ends
