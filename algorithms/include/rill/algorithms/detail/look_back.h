@@ -163,11 +163,12 @@ void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t,
 }
 
 // Tile states of counts (how many elements of each tile a compaction keeps):
-// one word per tile after the ticket, a flag in the top two bits (none yet,
-// the tile's own count, or the inclusive count up to it) and the count in the
-// low 30 bits. Read whole, so a step of the look-back reads one word per
-// tile where a state of any 32-bit value takes four; exact while every count
-// stays below 2^30 (fewer elements than kMostCounted).
+// one word per tile after word 0 (the ticket counter, where tiles are
+// numbered by ticket), a flag in the top two bits (none yet, the tile's own
+// count, or the inclusive count up to it) and the count in the low 30 bits.
+// Read whole, so a step of the look-back reads one word per tile where a
+// state of any 32-bit value takes four; exact while every count stays below
+// 2^30 (fewer elements than kMostCounted).
 constexpr std::uint32_t kOwnCount = 1u << 30, kInclusiveCount = 2u << 30, kCountBits = kOwnCount - 1u;
 constexpr std::int64_t kMostCounted = std::int64_t{1} << 30;
 
