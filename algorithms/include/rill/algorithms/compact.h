@@ -265,11 +265,15 @@ private:
     /// tiles of vectors at any n, over transposed tiles up to 2^26, as
     /// measured on the H100 (docs/PERFORMANCE.md: sessions 19 and 22; over
     /// vectors 1.33x the fastest two passes at 2^24, 1.08x at 2^26, 1.02x at
-    /// 2^28). Through OpenGL it was never faster; the CPU backend's two passes
+    /// 2^28; session 27, with one-word states and no ticket: 1.5x at 2^24,
+    /// 1.18x at 2^28). Through OpenGL over tiles of vectors since session 27
+    /// (2.6x the two passes at 2^16, 1.35x at 2^24, 1.18x at 2^28); its
+    /// transposed tiles were not measured there. The CPU backend's two passes
     /// over rows read the input from cache the second time.
     static bool single_pass_pays(const BackendInfo& info, std::int64_t n, bool vectors) {
-        return detail::look_back::exact_on(info) && info.name == "vulkan" && n < detail::look_back::kMostCounted &&
-               (vectors || n <= (std::int64_t{1} << 26));
+        if (!detail::look_back::exact_on(info) || n >= detail::look_back::kMostCounted) return false;
+        if (info.name == "vulkan") return vectors || n <= (std::int64_t{1} << 26);
+        return info.name == "opengl" && vectors;
     }
 
     /// Elements a tile can move as vectors of 4 (Array::load_vector).
