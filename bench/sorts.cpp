@@ -114,59 +114,62 @@ int main(int argc, char** argv) {
     std::ostringstream out;
     out << "{\"backend\":\"" << rt.backend_name() << "\",\"device\":\"" << rt.info().device << "\",\"crossover\":[";
 
-    if (section("crossover")) std::printf("\n| n | bitonic keys | radix keys | bitonic / radix time |\n|---|---|---|---|\n");
-    for (int log2n = 10; log2n <= max_log2n && section("crossover"); log2n += 2) {
-        const std::int64_t n = std::int64_t{1} << log2n;
-        std::vector<std::uint32_t> h(n);
-        for (auto& x : h) x = gen();
-        auto pristine = rt.stream<std::uint32_t>({n}, h);
-        auto keys = rt.stream<std::uint32_t>({n}, h);
-        rill::bitonic_sort(keys);
-        check_sorted(keys, h, "bitonic sort of 2^" + std::to_string(log2n));
-        keys.upload(h);
-        rill::radix_sort(keys);
-        check_sorted(keys, h, "radix sort of 2^" + std::to_string(log2n));
-        const double bitonic = time_sort(rt, pristine, keys, [&] { rill::bitonic_sort(keys); });
-        const double radix = time_sort(rt, pristine, keys, [&] { rill::radix_sort(keys); });
-        std::printf("| 2^%d | %.4f ms | %.4f ms | %.2f |\n", log2n, bitonic, radix, bitonic / radix);
-        std::fflush(stdout);
-        out << (log2n > 10 ? "," : "") << "{\"log2n\":" << log2n << ",\"bitonic_ms\":" << bitonic << ",\"radix_ms\":" << radix << "}";
+    if (section("crossover")) {
+        std::printf("\n| n | bitonic keys | radix keys | bitonic / radix time |\n|---|---|---|---|\n");
+        for (int log2n = 10; log2n <= max_log2n; log2n += 2) {
+            const std::int64_t n = std::int64_t{1} << log2n;
+            std::vector<std::uint32_t> h(n);
+            for (auto& x : h) x = gen();
+            auto pristine = rt.stream<std::uint32_t>({n}, h);
+            auto keys = rt.stream<std::uint32_t>({n}, h);
+            rill::bitonic_sort(keys);
+            check_sorted(keys, h, "bitonic sort of 2^" + std::to_string(log2n));
+            keys.upload(h);
+            rill::radix_sort(keys);
+            check_sorted(keys, h, "radix sort of 2^" + std::to_string(log2n));
+            const double bitonic = time_sort(rt, pristine, keys, [&] { rill::bitonic_sort(keys); });
+            const double radix = time_sort(rt, pristine, keys, [&] { rill::radix_sort(keys); });
+            std::printf("| 2^%d | %.4f ms | %.4f ms | %.2f |\n", log2n, bitonic, radix, bitonic / radix);
+            std::fflush(stdout);
+            out << (log2n > 10 ? "," : "") << "{\"log2n\":" << log2n << ",\"bitonic_ms\":" << bitonic << ",\"radix_ms\":" << radix << "}";
+        }
     }
     out << "],\"uberflow_table1\":[";
 
     // UberFlow sorts (key, identifier) texels in row-major order; its fps
     // include computing the keys and moving the particles, which this does not.
     const int paper_fps[] = {148, 43, 10, 2};
-    if (section("uberflow"))
+    if (section("uberflow")) {
         std::printf("\n| texture | bitonic pairs | fps | rows only (bitonic, segment = side) | fps | radix pairs | fps | "
                     "std::sort pairs, one host thread | fps | UberFlow GP/FP packed, Radeon 9800 Pro |\n"
                     "|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int s = 0; s < 4 && section("uberflow"); ++s) {
-        const std::int64_t side = 128 << s, n = side * side;
-        if (n > (std::int64_t{1} << max_log2n)) break;
-        std::uniform_real_distribution<float> depth(0.0f, 100.0f);
-        std::vector<float> hk(n);
-        std::vector<std::uint32_t> ids(n);
-        for (std::int64_t i = 0; i < n; ++i) hk[i] = depth(gen), ids[i] = static_cast<std::uint32_t>(i);
-        auto pristine = rt.stream<float>({side, side}, hk);
-        auto keys = rt.stream<float>({side, side}, hk);
-        auto values = rt.stream<std::uint32_t>({side, side}, ids);
-        rill::bitonic_sort(keys, values);
-        check_sorted(keys, hk, "bitonic sort of a texture");
-        const std::vector<std::uint32_t> moved = values.download();
-        const std::vector<float> sorted = keys.download();
-        for (std::int64_t i = 0; i < n; ++i)
-            if (hk[moved[i]] != sorted[i]) fail("bitonic sort: identifier at " + std::to_string(i));
-        const double full = time_sort(rt, pristine, keys, [&] { rill::bitonic_sort(keys, values); });
-        const double rows = time_sort(rt, pristine, keys, [&] { rill::bitonic_sort(keys, values, {.segment = side}); });
-        const double radix = time_sort(rt, pristine, keys, [&] { rill::radix_sort(keys, values); });
-        const double host = host_sort_ms(hk);
-        std::printf("| %lld^2 | %.3f ms | %.1f | %.3f ms | %.1f | %.3f ms | %.1f | %.3f ms | %.1f | %d |\n",
-                    static_cast<long long>(side), full, 1000.0 / full, rows, 1000.0 / rows, radix, 1000.0 / radix, host,
-                    1000.0 / host, paper_fps[s]);
-        std::fflush(stdout);
-        out << (s > 0 ? "," : "") << "{\"side\":" << side << ",\"bitonic_pairs_ms\":" << full << ",\"bitonic_rows_ms\":" << rows
-            << ",\"radix_pairs_ms\":" << radix << ",\"host_std_sort_pairs_ms\":" << host << "}";
+        for (int s = 0; s < 4; ++s) {
+            const std::int64_t side = 128 << s, n = side * side;
+            if (n > (std::int64_t{1} << max_log2n)) break;
+            std::uniform_real_distribution<float> depth(0.0f, 100.0f);
+            std::vector<float> hk(n);
+            std::vector<std::uint32_t> ids(n);
+            for (std::int64_t i = 0; i < n; ++i) hk[i] = depth(gen), ids[i] = static_cast<std::uint32_t>(i);
+            auto pristine = rt.stream<float>({side, side}, hk);
+            auto keys = rt.stream<float>({side, side}, hk);
+            auto values = rt.stream<std::uint32_t>({side, side}, ids);
+            rill::bitonic_sort(keys, values);
+            check_sorted(keys, hk, "bitonic sort of a texture");
+            const std::vector<std::uint32_t> moved = values.download();
+            const std::vector<float> sorted = keys.download();
+            for (std::int64_t i = 0; i < n; ++i)
+                if (hk[moved[i]] != sorted[i]) fail("bitonic sort: identifier at " + std::to_string(i));
+            const double full = time_sort(rt, pristine, keys, [&] { rill::bitonic_sort(keys, values); });
+            const double rows = time_sort(rt, pristine, keys, [&] { rill::bitonic_sort(keys, values, {.segment = side}); });
+            const double radix = time_sort(rt, pristine, keys, [&] { rill::radix_sort(keys, values); });
+            const double host = host_sort_ms(hk);
+            std::printf("| %lld^2 | %.3f ms | %.1f | %.3f ms | %.1f | %.3f ms | %.1f | %.3f ms | %.1f | %d |\n",
+                        static_cast<long long>(side), full, 1000.0 / full, rows, 1000.0 / rows, radix, 1000.0 / radix, host,
+                        1000.0 / host, paper_fps[s]);
+            std::fflush(stdout);
+            out << (s > 0 ? "," : "") << "{\"side\":" << side << ",\"bitonic_pairs_ms\":" << full << ",\"bitonic_rows_ms\":" << rows
+                << ",\"radix_pairs_ms\":" << radix << ",\"host_std_sort_pairs_ms\":" << host << "}";
+        }
     }
     out << "],\"radix_algorithms\":[";
     if (section("radix")) radix_algorithms(rt, gen, max_log2n, out);

@@ -9,7 +9,9 @@
 // No shared-memory transposes in either. The look-back is rill's
 // (look_back.h: two 16-bit halves per value, four words per tile) or the
 // compaction's one word per tile (2-bit flag, 30-bit value: exact for the
-// probe's data, whose sum stays below 2^30), with the ticket or with tile = group_id (unsafe: the bound).
+// probe's data, whose sum stays below 2^30), with the ticket or with tile =
+// group_id (unsafe without count_tile's fallback, which the probe does not
+// give: the bound).
 #pragma once
 
 #include <rill/algorithms/detail/look_back.h>

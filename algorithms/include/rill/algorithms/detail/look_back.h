@@ -121,27 +121,28 @@ Expr<T> prefix_before(ScanOp op, const Array<std::uint32_t>& state, const Int& t
     return acc;
 }
 
-/// Everything before tile t in the whole stream, once every invocation has
-/// the tile's `total`: tile 0 publishes it as its inclusive prefix, the others
-/// publish it as their aggregate, look back (the first subgroup), and publish
-/// their inclusive prefix. Every invocation must call it (it ends with a
-/// barrier, so what the workgroup wrote to shared memory before is visible
-/// to every invocation after).
-template <class T, int Wg>
-Expr<T> tile_prefix(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& total) {
+/// What tile_prefix and tile_count_prefix share, with `total` the tile's own
+/// combination: tile 0 publishes it as its inclusive prefix, the others
+/// publish it as their aggregate, look back (the first subgroup, `look_back()`)
+/// and publish their inclusive prefix, `combine(before, total)`.
+/// publish(inclusive, value) writes the tile's state. Returns everything
+/// before the tile (`id` for tile 0). Every invocation must call it (it ends
+/// with a barrier, so what the workgroup wrote to shared memory before is
+/// visible to every invocation after).
+template <class T, class Publish, class LookBack, class Combine>
+Expr<T> publish_and_look_back(const Int& t, T id, const Expr<T>& total, Publish publish, LookBack look_back, Combine combine) {
     Shared<T> prefix(1);
-    Int tiles = num_groups();
     If(local_id() < subgroup_size(), [&] {
         If(t == 0, [&] {
             If(local_id() == 0, [&] {
-                publish(state, tiles, t, kInclusive, to_bits<T>(total));
+                publish(true, total);
                 prefix.store(0, Expr<T>(id));
             });
         }).Else([&] {
-            If(local_id() == 0, [&] { publish(state, tiles, t, kAggregate, to_bits<T>(total)); });
-            Expr<T> before = prefix_before<T, Wg>(op, state, tiles, t, id);
+            If(local_id() == 0, [&] { publish(false, total); });
+            Expr<T> before = look_back();
             If(local_id() == 0, [&] {
-                publish(state, tiles, t, kInclusive, to_bits<T>(combine<T>(op, before, total)));
+                publish(true, combine(before, total));
                 prefix.store(0, before);
             });
         });
@@ -149,6 +150,18 @@ Expr<T> tile_prefix(ScanOp op, T id, const Array<std::uint32_t>& state, const In
     barrier();
     Var<T> p = prefix.load(0);
     return p;
+}
+
+/// Everything before tile t in the whole stream, once every invocation has
+/// the tile's `total` (publish_and_look_back over states of any 32-bit value).
+template <class T, int Wg>
+Expr<T> tile_prefix(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& total) {
+    Int tiles = num_groups();
+    return publish_and_look_back<T>(
+        t, id, total,
+        [&](bool inclusive, const Expr<T>& v) { publish(state, tiles, t, inclusive ? kInclusive : kAggregate, to_bits<T>(v)); },
+        [&] { return prefix_before<T, Wg>(op, state, tiles, t, id); },
+        [&](const Expr<T>& before, const Expr<T>& own) { return combine<T>(op, before, own); });
 }
 
 /// Tile t (of Wg invocations; one workgroup per tile), once every invocation
@@ -233,25 +246,13 @@ Expr<std::uint32_t> count_before(const Array<std::uint32_t>& state, const Int& t
 template <int Wg, class CountTile = std::nullptr_t>
 Expr<std::uint32_t> tile_count_prefix(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& kept,
                                       CountTile count = nullptr) {
-    Shared<std::uint32_t> prefix(1);
-    If(local_id() < subgroup_size(), [&] {
-        If(t == 0, [&] {
-            If(local_id() == 0, [&] {
-                state.atomic_store(1 + t, kInclusiveCount | kept);
-                prefix.store(0, 0u);
-            });
-        }).Else([&] {
-            If(local_id() == 0, [&] { state.atomic_store(1 + t, kOwnCount | kept); });
-            Expr<std::uint32_t> before = count_before<Wg>(state, t, count);
-            If(local_id() == 0, [&] {
-                state.atomic_store(1 + t, kInclusiveCount | (before + kept));
-                prefix.store(0, before);
-            });
-        });
-    });
-    barrier();
-    Var<std::uint32_t> p = prefix.load(0);
-    return p;
+    return publish_and_look_back<std::uint32_t>(
+        t, 0u, kept,
+        [&](bool inclusive, const Expr<std::uint32_t>& v) {
+            state.atomic_store(1 + t, (inclusive ? kInclusiveCount : kOwnCount) | v);
+        },
+        [&] { return count_before<Wg>(state, t, count); },
+        [](const Expr<std::uint32_t>& before, const Expr<std::uint32_t>& own) { return before + own; });
 }
 
 /// scan_tile for count states: `own` is each invocation's kept elements;
