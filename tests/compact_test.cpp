@@ -37,6 +37,10 @@ const Way kWays[] = {
      "single pass in tiles of 128 x 16 in vectors"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {256, 8, TileLoad::Vectors}}, 1000003,
      "single pass in tiles of 256 x 8 in vectors"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {128, 8, TileLoad::Ballots}}, 1000003,
+     "single pass in tiles of 128 x 8 ranked by ballots"},
+    {{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {256, 24, TileLoad::Ballots}}, 1000003,
+     "single pass in tiles of 256 x 24 ranked by ballots"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::ReduceThenScan}, std::int64_t{1} << 30, "two passes"},
     {{CompactAlgorithm::ScanScatter, ScanAlgorithm::Auto, {128, 16, TileLoad::Vectors}}, 1000003,
      "scan/scatter in tiles of 128 x 16 in vectors"},
@@ -131,11 +135,13 @@ TEST_P(Compaction, StablePartitionOfScalars) {
     }
 }
 
+// Structs: partition where it can run, the filter in the single pass (which
+// has no partition, ClearErrors).
 TEST_P(Compaction, StablePartitionOfStructs) {
     Filter<Particle> inside("inside", [](const Var<Particle>& p) { return length(p.position) < 1.0f; });
     for (const Way& way : kWays)
     for (std::int64_t n : {0, 1, 2, 255, 4097, 70001}) {
-        if (single_pass(way)) continue;  // no partition (ClearErrors)
+        if (!runs_here(rt(), way)) continue;
         if (way.options.tile.load == TileLoad::Vectors) continue;  // structs are not vectors (ClearErrors)
         SCOPED_TRACE(n);
         SCOPED_TRACE(way.name);
@@ -157,10 +163,13 @@ TEST_P(Compaction, StablePartitionOfStructs) {
         auto in = rt().stream<Particle>({n}, ps);
         auto out = rt().stream<Particle>({n});
         auto count = rt().stream<std::uint32_t>({1});
-        inside.partition(in, out, count, way.options);
+        const bool filter_only = single_pass(way);
+        if (filter_only) inside(in, out, count, way.options);
+        else inside.partition(in, out, count, way.options);
         EXPECT_EQ(count.download()[0], static_cast<std::uint32_t>(mid - want.begin()));
         std::vector<Particle> got = out.download();
-        for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[i].id, want[i].id) << i;
+        const std::int64_t checked = filter_only ? mid - want.begin() : n;
+        for (std::int64_t i = 0; i < checked; ++i) ASSERT_EQ(got[i].id, want[i].id) << i;
     }
 }
 
@@ -186,17 +195,39 @@ TEST_P(Compaction, ClearErrors) {
               "rill::Filter 'any': CompactOptions::tile moves vectors of 4 elements, but the input is a view that starts "
               "at element 1 of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
     const CompactOptions single{.scan = ScanAlgorithm::SinglePass};
+    const CompactOptions ballots{.tile = {128, 16, TileLoad::Ballots}};
+    const std::string ballots_fix = "TileLoad::Vectors or Transposed (TileLoad::Ballots is a tile of the single pass only)";
+    auto count = rt().stream<std::uint32_t>({1});
     if (const std::uint64_t limit = rt().info().limits.loop_iterations) {
-        EXPECT_EQ(error_message([&] { any(a, c, single); }),
-                  "rill::Filter 'any': ScanAlgorithm::SinglePass cannot be exact on " + rt().info().device +
-                      ": the driver ends every loop after " + std::to_string(limit) +
-                      " iterations, and a look-back may wait longer; use ScanAlgorithm::Auto");
+        const std::string why = ": ScanAlgorithm::SinglePass cannot be exact on " + rt().info().device +
+                                ": the driver ends every loop after " + std::to_string(limit) +
+                                " iterations, and a look-back may wait longer; use ";
+        EXPECT_EQ(error_message([&] { any(a, c, single); }), "rill::Filter 'any'" + why + "ScanAlgorithm::Auto");
+        EXPECT_EQ(error_message([&] { any(a, c, ballots); }), "rill::Filter 'any'" + why + ballots_fix);
     } else {
-        auto count = rt().stream<std::uint32_t>({1});
-        EXPECT_EQ(error_message([&] { any.partition(a, c, count, single); }),
-                  "rill::Filter 'any': partition cannot run in a single pass: the other elements go after all kept "
-                  "ones, whose number is known only when every tile is done; use ScanAlgorithm::Auto");
+        const std::string why = "rill::Filter 'any': partition cannot run in a single pass: the other elements go after "
+                                "all kept ones, whose number is known only when every tile is done; use ";
+        EXPECT_EQ(error_message([&] { any.partition(a, c, count, single); }), why + "ScanAlgorithm::Auto");
+        EXPECT_EQ(error_message([&] { any.partition(a, c, count, ballots); }), why + ballots_fix);
+        if (detail::ballot_subgroup(rt().info().limits).size) {
+            EXPECT_EQ(error_message([&] { any(a, c, CompactOptions{.tile = {512, 16, TileLoad::Ballots}}); }),
+                      "rill::Filter 'any': CompactOptions::tile is 512 invocations of 16 elements ranked by ballots; use "
+                      "128 or 256 invocations of 8, 16 or 24 elements each (or leave the default)");
+        } else {
+            EXPECT_EQ(error_message([&] { any(a, c, ballots); }),
+                      "rill::Filter 'any': TileLoad::Ballots ranks elements by subgroup ballots, which " + rt().info().device +
+                          " does not have (it needs subgroups of 8 to 128 invocations with ballots and shuffles); use "
+                          "TileLoad::Vectors or Transposed");
+        }
     }
+    EXPECT_EQ(error_message([&] {
+                  any(a, c, CompactOptions{.scan = ScanAlgorithm::ReduceThenScan, .tile = {128, 16, TileLoad::Ballots}});
+              }),
+              "rill::Filter 'any': TileLoad::Ballots is a tile of the single pass only; use ScanAlgorithm::Auto or "
+              "SinglePass with it, or TileLoad::Vectors or Transposed for two passes");
+    EXPECT_EQ(error_message([&] { exclusive_scan(a, c, ScanOp::Add, ScanOptions{ScanAlgorithm::Auto, {128, 16, TileLoad::Ballots}}); }),
+              "rill scan: ScanOptions::tile has TileLoad::Ballots, a tile of the compaction (CompactOptions); scans take "
+              "TileLoad::Transposed or Vectors");
 }
 
 // Views off the vector grid compact the other way by default, with guards

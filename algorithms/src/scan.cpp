@@ -454,6 +454,9 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
     if (options.algorithm == ScanAlgorithm::Blelloch) return detail::blelloch_scan(in, out, op, init, inclusive);
     if (options.algorithm == ScanAlgorithm::Auto) options.algorithm = auto_algorithm(rt.info());
     ScanTile tile = options.tile;
+    if (tile.load == TileLoad::Ballots)
+        throw Error("rill scan: ScanOptions::tile has TileLoad::Ballots, a tile of the compaction (CompactOptions); "
+                    "scans take TileLoad::Transposed or Vectors");
     if (tile.workgroup == 0 && tile.items == 0) {
         if (detail::rows_pay(rt.info()))
             return scan_tiles<T, RowShape>(in, out, op, init, inclusive, options.algorithm);

@@ -296,9 +296,13 @@ int main(int argc, char** argv) {
         for (auto algorithm : {rill::ScanAlgorithm::SinglePass, rill::ScanAlgorithm::ReduceThenScan}) {
             if (algorithm == rill::ScanAlgorithm::SinglePass && rt.info().limits.loop_iterations) continue;
             std::vector<rill::ScanTile> tiles{{}};
-            if (sweep_tiles && !single_only)
+            if (sweep_tiles && !single_only) {
                 tiles = {{128, 8, rill::TileLoad::Vectors}, {128, 16, rill::TileLoad::Vectors}, {256, 8, rill::TileLoad::Vectors},
                          {256, 16, rill::TileLoad::Vectors}, {128, 8}, {128, 16}, {256, 8}, {256, 16}};
+                if (algorithm == rill::ScanAlgorithm::SinglePass && rill::detail::ballot_subgroup(rt.info().limits).size)
+                    for (int wg : {128, 256})
+                        for (int items : {8, 16, 24}) tiles.push_back({wg, items, rill::TileLoad::Ballots});
+            }
             for (const rill::ScanTile tile : tiles) {
                 const rill::CompactOptions options{.scan = algorithm, .tile = tile};
                 auto tiled = rt.stream<std::uint32_t>({n});
@@ -307,7 +311,9 @@ int main(int argc, char** argv) {
                 got_tiled.resize(want_kept.size());
                 const std::string name = std::string(algorithm == rill::ScanAlgorithm::SinglePass ? "single pass" : "two passes") +
                                          (tile.workgroup ? ", tile " + std::to_string(tile.workgroup) + " x " + std::to_string(tile.items) +
-                                                               (tile.load == rill::TileLoad::Vectors ? " in vectors" : "")
+                                                               (tile.load == rill::TileLoad::Vectors   ? " in vectors"
+                                                                : tile.load == rill::TileLoad::Ballots ? " ranked by ballots"
+                                                                                                       : "")
                                                          : ", default tile");
                 if (count.download()[0] != want_kept.size() || got_tiled != want_kept) fail("compaction, " + name);
                 std::printf("  compaction %s: %.4f ms\n", name.c_str(),

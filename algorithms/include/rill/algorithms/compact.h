@@ -4,11 +4,13 @@
 // By default the flags never reach memory. Two passes: one counts each tile's
 // kept elements, a scan of those counts gives every tile its start, and the
 // second scans the flags within each tile and writes the kept elements (the
-// input is read twice). Or a single pass, where it is faster (Vulkan): each
-// tile is read once, scans its flags and takes its start from the tiles
-// before it by the scan's decoupled look-back (detail/look_back.h). Tiles of
-// one-word elements move as vectors and are written through shared memory,
-// each subgroup's kept elements to consecutive addresses.
+// input is read twice). Or a single pass, where it is faster (Vulkan, OpenGL):
+// each tile is read once, counts its kept elements and takes its start from
+// the tiles before it by the scan's decoupled look-back (detail/look_back.h).
+// Where the device has subgroup ballots, the single pass's subgroups rank a
+// row of consecutive elements with one ballot and write the kept ones from
+// registers, a row's to consecutive addresses; elsewhere tiles of one-word
+// elements move as vectors and are written through shared memory.
 //
 //   rill::Filter<float> positive("positive", [](Expr<float> x) { return x > 0.0f; });
 //   std::int64_t kept = positive(in, out);   // order kept; the host gets the count
@@ -24,6 +26,7 @@
 
 #include <rill/algorithms/bitonic_sort.h>
 #include <rill/algorithms/scan.h>
+#include <rill/algorithms/detail/ballot_rank.h>
 #include <rill/algorithms/detail/look_back.h>
 #include <rill/algorithms/detail/rows.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
@@ -61,9 +64,12 @@ struct CompactOptions {
     /// ScanScatter with Auto or SinglePass: the tile of its passes, a workgroup
     /// of 128 or 256 invocations of 8 or 16 elements each, loaded Transposed
     /// or (int32, uint32 and float elements, streams that start at a multiple
-    /// of 4 elements) as Vectors (ScanTile). A tuning knob; zeros take the
-    /// default, the fastest measured on the H100 (docs/PERFORMANCE.md), and
-    /// for two passes on the CPU backend row tiles (detail/rows.h).
+    /// of 4 elements) as Vectors, or of 8, 16 or 24 elements ranked by
+    /// Ballots (the single pass only; ScanTile, TileLoad). A tuning knob;
+    /// zeros take the default, the fastest measured on the H100
+    /// (docs/PERFORMANCE.md): for the single pass Ballots of 128 x 16 where the
+    /// device has subgroup ballots, and for two passes on the CPU backend row
+    /// tiles (detail/rows.h).
     ScanTile tile = {};
 };
 
@@ -198,13 +204,23 @@ private:
             (options.scan == ScanAlgorithm::Auto || options.scan == ScanAlgorithm::SinglePass ||
              options.scan == ScanAlgorithm::ReduceThenScan)) {
             const bool default_tile = options.tile.workgroup == 0 && options.tile.items == 0;
+            const bool ballot_tile = !default_tile && options.tile.load == TileLoad::Ballots;
             const bool vectors = default_tile ? vectors_fit(in, out) : options.tile.load == TileLoad::Vectors;
-            const bool single = options.scan == ScanAlgorithm::SinglePass ||
+            if (ballot_tile && options.scan == ScanAlgorithm::ReduceThenScan)
+                throw Error("rill::Filter '" + state_->name + "': TileLoad::Ballots is a tile of the single pass only; use "
+                            "ScanAlgorithm::Auto or SinglePass with it, or TileLoad::Vectors or Transposed for two passes");
+            const bool single = options.scan == ScanAlgorithm::SinglePass || ballot_tile ||
                                 (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n, vectors));
-            if (options.scan == ScanAlgorithm::SinglePass) check_single_pass(rt.info(), n, split);
+            if (options.scan == ScanAlgorithm::SinglePass || ballot_tile) check_single_pass(rt.info(), n, split, ballot_tile);
             if (!single && default_tile && detail::rows_pay(rt.info())) return compact_by_rows(in, out, count, split);
+            const detail::BallotSubgroup ballots = detail::ballot_subgroup(rt.info().limits);
             ScanTile tile = options.tile;
-            if (default_tile) tile = vectors ? kDefaultVectorTile : single ? kDefaultSinglePassTile : kDefaultTile;
+            if (default_tile)
+                tile = single && ballots.size ? kDefaultBallotTile
+                       : vectors              ? kDefaultVectorTile
+                       : single               ? kDefaultSinglePassTile
+                                              : kDefaultTile;
+            if (tile.load == TileLoad::Ballots) return compact_by_ballots(in, out, count, tile, ballots);
             if (vectors) check_vectors(in, out);
             bool found = false;
             auto one = [&]<int Wg, int Items, bool Vectors>() {
@@ -295,15 +311,43 @@ private:
                         " of its buffer; give views that start at a multiple of 4, or TileLoad::Transposed");
     }
 
-    void check_single_pass(const BackendInfo& info, std::int64_t n, bool split) const {
-        detail::look_back::check_exact(info, "rill::Filter '" + state_->name + "'", "ScanAlgorithm::Auto");
+    /// Refuses the single pass where it cannot run; `ballot_tile`: asked for
+    /// by TileLoad::Ballots, which has no other.
+    void check_single_pass(const BackendInfo& info, std::int64_t n, bool split, bool ballot_tile) const {
+        const std::string fix = ballot_tile ? "TileLoad::Vectors or Transposed (TileLoad::Ballots is a tile of the single pass only)"
+                                            : "ScanAlgorithm::Auto";
+        detail::look_back::check_exact(info, "rill::Filter '" + state_->name + "'", fix);
         if (n >= detail::look_back::kMostCounted)
             throw Error("rill::Filter '" + state_->name + "': the single pass counts in 30 bits, and the stream has " +
-                        std::to_string(n) + " elements (2^30 or more); use ScanAlgorithm::Auto");
+                        std::to_string(n) + " elements (2^30 or more); use " + fix);
         if (split)
             throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
-                        "go after all kept ones, whose number is known only when every tile is done; use "
-                        "ScanAlgorithm::Auto");
+                        "go after all kept ones, whose number is known only when every tile is done; use " + fix);
+    }
+
+    /// The single pass over a tile ranked by ballots, one of the shapes TileLoad::Ballots lists.
+    void compact_by_ballots(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, ScanTile tile,
+                            detail::BallotSubgroup ballots) const {
+        if (!ballots.size)
+            throw Error("rill::Filter '" + state_->name + "': TileLoad::Ballots ranks elements by subgroup ballots, which " +
+                        Runtime::of(in).info().device + " does not have (it needs subgroups of 8 to 128 invocations with "
+                        "ballots and shuffles); use TileLoad::Vectors or Transposed");
+        bool found = false;
+        auto one = [&]<int Wg, int Items>() {
+            if (found || tile.workgroup != Wg || tile.items != Items) return;
+            found = true;
+            compact_ballot_single_pass<Wg, Items>(in, out, count, ballots);
+        };
+        one.template operator()<128, 8>();
+        one.template operator()<128, 16>();
+        one.template operator()<128, 24>();
+        one.template operator()<256, 8>();
+        one.template operator()<256, 16>();
+        one.template operator()<256, 24>();
+        if (!found)
+            throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
+                        " invocations of " + std::to_string(tile.items) + " elements ranked by ballots; use 128 or 256 "
+                        "invocations of 8, 16 or 24 elements each (or leave the default)");
     }
 
     /// Tiles of `tile` elements index n elements with int32 arithmetic.
@@ -703,6 +747,75 @@ private:
         });
     }
 
+    // --- Tiles ranked by ballots (TileLoad::Ballots, detail/ballot_rank.h) ---
+    // The fastest on the H100 through Vulkan and OpenGL (session 28).
+    static constexpr ScanTile kDefaultBallotTile{128, 16, TileLoad::Ballots};
+
+    /// The single pass over tiles whose subgroups rank their elements by
+    /// ballots: subgroup w takes kItems rows of S consecutive elements, one a
+    /// lane (coalesced loads), and a kept element's place among its
+    /// subgroup's kept ones is those of the rows before plus those of the
+    /// lanes below it in its row (one ballot a row). After the look-back each
+    /// kept element is written from registers: a row's kept ones go to
+    /// consecutive places, so the stores stay coalesced without staging the
+    /// tile in shared memory, which limits how many workgroups an SM holds
+    /// (through NVIDIA's Vulkan driver about 48 KB per SM in all, session 28).
+    /// Tiles by group_id, as make_compact_single_pass's.
+    template <int kWg, int kItems>
+    static MoveKernel make_compact_ballot_single_pass(const std::string& name, Pred keep, detail::BallotSubgroup sub) {
+        static constexpr std::int32_t kTile = kWg * kItems;
+        return group_kernel<kWg>(
+            name + "_compact_ballot_single_pass(in, state, out, count, n)", detail::ballot_options(sub),
+            [keep, S = std::min(sub.size, kWg)](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count,
+                                                Int n) {
+                const int subgroups = kWg / S;
+                Int t = group_id();
+                Int lane = subgroup_invocation();
+                Int sg = local_id() / S;
+                Int first = t * kTile + sg * (S * kItems) + lane;
+                std::vector<Var<T>> x;
+                for (int j = 0; j < kItems; ++j) x.emplace_back(in.load(first + j * S));  // all loads first
+                Var<std::uint32_t> kept = 0u;  // the subgroup's so far, the same in every lane
+                std::vector<Var<std::uint32_t>> place;  // among the subgroup's kept ones; kNotKept if not kept
+                for (int j = 0; j < kItems; ++j) {
+                    Bool k = first + j * S < n && keep(x[j]);
+                    const detail::BallotRank r = detail::ballot_rank(S, k);
+                    place.emplace_back(select(k, kept + r.below, kNotKept));
+                    kept = kept + r.count;
+                }
+                // The subgroups' counts: each invocation sums those before its subgroup, and all.
+                Shared<std::uint32_t> counts(subgroups, dsl::Unchecked{});
+                If(lane == 0, [&] { counts.store(sg, kept); });
+                barrier();
+                Var<std::uint32_t> before = 0u;
+                Var<std::uint32_t> total = 0u;
+                for (int s = 0; s < subgroups; ++s) {
+                    UInt c = counts.load(s);
+                    before = before + select(s < sg, c, 0u);
+                    total = total + c;
+                }
+                Expr<std::uint32_t> start = detail::look_back::tile_count_prefix<kWg>(
+                    state, t, total, [&](const Int& tile) { return count_kept<kWg, kTile>(keep, in, tile, n); });
+                Var<std::uint32_t> from = start + before;
+                for (int j = 0; j < kItems; ++j) If(place[j] != kNotKept, [&] { out.store(from + place[j], x[j]); });
+                If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + total); });
+            });
+    }
+    static constexpr std::uint32_t kNotKept = 0xffffffffu;
+
+    template <int Wg, int Items>
+    void compact_ballot_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count,
+                                    detail::BallotSubgroup sub) const {
+        constexpr std::int32_t kTile = Wg * Items;
+        const std::int64_t n = in.size();
+        check_fits(n, kTile);
+        const std::int64_t tiles = (n + kTile - 1) / kTile;
+        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::count_state_words(tiles)});
+        move_kernel(kBallotSinglePass, Wg, Items, sub,
+                    [&] { return make_compact_ballot_single_pass<Wg, Items>(state_->name, state_->keep, sub); })(
+            Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
+    }
+
     template <int Wg, int Items>
     void compact_vector_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
         compact_in_tiles(in, out, count, Wg * Items, 1,
@@ -724,8 +837,8 @@ private:
     // Which kernel: the key of the caches, with the tile's shape (0 for untiled ones).
     enum Which { kFlags, kScatter, kSplit, kSearch, kSearchSplit, kSortGather, kSortGatherSplit, kCountTiles,
                  kCompactTiles, kPartitionTiles, kCountRows, kCompactRows, kPartitionRows, kSinglePass, kVectorSinglePass, kCountVectorTiles,
-                 kCompactVectorTiles, kPartitionVectorTiles };
-    using Key = std::tuple<int, int, int>;
+                 kCompactVectorTiles, kPartitionVectorTiles, kBallotSinglePass };
+    using Key = std::tuple<int, int, int, detail::BallotSubgroup>;  // which, workgroup, items, ballots' subgroup
 
     struct State {
         State(std::string n, Pred p) : name(std::move(n)), keep(std::move(p)) {}
@@ -745,11 +858,21 @@ private:
         return it->second;  // map entries never move
     }
     template <class Make>
-    const FlagsKernel& flags_kernel(Which w, int wg, int items, Make make) const { return cached(state_->flags, Key{w, wg, items}, make); }
+    const FlagsKernel& flags_kernel(Which w, int wg, int items, Make make) const {
+        return cached(state_->flags, Key{w, wg, items, {}}, make);
+    }
     template <class Make>
-    const MoveKernel& move_kernel(Which w, int wg, int items, Make make) const { return cached(state_->moves, Key{w, wg, items}, make); }
+    const MoveKernel& move_kernel(Which w, int wg, int items, Make make) const {
+        return cached(state_->moves, Key{w, wg, items, {}}, make);
+    }
     template <class Make>
-    const SortGatherKernel& sort_gather_kernel(Which w, Make make) const { return cached(state_->sort_gathers, Key{w, 0, 0}, make); }
+    const MoveKernel& move_kernel(Which w, int wg, int items, detail::BallotSubgroup sub, Make make) const {
+        return cached(state_->moves, Key{w, wg, items, sub}, make);
+    }
+    template <class Make>
+    const SortGatherKernel& sort_gather_kernel(Which w, Make make) const {
+        return cached(state_->sort_gathers, Key{w, 0, 0, {}}, make);
+    }
 
     std::shared_ptr<State> state_;
 };

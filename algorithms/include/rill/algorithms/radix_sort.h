@@ -150,7 +150,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         if constexpr (WithValues) detail::copy_stream(*values, v[1]);
     }
     const auto run = static_cast<std::int32_t>(runs.run);
-    const Ranking ranking = ranking_for(rt.info().limits);
+    const Ranking ranking = ballot_subgroup(rt.info().limits);
     if (sweep) {
         static const auto pass_counts = make_pass_counts_kernel();
         pass_counts(Groups{groups}, keys, counts, n32, count, counted, run, opt.bits, opt.descending ? 0xffffffffu : 0u);

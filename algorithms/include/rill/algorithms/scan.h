@@ -48,7 +48,12 @@ enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blell
 /// vector per invocation in turn, scanned with subgroup scans; no shared
 /// memory for the tile, and streams that start at a multiple of 4 elements
 /// (Array::load_vector): 1.35x Transposed on the H100 (docs/PERFORMANCE.md).
-enum class TileLoad { Transposed, Vectors };
+/// Ballots (compaction only, CompactOptions::tile): each subgroup takes rows
+/// of consecutive elements, one per invocation, and ranks the kept ones of a
+/// row with one subgroup ballot; the single pass only, on devices with
+/// subgroup ballots; the elements stay in registers (no shared memory for
+/// the tile). Scans refuse it.
+enum class TileLoad { Transposed, Vectors, Ballots };
 
 /// The tile of SinglePass and ReduceThenScan: a workgroup of `workgroup`
 /// invocations (64, 128, 256 or 512) scans `items` elements per invocation

@@ -15,6 +15,8 @@
 // small (256 per workgroup) at any n. No workgroup ever waits for another.
 #pragma once
 
+#include <rill/algorithms/detail/ballot_rank.h>
+
 #include <rill/algorithms/detail/device_count.h>
 #include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
@@ -166,7 +168,7 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
             UInt bit = (d >> static_cast<std::uint32_t>(b)) & 1u;
             peers = peers & (subgroup_ballot(bit == 1u).x() ^ (bit - 1u));  // bit - 1: all ones where clear
         }
-        UInt below_me = (1u << cast<std::uint32_t>(subgroup_invocation())) - 1u;
+        UInt below_me = lanes_below_word();
         return {cast<std::int32_t>(bit_count(peers & below_me)), cast<std::int32_t>(bit_count(peers)),
                 cast<std::int32_t>(find_lsb(peers))};
     }
@@ -176,12 +178,7 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
         UInt same = bit - 1u;
         peers = peers & (subgroup_ballot(bit == 1u) ^ Expr<uint4>(same, same, same, same));
     }
-    Int lane = subgroup_invocation();
-    auto below_part = [&](int c) {  // lanes below this one among lanes 32 c .. 32 c + 31
-        Int k = lane - 32 * c;
-        return select(k <= 0, 0u, select(k >= 32, 0xffffffffu, (1u << cast<std::uint32_t>(clamp(k, 0, 31))) - 1u));
-    };
-    Expr<uint4> below_me(below_part(0), below_part(1), below_part(2), below_part(3));
+    Expr<uint4> below_me = lanes_below();
     auto lsb = [](const Expr<std::uint32_t>& w) { return cast<std::int32_t>(find_lsb(w)); };
     Int lowest = select(peers.x() != 0u, lsb(peers.x()),
                         select(peers.y() != 0u, 32 + lsb(peers.y()),
@@ -388,24 +385,16 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
     });
 }
 
-/// How the scatter ranks a tile: by ballots in subgroups of `subgroup`
+/// How the scatter ranks a tile: by ballots in subgroups of `size`
 /// invocations (0: by 1-bit splits), with the size required of the device
-/// when it could run another (`pin`).
-struct Ranking {
-    int subgroup = 0;
-    bool pin = false;
-    bool operator<(const Ranking& o) const { return std::pair(subgroup, pin) < std::pair(o.subgroup, o.pin); }
-};
-
-inline GroupOptions ranking_options(Ranking r) {
-    return GroupOptions{.subgroup_size = r.pin ? static_cast<std::uint32_t>(r.subgroup) : 0u};
-}
+/// when it could run another (`pin`); ballot_subgroup says which.
+using Ranking = BallotSubgroup;
 
 inline auto make_scatter_keys_kernel(Ranking r) {
     return group_kernel<kWg>(
         "radix_scatter_keys(keys, offsets, keys_out, size, count, counted, tiles_per_group, shift, mask, flip, bits)",
-        ranking_options(r),
-        [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int size,
+        ballot_options(r),
+        [S = r.size](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int size,
             Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
             scatter_tiles<std::uint32_t, false>(S, keys, nullptr, offsets, keys_out, nullptr, elements_to_sort(count, size, counted),
                                                 tiles_per_group, shift, mask, flip, bits);
@@ -416,25 +405,13 @@ template <class V>
 auto make_scatter_pairs_kernel(Ranking r) {
     return group_kernel<kWg>(
         "radix_scatter_pairs(keys, values, offsets, keys_out, values_out, size, count, counted, tiles_per_group, shift, mask, flip, bits)",
-        ranking_options(r),
-        [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
+        ballot_options(r),
+        [S = r.size](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
             Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask,
             UInt flip, Int bits) {
             scatter_tiles<V, true>(S, keys, &values, offsets, keys_out, &values_out, elements_to_sort(count, size, counted),
                                    tiles_per_group, shift, mask, flip, bits);
         });
-}
-
-/// How this device ranks: by ballots where it has subgroups of 8 to 128 with
-/// ballots and shuffles, else by splits. The size is required of the device
-/// only where it could run another (a device with one size, like the H100's
-/// 32, needs no pipeline option for it).
-inline Ranking ranking_for(const DeviceLimits& limits) {
-    const std::uint32_t needs = kSubgroupBallot | kSubgroupShuffle;
-    const std::uint32_t S = limits.subgroup_size;
-    if (S < 8 || S > 128 || (limits.subgroup_ops & needs) != needs) return {};
-    if (S < limits.min_subgroup_size || S > limits.max_subgroup_size) return {};
-    return {static_cast<int>(S), limits.min_subgroup_size != limits.max_subgroup_size};
 }
 
 /// How n keys are spread over workgroups: each workgroup's run (here the

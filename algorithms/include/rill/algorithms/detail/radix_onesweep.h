@@ -134,8 +134,8 @@ auto make_sweep_kernel(Ranking r) {
     if constexpr (WithValues)
         return group_kernel<kWg>(
             "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, shift, mask, flip, bits)",
-            ranking_options(r),
-            [S = r.subgroup](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+            ballot_options(r),
+            [S = r.size](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
                              Int pass, UInt shift, UInt mask, UInt flip, Int bits) {
                 sweep_tile<V, true>(S, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
@@ -144,8 +144,8 @@ auto make_sweep_kernel(Ranking r) {
     else
         return group_kernel<kWg>(
             "radix_sweep_keys(keys, starts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
-            ranking_options(r),
-            [S = r.subgroup](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+            ballot_options(r),
+            [S = r.size](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
                              UInt mask, UInt flip, Int bits) {
                 sweep_tile<std::uint32_t, false>(S, keys, nullptr, starts, state, keys_out, nullptr,
