@@ -301,7 +301,7 @@ int main(int argc, char** argv) {
                          {256, 16, rill::TileLoad::Vectors}, {128, 8}, {128, 16}, {256, 8}, {256, 16}};
                 if (algorithm == rill::ScanAlgorithm::SinglePass && rill::detail::ballot_subgroup(rt.info().limits).size)
                     for (int wg : {128, 256})
-                        for (int items : {8, 16, 24}) tiles.push_back({wg, items, rill::TileLoad::Ballots});
+                        for (int items : {8, 16}) tiles.push_back({wg, items, rill::TileLoad::Ballots});
             }
             for (const rill::ScanTile tile : tiles) {
                 const rill::CompactOptions options{.scan = algorithm, .tile = tile};

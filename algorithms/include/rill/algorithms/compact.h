@@ -64,12 +64,12 @@ struct CompactOptions {
     /// ScanScatter with Auto or SinglePass: the tile of its passes, a workgroup
     /// of 128 or 256 invocations of 8 or 16 elements each, loaded Transposed
     /// or (int32, uint32 and float elements, streams that start at a multiple
-    /// of 4 elements) as Vectors, or of 8, 16 or 24 elements ranked by
-    /// Ballots (the single pass only; ScanTile, TileLoad). A tuning knob;
+    /// of 4 elements) as Vectors, or (int32, uint32 and float elements)
+    /// ranked by Ballots (the single pass only; ScanTile, TileLoad). A tuning knob;
     /// zeros take the default, the fastest measured on the H100
-    /// (docs/PERFORMANCE.md): for the single pass Ballots of 128 x 16 where the
-    /// device has subgroup ballots, and for two passes on the CPU backend row
-    /// tiles (detail/rows.h).
+    /// (docs/PERFORMANCE.md): for the single pass of one-word elements Ballots
+    /// of 128 x 16 where the device has subgroup ballots, and for two passes on
+    /// the CPU backend row tiles (detail/rows.h).
     ScanTile tile = {};
 };
 
@@ -216,7 +216,7 @@ private:
             const detail::BallotSubgroup ballots = detail::ballot_subgroup(rt.info().limits);
             ScanTile tile = options.tile;
             if (default_tile)
-                tile = single && ballots.size ? kDefaultBallotTile
+                tile = single && ballots.size && kVectorElements ? kDefaultBallotTile
                        : vectors              ? kDefaultVectorTile
                        : single               ? kDefaultSinglePassTile
                                               : kDefaultTile;
@@ -328,6 +328,9 @@ private:
     /// The single pass over a tile ranked by ballots, one of the shapes TileLoad::Ballots lists.
     void compact_by_ballots(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, ScanTile tile,
                             detail::BallotSubgroup ballots) const {
+        if (!kVectorElements)
+            throw Error("rill::Filter '" + state_->name + "': TileLoad::Ballots holds one-word elements (int32, uint32 or "
+                        "float), not " + in.element_type_name() + "; use TileLoad::Transposed");
         if (!ballots.size)
             throw Error("rill::Filter '" + state_->name + "': TileLoad::Ballots ranks elements by subgroup ballots, which " +
                         Runtime::of(in).info().device + " does not have (it needs subgroups of 8 to 128 invocations with "
@@ -338,16 +341,17 @@ private:
             found = true;
             compact_ballot_single_pass<Wg, Items>(in, out, count, ballots);
         };
+        // Larger tiles (256 x 24, 512 x 16) and elements of several words (a 16-byte
+        // struct at 256 x 16) compacted wrongly through NVIDIA's Vulkan driver, right on
+        // every other backend, for a reason not found (docs/PERFORMANCE.md, session 28).
         one.template operator()<128, 8>();
         one.template operator()<128, 16>();
-        one.template operator()<128, 24>();
         one.template operator()<256, 8>();
         one.template operator()<256, 16>();
-        one.template operator()<256, 24>();
         if (!found)
             throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
                         " invocations of " + std::to_string(tile.items) + " elements ranked by ballots; use 128 or 256 "
-                        "invocations of 8, 16 or 24 elements each (or leave the default)");
+                        "invocations of 8 or 16 elements each (or leave the default)");
     }
 
     /// Tiles of `tile` elements index n elements with int32 arithmetic.
