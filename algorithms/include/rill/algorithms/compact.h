@@ -209,9 +209,10 @@ private:
             if (ballot_tile && options.scan == ScanAlgorithm::ReduceThenScan)
                 throw Error("rill::Filter '" + state_->name + "': TileLoad::Ballots is a tile of the single pass only; use "
                             "ScanAlgorithm::Auto or SinglePass with it, or TileLoad::Vectors or Transposed for two passes");
-            const bool single = options.scan == ScanAlgorithm::SinglePass || ballot_tile ||
-                                (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n, vectors));
-            if (options.scan == ScanAlgorithm::SinglePass || ballot_tile) check_single_pass(rt.info(), n, split, ballot_tile);
+            const bool asked_single = options.scan == ScanAlgorithm::SinglePass || ballot_tile;
+            if (asked_single) check_single_pass(rt.info(), n, split, ballot_tile);
+            const bool single =
+                asked_single || (options.scan == ScanAlgorithm::Auto && !split && single_pass_pays(rt.info(), n, vectors));
             if (!single && default_tile && detail::rows_pay(rt.info())) return compact_by_rows(in, out, count, split);
             const detail::BallotSubgroup ballots = detail::ballot_subgroup(rt.info().limits);
             ScanTile tile = options.tile;
@@ -364,17 +365,22 @@ private:
     /// One pass over tiles of Wg x Items elements with the look-back.
     template <int Wg, int Items, bool Vectors>
     void compact_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
-        constexpr std::int32_t kTile = Wg * Items;
-        const std::int64_t n = in.size();
-        check_fits(n, kTile);
-        const std::int64_t tiles = (n + kTile - 1) / kTile;
-        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::count_state_words(tiles)});
         auto make = [&] {
             if constexpr (Vectors) return make_compact_vector_single_pass<Wg, Items>(state_->name, state_->keep);
             else return make_compact_single_pass<Wg, Items>(state_->name, state_->keep);
         };
-        move_kernel(Vectors ? kVectorSinglePass : kSinglePass, Wg, Items, make)(
-            Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
+        run_single_pass(in, out, count, Wg * Items, move_kernel(Vectors ? kVectorSinglePass : kSinglePass, Wg, Items, make));
+    }
+
+    /// Launches a single pass's kernel (in, state, out, count, n) over tiles of
+    /// `tile` elements, with zeroed look-back states.
+    void run_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, std::int32_t tile,
+                         const MoveKernel& kernel) const {
+        const std::int64_t n = in.size();
+        check_fits(n, tile);
+        const std::int64_t tiles = (n + tile - 1) / tile;
+        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::count_state_words(tiles)});
+        kernel(Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
     }
 
     /// The default path: counts per tile, their inclusive scan, then each
@@ -810,14 +816,9 @@ private:
     template <int Wg, int Items>
     void compact_ballot_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count,
                                     detail::BallotSubgroup sub) const {
-        constexpr std::int32_t kTile = Wg * Items;
-        const std::int64_t n = in.size();
-        check_fits(n, kTile);
-        const std::int64_t tiles = (n + kTile - 1) / kTile;
-        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::count_state_words(tiles)});
-        move_kernel(kBallotSinglePass, Wg, Items, sub,
-                    [&] { return make_compact_ballot_single_pass<Wg, Items>(state_->name, state_->keep, sub); })(
-            Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
+        run_single_pass(in, out, count, Wg * Items, move_kernel(kBallotSinglePass, Wg, Items, sub, [&] {
+                            return make_compact_ballot_single_pass<Wg, Items>(state_->name, state_->keep, sub);
+                        }));
     }
 
     template <int Wg, int Items>

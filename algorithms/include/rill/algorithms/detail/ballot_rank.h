@@ -8,6 +8,8 @@
 #include <rill/core/backend.h>
 #include <rill/dsl/group.h>
 
+#include <utility>
+
 namespace rill::detail {
 
 /// The subgroup size a kernel ranking by ballots is traced for on this device,
