@@ -2,7 +2,7 @@
 # The radix sort's ways against each other and CUB, in one machine session:
 # the default (Auto), count-then-scatter and RadixAlgorithm::OneSweep, keys and pairs
 # (rill-bench-bandwidth times both and checks both first), each through Vulkan
-# with the driver's bounds checks and without them (RILL_VK_UNCHECKED_BUFFERS=1),
+# without the driver's bounds checks (the default) and with them (RILL_VK_DRIVER_CHECKS=1),
 # alternating, twice; then OpenGL once, and CUB.
 # Usage (on the GPU machine, after ../shared/device/README.md): bench/gpu/sort_ab.sh OUTDIR [log2 n = 28]
 set -uo pipefail
@@ -18,7 +18,7 @@ run() {  # name, backend, env...
 }
 for i in 1 2; do
     run "vulkan_$i" vulkan
-    run "vulkan_unchecked_$i" vulkan RILL_VK_UNCHECKED_BUFFERS=1
+    run "vulkan_driver_checks_$i" vulkan RILL_VK_DRIVER_CHECKS=1
 done
 run opengl_1 opengl
 if command -v nvcc > /dev/null; then

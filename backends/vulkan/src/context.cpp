@@ -326,21 +326,19 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     }
     // rill's shaders check every storage-buffer index themselves (SEMANTICS.md,
     // "Memory"); the driver's own checks on top cost an instruction or two per
-    // access (NVIDIA makes them by default: session 23's machine code).
-    // RILL_VK_UNCHECKED_BUFFERS=1 turns the driver's off, to measure what they
-    // cost; not the default until measured on a device that has the extension.
+    // access (NVIDIA makes them by default: session 23's machine code) and the
+    // radix sort 3-4% on the H100 (docs/PERFORMANCE.md, sessions 25 and 29).
+    // So pipelines are made without them where VK_EXT_pipeline_robustness
+    // allows; RILL_VK_DRIVER_CHECKS=1 keeps them (to tell a rill check that
+    // is missing from a driver's).
     VkPhysicalDevicePipelineRobustnessFeaturesEXT robustness{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
-    const char* unchecked = std::getenv("RILL_VK_UNCHECKED_BUFFERS");
-    if (unchecked && std::string(unchecked) == "1") {
-        if (device_extension(physical, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME) &&
-            device_features(physical, robustness).pipelineRobustness == VK_TRUE) {
-            robustness.pipelineRobustness = VK_TRUE;
-            enable_features(di, extensions, robustness, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
-            dev->pipeline_robustness = true;
-        } else {
-            std::fprintf(stderr, "rill vulkan: RILL_VK_UNCHECKED_BUFFERS: the device has no VK_EXT_pipeline_robustness "
-                                 "with pipelineRobustness; the driver's checks stay\n");
-        }
+    const char* driver_checks = std::getenv("RILL_VK_DRIVER_CHECKS");
+    if (!(driver_checks && std::string(driver_checks) == "1") &&
+        device_extension(physical, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME) &&
+        device_features(physical, robustness).pipelineRobustness == VK_TRUE) {
+        robustness.pipelineRobustness = VK_TRUE;
+        enable_features(di, extensions, robustness, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
+        dev->pipeline_robustness = true;
     }
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

@@ -56,7 +56,7 @@ struct Context {
     /// generation when a kernel runs slower here than through OpenGL.
     bool glsl_modules = false;
     std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
-    /// RILL_VK_UNCHECKED_BUFFERS=1 and VK_EXT_pipeline_robustness there:
+    /// VK_EXT_pipeline_robustness there, and not RILL_VK_DRIVER_CHECKS=1:
     /// pipelines are made without the driver's bounds checks on storage
     /// buffers (rill's shaders make their own).
     bool unchecked_buffers = false;

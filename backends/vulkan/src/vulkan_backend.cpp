@@ -832,8 +832,8 @@ public:
                                                                           : "compare-exchange loop");
         info_.details.emplace_back("subgroup match", c.subgroup_partitioned ? "native (VK_NV_shader_subgroup_partitioned)"
                                                                             : "a loop of shuffles");
-        info_.details.emplace_back("bounds checks", c.unchecked_buffers ? "rill's only (driver's off: VK_EXT_pipeline_robustness)"
-                                                                        : "rill's, and the driver's where it makes them (RILL_VK_UNCHECKED_BUFFERS=1: rill's only)");
+        info_.details.emplace_back("bounds checks", c.unchecked_buffers ? "rill's only (driver's off by VK_EXT_pipeline_robustness; RILL_VK_DRIVER_CHECKS=1 keeps them)"
+                                                                        : "rill's, and the driver's where it makes them");
         info_.details.emplace_back("validation layer", c.validation ? "on" : "off (RILL_VULKAN_VALIDATION=1)");
         std::string all;
         for (const auto& d : c.device_names()) all += (all.empty() ? "" : "; ") + d;

@@ -295,17 +295,20 @@ Expr<V> word_value(const Expr<std::uint32_t>& w) {
 /// keys start at place `first` of the sorted tile, `total` of them, keys past
 /// n counted in the largest digit) and stores in sh.offset[d] the output
 /// place of that first key minus `first`. Every invocation calls it, in
-/// uniform control flow; a barrier follows before sh.offset is read. Values of one
+/// uniform control flow; a barrier follows before sh.offset is read. Or, for
+/// what must wait longer: `place_late()` runs once the tile is sorted in shared
+/// memory, before any of it is written out (in uniform control flow; if it
+/// stores sh.offset, it ends with a barrier). Values of one
 /// word follow their keys through shared memory (a second exchange, at the
 /// places the ranking gave); other pairs fetch key and value by their place in
 /// the tile (read just before: cached), so that values of any type never pass
 /// through shared memory. S: the subgroup size to rank by ballots with, 0 to
 /// rank by 1-bit splits. Ends with a barrier.
-template <class V, bool WithValues, class PlaceDigits>
+template <class V, bool WithValues, class PlaceDigits, class PlaceLate>
 void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Array<V>* values,
                          const Array<std::uint32_t>& keys_out, const Array<V>* values_out, const Int& n, const Int& tile_base,
                          const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits,
-                         PlaceDigits place_digits) {
+                         PlaceDigits place_digits, PlaceLate place_late) {
     Int lid = local_id();
     // Where the sorted tile's p-th element goes: after the earlier keys of its digit.
     auto out_place = [&](const Expr<std::uint32_t>& key, const Int& p) {
@@ -315,9 +318,11 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
         if (S > 0) {  // (the splits keep places, below)
             std::vector<Var<std::uint32_t>> at =
                 sort_tile_by_match<false>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, place_digits);
-            // Loaded in the ranking's layout, in flight while the keys are written.
+            // Loaded in the ranking's layout, in flight while place_late waits
+            // (OneSweep's look-back) and the keys are written.
             std::vector<Var<V>> value;
             for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, j), n - 1)));
+            place_late();
             std::vector<Var<std::uint32_t>> to;
             for (int j = 0; j < kItems; ++j) {
                 Int p = j * kWg + lid;
@@ -340,6 +345,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
         sort_tile_by_match<WithValues>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, place_digits);
     else
         sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits, place_digits);
+    place_late();
     // Loads (pairs: gathers from the tile) first, then the stores.
     std::vector<Var<std::uint32_t>> key;
     std::vector<Int> from;
@@ -381,7 +387,7 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
                                            bits, [&](const UInt& first_in_tile, const UInt& total) {
             sh.offset.store(lid, base - first_in_tile);
             base = base + total;
-        });
+        }, [] {});
     });
 }
 

@@ -4,10 +4,11 @@
 // once. A pass's workgroups take tiles by ticket (look_back::ticket), sort
 // their tile by the digit in shared memory (sort_and_write_tile), and find
 // where each digit's keys go by a decoupled look-back per digit: invocation d
-// publishes how many keys of digit d the tile has, adds up those of the tiles
-// before it (walking back until a tile that has published its inclusive
-// count), and publishes its inclusive count; all that as soon as the tile's
-// digits are counted, before its keys move, so that later tiles wait less.
+// publishes how many keys of digit d the tile has as soon as the tile's
+// digits are counted (so that later tiles wait less), and once the tile is
+// sorted in shared memory adds up those of the tiles before it (walking back
+// until a tile that has published its inclusive count) and publishes its
+// inclusive count.
 // Against count-then-scatter (radix_digit_pass.h) it saves a read of the keys
 // per pass, and needs a look-back that may wait (only where loops are not cut
 // short: look_back::exact_on).
@@ -95,14 +96,19 @@ void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
     For(t, min(t + 1, (n + (kTile - 1)) / kTile), [&](Int) {
         Int tile_base = t * kTile;
         Int in_tile = min(n - tile_base, kTile);
+        Var<std::uint32_t> own = 0u, first_here = 0u;
+        Int word = 1 + t * kBins + lid;
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
                                            bits, [&](const UInt& first, const UInt& total) {
-            // Invocation d: the look-back of digit d. Keys past n sort last, at places in_tile and on.
-            UInt own = cast<std::uint32_t>(min(cast<std::int32_t>(first + total), in_tile) - min(cast<std::int32_t>(first), in_tile));
-            Int word = 1 + t * kBins + lid;
+            // Invocation d: digit d's count, published at once. Keys past n sort last, at places in_tile and on.
+            own = cast<std::uint32_t>(min(cast<std::int32_t>(first + total), in_tile) - min(cast<std::int32_t>(first), in_tile));
+            first_here = first;
+            state.atomic_store(word, select(t == 0, kInclusiveCount, kOwnCount) | own);
+        }, [&] {
+            // Invocation d: the look-back of digit d, once the tile is sorted in shared
+            // memory: the tiles before have had that long to publish, so it waits less.
             Var<std::uint32_t> before = 0u;
-            If(t == 0, [&] { state.atomic_store(word, kInclusiveCount | own); }).Else([&] {
-                state.atomic_store(word, kOwnCount | own);
+            If(t != 0, [&] {
                 // Each tile before holds a ticket, so it runs, and publishes its own count without waiting.
                 // A step reads tiles k, k - 1, ... at once and adds their counts from k down
                 // until one is inclusive (done) or not published yet (read again next step).
@@ -124,7 +130,8 @@ void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
                 });
                 state.atomic_store(word, kInclusiveCount | (before + own));
             });
-            sh.offset.store(lid, digit_start + before - first);
+            sh.offset.store(lid, digit_start + before - first_here);
+            barrier();
         });
     });
 }
