@@ -109,7 +109,7 @@ TEST_P(RadixSort, EverySizeUpTo1000) {
 }
 
 TEST_P(RadixSort, UnsignedKeysAgainstStableSort) {
-    for (std::int64_t n : {2, 3, 255, 256, 257, 4095, 4096, 4097, 8191, 65521, 65537}) {
+    for (std::int64_t n : {2, 3, 255, 256, 257, 4095, 4096, 4097, 6143, 6144, 6145, 8191, 12289, 65521, 65537}) {
         check_distributions(rt(), n, rng(), false);
         if (HasFatalFailure()) return;
         check_distributions(rt(), n, rng(), true);
@@ -395,7 +395,7 @@ bool one_sweep_runs(Runtime& rt) {
 
 TEST_P(RadixSort, OneSweepAgainstStableSort) {
     if (!one_sweep_runs(rt())) return;
-    for (std::int64_t n : {2, 3, 255, 4095, 4096, 4097, 3 * 4096 + 1, 65537}) {
+    for (std::int64_t n : {2, 3, 255, 4095, 4096, 4097, 6143, 6144, 6145, 3 * 4096 + 1, 65537}) {
         check_distributions(rt(), n, rng(), false, RadixAlgorithm::OneSweep);
         if (HasFatalFailure()) return;
         check_distributions(rt(), n, rng(), true, RadixAlgorithm::OneSweep);

@@ -47,8 +47,9 @@ struct RadixSortOptions {
     /// (one per 8 bits) when the caller knows the range. 32 = every bit of a
     /// 32-bit key; uint64 keys take up to 64.
     int bits = 32;
-    /// Tiles of 4096 keys each workgroup sorts in turn; 0 = chosen from n (at
-    /// most 32768 workgroups for keys, 65536 for pairs), and on the CPU backend row tiles instead
+    /// Tiles (of 6144 keys through Vulkan, 4096 with values or elsewhere) each workgroup sorts in
+    /// turn; 0 = chosen from n (at most 65536 workgroups, 32768 for keys in tiles of 4096), and on
+    /// the CPU backend row tiles instead
     /// (detail/radix_rows.h). A tuning knob: the result does not depend on it.
     std::int64_t tiles_per_workgroup = 0;
     RadixAlgorithm algorithm = RadixAlgorithm::Auto;
@@ -109,7 +110,6 @@ inline bool onesweep_pays(const BackendInfo& info, std::int64_t n, bool pairs) {
 template <class V, bool WithValues>
 void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
     using namespace radix;
-    static const auto histogram = make_histogram_kernel();
     const std::int64_t n = keys.size();
     if (opt.bits < 1 || opt.bits > 32)
         throw Error("rill::radix_sort: bits = " + std::to_string(opt.bits) + "; give 1 to 32 key bits");
@@ -121,7 +121,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         throw Error("rill::radix_sort: tiles_per_workgroup = " + std::to_string(opt.tiles_per_workgroup) +
                     " is for RadixAlgorithm::CountThenScatter (with OneSweep every workgroup sorts one tile); give 0");
     if (n <= 1) return;
-    if (n > 0x7fffffff - kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
+    if (n > 0x7fffffff - kMostTile) throw too_many_keys();
     Runtime rt = Runtime::of(keys);
     const bool sweep = asked_sweep || (opt.algorithm == RadixAlgorithm::Auto && opt.tiles_per_workgroup == 0 &&
                                        onesweep_pays(rt.info(), n, WithValues));
@@ -132,8 +132,9 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
                         std::to_string(n) + "; use RadixAlgorithm::Auto");
     }
     const bool rows = rows_pay(rt.info()) && opt.tiles_per_workgroup == 0 && !sweep;
+    const Tile tile = tile_for(rt.info(), WithValues, sweep);
     const Runs runs = rows ? row_runs(n)
-                           : runs_for(n, opt.tiles_per_workgroup, WithValues ? kDefaultGroupsPairs : kDefaultGroupsKeys,
+                           : runs_for(n, tile, opt.tiles_per_workgroup, default_groups(tile, WithValues),
                                       rt.info().limits.loop_iterations, rt.info().device);
     const std::int64_t groups = runs.groups;
     auto counts = rt.stream<std::uint32_t>({sweep ? kMostPasses * kBins : runs.counts});  // zero
@@ -150,10 +151,9 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         if constexpr (WithValues) detail::copy_stream(*values, v[1]);
     }
     const auto run = static_cast<std::int32_t>(runs.run);
-    const Ranking ranking = ballot_subgroup(rt.info().limits);
+    const PassKernel kernel{ballot_subgroup(rt.info().limits), tile.items};
     if (sweep) {
-        static const auto pass_counts = make_pass_counts_kernel();
-        pass_counts(Groups{groups}, keys, counts, n32, count, counted, run, opt.bits, opt.descending ? 0xffffffffu : 0u);
+        traced_once(tile.items, make_pass_counts_kernel)(Groups{groups}, keys, counts, n32, count, counted, run, opt.bits, opt.descending ? 0xffffffffu : 0u);
         exclusive_scan(counts, counts);  // every pass's digit starts, after the earlier passes' n keys each
     }
     int cur = 0;
@@ -163,21 +163,21 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         const std::uint32_t flip = opt.descending ? mask : 0u;
         const auto sh = static_cast<std::uint32_t>(shift);
         if (sweep) {
-            const std::int64_t tiles = (n + kTile - 1) / kTile;
+            const std::int64_t tiles = (n + tile.size() - 1) / tile.size();
             auto state = rt.stream<std::uint32_t>({sweep_state_words(tiles)});  // zero
             const std::int32_t pass = shift / kDigitBits;
             if constexpr (WithValues)
-                traced_once(ranking, make_sweep_kernel<V, true>)(Groups{tiles}, k[cur], v[cur], counts, state, k[1 - cur],
+                traced_once(kernel, make_sweep_kernel<V, true>)(Groups{tiles}, k[cur], v[cur], counts, state, k[1 - cur],
                                                                  v[1 - cur], n32, count, counted, pass, sh, mask, flip, bits);
             else
-                traced_once(ranking, make_sweep_kernel<std::uint32_t, false>)(Groups{tiles}, k[cur], counts, state, k[1 - cur],
+                traced_once(kernel, make_sweep_kernel<std::uint32_t, false>)(Groups{tiles}, k[cur], counts, state, k[1 - cur],
                                                                               n32, count, counted, pass, sh, mask, flip, bits);
         } else {
             if (rows) {
                 static const auto rows_histogram = make_rows_histogram_kernel();
                 rows_histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
             } else {
-                histogram(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
+                traced_once(tile.items, make_histogram_kernel)(Groups{groups}, k[cur], counts, n32, count, counted, run, sh, mask, flip);
             }
             exclusive_scan(counts, counts);
             if (rows) {
@@ -189,10 +189,10 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
                     scatter(Groups{groups}, k[cur], counts, k[1 - cur], n32, count, counted, run, sh, mask, flip);
                 }
             } else if constexpr (WithValues) {
-                traced_once(ranking, make_scatter_pairs_kernel<V>)(
+                traced_once(kernel, make_scatter_pairs_kernel<V>)(
                     Groups{groups}, k[cur], v[cur], counts, k[1 - cur], v[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
             } else {
-                traced_once(ranking, make_scatter_keys_kernel)(
+                traced_once(kernel, make_scatter_keys_kernel)(
                     Groups{groups}, k[cur], counts, k[1 - cur], n32, count, counted, run, sh, mask, flip, bits);
             }
         }
@@ -269,7 +269,7 @@ void radix_sort_uint64(const Stream<uint2>& keys, const Stream<V>* values, const
                     "download the count and sort a stream of that size");
     if constexpr (WithValues) check_one_value_per_key(n, values->size());
     if (n <= 1) return;
-    if (n > 0x7fffffff - radix::kTile) throw Error("rill::radix_sort: more than 2^31 - 4097 keys; split the stream");
+    if (n > 0x7fffffff - radix::kMostTile) throw radix::too_many_keys();
     Runtime rt = Runtime::of(keys);
     auto order = rt.stream<std::uint32_t>({n});
     auto w = rt.stream<std::uint32_t>({n});

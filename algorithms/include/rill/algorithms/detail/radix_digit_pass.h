@@ -6,7 +6,7 @@
 //   2. an exclusive sum scan of counts: for each (digit, group), where the
 //      group's keys with that digit start in the output;
 //   3. scatter: every workgroup walks its tiles in order, sorts each tile of
-//      4096 keys by the digit in shared memory (ranked by subgroup ballots,
+//      6144 keys (4096 with values or off Vulkan: Tile) by the digit in shared memory (ranked by subgroup ballots,
 //      or by one stable 1-bit split per digit bit where the device has no
 //      subgroups to match in), and writes the sorted tile out: the keys of one
 //      digit go to consecutive addresses, after those of the group's earlier
@@ -17,6 +17,8 @@
 
 #include <rill/algorithms/detail/ballot_rank.h>
 
+#include <algorithm>
+
 #include <rill/algorithms/detail/device_count.h>
 #include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
@@ -24,20 +26,45 @@
 namespace rill::detail::radix {
 
 constexpr int kWg = 256;
-constexpr int kItems = 16;
-constexpr std::int32_t kTile = kWg * kItems;
 constexpr int kDigitBits = 8;
 constexpr std::int32_t kBins = 1 << kDigitBits;
 static_assert(kBins == kWg, "the kernels give every invocation one bin");
-static_assert(kTile <= 0x10000, "pairs keep a key's place in its tile in 16 bits");
+
+/// The keys a workgroup sorts at once: kWg x items. The more, the less a
+/// tile's fixed steps (counters, scans, barriers, look-back) cost per key, as
+/// long as two workgroups still fit on an SM: on the H100 through Vulkan
+/// (docs/PERFORMANCE.md, session 30) the keys-only scatter took 1.80 ms per
+/// pass at 256 x 24 (128 registers), 1.96 at 256 x 16, 2.84 at 256 x 8 and
+/// 2.56 at 256 x 32 (171 registers: one workgroup per SM). With values a tile
+/// of 256 x 24 took 189 - 233 registers, so pairs keep 256 x 16. OneSweep
+/// keeps 256 x 16 too: at 256 x 24 its sort of 2^28 keys took 9.04 ms in
+/// three runs and 38 and 45 ms in two others, not explained yet. Through
+/// OpenGL on the same GPU 256 x 24 was slower (3.28 ms per pass against 2.09).
+struct Tile {
+    int items;  // keys per invocation
+    constexpr std::int32_t size() const { return kWg * items; }
+};
+/// The tile of count-then-scatter's keys-only passes through Vulkan, and of every other pass.
+constexpr Tile kKeysTile{24}, kTile{16};
+/// The tile a sort's passes take on a backend: with values or not, by OneSweep or not.
+inline Tile tile_for(const BackendInfo& info, bool values, bool sweep) {
+    return info.name == "vulkan" && !values && !sweep ? kKeysTile : kTile;
+}
+/// The largest tile of any sort (bounds the keys a sort takes).
+constexpr std::int32_t kMostTile = std::max(kKeysTile.size(), kTile.size());
+static_assert(kMostTile <= 0x10000, "a key's place in its tile takes 16 bits");
+/// Sorts take fewer keys than 2^31 - kMostTile, so that tile offsets stay in int32.
+inline Error too_many_keys() {
+    return Error("rill::radix_sort: more than 2^31 - " + std::to_string(kMostTile + 1) + " keys; split the stream");
+}
 
 /// Workgroups of one pass at most, when the caller does not choose: the
-/// counts (256 per workgroup: 32 and 64 MB at most) stay small next to the
-/// keys. On the H100 (docs/PERFORMANCE.md, session 25), 2^28 keys sorted
-/// fastest in runs of 2 tiles (10.06 ms against 10.43 in runs of 4) and pairs
-/// in runs of 1 (14.24 against 20.15 ms in runs of 4).
-constexpr std::int64_t kDefaultGroupsKeys = 32768;
-constexpr std::int64_t kDefaultGroupsPairs = 65536;
+/// counts (256 per workgroup: 64 MB at most) stay small next to the keys. On
+/// the H100 (docs/PERFORMANCE.md), 2^28 pairs sorted fastest in runs of 1
+/// tile (14.24 against 20.15 ms in runs of 4, session 25), keys in tiles of
+/// 6144 too (8.78 ms against 8.89 in runs of 2, session 30), keys in tiles of
+/// 4096 in runs of 2 (10.06 ms against 10.43 in runs of 4, session 25).
+inline std::int64_t default_groups(Tile tile, bool values) { return values || tile.items != kTile.items ? 65536 : 32768; }
 /// Loop iterations a workgroup's invocation runs per tile in the scatter, at
 /// most (8 splits, each a workgroup scan of up to 8 steps without subgroups):
 /// what a driver's loop limit allows is divided by it.
@@ -50,46 +77,79 @@ inline Expr<std::uint32_t> digit_of(const Expr<std::uint32_t>& k, const UInt& sh
 }
 
 /// The tiles of this workgroup's run: [first, last).
-inline std::pair<Int, Int> tile_run(const Int& n, const Int& tiles_per_group) {
-    Int tiles = (n + (kTile - 1)) / kTile;
+inline std::pair<Int, Int> tile_run(const Int& n, const Int& tiles_per_group, Tile tile) {
+    Int tiles = (n + (tile.size() - 1)) / tile.size();
     Int first = group_id() * tiles_per_group;
     return {first, min(first + tiles_per_group, tiles)};
 }
 
-inline auto make_histogram_kernel() {
+inline auto make_histogram_kernel(int items) {
+    const Tile tile{items};
     return group_kernel<kWg>("radix_histogram(keys, counts, size, count, counted, tiles_per_group, shift, mask, flip)",
-                             [](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int size, Array<std::uint32_t> count,
+                             [tile](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int size, Array<std::uint32_t> count,
                                 Int counted, Int tiles_per_group, UInt shift, UInt mask, UInt flip) {
         Int n = elements_to_sort(count, size, counted);
         Shared<std::uint32_t> hist(kBins, dsl::Unchecked{});  // indexed by digits, below kBins
         hist.store(local_id(), 0u);
         barrier();
-        auto [first, last] = tile_run(n, tiles_per_group);
+        auto [first, last] = tile_run(n, tiles_per_group, tile);
         For(first, last, [&](Int t) {
             // Every load is issued before the first atomic, so that they are in flight together.
             std::vector<Var<std::uint32_t>> key;
-            for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(t * kTile + j * kWg + local_id(), n - 1)));
-            for (int j = 0; j < kItems; ++j)
-                If(t * kTile + j * kWg + local_id() < n, [&] { hist.atomic_add(digit_of(key[j], shift, mask, flip), 1u); });
+            for (int j = 0; j < tile.items; ++j) key.emplace_back(keys.load(min(t * tile.size() + j * kWg + local_id(), n - 1)));
+            for (int j = 0; j < tile.items; ++j)
+                If(t * tile.size() + j * kWg + local_id() < n, [&] { hist.atomic_add(digit_of(key[j], shift, mask, flip), 1u); });
         });
         barrier();
         counts.store(local_id() * num_groups() + group_id(), hist.load(local_id()));
     });
 }
 
-/// The shared memory of the scatter. `items` holds a tile while it is sorted
-/// (keys, or places in the tile for pairs); `start` where each digit's keys
-/// start in the sorted tile (`end`: end, for the ranking by splits);
-/// `offset` per digit, the output place of the tile's key at place p is
-/// offset[digit] + p.
+/// Parts of the tile that pass through shared memory in turn where the tile
+/// is ranked by ballots (the keys wait in registers meanwhile): at most 4096
+/// keys (16 KB) at once, so that two workgroups fit in the 48 KB that NVIDIA's
+/// Vulkan driver appears to give an SM (docs/PERFORMANCE.md, session 28).
+inline int exchange_parts(Tile tile) {
+    int parts = 1;
+    while (tile.size() / parts > 4096 || tile.items % parts != 0) ++parts;
+    return parts;
+}
+
+/// The counters of the ranking by ballots, one per (subgroup, digit): a word
+/// each, or 16 bits each (two to a word) where a word each would need more
+/// room than the exchange (`room` words), as with subgroups of 8.
+struct Counters {
+    int groups;  // subgroups of the workgroup
+    bool packed;
+    std::int64_t words;
+};
+inline Counters counters_for(int S, std::int64_t room) {
+    const int groups = kWg / S;
+    const bool packed = std::int64_t{groups} * kBins > room;
+    return {groups, packed, packed ? groups * kBins / 2 : groups * kBins};
+}
+
+/// The shared memory of the scatter. `items` holds the tile, or a part of
+/// it, while it is sorted (keys, or places in the tile for pairs); `start`
+/// where each digit's keys start in the sorted tile (`end`: end, for the
+/// ranking by splits); `offset` per digit, the output place of the tile's key
+/// at place p is offset[digit] + p.
 struct ScatterShared {
     /// S: subgroup size of the ranking by ballots, whose counters `items` also holds; 0 for splits.
     // Every index is a place in the tile, a counter or a digit (below kBins):
     // in range by construction, accessed without bounds checks.
-    explicit ScatterShared(int S)
-        : items(std::max<std::int64_t>(padded_size(kTile), S > 0 ? kWg / S * kBins / 2 : 0), dsl::Unchecked{}) {}
+    ScatterShared(int S, Tile tile)
+        : tile(tile),
+          parts(S > 0 ? exchange_parts(tile) : 1),
+          items(S > 0 ? std::max<std::int64_t>(tile.size() / parts, counters_for(S, tile.size() / parts).words)
+                      : padded_size(tile.size()),
+                dsl::Unchecked{}),
+          end(S > 0 ? 1 : kBins, dsl::Unchecked{}) {}
+    Tile tile;
+    int parts;  // of the tile exchanged in turn
     Shared<std::uint32_t> items;
-    Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}}, start{kBins, dsl::Unchecked{}}, end{kBins, dsl::Unchecked{}};
+    Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}}, start{kBins, dsl::Unchecked{}};
+    Shared<std::uint32_t> end;
 };
 
 /// Sorts a tile by the digit with one stable 1-bit split per digit bit, each a
@@ -105,7 +165,7 @@ void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& ke
     auto digit = [&](const Expr<std::uint32_t>& item) { return digit_of(item, item_shift, mask, item_flip); };
     // Past n: an item of the largest digit, which sorts after every key of the
     // tile (stably after the keys of that digit) and is not written.
-    for (int j = 0; j < kItems; ++j) {
+    for (int j = 0; j < sh.tile.items; ++j) {
         Int i = j * kWg + lid;
         UInt key = keys.load(min(tile_base + i, n - 1));
         if constexpr (WithValues) {
@@ -116,36 +176,36 @@ void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& ke
         }
     }
     barrier();
-    Int row = lid * kItems;
+    Int row = lid * sh.tile.items;
     std::vector<Var<std::uint32_t>> x;
-    for (int j = 0; j < kItems; ++j) x.emplace_back(sh.items.load(padded(row + j)));
+    for (int j = 0; j < sh.tile.items; ++j) x.emplace_back(sh.items.load(padded(row + j)));
     For(0, bits, [&](Int b) {  // lowest bit first: zeros, then ones
         UInt at_bit = item_shift + cast<std::uint32_t>(b);
         UInt flip_bit = (item_flip >> cast<std::uint32_t>(b)) & 1u;
         std::vector<Var<std::uint32_t>> one, zeros_before;
         Var<std::uint32_t> zeros = 0u;
-        for (int j = 0; j < kItems; ++j) {
+        for (int j = 0; j < sh.tile.items; ++j) {
             one.emplace_back(((x[j] >> at_bit) & 1u) ^ flip_bit);
             zeros_before.emplace_back(Expr<std::uint32_t>(zeros));
             zeros = zeros + (one[j] ^ 1u);
         }
         auto [before, total] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, zeros, 0u);
-        for (int j = 0; j < kItems; ++j) {
+        for (int j = 0; j < sh.tile.items; ++j) {
             UInt z = before + zeros_before[j];
             UInt at = select(one[j] == 0u, z, total + (cast<std::uint32_t>(row + j) - z));
             sh.items.store(padded(cast<std::int32_t>(at)), x[j]);
         }
         barrier();
-        for (int j = 0; j < kItems; ++j) x[j] = sh.items.load(padded(row + j));
+        for (int j = 0; j < sh.tile.items; ++j) x[j] = sh.items.load(padded(row + j));
     });
     sh.start.store(lid, 0u);
     sh.end.store(lid, 0u);
     barrier();
-    for (int j = 0; j < kItems; ++j) {
+    for (int j = 0; j < sh.tile.items; ++j) {
         Int p = j * kWg + lid;
         UInt d = digit(sh.items.load(padded(p)));
         Bool first_of_digit = p == 0 || d != digit(sh.items.load(padded(max(p - 1, 0))));
-        Bool last_of_digit = p == kTile - 1 || d != digit(sh.items.load(padded(min(p + 1, kTile - 1))));
+        Bool last_of_digit = p == sh.tile.size() - 1 || d != digit(sh.items.load(padded(min(p + 1, sh.tile.size() - 1))));
         If(first_of_digit, [&] { sh.start.store(d, cast<std::uint32_t>(p)); });
         If(last_of_digit, [&] { sh.end.store(d, cast<std::uint32_t>(p + 1)); });
     }
@@ -188,88 +248,92 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
 
 /// The element of the tile that invocation local_id() ranks as its j-th: subgroup
 /// w takes elements w S 16 .. (w + 1) S 16 - 1, row j of them its lanes in order.
-inline Int ranked_element(int S, int j) { return local_id() / S * (S * kItems) + j * S + subgroup_invocation(); }
+inline Int ranked_element(int S, Tile tile, int j) { return local_id() / S * (S * tile.items) + j * S + subgroup_invocation(); }
 
-/// Sorts a tile by the digit in one go, as Onesweep does (Adinets and Merrill
+/// A tile ranked by ballots (rank_tile_by_match), in registers: the keys this
+/// invocation ranked (ranked_element; past n, a key of the largest digit,
+/// which sorts last and is not written) and the place in the sorted tile of
+/// each, two to a word (places are below 2^16), so that a tile of 256 x 24
+/// keys fits in the 128 registers that keep two workgroups on an SM.
+struct RankedTile {
+    std::vector<Var<std::uint32_t>> key, places;
+    Expr<std::uint32_t> place(int j) const {
+        return j % 2 == 0 ? Expr<std::uint32_t>(places[j / 2] & 0xffffu) : Expr<std::uint32_t>(places[j / 2] >> 16u);
+    }
+    // Adds x to the place of the j-th key (x and the sum below 2^16).
+    void add(int j, const Expr<std::uint32_t>& x) { places[j / 2] = places[j / 2] + (j % 2 == 0 ? x : x << 16u); }
+};
+
+/// Ranks a tile by the digit in one go, as Onesweep does (Adinets and Merrill
 /// 2022): subgroup w takes tile elements w S 16 .. (w + 1) S 16 - 1, 16 rows of
 /// S; in each row the lanes with the same digit find each other with 8
 /// ballots, and the lowest of them adds their number to the subgroup's counter
-/// of that digit (in `items`: one word per counter where they fit, as with
-/// subgroups of 16 or more; else 16-bit counters, two per word, whose shared
-/// words make the atomics of two digits wait on each other). A scan of the
-/// counters over the subgroups, per digit, and of the digit totals then gives
-/// every element its place in the sorted tile, stably. Subgroups of exactly S
-/// (8 to 128) invocations with ballots and shuffles. The sorted tile holds
-/// the keys, or with Places their places in the tile; returned: the place in
-/// the sorted tile of each element this invocation ranked (ranked_element).
-/// Calls place_digits (sort_and_write_tile) as soon as the digit counts are
-/// known, before the keys move.
-template <bool Places, class PlaceDigits>
-std::vector<Var<std::uint32_t>> sort_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n,
-                                                   const Int& tile_base, const Int& in_tile, const UInt& shift, const UInt& mask,
-                                                   const UInt& flip, PlaceDigits place_digits) {
-    const int groups = kWg / S;  // subgroups of the workgroup
-    const bool packed = groups * kBins > padded_size(kTile);
-    const int per_word = packed ? 2 : 1;        // counters per word
-    const int row = kBins / per_word;           // words of a subgroup's counters
-    const int words = groups * row;
+/// of that digit (in `items`, counters_for). A scan of the counters over the
+/// subgroups, per digit, and of the digit totals then gives every element its
+/// place in the sorted tile, stably. Subgroups of exactly S (8 to 128)
+/// invocations with ballots and shuffles. Calls place_digits
+/// (sort_and_write_tile) as soon as the digit counts are known. Ends with a
+/// barrier, after which `items` is free.
+template <class PlaceDigits>
+RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n,
+                              const Int& tile_base, const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip,
+                              PlaceDigits place_digits) {
+    const Counters c = counters_for(S, sh.tile.size() / sh.parts);
+    const int row = kBins / (c.packed ? 2 : 1);  // words of a subgroup's counters
     Int lid = local_id();
     Int w = lid / S;
     // The counter of digit d in this subgroup: a word of `items` and the shift of its half.
     auto counter = [&](const Expr<std::uint32_t>& d) {
-        if (!packed) return std::pair<Int, UInt>(w * row + cast<std::int32_t>(d), UInt(0u));
+        if (!c.packed) return std::pair<Int, UInt>(w * row + cast<std::int32_t>(d), UInt(0u));
         return std::pair<Int, UInt>(w * row + cast<std::int32_t>(d >> 1u), (d & 1u) << 4u);
     };
     // The counter's value in the word `bits` holds.
     auto count_in = [&](const Expr<std::uint32_t>& bits, const UInt& half) -> Expr<std::uint32_t> {
-        return packed ? (bits >> half) & 0xffffu : bits;
+        return c.packed ? (bits >> half) & 0xffffu : bits;
     };
+    auto digit = [&](const Expr<std::uint32_t>& key) { return digit_of(key, shift, mask, flip); };
     Shared<std::uint32_t> digit_totals(row, dsl::Unchecked{});  // per digit, packed like the counters
-    for (int k = 0; k * kWg < words; ++k) If(k * kWg + lid < words, [&] { sh.items.store(k * kWg + lid, 0u); });
+    for (int k = 0; k * kWg < c.words; ++k) If(k * kWg + lid < c.words, [&] { sh.items.store(k * kWg + lid, 0u); });
     barrier();
-    std::vector<Var<std::uint32_t>> key, d, rank;
-    for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(tile_base + ranked_element(S, j), n - 1)));
-    for (int j = 0; j < kItems; ++j) {
-        Int i = ranked_element(S, j);
-        // Past n: the largest digit, so that it sorts last (and is not written).
-        d.emplace_back(select(i < in_tile, digit_of(key[j], shift, mask, flip), Expr<std::uint32_t>(mask)));
-        Peers peers = match_digit(S, d[j]);
-        auto [word, half] = counter(d[j]);
+    RankedTile r;
+    for (int j = 0; j < sh.tile.items; ++j) r.key.emplace_back(keys.load(min(tile_base + ranked_element(S, sh.tile, j), n - 1)));
+    UInt past_n = select(flip == 0u, 0xffffffffu, 0u);  // of digit mask
+    for (int j = 0; j < sh.tile.items; ++j) {
+        r.key[j] = select(ranked_element(S, sh.tile, j) < in_tile, Expr<std::uint32_t>(r.key[j]), past_n);
+        UInt d = digit(r.key[j]);
+        Peers peers = match_digit(S, d);
+        auto [word, half] = counter(d);
         Var<std::uint32_t> before = 0u;
         If(peers.below == 0, [&] { before = count_in(sh.items.atomic_add(word, cast<std::uint32_t>(peers.count) << half), half); });
-        rank.emplace_back(subgroup_shuffle(Expr<std::uint32_t>(before), peers.lowest) + cast<std::uint32_t>(peers.below));
+        UInt rank = subgroup_shuffle(Expr<std::uint32_t>(before), peers.lowest) + cast<std::uint32_t>(peers.below);
+        if (j % 2 == 1) r.add(j, rank);
+        else r.places.emplace_back(rank);
     }
     barrier();
     // Per word of counters, the counters become exclusive prefixes over the subgroups.
     If(lid < row, [&] {
         Var<std::uint32_t> run = 0u;
-        for (int g = 0; g < groups; ++g) {
-            UInt c = sh.items.load(g * row + lid);
+        for (int g = 0; g < c.groups; ++g) {
+            UInt cnt = sh.items.load(g * row + lid);
             sh.items.store(g * row + lid, run);
-            run = run + c;
+            run = run + cnt;
         }
         digit_totals.store(lid, run);
     });
     barrier();
-    UInt total = packed ? Expr<std::uint32_t>((digit_totals.load(lid >> 1) >> (cast<std::uint32_t>(lid & 1) << 4u)) & 0xffffu)
-                        : Expr<std::uint32_t>(digit_totals.load(lid));  // digit lid
+    UInt total = c.packed ? Expr<std::uint32_t>((digit_totals.load(lid >> 1) >> (cast<std::uint32_t>(lid & 1) << 4u)) & 0xffffu)
+                          : Expr<std::uint32_t>(digit_totals.load(lid));  // digit lid
     auto [first, unused] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, total, 0u);
     (void)unused;
     sh.start.store(lid, first);
     place_digits(first, total);
-    for (int j = 0; j < kItems; ++j) {
-        auto [word, half] = counter(d[j]);
-        rank[j] = rank[j] + count_in(sh.items.load(word), half);
+    for (int j = 0; j < sh.tile.items; ++j) {
+        auto [word, half] = counter(digit(r.key[j]));
+        r.add(j, count_in(sh.items.load(word), half));
     }
-    barrier();  // every counter read before the tile overwrites them
-    std::vector<Var<std::uint32_t>> at;
-    for (int j = 0; j < kItems; ++j) {
-        Int i = ranked_element(S, j);
-        at.emplace_back(sh.start.load(d[j]) + rank[j]);
-        sh.items.store(padded(cast<std::int32_t>(at[j])), Places ? Expr<std::uint32_t>(cast<std::uint32_t>(i)) : Expr<std::uint32_t>(key[j]));
-    }
-    barrier();
-    return at;
+    barrier();  // every counter read, every start stored
+    for (int j = 0; j < sh.tile.items; ++j) r.add(j, sh.start.load(digit(r.key[j])));
+    return r;
 }
 
 /// Values of one 32-bit word go through shared memory with the keys; others
@@ -296,14 +360,16 @@ Expr<V> word_value(const Expr<std::uint32_t>& w) {
 /// n counted in the largest digit) and stores in sh.offset[d] the output
 /// place of that first key minus `first`. Every invocation calls it, in
 /// uniform control flow; a barrier follows before sh.offset is read. Or, for
-/// what must wait longer: `place_late()` runs once the tile is sorted in shared
-/// memory, before any of it is written out (in uniform control flow; if it
-/// stores sh.offset, it ends with a barrier). Values of one
-/// word follow their keys through shared memory (a second exchange, at the
-/// places the ranking gave); other pairs fetch key and value by their place in
-/// the tile (read just before: cached), so that values of any type never pass
-/// through shared memory. S: the subgroup size to rank by ballots with, 0 to
-/// rank by 1-bit splits. Ends with a barrier.
+/// what must wait longer: `place_late()` runs once the (first part of the)
+/// sorted tile is in shared memory, before any of it is written out (in
+/// uniform control flow; if it stores sh.offset, it ends with a barrier).
+/// Ranked by ballots, the tile passes through shared memory in sh.parts parts
+/// in turn, from registers. Values of one word follow their keys through
+/// shared memory (a second exchange, at the places the ranking gave); other
+/// pairs fetch key and value by their place in the tile (read just before:
+/// cached), so that values of any type never pass through shared memory. S:
+/// the subgroup size to rank by ballots with, 0 to rank by 1-bit splits. Ends
+/// with a barrier.
 template <class V, bool WithValues, class PlaceDigits, class PlaceLate>
 void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Array<V>* values,
                          const Array<std::uint32_t>& keys_out, const Array<V>* values_out, const Int& n, const Int& tile_base,
@@ -314,50 +380,82 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
     auto out_place = [&](const Expr<std::uint32_t>& key, const Int& p) {
         return sh.offset.load(digit_of(key, shift, mask, flip)) + cast<std::uint32_t>(p);
     };
-    if constexpr (WithValues && kOneWordValue<V>) {
-        if (S > 0) {  // (the splits keep places, below)
-            std::vector<Var<std::uint32_t>> at =
-                sort_tile_by_match<false>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, place_digits);
-            // Loaded in the ranking's layout, in flight while place_late waits
-            // (OneSweep's look-back) and the keys are written.
-            std::vector<Var<V>> value;
-            for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, j), n - 1)));
-            place_late();
+    constexpr bool kValuesShared = WithValues && kOneWordValue<V>;  // values through shared memory
+    constexpr bool kByPlace = WithValues && !kOneWordValue<V>;      // keys and values fetched by place
+    if (S > 0) {
+        RankedTile r = rank_tile_by_match(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, place_digits);
+        // Loaded in the ranking's layout, in flight while place_late waits
+        // (OneSweep's look-back) and the keys are written.
+        std::vector<Var<V>> value;
+        if constexpr (kValuesShared)
+            for (int j = 0; j < sh.tile.items; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, sh.tile, j), n - 1)));
+        const int part = sh.tile.size() / sh.parts, rows = sh.tile.items / sh.parts;
+        // The items of part h of the sorted tile go to `items` at their places there.
+        auto exchange = [&](int h, auto item) {
+            for (int j = 0; j < sh.tile.items; ++j) {
+                Int at = cast<std::int32_t>(r.place(j));
+                if (sh.parts == 1) sh.items.store(at, item(j));
+                else If(at / part == h, [&] { sh.items.store(at - h * part, item(j)); });
+            }
+        };
+        for (int h = 0; h < sh.parts; ++h) {
+            if constexpr (kByPlace) exchange(h, [&](int j) { return cast<std::uint32_t>(ranked_element(S, sh.tile, j)); });
+            else exchange(h, [&](int j) { return Expr<std::uint32_t>(r.key[j]); });
+            barrier();
+            if (h == 0) place_late();
             std::vector<Var<std::uint32_t>> to;
-            for (int j = 0; j < kItems; ++j) {
-                Int p = j * kWg + lid;
-                UInt key = sh.items.load(padded(p));
-                to.emplace_back(out_place(key, p));
-                If(p < in_tile, [&] { keys_out.store(to[j], key); });
+            if constexpr (kByPlace) {
+                // Loads (gathers from the tile) first, then the stores.
+                std::vector<Var<std::uint32_t>> key;
+                std::vector<Var<V>> val;
+                for (int j = 0; j < rows; ++j) {
+                    Int from = tile_base + cast<std::int32_t>(sh.items.load(j * kWg + lid));
+                    key.emplace_back(keys.load(min(from, n - 1)));
+                    val.emplace_back(values->load(min(from, n - 1)));
+                }
+                for (int j = 0; j < rows; ++j) {
+                    Int p = h * part + j * kWg + lid;
+                    If(p < in_tile, [&] {
+                        UInt at = out_place(key[j], p);
+                        keys_out.store(at, key[j]);
+                        values_out->store(at, val[j]);
+                    });
+                }
+            } else {
+                for (int j = 0; j < rows; ++j) {
+                    Int p = h * part + j * kWg + lid;
+                    UInt key = sh.items.load(j * kWg + lid);
+                    to.emplace_back(out_place(key, p));
+                    If(p < in_tile, [&] { keys_out.store(to[j], key); });
+                }
             }
-            barrier();  // every key read before the values take their places
-            for (int j = 0; j < kItems; ++j) sh.items.store(padded(cast<std::int32_t>(at[j])), value_word<V>(value[j]));
             barrier();
-            for (int j = 0; j < kItems; ++j) {
-                Int p = j * kWg + lid;
-                If(p < in_tile, [&] { values_out->store(to[j], word_value<V>(sh.items.load(padded(p)))); });
+            if constexpr (kValuesShared) {
+                exchange(h, [&](int j) { return value_word<V>(value[j]); });
+                barrier();
+                for (int j = 0; j < rows; ++j) {
+                    Int p = h * part + j * kWg + lid;
+                    If(p < in_tile, [&] { values_out->store(to[j], word_value<V>(sh.items.load(j * kWg + lid))); });
+                }
+                barrier();
             }
-            barrier();
-            return;  // the tile is traced
         }
+        return;  // the tile is traced
     }
-    if (S > 0)
-        sort_tile_by_match<WithValues>(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, place_digits);
-    else
-        sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits, place_digits);
+    sort_tile_by_splits<WithValues>(sh, keys, n, tile_base, in_tile, shift, mask, flip, bits, place_digits);
     place_late();
     // Loads (pairs: gathers from the tile) first, then the stores.
     std::vector<Var<std::uint32_t>> key;
     std::vector<Int> from;
-    for (int j = 0; j < kItems; ++j) {
+    for (int j = 0; j < sh.tile.items; ++j) {
         UInt item = sh.items.load(padded(j * kWg + lid));
         from.emplace_back(tile_base + cast<std::int32_t>(item & 0xffffu));
         key.emplace_back(WithValues ? Expr<std::uint32_t>(keys.load(min(from[j], n - 1))) : Expr<std::uint32_t>(item));
     }
     std::vector<Var<V>> value;
     if constexpr (WithValues)
-        for (int j = 0; j < kItems; ++j) value.emplace_back(values->load(min(from[j], n - 1)));
-    for (int j = 0; j < kItems; ++j) {
+        for (int j = 0; j < sh.tile.items; ++j) value.emplace_back(values->load(min(from[j], n - 1)));
+    for (int j = 0; j < sh.tile.items; ++j) {
         Int p = j * kWg + lid;
         If(p < in_tile, [&] {
             UInt at = out_place(key[j], p);
@@ -371,18 +469,18 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
 /// Step 3 for one workgroup: its tiles in turn (sort_and_write_tile), each
 /// digit's keys after those of the group's earlier tiles.
 template <class V, bool WithValues>
-void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
+void scatter_tiles(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<V>* values,
                    const Array<std::uint32_t>& offsets, const Array<std::uint32_t>& keys_out,
                    const Array<V>* values_out, const Int& n, const Int& tiles_per_group, const UInt& shift,
                    const UInt& mask, const UInt& flip, const Int& bits) {
     // n: the keys to sort (elements_to_sort)
-    ScatterShared sh(S);
+    ScatterShared sh(S, tile);
     Int lid = local_id();
     Var<std::uint32_t> base = offsets.load(lid * num_groups() + group_id());  // of digit lid's next key
-    auto [first, last] = tile_run(n, tiles_per_group);
+    auto [first, last] = tile_run(n, tiles_per_group, tile);
     For(first, last, [&](Int t) {
-        Int tile_base = t * kTile;
-        Int in_tile = min(n - tile_base, kTile);
+        Int tile_base = t * sh.tile.size();
+        Int in_tile = min(n - tile_base, sh.tile.size());
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
                                            bits, [&](const UInt& first_in_tile, const UInt& total) {
             sh.offset.store(lid, base - first_in_tile);
@@ -396,26 +494,33 @@ void scatter_tiles(int S, const Array<std::uint32_t>& keys, const Array<V>* valu
 /// when it could run another (`pin`); ballot_subgroup says which.
 using Ranking = BallotSubgroup;
 
-inline auto make_scatter_keys_kernel(Ranking r) {
+/// What a kernel of a pass is traced for: its ranking and its tile.
+struct PassKernel {
+    Ranking ranking;
+    int items;
+    bool operator<(const PassKernel& o) const { return std::pair(ranking, items) < std::pair(o.ranking, o.items); }
+};
+
+inline auto make_scatter_keys_kernel(PassKernel k) {
     return group_kernel<kWg>(
         "radix_scatter_keys(keys, offsets, keys_out, size, count, counted, tiles_per_group, shift, mask, flip, bits)",
-        ballot_options(r),
-        [S = r.size](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int size,
+        ballot_options(k.ranking),
+        [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int size,
             Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
-            scatter_tiles<std::uint32_t, false>(S, keys, nullptr, offsets, keys_out, nullptr, elements_to_sort(count, size, counted),
+            scatter_tiles<std::uint32_t, false>(S, tile, keys, nullptr, offsets, keys_out, nullptr, elements_to_sort(count, size, counted),
                                                 tiles_per_group, shift, mask, flip, bits);
         });
 }
 
 template <class V>
-auto make_scatter_pairs_kernel(Ranking r) {
+auto make_scatter_pairs_kernel(PassKernel k) {
     return group_kernel<kWg>(
         "radix_scatter_pairs(keys, values, offsets, keys_out, values_out, size, count, counted, tiles_per_group, shift, mask, flip, bits)",
-        ballot_options(r),
-        [S = r.size](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
+        ballot_options(k.ranking),
+        [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out,
             Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask,
             UInt flip, Int bits) {
-            scatter_tiles<V, true>(S, keys, &values, offsets, keys_out, &values_out, elements_to_sort(count, size, counted),
+            scatter_tiles<V, true>(S, tile, keys, &values, offsets, keys_out, &values_out, elements_to_sort(count, size, counted),
                                    tiles_per_group, shift, mask, flip, bits);
         });
 }
@@ -429,9 +534,9 @@ struct Runs {
 /// Tiles per workgroup: the caller's choice, or enough that at most
 /// default_groups workgroups run; within a driver's loop limit either way.
 /// Counts: kBins per workgroup.
-inline Runs runs_for(std::int64_t n, std::int64_t requested, std::int64_t default_groups, std::uint64_t loop_limit,
+inline Runs runs_for(std::int64_t n, Tile tile, std::int64_t requested, std::int64_t default_groups, std::uint64_t loop_limit,
                      const std::string& device) {
-    const std::int64_t tiles = (n + kTile - 1) / kTile;
+    const std::int64_t tiles = (n + tile.size() - 1) / tile.size();
     const std::int64_t most = loop_limit ? std::max<std::int64_t>(1, static_cast<std::int64_t>(loop_limit) / kLoopsPerTile)
                                          : std::numeric_limits<std::int32_t>::max();
     if (requested > most)

@@ -46,21 +46,22 @@ inline Expr<std::uint32_t> pass_digit(const Expr<std::uint32_t>& k, int p, const
 
 /// counts[p * kBins + d] += keys of digit d in pass p, for every pass of a sort
 /// by `key_bits` key bits, over this workgroup's run of tiles. counts starts at zero.
-inline auto make_pass_counts_kernel() {
+inline auto make_pass_counts_kernel(int items) {
+    const Tile tile{items};
     return group_kernel<kWg>("radix_pass_counts(keys, counts, size, count, counted, tiles_per_group, key_bits, descending)",
-                             [](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int size, Array<std::uint32_t> count,
+                             [tile](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int size, Array<std::uint32_t> count,
                                 Int counted, Int tiles_per_group, Int key_bits, UInt descending) {
         Int n = elements_to_sort(count, size, counted);
         Int lid = local_id();
         Shared<std::uint32_t> hist(kMostPasses * kBins, dsl::Unchecked{});  // indexed by pass and digit
         for (int p = 0; p < kMostPasses; ++p) hist.store(p * kBins + lid, 0u);
         barrier();
-        auto [first, last] = tile_run(n, tiles_per_group);
+        auto [first, last] = tile_run(n, tiles_per_group, tile);
         For(first, last, [&](Int t) {
             std::vector<Var<std::uint32_t>> key;  // every load in flight before the first atomic
-            for (int j = 0; j < kItems; ++j) key.emplace_back(keys.load(min(t * kTile + j * kWg + lid, n - 1)));
-            for (int j = 0; j < kItems; ++j)
-                If(t * kTile + j * kWg + lid < n, [&] {
+            for (int j = 0; j < tile.items; ++j) key.emplace_back(keys.load(min(t * tile.size() + j * kWg + lid, n - 1)));
+            for (int j = 0; j < tile.items; ++j)
+                If(t * tile.size() + j * kWg + lid < n, [&] {
                     for (int p = 0; p < kMostPasses; ++p)
                         If(kDigitBits * p < key_bits, [&] {
                             hist.atomic_add(p * kBins + cast<std::int32_t>(pass_digit(key[j], p, key_bits, descending)), 1u);
@@ -82,10 +83,10 @@ inline auto make_pass_counts_kernel() {
 /// `state`: sweep_state_words(tiles), zero. `bits`: the digit's bits in this
 /// pass (for the ranking by splits).
 template <class V, bool WithValues>
-void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
+void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
                 const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
                 const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits) {
-    ScatterShared sh(S);
+    ScatterShared sh(S, tile);
     Int lid = local_id();
     Int t = look_back::ticket(state);
     // Where each digit's keys start in the output: the keys of lower digits.
@@ -93,9 +94,9 @@ void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
     // earlier passes' n keys each come off.
     UInt digit_start = starts.load(pass * kBins + lid) - cast<std::uint32_t>(pass) * cast<std::uint32_t>(n);
     // The workgroups past the last tile (n may be a count on the device) do nothing.
-    For(t, min(t + 1, (n + (kTile - 1)) / kTile), [&](Int) {
-        Int tile_base = t * kTile;
-        Int in_tile = min(n - tile_base, kTile);
+    For(t, min(t + 1, (n + (tile.size() - 1)) / tile.size()), [&](Int) {
+        Int tile_base = t * tile.size();
+        Int in_tile = min(n - tile_base, tile.size());
         Var<std::uint32_t> own = 0u, first_here = 0u;
         Int word = 1 + t * kBins + lid;
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
@@ -137,25 +138,25 @@ void sweep_tile(int S, const Array<std::uint32_t>& keys, const Array<V>* values,
 }
 
 template <class V, bool WithValues>
-auto make_sweep_kernel(Ranking r) {
+auto make_sweep_kernel(PassKernel k) {
     if constexpr (WithValues)
         return group_kernel<kWg>(
             "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, shift, mask, flip, bits)",
-            ballot_options(r),
-            [S = r.size](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+            ballot_options(k.ranking),
+            [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
                              Int pass, UInt shift, UInt mask, UInt flip, Int bits) {
-                sweep_tile<V, true>(S, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
+                sweep_tile<V, true>(S, tile, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
                                     pass, shift, mask, flip, bits);
             });
     else
         return group_kernel<kWg>(
             "radix_sweep_keys(keys, starts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
-            ballot_options(r),
-            [S = r.size](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+            ballot_options(k.ranking),
+            [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
                              UInt mask, UInt flip, Int bits) {
-                sweep_tile<std::uint32_t, false>(S, keys, nullptr, starts, state, keys_out, nullptr,
+                sweep_tile<std::uint32_t, false>(S, tile, keys, nullptr, starts, state, keys_out, nullptr,
                                                  elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
             });
 }
