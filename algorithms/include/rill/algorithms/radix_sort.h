@@ -163,7 +163,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         const std::uint32_t flip = opt.descending ? mask : 0u;
         const auto sh = static_cast<std::uint32_t>(shift);
         if (sweep) {
-            const std::int64_t tiles = (n + tile.size() - 1) / tile.size();
+            const std::int64_t tiles = tile.count(n);
             auto state = rt.stream<std::uint32_t>({sweep_state_words(tiles)});  // zero
             const std::int32_t pass = shift / kDigitBits;
             if constexpr (WithValues)

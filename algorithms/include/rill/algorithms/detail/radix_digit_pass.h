@@ -17,11 +17,11 @@
 
 #include <rill/algorithms/detail/ballot_rank.h>
 
-#include <algorithm>
-
 #include <rill/algorithms/detail/device_count.h>
 #include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/workgroup_scan.h>
+
+#include <algorithm>
 
 namespace rill::detail::radix {
 
@@ -43,6 +43,8 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 struct Tile {
     int items;  // keys per invocation
     constexpr std::int32_t size() const { return kWg * items; }
+    /// Tiles that n keys take.
+    constexpr std::int64_t count(std::int64_t n) const { return (n + size() - 1) / size(); }
 };
 /// The tile of count-then-scatter's keys-only passes through Vulkan, and of every other pass.
 constexpr Tile kKeysTile{24}, kTile{16};
@@ -247,7 +249,7 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
 }
 
 /// The element of the tile that invocation local_id() ranks as its j-th: subgroup
-/// w takes elements w S 16 .. (w + 1) S 16 - 1, row j of them its lanes in order.
+/// w takes elements w S items .. (w + 1) S items - 1, row j of them its lanes in order.
 inline Int ranked_element(int S, Tile tile, int j) { return local_id() / S * (S * tile.items) + j * S + subgroup_invocation(); }
 
 /// A tile ranked by ballots (rank_tile_by_match), in registers: the keys this
@@ -265,8 +267,8 @@ struct RankedTile {
 };
 
 /// Ranks a tile by the digit in one go, as Onesweep does (Adinets and Merrill
-/// 2022): subgroup w takes tile elements w S 16 .. (w + 1) S 16 - 1, 16 rows of
-/// S; in each row the lanes with the same digit find each other with 8
+/// 2022): subgroup w takes tile elements w S items .. (w + 1) S items - 1, rows
+/// of S (ranked_element); in each row the lanes with the same digit find each other with 8
 /// ballots, and the lowest of them adds their number to the subgroup's counter
 /// of that digit (in `items`, counters_for). A scan of the counters over the
 /// subgroups, per digit, and of the digit totals then gives every element its
@@ -479,8 +481,8 @@ void scatter_tiles(int S, Tile tile, const Array<std::uint32_t>& keys, const Arr
     Var<std::uint32_t> base = offsets.load(lid * num_groups() + group_id());  // of digit lid's next key
     auto [first, last] = tile_run(n, tiles_per_group, tile);
     For(first, last, [&](Int t) {
-        Int tile_base = t * sh.tile.size();
-        Int in_tile = min(n - tile_base, sh.tile.size());
+        Int tile_base = t * tile.size();
+        Int in_tile = min(n - tile_base, tile.size());
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
                                            bits, [&](const UInt& first_in_tile, const UInt& total) {
             sh.offset.store(lid, base - first_in_tile);
@@ -536,7 +538,7 @@ struct Runs {
 /// Counts: kBins per workgroup.
 inline Runs runs_for(std::int64_t n, Tile tile, std::int64_t requested, std::int64_t default_groups, std::uint64_t loop_limit,
                      const std::string& device) {
-    const std::int64_t tiles = (n + tile.size() - 1) / tile.size();
+    const std::int64_t tiles = tile.count(n);
     const std::int64_t most = loop_limit ? std::max<std::int64_t>(1, static_cast<std::int64_t>(loop_limit) / kLoopsPerTile)
                                          : std::numeric_limits<std::int32_t>::max();
     if (requested > most)
