@@ -132,7 +132,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
                         std::to_string(n) + "; use RadixAlgorithm::Auto");
     }
     const bool rows = rows_pay(rt.info()) && opt.tiles_per_workgroup == 0 && !sweep;
-    const Tile tile = tile_for(rt.info(), WithValues, sweep);
+    const Tile tile = tile_for(rt.info(), WithValues);
     const Runs runs = rows ? row_runs(n)
                            : runs_for(n, tile, opt.tiles_per_workgroup, default_groups(tile, WithValues),
                                       rt.info().limits.loop_iterations, rt.info().device);
@@ -156,6 +156,8 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         traced_once(tile.items, make_pass_counts_kernel)(Groups{groups}, keys, counts, n32, count, counted, run, opt.bits, opt.descending ? 0xffffffffu : 0u);
         exclusive_scan(counts, counts);  // every pass's digit starts, after the earlier passes' n keys each
     }
+    // OneSweep's passes: one stream of look-back states, zeroed once, rather than a new one per pass.
+    const Stream<std::uint32_t> state = sweep ? rt.stream<std::uint32_t>({passes * sweep_state_words(tile.count(n))}) : Stream<std::uint32_t>();
     int cur = 0;
     for (int shift = 0; shift < opt.bits; shift += kDigitBits) {
         const int bits = std::min(kDigitBits, opt.bits - shift);
@@ -164,7 +166,6 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         const auto sh = static_cast<std::uint32_t>(shift);
         if (sweep) {
             const std::int64_t tiles = tile.count(n);
-            auto state = rt.stream<std::uint32_t>({sweep_state_words(tiles)});  // zero
             const std::int32_t pass = shift / kDigitBits;
             if constexpr (WithValues)
                 traced_once(kernel, make_sweep_kernel<V, true>)(Groups{tiles}, k[cur], v[cur], counts, state, k[1 - cur],

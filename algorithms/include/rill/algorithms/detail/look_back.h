@@ -68,10 +68,11 @@ inline void publish(const Array<std::uint32_t>& state, const Int& tiles, const I
 
 /// This workgroup's tile: numbered in the order workgroups start, not by
 /// group_id, so that every tile a look-back waits for has started (see
-/// prefix_before). Every invocation must call it (it has a barrier).
-inline Int ticket(const Array<std::uint32_t>& state) {
+/// prefix_before). Every invocation must call it (it has a barrier). The
+/// counter is word `at` of `state` (0 unless passes share a state).
+inline Int ticket(const Array<std::uint32_t>& state, const Int& at = Int(0)) {
     Shared<std::uint32_t> taken(1);
-    If(local_id() == 0, [&] { taken.store(0, state.atomic_add(0, 1u)); });
+    If(local_id() == 0, [&] { taken.store(0, state.atomic_add(at, 1u)); });
     barrier();
     return cast<std::int32_t>(taken.load(0));
 }

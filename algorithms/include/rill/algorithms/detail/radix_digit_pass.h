@@ -36,21 +36,21 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 /// (docs/PERFORMANCE.md, session 30) the keys-only scatter took 1.80 ms per
 /// pass at 256 x 24 (128 registers), 1.96 at 256 x 16, 2.84 at 256 x 8 and
 /// 2.56 at 256 x 32 (171 registers: one workgroup per SM). With values a tile
-/// of 256 x 24 took 189 - 233 registers, so pairs keep 256 x 16. OneSweep
-/// keeps 256 x 16 too: at 256 x 24 its sort of 2^28 keys took 9.04 ms in
-/// three runs and 38 and 45 ms in two others, not explained yet. Through
-/// OpenGL on the same GPU 256 x 24 was slower (3.28 ms per pass against 2.09).
+/// of 256 x 24 took 189 - 233 registers (214 - 219 in session 31), so pairs
+/// keep 256 x 16. OneSweep's keys-only passes take 256 x 24 as well since
+/// session 31 (1.85 against 2.19 ms per pass). Through OpenGL on the same GPU
+/// 256 x 24 was slower (3.28 ms per pass against 2.09).
 struct Tile {
     int items;  // keys per invocation
     constexpr std::int32_t size() const { return kWg * items; }
     /// Tiles that n keys take.
     constexpr std::int64_t count(std::int64_t n) const { return (n + size() - 1) / size(); }
 };
-/// The tile of count-then-scatter's keys-only passes through Vulkan, and of every other pass.
+/// The tile of keys-only passes through Vulkan, and of every other pass.
 constexpr Tile kKeysTile{24}, kTile{16};
-/// The tile a sort's passes take on a backend: with values or not, by OneSweep or not.
-inline Tile tile_for(const BackendInfo& info, bool values, bool sweep) {
-    return info.name == "vulkan" && !values && !sweep ? kKeysTile : kTile;
+/// The tile a sort's passes take on a backend, with values or not (by either algorithm).
+inline Tile tile_for(const BackendInfo& info, bool values) {
+    return info.name == "vulkan" && !values ? kKeysTile : kTile;
 }
 /// The largest tile of any sort (bounds the keys a sort takes).
 constexpr std::int32_t kMostTile = std::max(kKeysTile.size(), kTile.size());
@@ -107,51 +107,78 @@ inline auto make_histogram_kernel(int items) {
     });
 }
 
-/// Parts of the tile that pass through shared memory in turn where the tile
-/// is ranked by ballots (the keys wait in registers meanwhile): at most 4096
-/// keys (16 KB) at once, so that two workgroups fit in the 48 KB that NVIDIA's
-/// Vulkan driver appears to give an SM (docs/PERFORMANCE.md, session 28).
-inline int exchange_parts(Tile tile) {
-    int parts = 1;
-    while (tile.size() / parts > 4096 || tile.items % parts != 0) ++parts;
-    return parts;
-}
+/// Shared memory (words) the exchange and the counters of the ranking by
+/// ballots take together at most: 20 KB, so that two workgroups fit in the
+/// 48 KB that NVIDIA's Vulkan driver appears to give an SM (docs/PERFORMANCE.md,
+/// session 28), and one in the 32 KB that OpenGL promises.
+constexpr int kExchangeWords = 5120;
 
-/// The counters of the ranking by ballots, one per (subgroup, digit): a word
-/// each, or 16 bits each (two to a word) where a word each would need more
-/// room than the exchange (`room` words), as with subgroups of 8.
+/// How the ranking by ballots keeps its counters, one per (subgroup, digit),
+/// and in how many parts the tile then passes through shared memory (the
+/// keys wait in registers meanwhile): at most kExchangeWords less the
+/// counters at once, whole rows per invocation.
 struct Counters {
-    int groups;  // subgroups of the workgroup
-    bool packed;
-    std::int64_t words;
+    bool packed;  // 16 bits each, two to a word; else a word each
+    int words;
+    int parts;  // of the tile exchanged in turn; 0: does not fit
 };
-inline Counters counters_for(int S, std::int64_t room) {
-    const int groups = kWg / S;
-    const bool packed = std::int64_t{groups} * kBins > room;
-    return {groups, packed, packed ? groups * kBins / 2 : groups * kBins};
+inline Counters counters_packed(int S, Tile tile, bool packed) {
+    const int words = kWg / S * kBins / (packed ? 2 : 1);
+    int parts = 1;
+    while (parts <= tile.items && (tile.size() / parts + words > kExchangeWords || tile.items % parts != 0)) ++parts;
+    return {packed, words, parts <= tile.items ? parts : 0};
+}
+/// A word per counter where the tile then passes in as few parts as with
+/// packed counters (a subgroup counts at most S x items < 2^16 keys of a
+/// digit, and a place in the tile is below kMostTile <= 2^16). On the H100
+/// through Vulkan (docs/PERFORMANCE.md, session 31) the packed counters'
+/// halves took the scatter at 256 x 24 from 120 to 178 registers (one
+/// workgroup per SM, 1.52 against 2.55 ms per pass), while at 256 x 16 they
+/// spare a second part. Subgroups of 32 count in words at 256 x 24, in halves
+/// at 256 x 16; subgroups of 8 or 16 in halves.
+inline Counters counters_for(int S, Tile tile) {
+    const Counters words = counters_packed(S, tile, false), halves = counters_packed(S, tile, true);
+    return words.parts != 0 && words.parts <= halves.parts ? words : halves;
 }
 
 /// The shared memory of the scatter. `items` holds the tile, or a part of
-/// it, while it is sorted (keys, or places in the tile for pairs); `start`
-/// where each digit's keys start in the sorted tile (`end`: end, for the
-/// ranking by splits); `offset` per digit, the output place of the tile's key
-/// at place p is offset[digit] + p.
+/// it, while it is sorted (keys, or places in the tile for pairs); `offset`
+/// per digit, the output place of the tile's key at place p is
+/// offset[digit] + p. The ranking by ballots counts in `counters`
+/// (counters_for), zero when a tile starts, and adds up over the workgroup
+/// in `subgroup_totals`; the ranking by splits marks where each digit's keys
+/// `start` and `end` in the sorted tile.
 struct ScatterShared {
-    /// S: subgroup size of the ranking by ballots, whose counters `items` also holds; 0 for splits.
+    /// S: subgroup size of the ranking by ballots; 0 for splits.
     // Every index is a place in the tile, a counter or a digit (below kBins):
     // in range by construction, accessed without bounds checks.
     ScatterShared(int S, Tile tile)
         : tile(tile),
-          parts(S > 0 ? exchange_parts(tile) : 1),
-          items(S > 0 ? std::max<std::int64_t>(tile.size() / parts, counters_for(S, tile.size() / parts).words)
-                      : padded_size(tile.size()),
-                dsl::Unchecked{}),
+          layout(S > 0 ? counters_for(S, tile) : Counters{false, 0, 1}),
+          parts(layout.parts),
+          items(S > 0 ? tile.size() / parts : padded_size(tile.size()), dsl::Unchecked{}),
+          counters(std::max(layout.words, 1), dsl::Unchecked{}),
+          subgroup_totals(S > 0 ? kWg / S : 1, dsl::Unchecked{}),
+          start(S > 0 ? 1 : kBins, dsl::Unchecked{}),
           end(S > 0 ? 1 : kBins, dsl::Unchecked{}) {}
     Tile tile;
-    int parts;  // of the tile exchanged in turn
+    Counters layout;  // of `counters`: no words for splits
+    int parts;        // of the tile exchanged in turn
     Shared<std::uint32_t> items;
-    Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}}, start{kBins, dsl::Unchecked{}};
-    Shared<std::uint32_t> end;
+    Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
+    Shared<std::uint32_t> counters, subgroup_totals;
+    Shared<std::uint32_t> start, end;
+    /// Sets the counters of the ranking by ballots to zero (the caller's barrier follows).
+    void zero_counters() const {
+        for (int k = 0; k * kWg < layout.words; ++k)
+            If(k * kWg + local_id() < layout.words, [&] { counters.store(k * kWg + local_id(), 0u); });
+    }
+    /// Before a workgroup's first tile.
+    void begin() const {
+        if (layout.words == 0) return;
+        zero_counters();
+        barrier();
+    }
 };
 
 /// Sorts a tile by the digit with one stable 1-bit split per digit bit, each a
@@ -266,37 +293,49 @@ struct RankedTile {
     void add(int j, const Expr<std::uint32_t>& x) { places[j / 2] = places[j / 2] + (j % 2 == 0 ? x : x << 16u); }
 };
 
+/// Exclusive sum of x over the workgroup, in subgroups of exactly S
+/// invocations: each subgroup's total goes to `totals`, and after one barrier
+/// every invocation adds those of the subgroups before its own.
+inline Expr<std::uint32_t> exclusive_over_workgroup(int S, const Expr<std::uint32_t>& x, const Shared<std::uint32_t>& totals) {
+    Int w = local_id() / S;
+    UInt inclusive = subgroup_inclusive_add(x);
+    If(subgroup_invocation() == S - 1, [&] { totals.store(w, inclusive); });
+    barrier();
+    Var<std::uint32_t> before = inclusive - x;
+    for (int g = 0; g + 1 < kWg / S; ++g) before = before + select(g < w, totals.load(g), Expr<std::uint32_t>(0u));
+    return before;
+}
+
 /// Ranks a tile by the digit in one go, as Onesweep does (Adinets and Merrill
 /// 2022): subgroup w takes tile elements w S items .. (w + 1) S items - 1, rows
-/// of S (ranked_element); in each row the lanes with the same digit find each other with 8
-/// ballots, and the lowest of them adds their number to the subgroup's counter
-/// of that digit (in `items`, counters_for). A scan of the counters over the
-/// subgroups, per digit, and of the digit totals then gives every element its
-/// place in the sorted tile, stably. Subgroups of exactly S (8 to 128)
-/// invocations with ballots and shuffles. Calls place_digits
-/// (sort_and_write_tile) as soon as the digit counts are known. Ends with a
-/// barrier, after which `items` is free.
+/// of S (ranked_element); in each row the lanes with the same digit find each
+/// other with 8 ballots, and the lowest of them adds their number to the
+/// subgroup's counter of that digit (sh.counters, zero at the start). Then
+/// invocation d adds up digit d's counters, the workgroup scans the totals,
+/// and each counter becomes where its subgroup's keys of the digit start in
+/// the sorted tile: every element's place, stably. Subgroups of exactly S (8
+/// to 128) invocations with ballots and shuffles. Calls place_digits
+/// (sort_and_write_tile) as soon as the digit counts are known. `items` is
+/// not touched: the caller may store into it at once, and must zero the
+/// counters (behind a barrier) before the next tile.
 template <class PlaceDigits>
 RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n,
                               const Int& tile_base, const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip,
                               PlaceDigits place_digits) {
-    const Counters c = counters_for(S, sh.tile.size() / sh.parts);
-    const int row = kBins / (c.packed ? 2 : 1);  // words of a subgroup's counters
+    const bool packed = sh.layout.packed;
+    const int row = kBins / (packed ? 2 : 1);  // words of a subgroup's counters
+    const int groups = kWg / S;
     Int lid = local_id();
     Int w = lid / S;
-    // The counter of digit d in this subgroup: a word of `items` and the shift of its half.
-    auto counter = [&](const Expr<std::uint32_t>& d) {
-        if (!c.packed) return std::pair<Int, UInt>(w * row + cast<std::int32_t>(d), UInt(0u));
-        return std::pair<Int, UInt>(w * row + cast<std::int32_t>(d >> 1u), (d & 1u) << 4u);
+    // The counter of digit d in subgroup g: a word of sh.counters and the shift of its half.
+    auto counter = [&](const Int& g, const Expr<std::uint32_t>& d) {
+        if (!packed) return std::pair<Int, UInt>(g * row + cast<std::int32_t>(d), UInt(0u));
+        return std::pair<Int, UInt>(g * row + cast<std::int32_t>(d >> 1u), (d & 1u) << 4u);
     };
-    // The counter's value in the word `bits` holds.
-    auto count_in = [&](const Expr<std::uint32_t>& bits, const UInt& half) -> Expr<std::uint32_t> {
-        return c.packed ? (bits >> half) & 0xffffu : bits;
+    auto half_of = [packed](const Expr<std::uint32_t>& word, const UInt& half) -> Expr<std::uint32_t> {
+        return packed ? (word >> half) & 0xffffu : word;
     };
     auto digit = [&](const Expr<std::uint32_t>& key) { return digit_of(key, shift, mask, flip); };
-    Shared<std::uint32_t> digit_totals(row, dsl::Unchecked{});  // per digit, packed like the counters
-    for (int k = 0; k * kWg < c.words; ++k) If(k * kWg + lid < c.words, [&] { sh.items.store(k * kWg + lid, 0u); });
-    barrier();
     RankedTile r;
     for (int j = 0; j < sh.tile.items; ++j) r.key.emplace_back(keys.load(min(tile_base + ranked_element(S, sh.tile, j), n - 1)));
     UInt past_n = select(flip == 0u, 0xffffffffu, 0u);  // of digit mask
@@ -304,37 +343,48 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
         r.key[j] = select(ranked_element(S, sh.tile, j) < in_tile, Expr<std::uint32_t>(r.key[j]), past_n);
         UInt d = digit(r.key[j]);
         Peers peers = match_digit(S, d);
-        auto [word, half] = counter(d);
+        auto [word, half] = counter(w, d);
         Var<std::uint32_t> before = 0u;
-        If(peers.below == 0, [&] { before = count_in(sh.items.atomic_add(word, cast<std::uint32_t>(peers.count) << half), half); });
+        If(peers.below == 0, [&] { before = half_of(sh.counters.atomic_add(word, cast<std::uint32_t>(peers.count) << half), half); });
         UInt rank = subgroup_shuffle(Expr<std::uint32_t>(before), peers.lowest) + cast<std::uint32_t>(peers.below);
         if (j % 2 == 1) r.add(j, rank);
         else r.places.emplace_back(rank);
     }
-    barrier();
-    // Per word of counters, the counters become exclusive prefixes over the subgroups.
-    If(lid < row, [&] {
-        Var<std::uint32_t> run = 0u;
-        for (int g = 0; g < c.groups; ++g) {
-            UInt cnt = sh.items.load(g * row + lid);
-            sh.items.store(g * row + lid, run);
-            run = run + cnt;
+    barrier();  // every key counted
+    // Invocation d: the keys of digit d in the tile, and where they start in the sorted tile.
+    UInt d = cast<std::uint32_t>(lid);
+    Var<std::uint32_t> total = 0u;
+    for (int g = 0; g < groups; ++g) {
+        auto [word, half] = counter(Int(g), d);
+        total = total + half_of(sh.counters.load(word), half);
+    }
+    UInt first = exclusive_over_workgroup(S, total, sh.subgroup_totals);  // every counter read before its barrier
+    place_digits(first, total);
+    // Invocations of even d: the counters of digits d and d + 1 (a word in each
+    // subgroup) become where the subgroup's keys of each start.
+    if (!packed) {
+        Var<std::uint32_t> run = first;
+        for (int g = 0; g < groups; ++g) {
+            Int word = g * row + lid;
+            UInt counts = sh.counters.load(word);
+            sh.counters.store(word, run);
+            run = run + counts;
         }
-        digit_totals.store(lid, run);
+    } else If((lid & 1) == 0, [&] {
+        Var<std::uint32_t> low = first, high = first + total;
+        for (int g = 0; g < groups; ++g) {
+            Int word = g * row + lid / 2;
+            UInt counts = sh.counters.load(word);
+            sh.counters.store(word, low | (high << 16u));
+            low = low + (counts & 0xffffu);
+            high = high + (counts >> 16u);
+        }
     });
     barrier();
-    UInt total = c.packed ? Expr<std::uint32_t>((digit_totals.load(lid >> 1) >> (cast<std::uint32_t>(lid & 1) << 4u)) & 0xffffu)
-                          : Expr<std::uint32_t>(digit_totals.load(lid));  // digit lid
-    auto [first, unused] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, total, 0u);
-    (void)unused;
-    sh.start.store(lid, first);
-    place_digits(first, total);
     for (int j = 0; j < sh.tile.items; ++j) {
-        auto [word, half] = counter(digit(r.key[j]));
-        r.add(j, count_in(sh.items.load(word), half));
+        auto [word, half] = counter(w, digit(r.key[j]));
+        r.add(j, half_of(sh.counters.load(word), half));
     }
-    barrier();  // every counter read, every start stored
-    for (int j = 0; j < sh.tile.items; ++j) r.add(j, sh.start.load(digit(r.key[j])));
     return r;
 }
 
@@ -370,8 +420,10 @@ Expr<V> word_value(const Expr<std::uint32_t>& w) {
 /// shared memory (a second exchange, at the places the ranking gave); other
 /// pairs fetch key and value by their place in the tile (read just before:
 /// cached), so that values of any type never pass through shared memory. S:
-/// the subgroup size to rank by ballots with, 0 to rank by 1-bit splits. Ends
-/// with a barrier.
+/// the subgroup size to rank by ballots with, 0 to rank by 1-bit splits. The
+/// next tile may follow at once: before it the workgroup has passed a barrier
+/// since its last read of shared memory (ranked by ballots, after the
+/// counters were zeroed, early in the tile).
 template <class V, bool WithValues, class PlaceDigits, class PlaceLate>
 void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Array<V>* values,
                          const Array<std::uint32_t>& keys_out, const Array<V>* values_out, const Int& n, const Int& tile_base,
@@ -403,8 +455,11 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
         for (int h = 0; h < sh.parts; ++h) {
             if constexpr (kByPlace) exchange(h, [&](int j) { return cast<std::uint32_t>(ranked_element(S, sh.tile, j)); });
             else exchange(h, [&](int j) { return Expr<std::uint32_t>(r.key[j]); });
-            barrier();
-            if (h == 0) place_late();
+            barrier();  // the part in shared memory, every counter read
+            if (h == 0) {
+                place_late();
+                sh.zero_counters();  // for the next tile, behind the barrier after this part is written
+            }
             std::vector<Var<std::uint32_t>> to;
             if constexpr (kByPlace) {
                 // Loads (gathers from the tile) first, then the stores.
@@ -431,7 +486,9 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                     If(p < in_tile, [&] { keys_out.store(to[j], key); });
                 }
             }
-            barrier();
+            const bool last = h + 1 == sh.parts;
+            // Not after the last part, unless the counters were zeroed in it with no barrier since.
+            if (!last || kValuesShared || sh.parts == 1) barrier();
             if constexpr (kValuesShared) {
                 exchange(h, [&](int j) { return value_word<V>(value[j]); });
                 barrier();
@@ -439,7 +496,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                     Int p = h * part + j * kWg + lid;
                     If(p < in_tile, [&] { values_out->store(to[j], word_value<V>(sh.items.load(j * kWg + lid))); });
                 }
-                barrier();
+                if (!last) barrier();
             }
         }
         return;  // the tile is traced
@@ -477,6 +534,7 @@ void scatter_tiles(int S, Tile tile, const Array<std::uint32_t>& keys, const Arr
                    const UInt& mask, const UInt& flip, const Int& bits) {
     // n: the keys to sort (elements_to_sort)
     ScatterShared sh(S, tile);
+    sh.begin();
     Int lid = local_id();
     Var<std::uint32_t> base = offsets.load(lid * num_groups() + group_id());  // of digit lid's next key
     auto [first, last] = tile_run(n, tiles_per_group, tile);

@@ -24,6 +24,7 @@ constexpr int kMostPasses = 4;
 
 /// Tile states of a pass: word 0 the ticket counter, then one word per (tile,
 /// digit), a count state (look_back::kOwnCount): read whole, so no fence is needed.
+/// The passes of a sort take consecutive states of one stream, zeroed once.
 using look_back::kCountBits;
 using look_back::kInclusiveCount;
 using look_back::kOwnCount;
@@ -80,15 +81,19 @@ inline auto make_pass_counts_kernel(int items) {
 /// written where the digit counts of the whole pass and the look-back over
 /// the tiles before it say. `starts`: the exclusive sum scan of the counts
 /// of make_pass_counts_kernel (below 2^32: fewer than 2^30 keys, 4 passes).
-/// `state`: sweep_state_words(tiles), zero. `bits`: the digit's bits in this
+/// `state`: sweep_state_words(tiles) per pass, zero; `size` keys give `tiles`
+/// (n, the keys to sort, may be fewer: elements_to_sort). `bits`: the digit's bits in this
 /// pass (for the ranking by splits).
 template <class V, bool WithValues>
 void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
                 const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
-                const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip, const Int& bits) {
+                const Int& size, const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip,
+                const Int& bits) {
     ScatterShared sh(S, tile);
+    sh.begin();
     Int lid = local_id();
-    Int t = look_back::ticket(state);
+    Int states = pass * (1 + (size + (tile.size() - 1)) / tile.size() * kBins);  // this pass's first state word
+    Int t = look_back::ticket(state, states);
     // Where each digit's keys start in the output: the keys of lower digits.
     // `starts` is the exclusive scan of every pass's counts in turn, so the
     // earlier passes' n keys each come off.
@@ -98,7 +103,7 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
         Int tile_base = t * tile.size();
         Int in_tile = min(n - tile_base, tile.size());
         Var<std::uint32_t> own = 0u, first_here = 0u;
-        Int word = 1 + t * kBins + lid;
+        Int word = states + 1 + t * kBins + lid;
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
                                            bits, [&](const UInt& first, const UInt& total) {
             // Invocation d: digit d's count, published at once. Keys past n sort last, at places in_tile and on.
@@ -118,7 +123,7 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 Bool done = false;
                 While([&] { return !done; }, [&] {
                     std::vector<Var<std::uint32_t>> w;
-                    for (int i = 0; i < kLookBackWindow; ++i) w.emplace_back(state.atomic_load(1 + max(k - i, 0) * kBins + lid));
+                    for (int i = 0; i < kLookBackWindow; ++i) w.emplace_back(state.atomic_load(states + 1 + max(k - i, 0) * kBins + lid));
                     Bool adding = true;
                     for (int i = 0; i < kLookBackWindow; ++i)
                         If(adding, [&] {
@@ -146,8 +151,8 @@ auto make_sweep_kernel(PassKernel k) {
             [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
                              Int pass, UInt shift, UInt mask, UInt flip, Int bits) {
-                sweep_tile<V, true>(S, tile, keys, &values, starts, state, keys_out, &values_out, elements_to_sort(count, size, counted),
-                                    pass, shift, mask, flip, bits);
+                sweep_tile<V, true>(S, tile, keys, &values, starts, state, keys_out, &values_out, size,
+                                    elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
             });
     else
         return group_kernel<kWg>(
@@ -156,7 +161,7 @@ auto make_sweep_kernel(PassKernel k) {
             [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
                              UInt mask, UInt flip, Int bits) {
-                sweep_tile<std::uint32_t, false>(S, tile, keys, nullptr, starts, state, keys_out, nullptr,
+                sweep_tile<std::uint32_t, false>(S, tile, keys, nullptr, starts, state, keys_out, nullptr, size,
                                                  elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
             });
 }
