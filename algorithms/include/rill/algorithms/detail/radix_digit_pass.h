@@ -360,8 +360,9 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
     }
     UInt first = exclusive_over_workgroup(S, total, sh.subgroup_totals);  // every counter read before its barrier
     place_digits(first, total);
-    // Invocations of even d: the counters of digits d and d + 1 (a word in each
-    // subgroup) become where the subgroup's keys of each start.
+    // Each counter becomes where its subgroup's keys of the digit start: invocation
+    // d walks digit d's counters, or, packed, invocation d of even d the words
+    // that hold the counters of digits d and d + 1.
     if (!packed) {
         Var<std::uint32_t> run = first;
         for (int g = 0; g < groups; ++g) {
