@@ -42,6 +42,8 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
         for (const auto& t : rt.kernel_times())
             if (t.kernel.rfind("bench_", 0) != 0) total += t.total_ms;
         device.push_back(total / batch);
+        static const bool verbose = std::getenv("RILL_BENCH_VERBOSE") != nullptr;
+        if (verbose) std::fprintf(stderr, "    repeat %d: device %.4f ms, host %.4f ms\n", r, device.back(), host.back());
     }
     std::sort(host.begin(), host.end());
     std::sort(device.begin(), device.end());
