@@ -43,8 +43,9 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 struct Tile {
     int items;  // keys per invocation
     constexpr std::int32_t size() const { return kWg * items; }
-    /// Tiles that n keys take.
+    /// Tiles that n keys take (on the host, or in a kernel).
     constexpr std::int64_t count(std::int64_t n) const { return (n + size() - 1) / size(); }
+    Int count(const Int& n) const { return (n + (size() - 1)) / size(); }
 };
 /// The tile of keys-only passes through Vulkan, and of every other pass.
 constexpr Tile kKeysTile{24}, kTile{16};
@@ -80,9 +81,19 @@ inline Expr<std::uint32_t> digit_of(const Expr<std::uint32_t>& k, const UInt& sh
 
 /// The tiles of this workgroup's run: [first, last).
 inline std::pair<Int, Int> tile_run(const Int& n, const Int& tiles_per_group, Tile tile) {
-    Int tiles = (n + (tile.size() - 1)) / tile.size();
+    Int tiles = tile.count(n);
     Int first = group_id() * tiles_per_group;
     return {first, min(first + tiles_per_group, tiles)};
+}
+
+/// Counts the keys of tile t below n: invocation local_id() takes keys
+/// j kWg + local_id(), every load issued before the first count(key), so that
+/// they are in flight together.
+template <class Count>
+void count_tile_keys(const Array<std::uint32_t>& keys, const Int& n, const Int& t, Tile tile, Count count) {
+    std::vector<Var<std::uint32_t>> key;
+    for (int j = 0; j < tile.items; ++j) key.emplace_back(keys.load(min(t * tile.size() + j * kWg + local_id(), n - 1)));
+    for (int j = 0; j < tile.items; ++j) If(t * tile.size() + j * kWg + local_id() < n, [&] { count(Expr<std::uint32_t>(key[j])); });
 }
 
 inline auto make_histogram_kernel(int items) {
@@ -96,11 +107,7 @@ inline auto make_histogram_kernel(int items) {
         barrier();
         auto [first, last] = tile_run(n, tiles_per_group, tile);
         For(first, last, [&](Int t) {
-            // Every load is issued before the first atomic, so that they are in flight together.
-            std::vector<Var<std::uint32_t>> key;
-            for (int j = 0; j < tile.items; ++j) key.emplace_back(keys.load(min(t * tile.size() + j * kWg + local_id(), n - 1)));
-            for (int j = 0; j < tile.items; ++j)
-                If(t * tile.size() + j * kWg + local_id() < n, [&] { hist.atomic_add(digit_of(key[j], shift, mask, flip), 1u); });
+            count_tile_keys(keys, n, t, tile, [&](const Expr<std::uint32_t>& key) { hist.atomic_add(digit_of(key, shift, mask, flip), 1u); });
         });
         barrier();
         counts.store(local_id() * num_groups() + group_id(), hist.load(local_id()));
@@ -155,15 +162,13 @@ struct ScatterShared {
     ScatterShared(int S, Tile tile)
         : tile(tile),
           layout(S > 0 ? counters_for(S, tile) : Counters{false, 0, 1}),
-          parts(layout.parts),
-          items(S > 0 ? tile.size() / parts : padded_size(tile.size()), dsl::Unchecked{}),
+          items(S > 0 ? tile.size() / layout.parts : padded_size(tile.size()), dsl::Unchecked{}),
           counters(std::max(layout.words, 1), dsl::Unchecked{}),
           subgroup_totals(S > 0 ? kWg / S : 1, dsl::Unchecked{}),
           start(S > 0 ? 1 : kBins, dsl::Unchecked{}),
           end(S > 0 ? 1 : kBins, dsl::Unchecked{}) {}
     Tile tile;
-    Counters layout;  // of `counters`: no words for splits
-    int parts;        // of the tile exchanged in turn
+    Counters layout;  // of `counters` (no words for splits), and the parts the tile is exchanged in
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
     Shared<std::uint32_t> counters, subgroup_totals;
@@ -416,7 +421,7 @@ Expr<V> word_value(const Expr<std::uint32_t>& w) {
 /// what must wait longer: `place_late()` runs once the (first part of the)
 /// sorted tile is in shared memory, before any of it is written out (in
 /// uniform control flow; if it stores sh.offset, it ends with a barrier).
-/// Ranked by ballots, the tile passes through shared memory in sh.parts parts
+/// Ranked by ballots, the tile passes through shared memory in sh.layout.parts parts
 /// in turn, from registers. Values of one word follow their keys through
 /// shared memory (a second exchange, at the places the ranking gave); other
 /// pairs fetch key and value by their place in the tile (read just before:
@@ -444,16 +449,16 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
         std::vector<Var<V>> value;
         if constexpr (kValuesShared)
             for (int j = 0; j < sh.tile.items; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, sh.tile, j), n - 1)));
-        const int part = sh.tile.size() / sh.parts, rows = sh.tile.items / sh.parts;
+        const int part = sh.tile.size() / sh.layout.parts, rows = sh.tile.items / sh.layout.parts;
         // The items of part h of the sorted tile go to `items` at their places there.
         auto exchange = [&](int h, auto item) {
             for (int j = 0; j < sh.tile.items; ++j) {
                 Int at = cast<std::int32_t>(r.place(j));
-                if (sh.parts == 1) sh.items.store(at, item(j));
+                if (sh.layout.parts == 1) sh.items.store(at, item(j));
                 else If(at / part == h, [&] { sh.items.store(at - h * part, item(j)); });
             }
         };
-        for (int h = 0; h < sh.parts; ++h) {
+        for (int h = 0; h < sh.layout.parts; ++h) {
             if constexpr (kByPlace) exchange(h, [&](int j) { return cast<std::uint32_t>(ranked_element(S, sh.tile, j)); });
             else exchange(h, [&](int j) { return Expr<std::uint32_t>(r.key[j]); });
             barrier();  // the part in shared memory, every counter read
@@ -487,9 +492,9 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                     If(p < in_tile, [&] { keys_out.store(to[j], key); });
                 }
             }
-            const bool last = h + 1 == sh.parts;
+            const bool last = h + 1 == sh.layout.parts;
             // Not after the last part, unless the counters were zeroed in it with no barrier since.
-            if (!last || kValuesShared || sh.parts == 1) barrier();
+            if (!last || kValuesShared || sh.layout.parts == 1) barrier();
             if constexpr (kValuesShared) {
                 exchange(h, [&](int j) { return value_word<V>(value[j]); });
                 barrier();

@@ -30,7 +30,9 @@ using look_back::kInclusiveCount;
 using look_back::kOwnCount;
 /// Keys a sweep can count in 30 bits.
 constexpr std::int64_t kMostSweepKeys = look_back::kMostCounted;
-inline std::int64_t sweep_state_words(std::int64_t tiles) { return 1 + tiles * kBins; }
+/// Words of the tile states of one pass (on the host, or in a kernel).
+template <class N>
+N sweep_state_words(const N& tiles) { return 1 + tiles * kBins; }
 /// Tiles whose states a step of the look-back reads at once (in flight
 /// together). On the H100 through Vulkan, 2^28 keys: the pass 2.67 / 2.57 /
 /// 2.65 ms with 1 / 4 / 8 (docs/PERFORMANCE.md, session 26).
@@ -59,15 +61,12 @@ inline auto make_pass_counts_kernel(int items) {
         barrier();
         auto [first, last] = tile_run(n, tiles_per_group, tile);
         For(first, last, [&](Int t) {
-            std::vector<Var<std::uint32_t>> key;  // every load in flight before the first atomic
-            for (int j = 0; j < tile.items; ++j) key.emplace_back(keys.load(min(t * tile.size() + j * kWg + lid, n - 1)));
-            for (int j = 0; j < tile.items; ++j)
-                If(t * tile.size() + j * kWg + lid < n, [&] {
-                    for (int p = 0; p < kMostPasses; ++p)
-                        If(kDigitBits * p < key_bits, [&] {
-                            hist.atomic_add(p * kBins + cast<std::int32_t>(pass_digit(key[j], p, key_bits, descending)), 1u);
-                        });
-                });
+            count_tile_keys(keys, n, t, tile, [&](const Expr<std::uint32_t>& key) {
+                for (int p = 0; p < kMostPasses; ++p)
+                    If(kDigitBits * p < key_bits, [&] {
+                        hist.atomic_add(p * kBins + cast<std::int32_t>(pass_digit(key, p, key_bits, descending)), 1u);
+                    });
+            });
         });
         barrier();
         for (int p = 0; p < kMostPasses; ++p) {
@@ -92,18 +91,20 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
     ScatterShared sh(S, tile);
     sh.begin();
     Int lid = local_id();
-    Int states = pass * (1 + (size + (tile.size() - 1)) / tile.size() * kBins);  // this pass's first state word
+    Int states = pass * sweep_state_words(tile.count(size));  // this pass's first state word
+    // The state word of digit local_id() of tile k in this pass.
+    auto digit_state = [&](const Int& k) { return states + 1 + k * kBins + lid; };
     Int t = look_back::ticket(state, states);
     // Where each digit's keys start in the output: the keys of lower digits.
     // `starts` is the exclusive scan of every pass's counts in turn, so the
     // earlier passes' n keys each come off.
     UInt digit_start = starts.load(pass * kBins + lid) - cast<std::uint32_t>(pass) * cast<std::uint32_t>(n);
     // The workgroups past the last tile (n may be a count on the device) do nothing.
-    For(t, min(t + 1, (n + (tile.size() - 1)) / tile.size()), [&](Int) {
+    For(t, min(t + 1, tile.count(n)), [&](Int) {
         Int tile_base = t * tile.size();
         Int in_tile = min(n - tile_base, tile.size());
         Var<std::uint32_t> own = 0u, first_here = 0u;
-        Int word = states + 1 + t * kBins + lid;
+        Int word = digit_state(t);
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
                                            bits, [&](const UInt& first, const UInt& total) {
             // Invocation d: digit d's count, published at once. Keys past n sort last, at places in_tile and on.
@@ -123,7 +124,7 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 Bool done = false;
                 While([&] { return !done; }, [&] {
                     std::vector<Var<std::uint32_t>> w;
-                    for (int i = 0; i < kLookBackWindow; ++i) w.emplace_back(state.atomic_load(states + 1 + max(k - i, 0) * kBins + lid));
+                    for (int i = 0; i < kLookBackWindow; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
                     Bool adding = true;
                     for (int i = 0; i < kLookBackWindow; ++i)
                         If(adding, [&] {
