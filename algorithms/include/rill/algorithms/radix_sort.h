@@ -97,12 +97,15 @@ auto make_key_map(bool to_bits) {
 /// Vulkan), OneSweep for pairs through Vulkan (1.06 at 2^24 and 2^26, 1.06
 /// and 1.08 at 2^28) and through OpenGL up to 2^24 (1.08; 0.97 at 2^26).
 /// Through Vulkan on an H200 (more memory bandwidth) pairs at 2^28 were the
-/// other way round (OneSweep 0.93). The CPU backend runs the GPU's tile
-/// kernels for OneSweep, 10-25x slower.
+/// other way round (OneSweep 0.93). Since session 32 OneSweep's counting
+/// kernel takes 0.49 ms at 2^28 (was 0.77), and through Vulkan OneSweep sorts
+/// keys as fast at 2^24 and 2^26 (count-then-scatter / OneSweep 1.01, 1.00)
+/// and faster at 2^28 (1.02), so Vulkan takes it at every size. The CPU
+/// backend runs the GPU's tile kernels for OneSweep, 10-25x slower.
 inline bool onesweep_pays(const BackendInfo& info, std::int64_t n, bool pairs) {
     if (!look_back::exact_on(info) || n >= radix::kMostSweepKeys) return false;
     constexpr std::int64_t kSmall = std::int64_t{1} << 23;
-    if (info.name == "vulkan") return pairs || n < kSmall;
+    if (info.name == "vulkan") return true;
     if (info.name == "opengl") return n < (pairs ? std::int64_t{1} << 25 : kSmall);
     return false;
 }
@@ -153,7 +156,10 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     const auto run = static_cast<std::int32_t>(runs.run);
     const PassKernel kernel{ballot_subgroup(rt.info().limits), tile.items};
     if (sweep) {
-        traced_once(tile.items, make_pass_counts_kernel)(Groups{groups}, keys, counts, n32, count, counted, run, opt.bits, opt.descending ? 0xffffffffu : 0u);
+        const std::int64_t tiles = kTile.count(n), count_run = (tiles + kCountGroups - 1) / kCountGroups;
+        traced_once(kTile.items, make_pass_counts_kernel)(Groups{(tiles + count_run - 1) / count_run}, keys, counts, n32, count,
+                                                          counted, static_cast<std::int32_t>(count_run), opt.bits,
+                                                          opt.descending ? 0xffffffffu : 0u);
         exclusive_scan(counts, counts);  // every pass's digit starts, after the earlier passes' n keys each
     }
     // OneSweep's passes: one stream of look-back states, zeroed once, rather than a new one per pass.

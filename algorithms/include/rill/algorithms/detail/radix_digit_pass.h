@@ -86,14 +86,22 @@ inline std::pair<Int, Int> tile_run(const Int& n, const Int& tiles_per_group, Ti
     return {first, min(first + tiles_per_group, tiles)};
 }
 
-/// Counts the keys of tile t below n: invocation local_id() takes keys
-/// j kWg + local_id(), every load issued before the first count(key), so that
-/// they are in flight together.
-template <class Count>
-void count_tile_keys(const Array<std::uint32_t>& keys, const Int& n, const Int& t, Tile tile, Count count) {
+/// The keys of tile t that invocation local_id() takes: key j at place
+/// j kWg + local_id() of the tile (past n: a copy of key n - 1), every load
+/// issued at once, so that they are in flight together.
+inline std::vector<Var<std::uint32_t>> load_tile_keys(const Array<std::uint32_t>& keys, const Int& n, const Int& t, Tile tile) {
     std::vector<Var<std::uint32_t>> key;
     for (int j = 0; j < tile.items; ++j) key.emplace_back(keys.load(min(t * tile.size() + j * kWg + local_id(), n - 1)));
-    for (int j = 0; j < tile.items; ++j) If(t * tile.size() + j * kWg + local_id() < n, [&] { count(Expr<std::uint32_t>(key[j])); });
+    return key;
+}
+/// Whether key j of load_tile_keys is one of the n.
+inline Expr<bool> tile_key_in(const Int& n, const Int& t, Tile tile, int j) { return t * tile.size() + j * kWg + local_id() < n; }
+
+/// Counts the keys of tile t below n (load_tile_keys).
+template <class Count>
+void count_tile_keys(const Array<std::uint32_t>& keys, const Int& n, const Int& t, Tile tile, Count count) {
+    std::vector<Var<std::uint32_t>> key = load_tile_keys(keys, n, t, tile);
+    for (int j = 0; j < tile.items; ++j) If(tile_key_in(n, t, tile, j), [&] { count(Expr<std::uint32_t>(key[j])); });
 }
 
 inline auto make_histogram_kernel(int items) {
