@@ -100,13 +100,15 @@ auto make_key_map(bool to_bits) {
 /// other way round (OneSweep 0.93). Since session 32 OneSweep's counting
 /// kernel takes 0.49 ms at 2^28 (was 0.77), and through Vulkan OneSweep sorts
 /// keys as fast at 2^24 and 2^26 (count-then-scatter / OneSweep 1.01, 1.00)
-/// and faster at 2^28 (1.02), so Vulkan takes it at every size. The CPU
-/// backend runs the GPU's tile kernels for OneSweep, 10-25x slower.
+/// and faster at 2^28 (1.02), so Vulkan takes it at every size. Through
+/// OpenGL (session 32, run 10) OneSweep was faster for keys up to 2^26 (1.02
+/// at 2^24, 1.07 at 2^26) and slower at 2^28 (0.73), faster for pairs at every
+/// size measured (1.05 at 2^26, 1.04 at 2^28). The CPU backend runs the GPU's
+/// tile kernels for OneSweep, 10-25x slower.
 inline bool onesweep_pays(const BackendInfo& info, std::int64_t n, bool pairs) {
     if (!look_back::exact_on(info) || n >= radix::kMostSweepKeys) return false;
-    constexpr std::int64_t kSmall = std::int64_t{1} << 23;
     if (info.name == "vulkan") return true;
-    if (info.name == "opengl") return n < (pairs ? std::int64_t{1} << 25 : kSmall);
+    if (info.name == "opengl") return pairs || n < (std::int64_t{1} << 27);
     return false;
 }
 
