@@ -27,8 +27,9 @@ namespace rill {
 /// How each pass of a radix sort finds where its keys go.
 enum class RadixAlgorithm {
     /// OneSweep where it was measured faster (the GPU backends, where its
-    /// look-back is exact: small sorts, and pairs), else CountThenScatter
-    /// (detail::onesweep_pays, docs/PERFORMANCE.md).
+    /// look-back is exact: every sort through Vulkan; through OpenGL pairs, and
+    /// keys below 2^27), else CountThenScatter (detail::onesweep_pays,
+    /// docs/PERFORMANCE.md).
     Auto,
     /// Per pass: count the digits of each workgroup's keys, scan the counts,
     /// then sort tiles and scatter (reads the keys twice per pass); any device.
