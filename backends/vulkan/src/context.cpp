@@ -58,7 +58,7 @@ struct SharedDevice {
     bool pipeline_stats = false;
     bool glsl_modules = false;
     bool subgroup_partitioned = false;  // VK_NV_shader_subgroup_partitioned enabled
-    bool pipeline_robustness = false;   // VK_EXT_pipeline_robustness enabled
+    bool unchecked_buffers = false;     // VK_EXT_pipeline_robustness enabled to make pipelines without the driver's checks
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
 
@@ -246,7 +246,7 @@ Context::Context() {
         float_atomic_add = shared.float_atomic_add;
         pipeline_stats = shared.pipeline_stats;
         glsl_modules = shared.glsl_modules;
-        unchecked_buffers = shared.pipeline_robustness;
+        unchecked_buffers = shared.unchecked_buffers;
         subgroup_partitioned = native_subgroups && shared.subgroup_partitioned &&
                                (subgroup_ops & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV) != 0;
         min_subgroup_size = max_subgroup_size = native_subgroups ? subgroup_size : 1u;
@@ -338,7 +338,7 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
         device_features(physical, robustness).pipelineRobustness == VK_TRUE) {
         robustness.pipelineRobustness = VK_TRUE;
         enable_features(di, extensions, robustness, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME);
-        dev->pipeline_robustness = true;
+        dev->unchecked_buffers = true;
     }
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
