@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -658,6 +659,8 @@ public:
         // A pipeline cache of this pipeline alone: its data is the driver's machine code, for offline disassembly.
         VkPipelineCache own_cache = VK_NULL_HANDLE;
         if (dump) {
+            std::error_code made;  // an existing folder is fine; a write that fails says so (write_file)
+            std::filesystem::create_directories(dump, made);
             VkPipelineCacheCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
             check(vkCreatePipelineCache(d, &pci, nullptr, &own_cache), "vkCreatePipelineCache");
         }
@@ -676,6 +679,9 @@ public:
         if (FILE* f = std::fopen(path.c_str(), "wb")) {
             std::fwrite(data, 1, size, f);
             std::fclose(f);
+        } else {
+            std::fprintf(stderr, "rill vulkan: could not write '%s' (RILL_VK_PIPELINE_DUMP names a folder rill could not make?)\n",
+                         path.c_str());
         }
     }
 
