@@ -418,6 +418,17 @@ TEST_P(RadixSort, OneSweepAgainstStableSort) {
     }
 }
 
+// Past 2^24 keys OneSweep's counting kernel gives each workgroup a run of
+// tiles (radix::kCountGroups workgroups at most), the last run ending in a
+// part tile; 24 key bits, descending: three passes, digits flipped.
+TEST_P(RadixSort, LargeSizes2To24Plus1OneSweep) {
+    if (!one_sweep_runs(rt())) return;
+    std::uniform_int_distribution<std::uint32_t> any;
+    std::vector<std::uint32_t> k(static_cast<std::size_t>((1 << 24) + 1));
+    for (auto& x : k) x = any(rng());
+    check_keys<std::uint32_t>(rt(), k, {.descending = true, .bits = 24, .algorithm = RadixAlgorithm::OneSweep}, "random");
+}
+
 TEST_P(RadixSort, OneSweepValuesOfEveryKindAndCounts) {
     if (!one_sweep_runs(rt())) return;
     const RadixSortOptions sweep{.algorithm = RadixAlgorithm::OneSweep};
