@@ -49,7 +49,10 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
         host.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / batch);
         double total = 0;  // kernels named bench_* set up the next call and are not counted
         for (const auto& t : rt.kernel_times())
-            if (t.kernel.rfind("bench_", 0) != 0) total += t.total_ms, recorded = true;
+            if (t.kernel.rfind("bench_", 0) != 0) {
+                total += t.total_ms;
+                recorded = true;
+            }
         device.push_back(total / batch);
         static const bool verbose = std::getenv("RILL_BENCH_VERBOSE") != nullptr;
         if (verbose) std::fprintf(stderr, "    repeat %d: device %.4f ms, host %.4f ms\n", r, device.back(), host.back());

@@ -10,9 +10,9 @@
 #include <atomic>
 #include <cctype>
 #include <cstdio>
-#include <filesystem>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>

@@ -159,9 +159,9 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     const auto run = static_cast<std::int32_t>(runs.run);
     const PassKernel kernel{ballot_subgroup(rt.info().limits), tile.items};
     if (sweep) {
-        const std::int64_t tiles = kTile.count(n), count_run = (tiles + kCountGroups - 1) / kCountGroups;
-        traced_once(kTile.items, make_pass_counts_kernel)(Groups{(tiles + count_run - 1) / count_run}, keys, counts, n32, count,
-                                                          counted, static_cast<std::int32_t>(count_run), opt.bits,
+        const Runs counting = runs_for(n, kTile, 0, kCountGroups, rt.info().limits.loop_iterations, rt.info().device);
+        traced_once(kTile.items, make_pass_counts_kernel)(Groups{counting.groups}, keys, counts, n32, count, counted,
+                                                          static_cast<std::int32_t>(counting.run), opt.bits,
                                                           opt.descending ? 0xffffffffu : 0u);
         exclusive_scan(counts, counts);  // every pass's digit starts, after the earlier passes' n keys each
     }
