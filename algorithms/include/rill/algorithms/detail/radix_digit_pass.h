@@ -177,6 +177,9 @@ struct ScatterShared {
           end(S > 0 ? 1 : kBins, dsl::Unchecked{}) {}
     Tile tile;
     Counters layout;  // of `counters` (no words for splits), and the parts the tile is exchanged in
+    /// The ranking by ballots computes each key's digit again after the scan
+    /// (rank_tile_by_match) instead of keeping it from before.
+    bool recompute_digits = false;
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
     Shared<std::uint32_t> counters, subgroup_totals;
@@ -395,8 +398,15 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
         }
     });
     barrier();
+    // Through a shift equal to `shift` (n < 2^31) that the compiler cannot
+    // prove equal, so that it recomputes the digits rather than keeping every
+    // key's digit live across the scan: on the H100 through Vulkan OneSweep's
+    // keys-only sweep took 113 registers against 127, 1.815 against 1.836 ms
+    // per pass; count-then-scatter's scatter 123 against 120, slower, so it
+    // keeps them (docs/PERFORMANCE.md, session 33).
+    const UInt shift_again = sh.recompute_digits ? UInt(shift | (cast<std::uint32_t>(n) >> 31u)) : shift;
     for (int j = 0; j < sh.tile.items; ++j) {
-        auto [word, half] = counter(w, digit(r.key[j]));
+        auto [word, half] = counter(w, digit_of(r.key[j], shift_again, mask, flip));
         r.add(j, half_of(sh.counters.load(word), half));
     }
     return r;
