@@ -401,7 +401,7 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
     // Through a shift equal to `shift` (n < 2^31) that the compiler cannot
     // prove equal, so that it recomputes the digits rather than keeping every
     // key's digit live across the scan: on the H100 through Vulkan OneSweep's
-    // keys-only sweep took 113 registers against 127, 1.815 against 1.836 ms
+    // keys-only sweep took 113 registers against 127, 1.825 against 1.834 ms
     // per pass; count-then-scatter's scatter 123 against 120, slower, so it
     // keeps them (docs/PERFORMANCE.md, session 33).
     const UInt shift_again = sh.recompute_digits ? UInt(shift | (cast<std::uint32_t>(n) >> 31u)) : shift;
