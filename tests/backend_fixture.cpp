@@ -67,4 +67,7 @@ std::string error_message(const std::function<void()>& f) {
     return kNoError;
 }
 
+WorkgroupsInReverse::WorkgroupsInReverse() { setenv("RILL_CPU_WORKGROUPS", "reverse", 1); }
+WorkgroupsInReverse::~WorkgroupsInReverse() { unsetenv("RILL_CPU_WORKGROUPS"); }
+
 }  // namespace rill::test

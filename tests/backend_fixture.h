@@ -47,6 +47,17 @@ bool close(double got, double want, double abs_tol, double rel_tol);
 inline constexpr char kNoError[] = "(no rill::Error was thrown)";
 std::string error_message(const std::function<void()>& f);
 
+/// While it lives, the CPU backend starts a dispatch's workgroups last first
+/// (RILL_CPU_WORKGROUPS=reverse), so that code waiting on other workgroups
+/// meets the order no GPU promises either; the GPU backends ignore it.
+class WorkgroupsInReverse {
+public:
+    WorkgroupsInReverse();
+    ~WorkgroupsInReverse();
+    WorkgroupsInReverse(const WorkgroupsInReverse&) = delete;
+    WorkgroupsInReverse& operator=(const WorkgroupsInReverse&) = delete;
+};
+
 }  // namespace rill::test
 
 #define RILL_INSTANTIATE_FOR_BACKENDS(Suite)                                                   \

@@ -592,6 +592,34 @@ TEST_P(GroupKernels, RequiredSubgroupSize) {
     EXPECT_THROW(group_kernel<64>("odd", GroupOptions{3}, [](Array<int>) {}), Error);
 }
 
+// GroupOptions::optimize_spirv changes how Vulkan compiles a kernel, never
+// what it computes: the same body with and without spirv-opt matches the
+// host on every backend (the others ignore the option).
+TEST_P(GroupKernels, WithAndWithoutSpirvOptimizer) {
+    auto body = [](Array<std::uint32_t> xs, Array<std::uint32_t> out) {
+        Shared<std::uint32_t> tile(kWg);
+        tile.store(local_id(), xs.load(global_id()));
+        barrier();
+        Var<std::uint32_t> acc = 0u;  // the workgroup's elements up to this one, each times 3 plus 1
+        For(0, local_id() + 1, [&](Int i) { acc = acc + tile.load(i) * 3u + 1u; });
+        out.store(global_id(), acc);
+    };
+    const std::int64_t groups = 5, n = groups * kWg;
+    std::vector<std::uint32_t> x;
+    for (std::int32_t v : random_ints(static_cast<std::size_t>(n), 0, 1 << 20)) x.push_back(static_cast<std::uint32_t>(v));
+    std::vector<std::uint32_t> want(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+        want[i] = (i % kWg == 0 ? 0u : want[i - 1]) + x[i] * 3u + 1u;
+    auto xs = rt().stream<std::uint32_t>({n}, x);
+    for (bool optimize : {true, false}) {
+        SCOPED_TRACE(optimize ? "with spirv-opt" : "without spirv-opt");
+        auto k = group_kernel<kWg>("prefix3(xs, out)", GroupOptions{.optimize_spirv = optimize}, body);
+        auto out = rt().stream<std::uint32_t>({n});
+        k(Groups{groups}, xs, out);
+        EXPECT_EQ(out.download(), want);
+    }
+}
+
 TEST_P(GroupKernels, SubgroupReductionsSeeOnlyActiveInvocations) {
     const int S = subgroup_size();
     auto k = group_kernel<kWg>("divergent(xs, out)", [](Array<std::int32_t> xs, Array<std::int32_t> out) {
@@ -945,6 +973,21 @@ TEST(GroupKernelTracing, BarrierInDivergentCodeIsAnError) {
                   If(rill::subgroup_size() > 4, [] { barrier(); });
               }),
               kNoError);
+}
+
+// Kernels traced with and without spirv-opt are different kernels to every
+// cache (the IR's hash), and the IR says which it is.
+TEST(GroupKernelTracing, OptimizeSpirvIsPartOfTheKernel) {
+    auto make = [](bool optimize) {
+        return group_kernel<64>("k(out)", GroupOptions{.optimize_spirv = optimize},
+                                [](Array<std::int32_t> out) { out.store(global_id(), local_id()); });
+    };
+    EXPECT_NE(make(true).ir().hash(), make(false).ir().hash());
+    EXPECT_EQ(make(false).ir().hash(), make(false).ir().hash());
+    EXPECT_TRUE(make(true).ir().optimize_spirv);
+    EXPECT_FALSE(make(false).ir().optimize_spirv);
+    EXPECT_NE(ir::print(make(false).ir()).find("without spirv-opt"), std::string::npos);
+    EXPECT_EQ(ir::print(make(true).ir()).find("without spirv-opt"), std::string::npos);
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(GroupKernels);

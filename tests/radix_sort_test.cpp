@@ -418,6 +418,25 @@ TEST_P(RadixSort, OneSweepAgainstStableSort) {
     }
 }
 
+// A pass's workgroup g sorts tile g, and the tiles before it need not have
+// started: with the CPU backend's workgroups started last first, every
+// look-back meets tiles that have not, and counts their keys itself (the
+// fallback), down to tile 0. On GPUs the same sorts in whatever order they run.
+TEST_P(RadixSort, OneSweepWhateverOrderWorkgroupsStart) {
+    if (!one_sweep_runs(rt())) return;
+    const WorkgroupsInReverse reverse;
+    std::uniform_int_distribution<std::uint32_t> any;
+    for (std::int64_t n : {4097, 3 * 4096 + 1, 6145, 20011}) {
+        std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
+        for (auto& x : k) x = any(rng());
+        check_keys<std::uint32_t>(rt(), k, {.algorithm = RadixAlgorithm::OneSweep}, "random");
+        for (auto& x : k) x %= 300;
+        check_pairs<std::uint32_t>(rt(), k, {.descending = true, .algorithm = RadixAlgorithm::OneSweep}, "few distinct");
+        check_keys<std::uint32_t>(rt(), k, {.bits = 12, .algorithm = RadixAlgorithm::OneSweep}, "few distinct, 12 bits");
+        if (HasFatalFailure()) return;
+    }
+}
+
 // Past 2^24 keys OneSweep's counting kernel gives each workgroup a run of
 // tiles (radix::kCountGroups workgroups at most), the last run ending in a
 // part tile; 24 key bits, descending: three passes, digits flipped.

@@ -12,6 +12,7 @@
 #include "eval_node.h"
 #include "group_ops.h"
 #include "rill/core/error.h"
+#include "workgroup_order.h"
 
 namespace rill::cpu {
 
@@ -581,10 +582,12 @@ void execute(const CpuProgram& program, const Dispatch& dispatch, const std::fun
     // A group kernel's block is a workgroup: one per task keeps workgroups
     // that wait on each other (through atomics) from sharing a thread.
     const std::int64_t grain = program.kernel().is_group_kernel() ? 1 : 4;
+    const WorkgroupOrder order(blocks);
     auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
         Scratch& s = scratch_pool().local();
         BlockRunner runner(program, dispatch, s, serial);
-        for (std::int64_t b = r.begin(); b != r.end(); ++b) {
+        for (std::int64_t taken = r.begin(); taken != r.end(); ++taken) {
+            const std::int64_t b = order(taken);
             if (elsewhere && elsewhere(b)) continue;  // a group kernel's block is its workgroup b
             const std::int64_t start = b * lanes;
             runner.run_block(start, static_cast<int>(std::min<std::int64_t>(lanes, n - start)));

@@ -9,6 +9,7 @@
 #include "cpu_buffer.h"
 #include "group_ops.h"
 #include "rill/core/error.h"
+#include "workgroup_order.h"
 
 namespace rill::cpu {
 
@@ -61,8 +62,9 @@ void NativeDispatch::run(native::WorkgroupFn fn, std::int64_t group) const {
 
 void execute_native(const CpuProgram& program, native::WorkgroupFn fn, const Dispatch& d) {
     const NativeDispatch native(program, d);
+    const WorkgroupOrder order(native.groups());
     auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
-        for (std::int64_t g = r.begin(); g != r.end(); ++g) native.run(fn, g);
+        for (std::int64_t g = r.begin(); g != r.end(); ++g) native.run(fn, order(g));
     };
     // One workgroup per task, as in the lane executor: workgroups that wait on
     // each other (through atomics) must not share a thread.

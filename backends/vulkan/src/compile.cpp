@@ -10,20 +10,19 @@
 
 namespace rill::vk {
 
-bool spirv_optimized() {
-    static const bool optimized = [] {
+bool spirv_optimized(bool asked) {
+    static const std::string forced = [] {
         const char* opt = std::getenv("RILL_VK_SPIRV_OPT");
-        return !(opt && std::string(opt) == "0");
+        return std::string(opt ? opt : "");
     }();
-    return optimized;
+    return forced == "0" ? false : forced == "1" ? true : asked;
 }
 
-std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source) {
+std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source, bool optimize) {
     static const shaderc::Compiler compiler;
     shaderc::CompileOptions options;
     options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
-    options.SetOptimizationLevel(spirv_optimized() ? shaderc_optimization_level_performance
-                                                   : shaderc_optimization_level_zero);
+    options.SetOptimizationLevel(optimize ? shaderc_optimization_level_performance : shaderc_optimization_level_zero);
     auto result = compiler.CompileGlslToSpv(source, shaderc_compute_shader, (kernel_name + ".comp").c_str(), options);
     if (result.GetCompilationStatus() != shaderc_compilation_status_success) {
         const std::string msg = result.GetErrorMessage();

@@ -8,10 +8,12 @@
 
 namespace rill::vk {
 
-std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source);
+/// With `optimize`, spirv-opt optimizes the SPIR-V glslang makes.
+std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source, bool optimize);
 
-/// Whether compile_glsl runs spirv-opt: yes unless RILL_VK_SPIRV_OPT=0 (an
-/// experiment knob: the driver optimizes too). Part of the disk cache's key.
-bool spirv_optimized();
+/// Whether spirv-opt runs on a kernel that asks for it or not
+/// (ir::Kernel::optimize_spirv): as asked, unless RILL_VK_SPIRV_OPT says 0
+/// (never) or 1 (always), an experiment knob. Part of the disk cache's key.
+bool spirv_optimized(bool asked);
 
 }  // namespace rill::vk

@@ -594,7 +594,8 @@ public:
                                                             dev_->ctx.native_subgroups,
                                                             dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
                                                             dev_->ctx.llvmpipe, dev_->ctx.subgroup_partitioned});
-        const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, [&](const std::vector<std::uint32_t>& m) {
+        const bool optimize = spirv_optimized(k.optimize_spirv);
+        const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, optimize, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);
         });
         if (std::getenv("RILL_DUMP")) detail::dump_file(shader.dump_name + ".spvasm", disassemble(spirv));
@@ -766,11 +767,11 @@ public:
     /// passed the check: a warm start does not reflect it again (it was a third
     /// of the warm start's host time).
     template <class Check>
-    std::vector<std::uint32_t> spirv_for(const std::string& kernel, const std::string& source, Check&& check) {
+    std::vector<std::uint32_t> spirv_for(const std::string& kernel, const std::string& source, bool optimize, Check&& check) {
         static constexpr char kOptions[] = "vulkan1.2 -O shaderc-2023.2 rill-codegen-1";
         std::uint64_t key = disk_cache::hash_bytes(source.data(), source.size(), dev_->device_key());
         key = disk_cache::hash_bytes(kOptions, sizeof kOptions, key);
-        if (!spirv_optimized()) key = disk_cache::hash_bytes("no spirv-opt", 12, key);
+        if (!optimize) key = disk_cache::hash_bytes("no spirv-opt", 12, key);
         char name[48];
         std::snprintf(name, sizeof name, "vulkan-%016llx.spv", static_cast<unsigned long long>(key));
         if (auto bytes = disk_cache::load(name, key); bytes && bytes->size() % 4 == 0 && !bytes->empty()) {
@@ -778,7 +779,7 @@ public:
             std::memcpy(words.data(), bytes->data(), bytes->size());
             if (words[0] == 0x07230203u) return words;  // the SPIR-V magic number
         }
-        std::vector<std::uint32_t> words = compile_glsl(kernel, source);
+        std::vector<std::uint32_t> words = compile_glsl(kernel, source, optimize);
         check(words);
         {
             std::lock_guard lock(dev_->mutex);

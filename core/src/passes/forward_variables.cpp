@@ -113,6 +113,7 @@ private:
         out.uniform_words = k_.uniform_words;
         out.workgroup_size = k_.workgroup_size;
         out.subgroup_size = k_.subgroup_size;
+        out.optimize_spirv = k_.optimize_spirv;
         out.shared = k_.shared;
         Builder b(out);
         std::vector<VarId> var_map(k_.vars.size(), kNone);

@@ -194,6 +194,8 @@ public:
     std::uint32_t workgroup_size = 0;
     /// Subgroup size the kernel was traced to require (0: the backend's).
     std::uint32_t subgroup_size = 0;
+    /// Whether the kernel's SPIR-V goes through spirv-opt (GroupOptions::optimize_spirv).
+    bool optimize_spirv = true;
     std::vector<SharedArray> shared;
     bool is_group_kernel() const { return workgroup_size != 0; }
     std::uint64_t shared_bytes() const {

@@ -3,7 +3,8 @@
 // its prefix from the tiles before it and publishes its inclusive prefix.
 // The scan numbers tiles by a ticket in the order their workgroups start, so
 // that every tile it waits for has started; the compaction numbers them by
-// group_id and counts a tile that keeps it waiting itself (count_before).
+// group_id and counts a tile that keeps it waiting itself (count_before), as
+// the radix sort's OneSweep does with its own states (radix_onesweep.h).
 #pragma once
 
 #include <rill/algorithms/detail/workgroup_scan.h>

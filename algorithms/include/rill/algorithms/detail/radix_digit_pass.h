@@ -585,10 +585,21 @@ struct PassKernel {
     bool operator<(const PassKernel& o) const { return std::pair(ranking, items) < std::pair(o.ranking, o.items); }
 };
 
+/// The options of a keys-only pass's kernel (count-then-scatter's scatter,
+/// OneSweep's sweep): without spirv-opt. On the H100 through Vulkan, with it
+/// the keys' sweep took 1.855 against 1.797 ms per pass, and count-then-
+/// scatter's keys 8.01 against 7.78 ms; the pairs' sweep was the same
+/// either way, 2.673 against 2.671 (docs/PERFORMANCE.md, session 34).
+inline GroupOptions keys_pass_options(Ranking r) {
+    GroupOptions o = ballot_options(r);
+    o.optimize_spirv = false;
+    return o;
+}
+
 inline auto make_scatter_keys_kernel(PassKernel k) {
     return group_kernel<kWg>(
         "radix_scatter_keys(keys, offsets, keys_out, size, count, counted, tiles_per_group, shift, mask, flip, bits)",
-        ballot_options(k.ranking),
+        keys_pass_options(k.ranking),
         [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<std::uint32_t> offsets, Array<std::uint32_t> keys_out, Int size,
             Array<std::uint32_t> count, Int counted, Int tiles_per_group, UInt shift, UInt mask, UInt flip, Int bits) {
             scatter_tiles<std::uint32_t, false>(S, tile, keys, nullptr, offsets, keys_out, nullptr, elements_to_sort(count, size, counted),

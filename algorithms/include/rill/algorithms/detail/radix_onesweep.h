@@ -1,14 +1,16 @@
 // The passes of rill::radix_sort in one sweep each (Adinets and Merrill 2022,
 // "Onesweep"): one kernel counts the digits of every pass at once (one read
 // of the keys), then each pass is one kernel that reads and writes the keys
-// once. A pass's workgroups take tiles by ticket (look_back::ticket), sort
-// their tile by the digit in shared memory (sort_and_write_tile), and find
-// where each digit's keys go by a decoupled look-back per digit: invocation d
-// publishes how many keys of digit d the tile has as soon as the tile's
-// digits are counted (so that later tiles wait less), and once the tile is
-// sorted in shared memory adds up those of the tiles before it (walking back
-// until a tile that has published its inclusive count) and publishes its
-// inclusive count.
+// once. A pass's workgroup g takes tile g, sorts it by the digit in shared
+// memory (sort_and_write_tile), and finds where each digit's keys go by a
+// decoupled look-back per digit: invocation d publishes how many keys of
+// digit d the tile has as soon as the tile's digits are counted (so that
+// later tiles wait less), and once the tile is sorted in shared memory adds
+// up those of the tiles before it (walking back until a tile that has
+// published its inclusive count) and publishes its inclusive count. A tile
+// before may not have started (nothing orders workgroups), so an invocation
+// that waits too long for one counts that tile's keys of its digit itself
+// (decoupled fallback, as the compaction's look_back::count_before).
 // Against count-then-scatter (radix_digit_pass.h) it saves a read of the keys
 // per pass, and needs a look-back that may wait (only where loops are not cut
 // short: look_back::exact_on).
@@ -22,21 +24,31 @@ namespace rill::detail::radix {
 /// Passes whose digits one counting kernel counts at once.
 constexpr int kMostPasses = 4;
 
-/// Tile states of a pass: word 0 the ticket counter, then one word per (tile,
-/// digit), a count state (look_back::kOwnCount): read whole, so no fence is needed.
+/// Tile states of a pass: one word per (tile, digit), a count state
+/// (look_back::kOwnCount): read whole, so no fence is needed.
 /// The passes of a sort take consecutive states of one stream, zeroed once.
 using look_back::kCountBits;
 using look_back::kInclusiveCount;
 using look_back::kOwnCount;
 /// Keys a sweep can count in 30 bits.
 constexpr std::int64_t kMostSweepKeys = look_back::kMostCounted;
-/// Words of the tile states of one pass (on the host, or in a kernel).
+/// Words of the tile states of one pass (on the host, or in a kernel). A
+/// tile's 256 words start a 1 KB block, so that a subgroup's read of its
+/// digits' states is whole 128-byte lines: on the H100 through Vulkan, with
+/// every state one word further on (where a ticket counter came first) the
+/// pairs' sweep took 2.67 against 2.59 ms per pass, the keys' 1.80 against
+/// 1.77 (docs/PERFORMANCE.md, session 34).
 template <class N>
-N sweep_state_words(const N& tiles) { return 1 + tiles * kBins; }
+N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// Tiles whose states a step of the look-back reads at once (in flight
 /// together). On the H100 through Vulkan, 2^28 keys: the pass 2.67 / 2.57 /
 /// 2.65 ms with 1 / 4 / 8 (docs/PERFORMANCE.md, session 26).
 constexpr int kLookBackWindow = 4;
+/// Steps of the look-back in a row that find the next tile unpublished,
+/// before the invocation counts that tile's keys of its digit itself. On the
+/// H100 the sort took as long with 8 as with 64 (docs/PERFORMANCE.md,
+/// session 34): there the tiles before have nearly always started.
+constexpr std::uint32_t kSweepFallbackSteps = 64;
 
 /// The digit of key k in pass p of a sort by `key_bits` key bits: bits 8 p ..
 /// up to 8 p + 7 (fewer in a last, narrower pass), flipped for descending
@@ -94,7 +106,7 @@ inline auto make_pass_counts_kernel(int items) {
     });
 }
 
-/// One pass: this workgroup's tile (by ticket) sorted by the digit and
+/// One pass: this workgroup's tile sorted by the digit and
 /// written where the digit counts of the whole pass and the look-back over
 /// the tiles before it say. `starts`: the exclusive sum scan of the counts
 /// of make_pass_counts_kernel (below 2^32: fewer than 2^30 keys, 4 passes).
@@ -114,8 +126,21 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
     Int lid = local_id();
     Int states = pass * sweep_state_words(tile.count(size));  // this pass's first state word
     // The state word of digit local_id() of tile k in this pass.
-    auto digit_state = [&](const Int& k) { return states + 1 + k * kBins + lid; };
-    Int t = look_back::ticket(state, states);
+    auto digit_state = [&](const Int& k) { return states + k * kBins + lid; };
+    // By group_id rather than by a ticket (which would promise that every tile
+    // waited for has started; the fallback below stands in): on the H100
+    // through Vulkan the ticket took the pairs' sweep from 2.67 to 2.75 ms per
+    // pass, the keys' from 1.80 to 1.83 (docs/PERFORMANCE.md, session 34).
+    Int t = group_id();
+    // The keys of digit local_id() in tile k, counted by this invocation alone (the fallback).
+    auto count_digit = [&](const Int& k) {
+        Var<std::uint32_t> c = 0u;
+        UInt d = cast<std::uint32_t>(lid);
+        For(k * tile.size(), min(k * tile.size() + tile.size(), n), [&](Int i) {
+            c = c + select(digit_of(keys.load(i), shift, mask, flip) == d, 1u, 0u);
+        });
+        return Expr<std::uint32_t>(c);
+    };
     // Where each digit's keys start in the output: the keys of lower digits.
     // `starts` is the exclusive scan of every pass's counts in turn, so the
     // earlier passes' n keys each come off.
@@ -137,24 +162,33 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
             // memory: the tiles before have had that long to publish, so it waits less.
             Var<std::uint32_t> before = 0u;
             If(t != 0, [&] {
-                // Each tile before holds a ticket, so it runs, and publishes its own count without waiting.
                 // A step reads tiles k, k - 1, ... at once and adds their counts from k down
                 // until one is inclusive (done) or not published yet (read again next step).
-                // Tile 0 publishes an inclusive count, so indices clamped to it are never added.
+                // Tile 0 publishes an inclusive count, so indices clamped to it are never
+                // added; if tile 0 is counted by the fallback instead, k goes below 0: done.
                 Int k = t - 1;
                 Bool done = false;
+                Var<std::uint32_t> stuck = 0u;  // steps in a row that added nothing
                 While([&] { return !done; }, [&] {
                     std::vector<Var<std::uint32_t>> w;
                     for (int i = 0; i < kLookBackWindow; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
                     Bool adding = true;
+                    stuck = stuck + 1u;
                     for (int i = 0; i < kLookBackWindow; ++i)
                         If(adding, [&] {
                             If(w[i] >= kOwnCount, [&] {
                                 before = before + (w[i] & kCountBits);
                                 k = k - 1;
+                                stuck = 0u;
                                 If(w[i] >= kInclusiveCount, [&] { done = true; adding = false; });
                             }).Else([&] { adding = false; });
                         });
+                    If(stuck > kSweepFallbackSteps, [&] {
+                        before = before + count_digit(k);
+                        k = k - 1;
+                        stuck = 0u;
+                        done = k < 0;
+                    });
                 });
                 state.atomic_store(word, kInclusiveCount | (before + own));
             });
@@ -179,7 +213,7 @@ auto make_sweep_kernel(PassKernel k) {
     else
         return group_kernel<kWg>(
             "radix_sweep_keys(keys, starts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
-            ballot_options(k.ranking),
+            keys_pass_options(k.ranking),
             [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
                              UInt mask, UInt flip, Int bits) {
