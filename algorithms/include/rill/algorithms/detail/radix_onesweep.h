@@ -41,13 +41,19 @@ constexpr std::int64_t kMostSweepKeys = look_back::kMostCounted;
 template <class N>
 N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// Tiles whose states a step of the look-back reads at once (in flight
-/// together). On the H100 through Vulkan, 2^28 keys: the pass 2.67 / 2.57 /
-/// 2.65 ms with 1 / 4 / 8 (docs/PERFORMANCE.md, session 26).
-constexpr int kLookBackWindow = 4;
+/// together). On the H100 through Vulkan, 2^28 keys (docs/PERFORMANCE.md):
+/// pairs 2.67 / 2.57 / 2.65 ms per pass with 1 / 4 / 8 (session 26), and
+/// 2.62 / 2.58 / 2.60 with 2 / 4 / 8 (session 34); keys only 1.755 / 1.762 ms
+/// with 2 / 4 (session 34, run 5; run 4: 1.749 / 1.773 / 1.810 with 2 / 4 / 8).
+constexpr int look_back_window(bool values) { return values ? 4 : 2; }
 /// Steps of the look-back in a row that find the next tile unpublished,
 /// before the invocation counts that tile's keys of its digit itself. On the
 /// H100 the sort took as long with 8 as with 64 (docs/PERFORMANCE.md,
-/// session 34): there the tiles before have nearly always started.
+/// session 34): there the tiles before have nearly always started. Its code
+/// still costs time there: checked at every step, the keys' sweep took 1.773
+/// ms per pass against 1.736 without a fallback, the pairs' 2.578 against
+/// 2.550 (run 4); checked in a loop of its own around the steps, the keys'
+/// sweep took 0.6% less than checked at every step (run 5).
 constexpr std::uint32_t kSweepFallbackSteps = 64;
 
 /// The digit of key k in pass p of a sort by `key_bits` key bits: bits 8 p ..
@@ -169,12 +175,13 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 Int k = t - 1;
                 Bool done = false;
                 Var<std::uint32_t> stuck = 0u;  // steps in a row that added nothing
-                While([&] { return !done; }, [&] {
+                constexpr int window = look_back_window(WithValues);
+                auto step = [&] {
                     std::vector<Var<std::uint32_t>> w;
-                    for (int i = 0; i < kLookBackWindow; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
+                    for (int i = 0; i < window; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
                     Bool adding = true;
                     stuck = stuck + 1u;
-                    for (int i = 0; i < kLookBackWindow; ++i)
+                    for (int i = 0; i < window; ++i)
                         If(adding, [&] {
                             If(w[i] >= kOwnCount, [&] {
                                 before = before + (w[i] & kCountBits);
@@ -183,10 +190,14 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                                 If(w[i] >= kInclusiveCount, [&] { done = true; adding = false; });
                             }).Else([&] { adding = false; });
                         });
-                    If(stuck > kSweepFallbackSteps, [&] {
+                };
+                // The fallback outside the loop of steps, which stays as it would be without it.
+                While([&] { return !done; }, [&] {
+                    stuck = 0u;
+                    While([&] { return !done && stuck <= kSweepFallbackSteps; }, step);
+                    If(!done, [&] {
                         before = before + count_digit(k);
                         k = k - 1;
-                        stuck = 0u;
                         done = k < 0;
                     });
                 });
