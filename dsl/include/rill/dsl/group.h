@@ -34,10 +34,10 @@ struct GroupOptions {
     std::uint32_t subgroup_size = 0;
     /// Whether spirv-opt optimizes the kernel's SPIR-V before the driver
     /// compiles it (Vulkan; other backends have no such step). The driver
-    /// optimizes either way, and what spirv-opt hands it can cost registers:
-    /// radix sort's keys-only passes run faster without it on the H100
-    /// (docs/PERFORMANCE.md, session 34). RILL_VK_SPIRV_OPT=0 or 1 overrides
-    /// it for every kernel.
+    /// optimizes either way, and its code from spirv-opt's output can be
+    /// slower: radix sort's keys-only passes run 3% faster without it on the
+    /// H100 (docs/PERFORMANCE.md, session 34). RILL_VK_SPIRV_OPT=0 or 1
+    /// overrides it for every kernel.
     bool optimize_spirv = true;
 };
 
