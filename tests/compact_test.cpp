@@ -71,22 +71,33 @@ std::vector<std::int64_t> compaction_sizes() {
     return sizes;
 }
 
+/// Keeps odd ints.
+Filter<std::int32_t> odd_filter() { return Filter<std::int32_t>("odd", [](Expr<std::int32_t> x) { return (x & 1) == 1; }); }
+
+/// The odd ones of n random ints through `way` (odd: odd_filter()), against
+/// std::copy_if: the count, the kept elements in order, and the rest of the
+/// output untouched.
+void check_odd_filter(Runtime& rt, const Filter<std::int32_t>& odd, const Way& way, std::int64_t n) {
+    std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000, 1000);
+    std::vector<std::int32_t> want;
+    std::copy_if(x.begin(), x.end(), std::back_inserter(want), [](std::int32_t v) { return (v & 1) == 1; });
+    auto in = rt.stream<std::int32_t>({n}, x);
+    auto out = rt.stream<std::int32_t>({n}, std::vector<std::int32_t>(static_cast<std::size_t>(n), -7));
+    const std::int64_t kept = odd(in, out, way.options);
+    ASSERT_EQ(kept, static_cast<std::int64_t>(want.size())) << "n = " << n;
+    std::vector<std::int32_t> got = out.download();
+    for (std::int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], i < kept ? want[i] : -7) << "element " << i << " of " << n;
+}
+
 TEST_P(Compaction, FilterKeepsOrderAndCount) {
-    Filter<std::int32_t> odd("odd", [](Expr<std::int32_t> x) { return (x & 1) == 1; });
+    const Filter<std::int32_t> odd = odd_filter();
     for (const Way& way : kWays)
     for (std::int64_t n : compaction_sizes()) {
         if (n > way.max_n || !runs_here(rt(), way)) continue;
         SCOPED_TRACE(way.name);
-        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000, 1000);
-        std::vector<std::int32_t> want;
-        std::copy_if(x.begin(), x.end(), std::back_inserter(want), [](std::int32_t v) { return (v & 1) == 1; });
-        auto in = rt().stream<std::int32_t>({n}, x);
-        auto out = rt().stream<std::int32_t>({n}, std::vector<std::int32_t>(static_cast<std::size_t>(n), -7));
-        const std::int64_t kept = odd(in, out, way.options);
-        ASSERT_EQ(kept, static_cast<std::int64_t>(want.size())) << "n = " << n;
-        std::vector<std::int32_t> got = out.download();
-        for (std::int64_t i = 0; i < n; ++i)
-            ASSERT_EQ(got[i], i < kept ? want[i] : -7) << "element " << i << " of " << n;
+        check_odd_filter(rt(), odd, way, n);
+        if (HasFatalFailure()) return;
     }
 }
 
@@ -117,20 +128,13 @@ TEST_P(Compaction, DegenerateSelections) {
 // first, every look-back meets such tiles. GPUs run the same in their order.
 TEST_P(Compaction, SinglePassWhateverOrderWorkgroupsStart) {
     const WorkgroupsInReverse reverse;
-    Filter<std::int32_t> odd("odd", [](Expr<std::int32_t> x) { return (x & 1) == 1; });
+    const Filter<std::int32_t> odd = odd_filter();
     for (const Way& way : kWays)
     for (std::int64_t n : {4097, 16385, 40009}) {
         if (!single_pass(way) || !runs_here(rt(), way)) continue;
         SCOPED_TRACE(way.name);
-        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000, 1000);
-        std::vector<std::int32_t> want;
-        std::copy_if(x.begin(), x.end(), std::back_inserter(want), [](std::int32_t v) { return (v & 1) == 1; });
-        auto in = rt().stream<std::int32_t>({n}, x);
-        auto out = rt().stream<std::int32_t>({n});
-        ASSERT_EQ(odd(in, out, way.options), static_cast<std::int64_t>(want.size())) << "n = " << n;
-        std::vector<std::int32_t> got = out.download();
-        got.resize(want.size());
-        ASSERT_EQ(got, want) << "n = " << n;
+        check_odd_filter(rt(), odd, way, n);
+        if (HasFatalFailure()) return;
     }
 }
 
