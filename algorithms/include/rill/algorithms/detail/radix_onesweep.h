@@ -43,9 +43,16 @@ N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// Tiles whose states a step of the look-back reads at once (in flight
 /// together). On the H100 through Vulkan, 2^28 keys (docs/PERFORMANCE.md):
 /// pairs 2.67 / 2.57 / 2.65 ms per pass with 1 / 4 / 8 (session 26), and
-/// 2.62 / 2.58 / 2.60 with 2 / 4 / 8 (session 34); keys only 1.755 / 1.762 ms
-/// with 2 / 4 (session 34, run 5; run 4: 1.749 / 1.773 / 1.810 with 2 / 4 / 8).
-constexpr int look_back_window(bool values) { return values ? 4 : 2; }
+/// 2.62 / 2.58 / 2.60 with 2 / 4 / 8 (session 34); keys only, their window
+/// added up without branches (look_back_selects), 1.750 / 1.736 / 1.799 /
+/// 1.920 ms with 2 / 4 / 8 / 16 against 1.758 before (session 35, run 7).
+/// Each tile more in a window made a step about 50 ns longer (session 35,
+/// run 2: pairs 370 / 512 / 714 / 1068 ns per step with 2 / 4 / 8 / 16).
+constexpr int kSweepWindow = 4;
+/// Whether a step adds up its window with selects rather than a branch per
+/// tile: keys' sweep 1.736 against 1.758 ms per pass; pairs' 2.664 against
+/// 2.581, slower (session 35, run 7).
+constexpr bool look_back_selects(bool values) { return !values; }
 /// Steps of the look-back in a row that find the next tile unpublished,
 /// before the invocation counts that tile's keys of its digit itself. On the
 /// H100 the sort took as long with 8 as with 64 (docs/PERFORMANCE.md,
@@ -175,10 +182,27 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 Int k = t - 1;
                 Bool done = false;
                 Var<std::uint32_t> stuck = 0u;  // steps in a row that added nothing
-                constexpr int window = look_back_window(WithValues);
+                constexpr int window = kSweepWindow;
                 auto step = [&] {
                     std::vector<Var<std::uint32_t>> w;
                     for (int i = 0; i < window; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
+                    if constexpr (look_back_selects(WithValues)) {
+                        // Tiles from k down while each is published and the one before it was not inclusive.
+                        std::vector<Expr<bool>> alive{Expr<bool>(true)}, inclusive{Expr<bool>(false)};
+                        std::vector<Expr<std::uint32_t>> sum{Expr<std::uint32_t>(0u)}, added{Expr<std::uint32_t>(0u)};
+                        for (int i = 0; i < window; ++i) {
+                            Expr<bool> add = alive.back() && w[i] >= kOwnCount;
+                            sum.push_back(sum.back() + select(add, w[i] & kCountBits, 0u));
+                            added.push_back(added.back() + select(add, 1u, 0u));
+                            inclusive.push_back(inclusive.back() || (add && w[i] >= kInclusiveCount));
+                            alive.push_back(add && w[i] < kInclusiveCount);
+                        }
+                        before = before + sum.back();
+                        k = k - cast<std::int32_t>(added.back());
+                        done = done || inclusive.back();
+                        stuck = select(added.back() != 0u, 0u, stuck + 1u);
+                        return;
+                    }
                     Bool adding = true;
                     stuck = stuck + 1u;
                     for (int i = 0; i < window; ++i)
