@@ -182,15 +182,14 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 Int k = t - 1;
                 Bool done = false;
                 Var<std::uint32_t> stuck = 0u;  // steps in a row that added nothing
-                constexpr int window = kSweepWindow;
                 auto step = [&] {
                     std::vector<Var<std::uint32_t>> w;
-                    for (int i = 0; i < window; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
+                    for (int i = 0; i < kSweepWindow; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
                     if constexpr (look_back_selects(WithValues)) {
                         // Tiles from k down while each is published and the one before it was not inclusive.
                         std::vector<Expr<bool>> alive{Expr<bool>(true)}, inclusive{Expr<bool>(false)};
                         std::vector<Expr<std::uint32_t>> sum{Expr<std::uint32_t>(0u)}, added{Expr<std::uint32_t>(0u)};
-                        for (int i = 0; i < window; ++i) {
+                        for (int i = 0; i < kSweepWindow; ++i) {
                             Expr<bool> add = alive.back() && w[i] >= kOwnCount;
                             sum.push_back(sum.back() + select(add, w[i] & kCountBits, 0u));
                             added.push_back(added.back() + select(add, 1u, 0u));
@@ -205,7 +204,7 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                     }
                     Bool adding = true;
                     stuck = stuck + 1u;
-                    for (int i = 0; i < window; ++i)
+                    for (int i = 0; i < kSweepWindow; ++i)
                         If(adding, [&] {
                             If(w[i] >= kOwnCount, [&] {
                                 before = before + (w[i] & kCountBits);
