@@ -31,9 +31,13 @@ constexpr int kWg = 256;
 constexpr std::uint32_t kChain = 4096;  // words of the chain: 16 KB, held in L2
 constexpr std::uint32_t kStride = 257;  // chain[i] = (i + kStride) % kChain
 
+/// Words of `kb` KB of shared memory: whole rows of kWg, one per invocation.
+constexpr std::int64_t shared_words(int kb) { return kb * 1024 / static_cast<std::int64_t>(sizeof(std::uint32_t)); }
+static_assert(shared_words(1) % kWg == 0, "the probe fills its shared memory a row of kWg words at a time");
+
 auto make_probe(int kb) {
     using namespace rill;
-    const int words = kb * 256;
+    const auto words = static_cast<std::int32_t>(shared_words(kb));
     return group_kernel<kWg>("probe_resident_" + std::to_string(kb) + "kb(chain, out, steps)",
                              [words](Array<std::uint32_t> chain, Array<std::uint32_t> out, Int steps) {
         Shared<std::uint32_t> sh(words, dsl::Unchecked{});
@@ -73,7 +77,7 @@ int main(int argc, char** argv) {
     for (int kb : {1, 4, 8, 12, 14, 16, 20, 22, 24, 28, 32, 40, 48}) {
         if (kb > most_kb) break;
         auto probe = make_probe(kb);
-        const std::int64_t words = kb * 256;
+        const std::int64_t words = shared_words(kb);
         double ms[2];
         for (int w = 0; w < 2; ++w) {
             const std::int64_t groups = sms * (w == 0 ? 1 : 32);
