@@ -207,6 +207,46 @@ TEST_P(GroupKernels, UncheckedSharedMemoryMatchesTheHost) {
     EXPECT_EQ(bins.download(), want_bins);
 }
 
+// GroupOptions::unchecked_arrays (rill's own algorithms: Array indices in
+// range by construction) drops the bounds checks of Array loads, stores and
+// atomics on GPUs; they must give what the checked ones give, on every backend.
+TEST_P(GroupKernels, UncheckedArraysMatchTheHost) {
+    static constexpr std::int32_t kBins = 16;
+    auto make = [](bool unchecked) {
+        return group_kernel<kWg>("unchecked_arrays(in, out, bins, state)", GroupOptions{.unchecked_arrays = unchecked},
+                                 [](Array<std::uint32_t> in, Array<std::uint32_t> out, Array<std::uint32_t> bins,
+                                    Array<std::uint32_t> state) {
+            Int mirrored = group_id() * kWg + (kWg - 1 - local_id());
+            UInt x = in.load(mirrored);
+            out.store(global_id(), x * 3u + state.atomic_load(group_id()));
+            bins.atomic_add(cast<std::int32_t>(x % static_cast<std::uint32_t>(kBins)), 1u);
+            If(local_id() == 0, [&] { state.atomic_store(num_groups() + group_id(), x); });
+        });
+    };
+    auto k = make(true);
+    EXPECT_NE(k.ir().hash(), make(false).ir().hash()) << "unchecked and checked kernels must not share a cache entry";
+    const std::int64_t groups = 7, n = groups * kWg;
+    std::mt19937 rng(29);
+    std::vector<std::uint32_t> x(n), st(2 * groups, 0u);
+    for (auto& v : x) v = rng();
+    for (std::int64_t g = 0; g < groups; ++g) st[g] = static_cast<std::uint32_t>(g * 1000 + 1);
+    auto in = rt().stream<std::uint32_t>({n}, x);
+    auto out = rt().stream<std::uint32_t>({n});
+    auto bins = rt().stream<std::uint32_t>({kBins});
+    auto state = rt().stream<std::uint32_t>({2 * groups}, st);
+    k(Groups{groups}, in, out, bins, state);
+    std::vector<std::uint32_t> want(n), want_bins(kBins, 0u), want_state = st;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t g = i / kWg, mirrored = g * kWg + kWg - 1 - i % kWg;
+        want[i] = x[mirrored] * 3u + st[g];
+        ++want_bins[x[i] % kBins];
+        if (i % kWg == 0) want_state[groups + g] = x[mirrored];
+    }
+    EXPECT_EQ(out.download(), want);
+    EXPECT_EQ(bins.download(), want_bins);
+    EXPECT_EQ(state.download(), want_state);
+}
+
 // Reverses each workgroup's elements through shared memory. Right with the
 // barrier on every backend; without it a GPU reads slots that other subgroups
 // have not written yet (the CPU backend runs a workgroup in lockstep, so the

@@ -86,6 +86,7 @@ ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t,
 void set_group_options(const GroupOptions& options) {
     ir::Kernel& k = kernel();
     k.optimize_spirv = options.optimize_spirv;
+    k.unchecked_arrays = options.unchecked_arrays;
     const std::uint32_t s = options.subgroup_size;
     if (s == 0) return;
     if (s > 128 || (s & (s - 1)) != 0 || k.workgroup_size % s != 0)

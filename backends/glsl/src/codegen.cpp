@@ -788,12 +788,12 @@ private:
         }
         if (n.op == Op::ArrayLoadVector) return vector_load(n, r, args[0], depth);
         const bool shared = n.op == Op::SharedLoad || (n.op == Op::Atomic && n.imm[2] != 0);
-        // Shared arrays whose indices are in range by construction go unchecked.
-        const bool unchecked = shared && k_.shared[n.aux].unchecked;
+        // Arrays whose indices are in range by construction go unchecked.
+        const bool unchecked = shared ? k_.shared[n.aux].unchecked : k_.unchecked_arrays;
         if (unchecked && n.op != Op::Atomic) {
             std::vector<std::string> comps;
             for (int c = 0; c < n.type.width; ++c)
-                comps.push_back(from_word(n.type.scalar, word_of(true, n.aux, args[0], n.imm[0] + c)));
+                comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, args[0], n.imm[0] + c)));
             out_ << type_name(n.type) << " " << r << " = " << vector_of(n.type, comps) << ";\n";
             return;
         }
@@ -936,7 +936,7 @@ private:
                     const ir::Node& v = k_.node(st.b);
                     const std::string value = ref(st.b, depth), index = ref(st.c, depth);
                     indent(depth);
-                    if (shared && k_.shared[st.a].unchecked) out_ << "{\n";
+                    if (shared ? k_.shared[st.a].unchecked : k_.unchecked_arrays) out_ << "{\n";
                     else out_ << "if (uint(" << index << ") < " << count_of(shared, st.a) << ") {\n";
                     for (int c = 0; c < v.type.width; ++c) {
                         indent(depth + 1);

@@ -114,6 +114,7 @@ private:
         out.workgroup_size = k_.workgroup_size;
         out.subgroup_size = k_.subgroup_size;
         out.optimize_spirv = k_.optimize_spirv;
+        out.unchecked_arrays = k_.unchecked_arrays;
         out.shared = k_.shared;
         Builder b(out);
         std::vector<VarId> var_map(k_.vars.size(), kNone);

@@ -196,6 +196,8 @@ public:
     std::uint32_t subgroup_size = 0;
     /// Whether the kernel's SPIR-V goes through spirv-opt (GroupOptions::optimize_spirv).
     bool optimize_spirv = true;
+    /// Whether Array accesses skip rill's bounds checks (GroupOptions::unchecked_arrays).
+    bool unchecked_arrays = false;
     std::vector<SharedArray> shared;
     bool is_group_kernel() const { return workgroup_size != 0; }
     std::uint64_t shared_bytes() const {

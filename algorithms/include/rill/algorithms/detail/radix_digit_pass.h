@@ -38,8 +38,11 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 /// 2.56 at 256 x 32 (171 registers: one workgroup per SM). With values a tile
 /// of 256 x 24 took 189 - 233 registers (214 - 219 in session 31), so pairs
 /// keep 256 x 16. OneSweep's keys-only passes take 256 x 24 as well since
-/// session 31 (1.85 against 2.19 ms per pass). Through OpenGL on the same GPU
-/// 256 x 24 was slower (3.28 ms per pass against 2.09).
+/// session 31 (1.85 against 2.19 ms per pass), and 256 x 26 since session 37:
+/// 1.642-1.644 ms per pass against 1.707-1.709 at 256 x 24 (102 registers
+/// either way; 256 x 28 took 110 and 1.659 ms). Three workgroups per SM did
+/// not pay: at 256 x 12 in 80 registers and 15 KB, 1.876 ms. Through OpenGL on
+/// the same GPU 256 x 24 was slower (3.28 ms per pass against 2.09).
 struct Tile {
     int items;  // keys per invocation
     constexpr std::int32_t size() const { return kWg * items; }
@@ -47,14 +50,16 @@ struct Tile {
     constexpr std::int64_t count(std::int64_t n) const { return (n + size() - 1) / size(); }
     Int count(const Int& n) const { return (n + (size() - 1)) / size(); }
 };
-/// The tile of keys-only passes through Vulkan, and of every other pass.
-constexpr Tile kKeysTile{24}, kTile{16};
-/// The tile a sort's passes take on a backend, with values or not (by either algorithm).
-inline Tile tile_for(const BackendInfo& info, bool values) {
-    return info.name == "vulkan" && !values ? kKeysTile : kTile;
+/// The tiles of keys-only passes through Vulkan (count-then-scatter's, in
+/// which 256 x 26 took 7.61 against 7.54 ms: OneSweep's), and of every other pass.
+constexpr Tile kKeysTile{24}, kSweepKeysTile{26}, kTile{16};
+/// The tile a sort's passes take on a backend, with values or not, by OneSweep or not.
+inline Tile tile_for(const BackendInfo& info, bool values, bool sweep) {
+    if (info.name != "vulkan" || values) return kTile;
+    return sweep ? kSweepKeysTile : kKeysTile;
 }
 /// The largest tile of any sort (bounds the keys a sort takes).
-constexpr std::int32_t kMostTile = std::max(kKeysTile.size(), kTile.size());
+constexpr std::int32_t kMostTile = std::max({kKeysTile.size(), kSweepKeysTile.size(), kTile.size()});
 static_assert(kMostTile <= 0x10000, "a key's place in its tile takes 16 bits");
 /// Sorts take fewer keys than 2^31 - kMostTile, so that tile offsets stay in int32.
 inline Error too_many_keys() {
@@ -123,10 +128,12 @@ inline auto make_histogram_kernel(int items) {
 }
 
 /// Shared memory (words) the exchange and the counters of the ranking by
-/// ballots take together at most: 20 KB, so that two workgroups fit in the
-/// 48 KB that NVIDIA's Vulkan driver appears to give an SM (docs/PERFORMANCE.md,
-/// session 28), and one in the 32 KB that OpenGL promises.
-constexpr int kExchangeWords = 5120;
+/// ballots take together at most: 21 KB, so that two workgroups fit in the
+/// 48 KB that NVIDIA's Vulkan and OpenGL drivers give an H100 SM (measured by
+/// rill-bench-occupancy: two workgroups of up to 24 KB, three of up to 16 KB;
+/// docs/PERFORMANCE.md, session 37), and one in the 32 KB that OpenGL promises.
+/// 256 x 26 keys with a word per counter in subgroups of 32 take 5376.
+constexpr int kExchangeWords = 5376;
 
 /// How the ranking by ballots keeps its counters, one per (subgroup, digit),
 /// and in how many parts the tile then passes through shared memory (the
@@ -590,9 +597,17 @@ struct PassKernel {
 /// the keys' sweep took 1.855 against 1.797 ms per pass, and count-then-
 /// scatter's keys 8.01 against 7.78 ms; the pairs' sweep was the same
 /// either way, 2.673 against 2.671 (docs/PERFORMANCE.md, session 34).
+/// Without rill's Array bounds checks too: every index of these kernels is in
+/// range by construction (keys below n, offsets and states by digit and tile).
+/// On the H100 through Vulkan the keys' sweep took 1.694-1.707 against
+/// 1.723-1.738 ms per pass, count-then-scatter's keys 7.50-7.55 against
+/// 7.69-7.74 ms; unchecked, the pairs' sweep took 2.70-2.72 against 2.56-2.59
+/// (128 registers against 127), so the pairs' kernels keep their checks
+/// (docs/PERFORMANCE.md, session 37).
 inline GroupOptions keys_pass_options(Ranking r) {
     GroupOptions o = ballot_options(r);
     o.optimize_spirv = false;
+    o.unchecked_arrays = true;
     return o;
 }
 
