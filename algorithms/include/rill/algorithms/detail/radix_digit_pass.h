@@ -38,11 +38,13 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 /// 2.56 at 256 x 32 (171 registers: one workgroup per SM). With values a tile
 /// of 256 x 24 took 189 - 233 registers (214 - 219 in session 31), so pairs
 /// keep 256 x 16. OneSweep's keys-only passes take 256 x 24 as well since
-/// session 31 (1.85 against 2.19 ms per pass), and 256 x 26 since session 37:
-/// 1.642-1.644 ms per pass against 1.707-1.709 at 256 x 24 (102 registers
-/// either way; 256 x 28 took 110 and 1.659 ms). Three workgroups per SM did
-/// not pay: at 256 x 12 in 80 registers and 15 KB, 1.876 ms. Through OpenGL on
-/// the same GPU 256 x 24 was slower (3.28 ms per pass against 2.09).
+/// session 31 (1.85 against 2.19 ms per pass), and 256 x 30 since session 37:
+/// 1.547-1.583 ms per pass against 1.628-1.630 at 256 x 26 (exchanged in 3
+/// parts against 2; 128 registers against 102), 1.707 at 256 x 24. In a
+/// trial build 256 x 28 in 2 parts took 110 registers and 1.659 ms, 256 x 27
+/// in 3 parts 1.701. Three workgroups per SM did not pay: at 256 x 12 in 80
+/// registers and 15 KB, 1.876 ms. Through OpenGL on the same GPU 256 x 24 was
+/// slower (3.28 ms per pass against 2.09).
 struct Tile {
     int items;  // keys per invocation
     constexpr std::int32_t size() const { return kWg * items; }
@@ -50,9 +52,10 @@ struct Tile {
     constexpr std::int64_t count(std::int64_t n) const { return (n + size() - 1) / size(); }
     Int count(const Int& n) const { return (n + (size() - 1)) / size(); }
 };
-/// The tiles of keys-only passes through Vulkan (count-then-scatter's, in
-/// which 256 x 26 took 7.61 against 7.54 ms: OneSweep's), and of every other pass.
-constexpr Tile kKeysTile{24}, kSweepKeysTile{26}, kTile{16};
+/// The tiles of keys-only passes through Vulkan (count-then-scatter's, whose
+/// scatter took 176-184 registers at 256 x 28 and 30, and its sort 10.7-10.9
+/// against 7.5 ms; OneSweep's), and of every other pass.
+constexpr Tile kKeysTile{24}, kSweepKeysTile{30}, kTile{16};
 /// The tile a sort's passes take on a backend, with values or not, by OneSweep or not.
 inline Tile tile_for(const BackendInfo& info, bool values, bool sweep) {
     if (info.name != "vulkan" || values) return kTile;
@@ -132,7 +135,8 @@ inline auto make_histogram_kernel(int items) {
 /// 48 KB that NVIDIA's Vulkan and OpenGL drivers give an H100 SM (measured by
 /// rill-bench-occupancy: two workgroups of up to 24 KB, three of up to 16 KB;
 /// docs/PERFORMANCE.md, session 37), and one in the 32 KB that OpenGL promises.
-/// 256 x 26 keys with a word per counter in subgroups of 32 take 5376.
+/// 256 x 30 keys with a word per counter in subgroups of 32 take 4608 in 3
+/// parts; 256 x 26 took 5376 in 2.
 constexpr int kExchangeWords = 5376;
 
 /// How the ranking by ballots keeps its counters, one per (subgroup, digit),
