@@ -39,12 +39,13 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 /// of 256 x 24 took 189 - 233 registers (214 - 219 in session 31), so pairs
 /// keep 256 x 16. OneSweep's keys-only passes take 256 x 24 as well since
 /// session 31 (1.85 against 2.19 ms per pass), and 256 x 30 since session 37:
-/// 1.547-1.583 ms per pass against 1.628-1.630 at 256 x 26 (exchanged in 3
-/// parts against 2; 128 registers against 102), 1.707 at 256 x 24. In a
-/// trial build 256 x 28 in 2 parts took 110 registers and 1.659 ms, 256 x 27
-/// in 3 parts 1.701. Three workgroups per SM did not pay: at 256 x 12 in 80
-/// registers and 15 KB, 1.876 ms. Through OpenGL on the same GPU 256 x 24 was
-/// slower (3.28 ms per pass against 2.09).
+/// 1.547-1.583 ms per pass against 1.628-1.630 at 256 x 26 (128 registers
+/// against 102; counters in halves, 2 parts), 1.707 at 256 x 24. In a trial
+/// build with word counters, 256 x 30 in 3 parts took 1.610-1.616 ms, 256 x 28
+/// in 2 parts 110 registers and 1.659 ms, 256 x 27 in 3 parts 1.701. Three
+/// workgroups per SM did not pay: at 256 x 12 in 80 registers and 15 KB,
+/// 1.876 ms. Through OpenGL on the same GPU 256 x 24 was slower (3.28 ms per
+/// pass against 2.09).
 struct Tile {
     int items;  // keys per invocation
     constexpr std::int32_t size() const { return kWg * items; }
@@ -135,8 +136,8 @@ inline auto make_histogram_kernel(int items) {
 /// 48 KB that NVIDIA's Vulkan and OpenGL drivers give an H100 SM (measured by
 /// rill-bench-occupancy: two workgroups of up to 24 KB, three of up to 16 KB;
 /// docs/PERFORMANCE.md, session 37), and one in the 32 KB that OpenGL promises.
-/// 256 x 30 keys with a word per counter in subgroups of 32 take 4608 in 3
-/// parts; 256 x 26 took 5376 in 2.
+/// 256 x 30 keys in subgroups of 32 take 4864 (counters in halves, 2 parts);
+/// 256 x 26 took 5376 (a word each, 2 parts).
 constexpr int kExchangeWords = 5376;
 
 /// How the ranking by ballots keeps its counters, one per (subgroup, digit),
@@ -161,7 +162,7 @@ inline Counters counters_packed(int S, Tile tile, bool packed) {
 /// halves took the scatter at 256 x 24 from 120 to 178 registers (one
 /// workgroup per SM, 1.52 against 2.55 ms per pass), while at 256 x 16 they
 /// spare a second part. Subgroups of 32 count in words at 256 x 24, in halves
-/// at 256 x 16; subgroups of 8 or 16 in halves.
+/// at 256 x 16 and 256 x 30; subgroups of 8 or 16 in halves.
 inline Counters counters_for(int S, Tile tile) {
     const Counters words = counters_packed(S, tile, false), halves = counters_packed(S, tile, true);
     return words.parts != 0 && words.parts <= halves.parts ? words : halves;
