@@ -650,6 +650,9 @@ private:
     std::string count_of(bool shared, std::uint32_t id) const {
         return shared ? std::to_string(k_.shared[id].count) + "u" : array_count(id);
     }
+    /// Whether accesses to the array go without rill's bounds checks: its indices are in range by
+    /// construction (a dsl::Unchecked shared array, or every Array of a GroupOptions::unchecked_arrays kernel).
+    bool unchecked_of(bool shared, std::uint32_t id) const { return shared ? k_.shared[id].unchecked : k_.unchecked_arrays; }
     /// The storage word `word` of element `index` (an int expression, in range).
     std::string word_of(bool shared, std::uint32_t id, const std::string& index, std::uint32_t word,
                         const char* buffer = "s") const {
@@ -788,8 +791,7 @@ private:
         }
         if (n.op == Op::ArrayLoadVector) return vector_load(n, r, args[0], depth);
         const bool shared = n.op == Op::SharedLoad || (n.op == Op::Atomic && n.imm[2] != 0);
-        // Arrays whose indices are in range by construction go unchecked.
-        const bool unchecked = shared ? k_.shared[n.aux].unchecked : k_.unchecked_arrays;
+        const bool unchecked = unchecked_of(shared, n.aux);
         if (unchecked && n.op != Op::Atomic) {
             std::vector<std::string> comps;
             for (int c = 0; c < n.type.width; ++c)
@@ -936,7 +938,7 @@ private:
                     const ir::Node& v = k_.node(st.b);
                     const std::string value = ref(st.b, depth), index = ref(st.c, depth);
                     indent(depth);
-                    if (shared ? k_.shared[st.a].unchecked : k_.unchecked_arrays) out_ << "{\n";
+                    if (unchecked_of(shared, st.a)) out_ << "{\n";
                     else out_ << "if (uint(" << index << ") < " << count_of(shared, st.a) << ") {\n";
                     for (int c = 0; c < v.type.width; ++c) {
                         indent(depth + 1);

@@ -132,7 +132,8 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 const Int& size, const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip,
                 const Int& bits) {
     ScatterShared sh(S, tile);
-    // Measured only for Vulkan's keys-only tiles (256 x 24, and 28 in a trial build: 110 registers against 175 without):
+    // Measured only for Vulkan's keys-only tiles (256 x 24, and 28 in a trial build: 110 registers against 175 without;
+    // 256 x 30 was timed with it only):
     // the pairs' sweep took 111 registers against 127 and was slower (docs/PERFORMANCE.md, sessions 33 and 37);
     // through OpenGL the sort's timings varied too much to tell.
     sh.recompute_digits = !WithValues && tile.items == kSweepKeysTile.items;
