@@ -345,11 +345,13 @@ inline Expr<std::uint32_t> exclusive_over_workgroup(int S, const Expr<std::uint3
 /// to 128) invocations with ballots and shuffles. Calls place_digits
 /// (sort_and_write_tile) as soon as the digit counts are known. `items` is
 /// not touched: the caller may store into it at once, and must zero the
-/// counters (behind a barrier) before the next tile.
+/// counters (behind a barrier) before the next tile. `full_apart`: a full
+/// tile loads its keys without clamping their indices to n or marking those
+/// past it (full_tiles_apart).
 template <class PlaceDigits>
 RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Int& n,
                               const Int& tile_base, const Int& in_tile, const UInt& shift, const UInt& mask, const UInt& flip,
-                              PlaceDigits place_digits) {
+                              bool full_apart, PlaceDigits place_digits) {
     const bool packed = sh.layout.packed;
     const int row = kBins / (packed ? 2 : 1);  // words of a subgroup's counters
     const int groups = kWg / S;
@@ -365,10 +367,25 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
     };
     auto digit = [&](const Expr<std::uint32_t>& key) { return digit_of(key, shift, mask, flip); };
     RankedTile r;
-    for (int j = 0; j < sh.tile.items; ++j) r.key.emplace_back(keys.load(min(tile_base + ranked_element(S, sh.tile, j), n - 1)));
+    auto load = [&](int j, bool clamp) {
+        Int i = tile_base + ranked_element(S, sh.tile, j);
+        return keys.load(clamp ? Expr<std::int32_t>(min(i, n - 1)) : Expr<std::int32_t>(i));
+    };
+    // Past n: a key of the largest digit, which sorts last and is not written.
     UInt past_n = select(flip == 0u, 0xffffffffu, 0u);  // of digit mask
+    auto in_n = [&](int j) { return ranked_element(S, sh.tile, j) < in_tile; };
+    if (full_apart) {
+        for (int j = 0; j < sh.tile.items; ++j) r.key.emplace_back(0u);
+        If(in_tile == sh.tile.size(), [&] {
+            for (int j = 0; j < sh.tile.items; ++j) r.key[j] = load(j, false);
+        }).Else([&] {
+            for (int j = 0; j < sh.tile.items; ++j) r.key[j] = select(in_n(j), load(j, true), past_n);
+        });
+    } else {
+        for (int j = 0; j < sh.tile.items; ++j) r.key.emplace_back(load(j, true));
+    }
     for (int j = 0; j < sh.tile.items; ++j) {
-        r.key[j] = select(ranked_element(S, sh.tile, j) < in_tile, Expr<std::uint32_t>(r.key[j]), past_n);
+        if (!full_apart) r.key[j] = select(in_n(j), Expr<std::uint32_t>(r.key[j]), past_n);
         UInt d = digit(r.key[j]);
         Peers peers = match_digit(S, d);
         auto [word, half] = counter(w, d);
@@ -472,8 +489,16 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
     };
     constexpr bool kValuesShared = WithValues && kOneWordValue<V>;  // values through shared memory
     constexpr bool kByPlace = WithValues && !kOneWordValue<V>;      // keys and values fetched by place
+    // Keys only: a full tile (every tile but the last) is traced apart from
+    // the last, its keys loaded without clamping indices to n or marking those
+    // past it, and written without checking places against n. On the H100
+    // through Vulkan, 2^28 keys (docs/PERFORMANCE.md, session 38): OneSweep's
+    // keys' sweep 1.527-1.536 against 1.544-1.556 ms per pass, count-then-
+    // scatter's keys 7.43-7.45 against 7.55-7.56 ms. The pairs' sweep took
+    // 2.66-2.76 against 2.59 ms per pass so (128 registers), and keeps one path.
+    constexpr bool kFullTilesApart = !WithValues;
     if (S > 0) {
-        RankedTile r = rank_tile_by_match(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, place_digits);
+        RankedTile r = rank_tile_by_match(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, kFullTilesApart, place_digits);
         // Loaded in the ranking's layout, in flight while place_late waits
         // (OneSweep's look-back) and the keys are written.
         std::vector<Var<V>> value;
@@ -515,11 +540,23 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                     });
                 }
             } else {
-                for (int j = 0; j < rows; ++j) {
+                // Row j of the part written out; places past n are not written, unless `check` is false.
+                auto write_row = [&](int j, bool check) {
                     Int p = h * part + j * kWg + lid;
                     UInt key = sh.items.load(j * kWg + lid);
-                    to.emplace_back(out_place(key, p));
-                    If(p < in_tile, [&] { keys_out.store(to[j], key); });
+                    UInt at = out_place(key, p);
+                    if (check) If(p < in_tile, [&] { keys_out.store(at, key); });
+                    else keys_out.store(at, key);
+                    return at;
+                };
+                if constexpr (kFullTilesApart) {
+                    If(in_tile == sh.tile.size(), [&] {
+                        for (int j = 0; j < rows; ++j) write_row(j, false);
+                    }).Else([&] {
+                        for (int j = 0; j < rows; ++j) write_row(j, true);
+                    });
+                } else {
+                    for (int j = 0; j < rows; ++j) to.emplace_back(write_row(j, true));
                 }
             }
             const bool last = h + 1 == sh.layout.parts;
