@@ -500,7 +500,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
     // through Vulkan, 2^28 keys (docs/PERFORMANCE.md, session 38): OneSweep's
     // keys' sweep 1.527-1.536 against 1.544-1.556 ms per pass, count-then-
     // scatter's keys 7.43-7.45 against 7.55-7.56 ms. The pairs' sweep took
-    // 2.66-2.76 against 2.59 ms per pass so (128 registers), and keeps one path.
+    // 2.66-2.76 against 2.59 ms per pass so (at 256 x 16, 128 registers), and keeps one path.
     constexpr bool kFullTilesApart = !WithValues;
     if (S > 0) {
         RankedTile r = rank_tile_by_match(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, kFullTilesApart, place_digits);
