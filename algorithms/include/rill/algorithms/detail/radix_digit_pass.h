@@ -40,12 +40,12 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 /// count-then-scatter's pairs keep 256 x 16. OneSweep's pairs take 256 x 20
 /// since session 38: 2.444 ms per pass against 2.577-2.582 at 256 x 16 (128
 /// registers against 127, 19 KB, word counters in 2 parts); 256 x 24 took
-/// 182 registers and 3.64 ms. OneSweep's keys-only passes take 256 x 24 as well since
-/// session 31 (1.85 against 2.19 ms per pass), and 256 x 30 since session 37:
-/// 1.547-1.583 ms per pass against 1.628-1.630 at 256 x 26 (128 registers
-/// against 102; counters in halves, 2 parts), 1.707 at 256 x 24. In a trial
-/// build with word counters, 256 x 30 in 3 parts took 1.610-1.616 ms, 256 x 28
-/// in 2 parts 110 registers and 1.659 ms, 256 x 27 in 3 parts 1.701. Three
+/// 182 registers and 3.64 ms. OneSweep's keys-only passes take 256 x 24 as
+/// well since session 31 (1.85 against 2.19 ms per pass), and 256 x 30 since
+/// session 37: 1.547-1.583 ms per pass against 1.628-1.630 at 256 x 26 (128
+/// registers against 102; counters in halves, 2 parts), 1.707 at 256 x 24. In
+/// a trial build with word counters, 256 x 30 in 3 parts took 1.610-1.616 ms,
+/// 256 x 28 in 2 parts 110 registers and 1.659 ms, 256 x 27 in 3 parts 1.701. Three
 /// workgroups per SM did not pay: at 256 x 12 in 80 registers and 15 KB,
 /// 1.876 ms. Through OpenGL on the same GPU 256 x 24 was slower (3.28 ms per
 /// pass against 2.09).
@@ -142,7 +142,8 @@ inline auto make_histogram_kernel(int items) {
 /// rill-bench-occupancy: two workgroups of up to 24 KB, three of up to 16 KB;
 /// docs/PERFORMANCE.md, session 37), and one in the 32 KB that OpenGL promises.
 /// 256 x 30 keys in subgroups of 32 take 4864 (counters in halves, 2 parts);
-/// 256 x 26 took 5376 (a word each, 2 parts); OneSweep's pairs of 256 x 20 take 4608 (a word each, 2 parts).
+/// 256 x 26 took 5376 (a word each, 2 parts); OneSweep's pairs of 256 x 20
+/// take 4608 (a word each, 2 parts).
 constexpr int kExchangeWords = 5376;
 
 /// How the ranking by ballots keeps its counters, one per (subgroup, digit),
@@ -500,7 +501,8 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
     // through Vulkan, 2^28 keys (docs/PERFORMANCE.md, session 38): OneSweep's
     // keys' sweep 1.527-1.536 against 1.544-1.556 ms per pass, count-then-
     // scatter's keys 7.43-7.45 against 7.55-7.56 ms. The pairs' sweep took
-    // 2.66-2.76 against 2.59 ms per pass so (at 256 x 16, 128 registers), and keeps one path.
+    // 2.66-2.76 against 2.59 ms per pass so (at 256 x 16, 128 registers), and
+    // keeps one path.
     constexpr bool kFullTilesApart = !WithValues;
     if (S > 0) {
         RankedTile r = rank_tile_by_match(S, sh, keys, n, tile_base, in_tile, shift, mask, flip, kFullTilesApart, place_digits);
