@@ -395,7 +395,22 @@ int main(int argc, char** argv) {
         }
         // CountThenScatter (what Auto takes where OneSweep is not measured faster) and
         // its tuning knob: tiles each workgroup sorts in turn (0 = rill's choice).
-        for (std::int64_t run : {0, 1, 2, 4, 16, 128}) {
+        // RILL_BENCH_SORT_RUNS=0,2 (say) times those runs only; empty: none.
+        std::vector<std::int64_t> runs{0, 1, 2, 4, 16, 128};
+        if (const char* only_runs = std::getenv("RILL_BENCH_SORT_RUNS")) {
+            runs.clear();
+            for (const char* c = only_runs; *c;) {
+                char* end = nullptr;
+                const long long run = std::strtoll(c, &end, 10);
+                if (end == c) {
+                    std::fprintf(stderr, "RILL_BENCH_SORT_RUNS='%s' is not a comma-separated list of tile runs; give say 0,2\n", only_runs);
+                    return 2;
+                }
+                runs.push_back(run);
+                c = *end == ',' ? end + 1 : end;
+            }
+        }
+        for (std::int64_t run : runs) {
             const rill::RadixSortOptions opt{.tiles_per_workgroup = run, .algorithm = rill::RadixAlgorithm::CountThenScatter};
             const auto loop_limit = static_cast<std::int64_t>(rt.info().limits.loop_iterations);
             if (loop_limit && run * rill::detail::radix::kLoopsPerTile > loop_limit) continue;  // refused there
