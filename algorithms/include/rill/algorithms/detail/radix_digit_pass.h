@@ -36,12 +36,16 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 /// (docs/PERFORMANCE.md, session 30) the keys-only scatter took 1.80 ms per
 /// pass at 256 x 24 (128 registers), 1.96 at 256 x 16, 2.84 at 256 x 8 and
 /// 2.56 at 256 x 32 (171 registers: one workgroup per SM). With values a tile
-/// of 256 x 24 took 189 - 233 registers (214 - 219 in session 31), so
-/// count-then-scatter's pairs keep 256 x 16. OneSweep's pairs take 256 x 20
-/// since session 38: 2.444 ms per pass against 2.577-2.582 at 256 x 16 (128
-/// registers against 127, 19 KB, word counters in 2 parts); 256 x 24 took
-/// 182 registers and 3.64 ms. OneSweep's keys-only passes take 256 x 24 as
-/// well since session 31 (1.85 against 2.19 ms per pass), and 256 x 30 since
+/// of 256 x 24 took 189 - 233 registers (214 - 219 in session 31).
+/// Count-then-scatter's pairs take 256 x 20 since session 39: 12.77-12.87 ms
+/// against 13.59-13.63 at 256 x 16 (128 registers against 119). OneSweep's
+/// pairs take 256 x 22 since session 39, their digits recomputed after the
+/// scan (ScatterShared::recompute_digits): 2.335-2.351 ms per pass against
+/// 2.435-2.443 at 256 x 20 (128 registers, 20 KB, word counters in 2
+/// parts). At 256 x 22 without recomputing they took 178 registers and 3.48
+/// ms, at 256 x 24 with it 176 and 3.41, at 256 x 18 2.49-2.50 ms.
+/// OneSweep's keys-only passes take 256 x 24 as well since session 31 (1.85
+/// against 2.19 ms per pass), and 256 x 30 since
 /// session 37: 1.547-1.583 ms per pass against 1.628-1.630 at 256 x 26 (128
 /// registers against 102; counters in halves, 2 parts), 1.707 at 256 x 24. In
 /// a trial build with word counters, 256 x 30 in 3 parts took 1.610-1.616 ms,
@@ -56,19 +60,20 @@ struct Tile {
     constexpr std::int64_t count(std::int64_t n) const { return (n + size() - 1) / size(); }
     Int count(const Int& n) const { return (n + (size() - 1)) / size(); }
 };
-/// The tiles of keys-only passes through Vulkan (count-then-scatter's, whose
+/// The tiles through Vulkan of keys-only passes (count-then-scatter's, whose
 /// scatter took 176-184 registers at 256 x 28 and 30, and its sort 10.7-10.9
-/// against 7.5 ms; OneSweep's), of OneSweep's pairs through Vulkan, and of
-/// every other pass.
-constexpr Tile kKeysTile{24}, kSweepKeysTile{30}, kSweepPairsTile{20}, kTile{16};
+/// against 7.5 ms; OneSweep's) and of pairs (count-then-scatter's,
+/// OneSweep's), and of every other pass.
+constexpr Tile kKeysTile{24}, kSweepKeysTile{30}, kPairsTile{20}, kSweepPairsTile{22}, kTile{16};
 /// The tile a sort's passes take on a backend, with values or not, by OneSweep or not.
 inline Tile tile_for(const BackendInfo& info, bool values, bool sweep) {
     if (info.name != "vulkan") return kTile;
-    if (values) return sweep ? kSweepPairsTile : kTile;
+    if (values) return sweep ? kSweepPairsTile : kPairsTile;
     return sweep ? kSweepKeysTile : kKeysTile;
 }
 /// The largest tile of any sort (bounds the keys a sort takes).
-constexpr std::int32_t kMostTile = std::max({kKeysTile.size(), kSweepKeysTile.size(), kSweepPairsTile.size(), kTile.size()});
+constexpr std::int32_t kMostTile =
+    std::max({kKeysTile.size(), kSweepKeysTile.size(), kPairsTile.size(), kSweepPairsTile.size(), kTile.size()});
 static_assert(kMostTile <= 0x10000, "a key's place in its tile takes 16 bits");
 /// Sorts take fewer keys than 2^31 - kMostTile, so that tile offsets stay in int32.
 inline Error too_many_keys() {
@@ -142,8 +147,8 @@ inline auto make_histogram_kernel(int items) {
 /// rill-bench-occupancy: two workgroups of up to 24 KB, three of up to 16 KB;
 /// docs/PERFORMANCE.md, session 37), and one in the 32 KB that OpenGL promises.
 /// 256 x 30 keys in subgroups of 32 take 4864 (counters in halves, 2 parts);
-/// 256 x 26 took 5376 (a word each, 2 parts); OneSweep's pairs of 256 x 20
-/// take 4608 (a word each, 2 parts).
+/// 256 x 26 took 5376 (a word each, 2 parts); OneSweep's pairs of 256 x 22
+/// take 4864 (a word each, 2 parts), count-then-scatter's of 256 x 20 4608.
 constexpr int kExchangeWords = 5376;
 
 /// How the ranking by ballots keeps its counters, one per (subgroup, digit),

@@ -132,11 +132,12 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 const Int& size, const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip,
                 const Int& bits) {
     ScatterShared sh(S, tile);
-    // Measured only for Vulkan's keys-only tiles (256 x 24, and 28 in a trial build: 110 registers against 175 without;
-    // 256 x 30 was timed with it only):
-    // the pairs' sweep took 111 registers against 127 and was slower (docs/PERFORMANCE.md, sessions 33 and 37);
-    // through OpenGL the sort's timings varied too much to tell.
-    sh.recompute_digits = !WithValues && tile.items == kSweepKeysTile.items;
+    // For Vulkan's OneSweep tiles only (docs/PERFORMANCE.md): keys-only at 256 x 24, and 28 in a trial build, 110
+    // registers against 175 without (sessions 33 and 37; 256 x 30 was timed with it only); pairs at 256 x 20, 2.407-2.419
+    // ms per pass against 2.433-2.445, and at 256 x 22, 128 registers against 178 (session 39). At 256 x 16 the pairs'
+    // sweep took 111 registers against 127 and was slower (session 33); through OpenGL the sort's timings varied too
+    // much to tell.
+    sh.recompute_digits = tile.items == (WithValues ? kSweepPairsTile : kSweepKeysTile).items;
     sh.begin();
     Int lid = local_id();
     Int states = pass * sweep_state_words(tile.count(size));  // this pass's first state word
