@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# For session 40: next_trials.patch (against 354efc6; binaries rill-bench-bandwidth-t, rill-tests-t built from it):
+# For session 40: next_trials.patch (against 9543201; binaries rill-bench-bandwidth-t, rill-tests-t built from it):
 # OneSweep's sweep with its counters aliased into the exchange (ALIAS=1: pairs at 256 x 22 in 1 part, keys at 256 x 30 with word counters in 2 parts;
-# ALIAS=2 halves; ALIAS=3 words), against no knob (HEAD's sort). Then the sort tests with ALIAS=1.
+# ALIAS=2 halves; ALIAS=3 words), and keys at 256 x 32 (KI) with it, against no knob (HEAD's sort). Then the sort tests with ALIAS=1 KI=32.
 source .device/env.sh
 O=$OUT/run1; mkdir -p $O
 t0=$(date +%s)
@@ -13,9 +13,11 @@ c V1 $T
 c A1 $T RILL_TRIAL_ALIAS=1
 c A2 $T RILL_TRIAL_ALIAS=2
 c A3 $T RILL_TRIAL_ALIAS=3
+c KI32A3 $T RILL_TRIAL_KI=32 RILL_TRIAL_ALIAS=3
+c KI32A1 $T RILL_TRIAL_KI=32 RILL_TRIAL_ALIAS=1
 c V2 $T
 c A1b $T RILL_TRIAL_ALIAS=1
 wait
 timeout 40 /tmp/cub 28 > $O/cub.json 2> $O/cub.txt; echo "cub rc=$? at $(el) s"; grep -iE "sort" $O/cub.json | head -4
-RILL_TRIAL_ALIAS=1 timeout 200 rill-tests-t --gtest_filter='Backends/RadixSort.*:Backends/SegmentedSort.*-*/cpu' > $O/tests.txt 2>&1; echo "tests rc=$? at $(el) s"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" $O/tests.txt | head -20
+RILL_TRIAL_ALIAS=1 RILL_TRIAL_KI=32 timeout 200 rill-tests-t --gtest_filter='Backends/RadixSort.*:Backends/SegmentedSort.*-*/cpu' > $O/tests.txt 2>&1; echo "tests rc=$? at $(el) s"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" $O/tests.txt | head -20
 cd $OUT && tar czf run1.tgz run1 && rm -rf run1
