@@ -146,25 +146,34 @@ inline auto make_histogram_kernel(int items) {
 /// 48 KB that NVIDIA's Vulkan and OpenGL drivers give an H100 SM (measured by
 /// rill-bench-occupancy: two workgroups of up to 24 KB, three of up to 16 KB;
 /// docs/PERFORMANCE.md, session 37), and one in the 32 KB that OpenGL promises.
-/// 256 x 30 keys in subgroups of 32 take 4864 (counters in halves, 2 parts);
+/// 256 x 30 keys in subgroups of 32 take 4864 (counters in halves, 2 parts),
+/// or with their counters in the exchange 3840 (a word each, 2 parts);
 /// 256 x 26 took 5376 (a word each, 2 parts); OneSweep's pairs of 256 x 22
 /// take 4864 (a word each, 2 parts), count-then-scatter's of 256 x 20 4608.
 constexpr int kExchangeWords = 5376;
 
 /// How the ranking by ballots keeps its counters, one per (subgroup, digit),
 /// and in how many parts the tile then passes through shared memory (the
-/// keys wait in registers meanwhile): at most kExchangeWords less the
-/// counters at once, whole rows per invocation.
+/// keys wait in registers meanwhile), whole rows per invocation. The
+/// counters take kExchangeWords with the parts, or, where a workgroup sorts
+/// one tile only (`in_exchange`: OneSweep's sweep, whose counters need no
+/// zeroing for a next tile), the first words of the first part, which then
+/// takes at most kExchangeWords by itself.
 struct Counters {
     bool packed;  // 16 bits each, two to a word; else a word each
     int words;
     int parts;  // of the tile exchanged in turn; 0: does not fit
+    bool in_exchange = false;
 };
-inline Counters counters_packed(int S, Tile tile, bool packed) {
+inline Counters counters_packed(int S, Tile tile, bool packed, bool in_exchange) {
     const int words = kWg / S * kBins / (packed ? 2 : 1);
+    auto fits = [&](int parts) {
+        const int part = tile.size() / parts;
+        return tile.items % parts == 0 && (in_exchange ? part <= kExchangeWords && part >= words : part + words <= kExchangeWords);
+    };
     int parts = 1;
-    while (parts <= tile.items && (tile.size() / parts + words > kExchangeWords || tile.items % parts != 0)) ++parts;
-    return {packed, words, parts <= tile.items ? parts : 0};
+    while (parts <= tile.items && !fits(parts)) ++parts;
+    return {packed, words, parts <= tile.items ? parts : 0, in_exchange};
 }
 /// A word per counter where the tile then passes in as few parts as with
 /// packed counters (a subgroup counts at most S x items < 2^16 keys of a
@@ -173,28 +182,37 @@ inline Counters counters_packed(int S, Tile tile, bool packed) {
 /// halves took the scatter at 256 x 24 from 120 to 178 registers (one
 /// workgroup per SM, 1.52 against 2.55 ms per pass), while at 256 x 16 they
 /// spare a second part. Subgroups of 32 count in words at 256 x 24, in halves
-/// at 256 x 16 and 256 x 30; subgroups of 8 or 16 in halves.
-inline Counters counters_for(int S, Tile tile) {
-    const Counters words = counters_packed(S, tile, false), halves = counters_packed(S, tile, true);
-    return words.parts != 0 && words.parts <= halves.parts ? words : halves;
+/// at 256 x 16 and 256 x 30 (words in the exchange at 256 x 30: OneSweep's
+/// keys' sweep 1.413-1.416 ms per pass against 1.533 in halves apart, 1.522
+/// in halves in the exchange; session 40); subgroups of 8 or 16 in halves.
+/// `one_tile`: in the exchange where they fit there.
+inline Counters counters_for(int S, Tile tile, bool one_tile) {
+    auto best = [&](bool in_exchange) {
+        const Counters words = counters_packed(S, tile, false, in_exchange), halves = counters_packed(S, tile, true, in_exchange);
+        return words.parts != 0 && (halves.parts == 0 || words.parts <= halves.parts) ? words : halves;
+    };
+    const Counters in_exchange = one_tile ? best(true) : Counters{false, 0, 0};
+    return in_exchange.parts != 0 ? in_exchange : best(false);
 }
 
 /// The shared memory of the scatter. `items` holds the tile, or a part of
 /// it, while it is sorted (keys, or places in the tile for pairs); `offset`
 /// per digit, the output place of the tile's key at place p is
 /// offset[digit] + p. The ranking by ballots counts in `counters`
-/// (counters_for), zero when a tile starts, and adds up over the workgroup
+/// (counters_for), zero when a tile starts (in the exchange: for a
+/// workgroup's one tile), and adds up over the workgroup
 /// in `subgroup_totals`; the ranking by splits marks where each digit's keys
 /// `start` and `end` in the sorted tile.
 struct ScatterShared {
-    /// S: subgroup size of the ranking by ballots; 0 for splits.
+    /// S: subgroup size of the ranking by ballots; 0 for splits. `one_tile`:
+    /// each workgroup sorts one tile (its counters go in the exchange).
     // Every index is a place in the tile, a counter or a digit (below kBins):
     // in range by construction, accessed without bounds checks.
-    ScatterShared(int S, Tile tile)
+    ScatterShared(int S, Tile tile, bool one_tile)
         : tile(tile),
-          layout(S > 0 ? counters_for(S, tile) : Counters{false, 0, 1}),
+          layout(S > 0 ? counters_for(S, tile, one_tile) : Counters{false, 0, 1}),
           items(S > 0 ? tile.size() / layout.parts : padded_size(tile.size()), dsl::Unchecked{}),
-          counters(std::max(layout.words, 1), dsl::Unchecked{}),
+          counters(layout.in_exchange ? items : Shared<std::uint32_t>(std::max(layout.words, 1), dsl::Unchecked{})),
           subgroup_totals(S > 0 ? kWg / S : 1, dsl::Unchecked{}),
           start(S > 0 ? 1 : kBins, dsl::Unchecked{}),
           end(S > 0 ? 1 : kBins, dsl::Unchecked{}) {}
@@ -205,7 +223,7 @@ struct ScatterShared {
     bool recompute_digits = false;
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
-    Shared<std::uint32_t> counters, subgroup_totals;
+    Shared<std::uint32_t> counters, subgroup_totals;  // counters: `items` itself where layout.in_exchange
     Shared<std::uint32_t> start, end;
     /// Sets the counters of the ranking by ballots to zero (the caller's barrier follows).
     void zero_counters() const {
@@ -355,8 +373,9 @@ inline Expr<std::uint32_t> exclusive_over_workgroup(int S, const Expr<std::uint3
 /// the sorted tile: every element's place, stably. Subgroups of exactly S (8
 /// to 128) invocations with ballots and shuffles. Calls place_digits
 /// (sort_and_write_tile) as soon as the digit counts are known. `items` is
-/// not touched: the caller may store into it at once, and must zero the
-/// counters (behind a barrier) before the next tile. `full_apart`: a full
+/// not touched, unless the counters are in it (ends with a barrier then):
+/// the caller may store into it at once, and must zero counters of their own
+/// (behind a barrier) before the next tile. `full_apart`: a full
 /// tile loads its keys without clamping their indices to n or marking those
 /// past it (full_tiles_apart).
 template <class PlaceDigits>
@@ -449,6 +468,7 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
         auto [word, half] = counter(w, digit_of(r.key[j], shift_again, mask, flip));
         r.add(j, half_of(sh.counters.load(word), half));
     }
+    if (sh.layout.in_exchange) barrier();  // every counter read before the tile is stored over them
     return r;
 }
 
@@ -487,7 +507,8 @@ Expr<V> word_value(const Expr<std::uint32_t>& w) {
 /// the subgroup size to rank by ballots with, 0 to rank by 1-bit splits. The
 /// next tile may follow at once: before it the workgroup has passed a barrier
 /// since its last read of shared memory (ranked by ballots, after the
-/// counters were zeroed, early in the tile).
+/// counters were zeroed, early in the tile), unless the counters are in the
+/// exchange (no next tile).
 template <class V, bool WithValues, class PlaceDigits, class PlaceLate>
 void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Array<V>* values,
                          const Array<std::uint32_t>& keys_out, const Array<V>* values_out, const Int& n, const Int& tile_base,
@@ -531,7 +552,8 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             barrier();  // the part in shared memory, every counter read
             if (h == 0) {
                 place_late();
-                sh.zero_counters();  // for the next tile, behind the barrier after this part is written
+                // For the next tile, behind the barrier after this part is written (in the exchange: no next tile).
+                if (!sh.layout.in_exchange) sh.zero_counters();
             }
             std::vector<Var<std::uint32_t>> to;
             if constexpr (kByPlace) {
@@ -573,7 +595,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             }
             const bool last = h + 1 == sh.layout.parts;
             // Not after the last part, unless the counters were zeroed in it with no barrier since.
-            if (!last || kValuesShared || sh.layout.parts == 1) barrier();
+            if (!last || kValuesShared || (sh.layout.parts == 1 && !sh.layout.in_exchange)) barrier();
             if constexpr (kValuesShared) {
                 exchange(h, [&](int j) { return value_word<V>(value[j]); });
                 barrier();
@@ -618,7 +640,7 @@ void scatter_tiles(int S, Tile tile, const Array<std::uint32_t>& keys, const Arr
                    const Array<V>* values_out, const Int& n, const Int& tiles_per_group, const UInt& shift,
                    const UInt& mask, const UInt& flip, const Int& bits) {
     // n: the keys to sort (elements_to_sort)
-    ScatterShared sh(S, tile);
+    ScatterShared sh(S, tile, false);
     sh.begin();
     Int lid = local_id();
     Var<std::uint32_t> base = offsets.load(lid * num_groups() + group_id());  // of digit lid's next key
