@@ -132,7 +132,7 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 const Int& size, const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip,
                 const Int& bits) {
     // Keys only: their counters in the exchange, in words at 256 x 30 (Counters). The pairs' sweep at 256 x 22 took
-    // 2.47-2.48 ms per pass so against 2.348-2.349 apart (words, 2 parts either way; docs/PERFORMANCE.md, session 40).
+    // 2.465-2.482 ms per pass so against 2.327-2.349 apart (words, 2 parts either way; docs/PERFORMANCE.md, session 40).
     ScatterShared sh(S, tile, !WithValues);
     // For Vulkan's OneSweep tiles only (docs/PERFORMANCE.md): keys-only at 256 x 24, and 28 in a trial build, 110
     // registers against 175 without (sessions 33 and 37; 256 x 30 was timed with it only); pairs at 256 x 20, 2.407-2.419
