@@ -182,9 +182,10 @@ inline Counters counters_packed(int S, Tile tile, bool packed, bool in_exchange)
 /// halves took the scatter at 256 x 24 from 120 to 178 registers (one
 /// workgroup per SM, 1.52 against 2.55 ms per pass), while at 256 x 16 they
 /// spare a second part. Subgroups of 32 count in words at 256 x 24, in halves
-/// at 256 x 16 and 256 x 30 (words in the exchange at 256 x 30: OneSweep's
-/// keys' sweep 1.413-1.416 ms per pass against 1.533 in halves apart, 1.522
-/// in halves in the exchange; session 40); subgroups of 8 or 16 in halves.
+/// at 256 x 16 and 256 x 30, but in words in the exchange at both (OneSweep's
+/// keys through Vulkan at 256 x 30: 1.413-1.416 ms per pass against 1.533 in
+/// halves apart, 1.522 in halves in the exchange; session 40; through OpenGL,
+/// at 256 x 16 in 1 part, not timed); subgroups of 8 or 16 in halves.
 /// `one_tile`: in the exchange where they fit there.
 inline Counters counters_for(int S, Tile tile, bool one_tile) {
     auto best = [&](bool in_exchange) {
