@@ -192,8 +192,9 @@ inline Counters counters_for(int S, Tile tile, bool one_tile) {
         const Counters words = counters_packed(S, tile, false, in_exchange), halves = counters_packed(S, tile, true, in_exchange);
         return words.parts != 0 && (halves.parts == 0 || words.parts <= halves.parts) ? words : halves;
     };
-    const Counters in_exchange = one_tile ? best(true) : Counters{false, 0, 0};
-    return in_exchange.parts != 0 ? in_exchange : best(false);
+    if (one_tile)
+        if (const Counters in_exchange = best(true); in_exchange.parts != 0) return in_exchange;
+    return best(false);
 }
 
 /// The shared memory of the scatter. `items` holds the tile, or a part of
