@@ -236,14 +236,17 @@ TEST_P(Streams, NewStreamsAreZero) {
 
 // A backend may hand a new stream memory that an earlier, dropped stream used
 // (the Vulkan backend pools it): the new stream still starts zero, at sizes
-// equal to, just under and just over the old one, with and without a finish.
+// equal to, just under and just over the old one, with and without a finish,
+// where the old one was a stream or scratch (which is not zeroed).
 TEST_P(Streams, NewStreamsAreZeroWhereDroppedStreamsWere) {
     for (const std::int64_t n : {1, 255, 1000, 4097, 100003}) {
         for (const bool finish : {false, true}) {
             for (const std::int64_t m : {n, std::max<std::int64_t>(n - 3, 1), n + 5}) {
-                {
-                    auto old = rt().stream<std::uint32_t>({n}, std::vector<std::uint32_t>(std::size_t(n), 0xdeadbeefu));
-                    ASSERT_EQ(old.download()[std::size_t(n - 1)], 0xdeadbeefu);
+                for (const bool scratch : {false, true}) {
+                    const std::vector<std::uint32_t> words(std::size_t(n), 0xdeadbeefu);
+                    auto old = scratch ? rt().scratch<std::uint32_t>({n}) : rt().stream<std::uint32_t>({n});
+                    old.upload(words);
+                    ASSERT_EQ(old.download(), words);
                 }
                 if (finish) rt().finish();
                 const std::vector<std::uint32_t> fresh = rt().stream<std::uint32_t>({m}).download();
@@ -251,6 +254,64 @@ TEST_P(Streams, NewStreamsAreZeroWhereDroppedStreamsWere) {
             }
         }
     }
+}
+
+// Scratch streams are undefined until written; written whole, by an upload or
+// a kernel, they hold what was written, at edge sizes and in every rank.
+TEST_P(Streams, ScratchHoldsWhatIsWritten) {
+    auto twice = kernel("twice(x, r)", [](In<std::uint32_t> x, Out<std::uint32_t> r) { r = x * 2u; });
+    for (const std::int64_t n : edge_sizes()) {
+        SCOPED_TRACE(n);
+        std::vector<std::uint32_t> x(static_cast<std::size_t>(n));
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint32_t>(i * 2654435761u);
+        auto sx = rt().scratch<std::uint32_t>({n});
+        sx.upload(x);
+        auto sr = rt().scratch<std::uint32_t>({n});
+        twice(sx, sr);
+        const std::vector<std::uint32_t> got = sr.download();
+        ASSERT_EQ(got.size(), x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i] * 2u) << i;
+    }
+    auto s4 = rt().scratch<int4>({2, 3, 5, 7});
+    EXPECT_EQ(s4.shape().size(), 210);
+    std::vector<int4> v(210);
+    for (int i = 0; i < 210; ++i) v[std::size_t(i)] = {i, -i, 2 * i, 7};
+    s4.upload(v);
+    EXPECT_EQ(s4.download(), v);
+    try {
+        (void)rt().scratch<float>(Shape{});
+        FAIL() << "a scratch stream of no dimensions was made";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("Runtime::scratch<float>: give a shape"), std::string::npos) << e.what();
+    }
+}
+
+// A GPU's zero-fill of a new stream and its copies between streams are device
+// work an algorithm causes, so its profile counts them (the benchmarks' device
+// times add up every entry); scratch streams are not filled. The CPU backend's
+// streams come zeroed from calloc, with no fill.
+TEST_P(Streams, ProfilesCountFillsAndCopies) {
+    const std::uint64_t fills = rt().backend_name() == "cpu" ? 0 : 1;
+    rt().finish();
+    rt().set_profiling(true);
+    rt().reset_kernel_times();
+    auto count_of = [&](const std::string& name) {
+        for (const KernelTime& t : rt().kernel_times())
+            if (t.kernel == name) return t.calls;
+        return std::uint64_t{0};
+    };
+    {
+        auto a = rt().stream<float>({1000});
+        auto b = rt().scratch<float>({1000});
+        auto c = rt().scratch<float>({1000});
+        b.upload(random_floats(1000, -1, 1));
+        rt().finish();
+        EXPECT_EQ(count_of("fill"), fills);
+        rt().backend().copy(*b.buffer(), 0, *c.buffer(), 0, 4000);
+        EXPECT_EQ(c.download(), b.download());
+        EXPECT_EQ(count_of("copy"), 1u);
+    }
+    rt().set_profiling(false);
 }
 
 TEST_P(Streams, IndexOfInEveryRank) {

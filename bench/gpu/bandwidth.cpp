@@ -146,6 +146,8 @@ int main(int argc, char** argv) {
     }
     const Timing copy_t = median_ms(20, 5, [&] { copy(x, r); }, rt);
     const Timing saxpy_t = median_ms(20, 5, [&] { saxpy(2.0f, x, y, r); }, rt);
+    // What Runtime::stream's zeroing costs (Runtime::scratch skips it): the fill of a new stream.
+    const Timing fill_t = median_ms(5, 5, [&] { (void)rt.stream<float>({n}); }, rt);
     const double copy_ms = copy_t.device_ms, saxpy_ms = saxpy_t.device_ms;
     const double copy_gbs = 2.0 * n * 4 / copy_ms / 1e6, saxpy_gbs = 3.0 * n * 4 / saxpy_ms / 1e6;
 
@@ -489,6 +491,8 @@ int main(int argc, char** argv) {
     std::printf("\n| workload | size | device time | host time | bandwidth (device time) |\n|---|---|---|---|---|\n");
     std::printf("| copy  | 2^%d floats | %.3f ms | %.3f ms | %.1f GB/s |\n", log2n, copy_ms, copy_t.host_ms, copy_gbs);
     std::printf("| saxpy | 2^%d floats | %.3f ms | %.3f ms | %.1f GB/s |\n", log2n, saxpy_ms, saxpy_t.host_ms, saxpy_gbs);
+    std::printf("| new stream (zero-filled) | 2^%d floats | %.3f ms | %.3f ms | %.1f GB/s |\n", log2n, fill_t.device_ms,
+                fill_t.host_ms, fill_t.device_ms > 0 ? n * 4.0 / fill_t.device_ms / 1e6 : 0.0);
     std::printf("| 1000 dependent kernels | 1024 floats | %.3f us per kernel (host issue %.3f us, device %.3f us) | |\n",
                 per_kernel_us, chain_issue_us, chain_device_us);
     std::printf("| sum of float4 (Brook: 2.4 ms GeForce 6800) | 2^20 float4 | %.4f ms | %.4f ms | |\n", sum4_t.device_ms,
@@ -532,7 +536,7 @@ int main(int argc, char** argv) {
         std::ofstream f(json);
         f << "{\"backend\":\"" << rt.backend_name() << "\",\"device\":\"" << rt.info().device << "\",\"log2n\":" << log2n
           << ",\"copy_host_ms\":" << copy_t.host_ms << ",\"saxpy_host_ms\":" << saxpy_t.host_ms << ",\"copy_ms\":" << copy_ms << ",\"copy_gbs\":" << copy_gbs << ",\"saxpy_ms\":" << saxpy_ms
-          << ",\"saxpy_gbs\":" << saxpy_gbs << ",\"dependent_kernel_us\":" << per_kernel_us << ",\"dependent_issue_us\":" << chain_issue_us
+          << ",\"saxpy_gbs\":" << saxpy_gbs << ",\"zero_fill_ms\":" << fill_t.device_ms << ",\"dependent_kernel_us\":" << per_kernel_us << ",\"dependent_issue_us\":" << chain_issue_us
           << ",\"dependent_device_us\":" << chain_device_us
           << ",\"sum_float4_2e20_ms\":" << sum4_t.device_ms << ",\"sgemv_1024_ms\":" << gemv_t.device_ms
           << ",\"first_call_ms\":" << first_call_ms << ",\"first_copy_ms\":" << first_copy_ms

@@ -77,9 +77,10 @@ std::vector<std::string> Runtime::registered_backends() {
     return names;
 }
 
-void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name) {
+void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name, BufferContents contents) {
     if (shape.rank == 0)
-        throw Error("Runtime::stream<" + type_name + ">: give a shape of 1 to 4 dimensions, e.g. {n}");
+        throw Error(std::string(contents == BufferContents::Zero ? "Runtime::stream<" : "Runtime::scratch<") + type_name +
+                    ">: give a shape of 1 to 4 dimensions, e.g. {n}");
     s.rt_ = state_;
     s.shape_ = shape;
     s.words_ = words;
@@ -92,7 +93,7 @@ void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::
                     ") exceeds the device's limit of " + std::to_string(bi.limits.max_buffer_bytes) +
                     " bytes for one stream; split it into smaller streams");
     // Empty streams still get a (tiny) buffer so that they can be bound like any other.
-    s.buffer_ = state_->backend->allocate(Backend::granular(bytes));
+    s.buffer_ = state_->backend->allocate(Backend::granular(bytes), contents);
 }
 
 void Runtime::init_iterator(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name,

@@ -164,7 +164,7 @@ StreamBase StreamBase::dense_like() const {
     s.type_name_ = type_name_;
     s.strides_ = row_major_strides(shape_);
     const auto n = static_cast<std::size_t>(shape_.size()) * words_ * 4;
-    s.buffer_ = rt_->backend->allocate(Backend::granular(n));
+    s.buffer_ = rt_->backend->allocate(Backend::granular(n), BufferContents::Undefined);  // written whole by the upload or the copy
     return s;
 }
 

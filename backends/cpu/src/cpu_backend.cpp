@@ -87,7 +87,7 @@ public:
 
     const BackendInfo& info() const override { return info_; }
 
-    std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
+    std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents) override {  // zero either way (calloc)
         // Refuse what cannot fit in physical memory up front: with memory
         // overcommit, calloc would "succeed" and the process die later.
         const std::uint64_t physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
@@ -111,8 +111,10 @@ public:
         std::memcpy(dst, static_cast<CpuBuffer&>(src).bytes_ptr() + offset, bytes);
     }
     void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
-        std::memmove(static_cast<CpuBuffer&>(dst).bytes_ptr() + dst_offset,
-                     static_cast<CpuBuffer&>(src).bytes_ptr() + src_offset, bytes);
+        timed("copy", [&] {
+            std::memmove(static_cast<CpuBuffer&>(dst).bytes_ptr() + dst_offset,
+                         static_cast<CpuBuffer&>(src).bytes_ptr() + src_offset, bytes);
+        });
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& kernel, const Signature&) override {
@@ -126,14 +128,15 @@ public:
         return p;
     }
     void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
-        auto& p = static_cast<CpuProgram&>(program);
-        if (!profiling_) {
-            run(p, d);
-            return;
-        }
+        timed(k.name, [&] { run(static_cast<CpuProgram&>(program), d); });
+    }
+    /// Runs `work`, timed as `name` on the host when profiling.
+    template <class Work>
+    void timed(const std::string& name, Work work) {
+        if (!profiling_) return work();
         const auto t0 = std::chrono::steady_clock::now();
-        run(p, d);
-        times_.add(k.name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        work();
+        times_.add(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
     void finish() override {}
 

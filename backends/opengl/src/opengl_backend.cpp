@@ -82,6 +82,22 @@ struct State {
             }
     }
 
+    /// Runs `command` (GL calls of one GPU command), timed as `name` when
+    /// profiling: kernels, and the fills and copies that count as device time too.
+    template <class Command>
+    void timed(const std::string& name, Command command) {
+        GLuint query = 0;
+        if (profiling) {
+            glGenQueries(1, &query);
+            glBeginQuery(GL_TIME_ELAPSED, query);
+        }
+        command();
+        if (profiling) {
+            glEndQuery(GL_TIME_ELAPSED);
+            pending_queries.emplace_back(name, query);
+        }
+    }
+
     void collect_queries() {
         for (auto& [name, q] : pending_queries) {
             GLuint64 ns = 0;
@@ -127,8 +143,6 @@ public:
             throw Error("opengl backend: out of device memory allocating a stream of " + std::to_string(nbytes) +
                         " bytes; use smaller streams or release others first");
         }
-        const GLuint zero = 0;  // new streams are zero
-        glClearNamedBufferData(id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
     }
     ~GlBuffer() override {
         std::lock_guard lock(st_->mutex);
@@ -332,11 +346,17 @@ public:
 
     const BackendInfo& info() const override { return info_; }
 
-    std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
+    std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents contents) override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
         auto b = std::make_shared<GlBuffer>(st_, bytes);
-        st_->written.insert(b->id);  // the zero-fill is GPU work that later commands must follow
+        if (contents == BufferContents::Zero) {
+            st_->timed("fill", [&] {
+                const GLuint zero = 0;
+                glClearNamedBufferData(b->id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+            });
+            st_->written.insert(b->id);  // the zero-fill is GPU work that later commands must follow
+        }
         st_->check_debug();
         return b;
     }
@@ -390,8 +410,10 @@ public:
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
         st_->barrier_if_written({handle(&src), handle(&dst)});
-        glCopyNamedBufferSubData(handle(&src), handle(&dst), static_cast<GLintptr>(src_offset),
-                                 static_cast<GLintptr>(dst_offset), static_cast<GLsizeiptr>(bytes));
+        st_->timed("copy", [&] {
+            glCopyNamedBufferSubData(handle(&src), handle(&dst), static_cast<GLintptr>(src_offset),
+                                     static_cast<GLintptr>(dst_offset), static_cast<GLsizeiptr>(bytes));
+        });
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& k, const Signature& sig) override {
@@ -429,16 +451,7 @@ public:
         const glsl::Grid grid = glsl::dispatch_grid(k, static_cast<std::uint64_t>(d.domain.size()),
                                                     static_cast<std::uint64_t>(max_groups_[0]),
                                                     static_cast<std::uint64_t>(max_groups_[1]));
-        GLuint query = 0;
-        if (s.profiling) {
-            glGenQueries(1, &query);
-            glBeginQuery(GL_TIME_ELAPSED, query);
-        }
-        glDispatchCompute(grid.x, grid.y, 1);
-        if (s.profiling) {
-            glEndQuery(GL_TIME_ELAPSED);
-            s.pending_queries.emplace_back(k.name, query);
-        }
+        s.timed(k.name, [&] { glDispatchCompute(grid.x, grid.y, 1); });
         for (std::uint32_t i = 0; i < k.params.size(); ++i)
             if (k.params[i].kind == ir::ParamKind::Output || k.params[i].kind == ir::ParamKind::Array)
                 s.written.insert(handle(d.streams[i].buffer));

@@ -281,19 +281,24 @@ public:
         if (++batch().dispatches >= kDispatchesPerSubmit) flush();
     }
 
-    /// Brackets the next recorded dispatch with timestamps (when profiling).
-    void begin_timing(const std::string& kernel) {
+    /// Brackets the next recorded command with timestamps (when profiling): a
+    /// dispatch, or a transfer on the GPU (`stage`), timed as `kernel`, so that
+    /// the fill or copy an algorithm causes counts as its device time too.
+    void begin_timing(const std::string& kernel, VkPipelineStageFlagBits stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) {
         if (!profiling) return;
         VkCommandBuffer c = cmd();
         Batch& b = batch();
         b.timed.push_back(kernel);
-        vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, b.queries, 2 * static_cast<std::uint32_t>(b.timed.size() - 1));
+        vkCmdWriteTimestamp(c, stage, b.queries, 2 * static_cast<std::uint32_t>(b.timed.size() - 1));
     }
-    void end_timing() {
+    void end_timing(VkPipelineStageFlagBits stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) {
         if (!profiling) return;
         Batch& b = batch();
-        vkCmdWriteTimestamp(cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, b.queries,
-                            2 * static_cast<std::uint32_t>(b.timed.size() - 1) + 1);
+        vkCmdWriteTimestamp(cmd(), stage, b.queries, 2 * static_cast<std::uint32_t>(b.timed.size() - 1) + 1);
+    }
+    /// Makes room in this batch for a timed transfer (submitting the batch first if its timestamps are used up).
+    void reserve_timing() {
+        if (profiling && batch().timed.size() == kTimedPerBatch) flush();
     }
 
     /// Records a barrier if the command about to be recorded (a transfer, or a
@@ -858,12 +863,17 @@ public:
 
     const BackendInfo& info() const override { return info_; }
 
-    std::shared_ptr<Buffer> allocate(std::size_t bytes) override {
+    std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents contents) override {
         std::lock_guard lock(dev_->mutex);
         auto buf = std::make_shared<VkStreamBuffer>(dev_, bytes);
-        dev_->hazard({}, {buf->buffer()});
-        // New streams are zero (a pooled buffer holds what it held).
-        if (bytes) vkCmdFillBuffer(dev_->cmd(), buf->buffer(), 0, (bytes + 3) & ~std::size_t{3}, 0);
+        // Zero, where asked: a pooled buffer holds what it held.
+        if (contents == BufferContents::Zero && bytes) {
+            dev_->reserve_timing();
+            dev_->hazard({}, {buf->buffer()});
+            dev_->begin_timing("fill", VK_PIPELINE_STAGE_TRANSFER_BIT);
+            vkCmdFillBuffer(dev_->cmd(), buf->buffer(), 0, (bytes + 3) & ~std::size_t{3}, 0);
+            dev_->end_timing(VK_PIPELINE_STAGE_TRANSFER_BIT);
+        }
         return buf;
     }
 
@@ -892,9 +902,12 @@ public:
 
     void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
         std::lock_guard lock(dev_->mutex);
+        dev_->reserve_timing();
         dev_->hazard({handle(&src)}, {handle(&dst)});
         VkBufferCopy region{src_offset, dst_offset, bytes};
+        dev_->begin_timing("copy", VK_PIPELINE_STAGE_TRANSFER_BIT);
         vkCmdCopyBuffer(dev_->cmd(), handle(&src), handle(&dst), 1, &region);
+        dev_->end_timing(VK_PIPELINE_STAGE_TRANSFER_BIT);
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& k, const Signature& sig) override {

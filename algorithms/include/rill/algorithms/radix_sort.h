@@ -144,9 +144,11 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
                                       rt.info().limits.loop_iterations, rt.info().device);
     const std::int64_t groups = runs.groups;
     auto counts = rt.stream<std::uint32_t>({sweep ? kMostPasses * kBins : runs.counts});  // zero
-    Stream<std::uint32_t> k[2] = {keys, rt.stream<std::uint32_t>({n})};
+    // The passes write every key they sort into the other stream, so it need
+    // not be zeroed first: on the H100 that saves 0.35 ms (1 GB) per 2^28 keys.
+    Stream<std::uint32_t> k[2] = {keys, rt.scratch<std::uint32_t>({n})};
     Stream<V> v[2];
-    if constexpr (WithValues) v[0] = *values, v[1] = rt.stream<V>(values->shape());
+    if constexpr (WithValues) v[0] = *values, v[1] = rt.scratch<V>(values->shape());
     const auto n32 = static_cast<std::int32_t>(n);
     const auto [count, counted] = count_arguments(opt.count, rt);
     const int passes = (opt.bits + kDigitBits - 1) / kDigitBits;
@@ -281,8 +283,8 @@ void radix_sort_uint64(const Stream<uint2>& keys, const Stream<V>* values, const
     if (n <= 1) return;
     if (n > 0x7fffffff - radix::kMostTile) throw radix::too_many_keys();
     Runtime rt = Runtime::of(keys);
-    auto order = rt.stream<std::uint32_t>({n});
-    auto w = rt.stream<std::uint32_t>({n});
+    auto order = rt.scratch<std::uint32_t>({n});  // both written whole by `word`
+    auto w = rt.scratch<std::uint32_t>({n});
     const Groups groups{(n + 255) / 256};
     const auto n32 = static_cast<std::int32_t>(n);
     RadixSortOptions low = opt, high = opt;

@@ -119,16 +119,21 @@ struct KernelTime {
     double total_ms = 0.0;  // device time (GPU timestamps) or host time (CPU)
 };
 
+/// What a new buffer holds (Backend::allocate).
+enum class BufferContents { Zero, Undefined };
+
 class Backend {
 public:
     virtual ~Backend() = default;
 
     virtual const BackendInfo& info() const = 0;
 
-    /// A new buffer of `bytes`, zero. The runtime asks for whole multiples of
-    /// kBufferGranule, so that a vector access (Array::load_vector) to the
-    /// last elements of a stream stays inside its buffer.
-    virtual std::shared_ptr<Buffer> allocate(std::size_t bytes) = 0;
+    /// A new buffer of `bytes`: zero, or, where the caller writes it whole
+    /// before reading it (BufferContents::Undefined), whatever the memory it
+    /// reuses held. The runtime asks for whole multiples of kBufferGranule, so
+    /// that a vector access (Array::load_vector) to the last elements of a
+    /// stream stays inside its buffer.
+    virtual std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents contents) = 0;
     static constexpr std::size_t kBufferGranule = 16;
     static std::size_t granular(std::size_t bytes) {
         return std::max<std::size_t>(kBufferGranule, (bytes + kBufferGranule - 1) / kBufferGranule * kBufferGranule);
@@ -147,7 +152,8 @@ public:
     /// Shader compilations from source so far (a warm disk cache keeps it at 0).
     virtual std::uint64_t shader_compiles() const { return 0; }
 
-    /// Per-kernel times, when profiling is on (set_profiling or RILL_PROFILE=1).
+    /// Per-kernel times, when profiling is on (set_profiling or RILL_PROFILE=1);
+    /// GPU fills and copies between buffers count as kernels "fill" and "copy".
     virtual void set_profiling(bool on) = 0;
     virtual std::vector<KernelTime> kernel_times() = 0;
     virtual void reset_kernel_times() = 0;
