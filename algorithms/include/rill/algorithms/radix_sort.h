@@ -143,7 +143,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
                            : runs_for(n, tile, opt.tiles_per_workgroup, default_groups(tile, WithValues),
                                       rt.info().limits.loop_iterations, rt.info().device);
     const std::int64_t groups = runs.groups;
-    auto counts = rt.stream<std::uint32_t>({sweep ? kMostPasses * kBins : runs.counts});  // zero
+    auto counts = rt.stream<std::uint32_t>({sweep ? kCountsTicket + 1 : runs.counts});  // zero
     // The passes write every key they sort into the other stream, so it need
     // not be zeroed first: on the H100 that saves 0.35 ms (1 GB) per 2^28 keys.
     Stream<std::uint32_t> k[2] = {keys, rt.scratch<std::uint32_t>({n})};
@@ -160,15 +160,17 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     }
     const auto run = static_cast<std::int32_t>(runs.run);
     const PassKernel kernel{ballot_subgroup(rt.info().limits), tile.items};
+    // OneSweep's passes: one stream of look-back states, zeroed once by the counting kernel, rather than a new one per pass.
+    const std::int64_t state_words = sweep ? passes * sweep_state_words(tile.count(n)) : 0;
+    const Stream<std::uint32_t> state = sweep ? rt.scratch<std::uint32_t>({state_words}) : Stream<std::uint32_t>();
     if (sweep) {
         const Runs counting = runs_for(n, kTile, 0, kCountGroups, rt.info().limits.loop_iterations, rt.info().device);
-        traced_once(kTile.items, make_pass_counts_kernel)(Groups{counting.groups}, keys, counts, n32, count, counted,
+        // Leaves every pass's digit starts, after the earlier passes' n keys each.
+        traced_once(kTile.items, make_pass_counts_kernel)(Groups{counting.groups}, keys, counts, state,
+                                                          static_cast<std::int32_t>(state_words), n32, count, counted,
                                                           static_cast<std::int32_t>(counting.run), opt.bits,
                                                           opt.descending ? 0xffffffffu : 0u);
-        exclusive_scan(counts, counts);  // every pass's digit starts, after the earlier passes' n keys each
     }
-    // OneSweep's passes: one stream of look-back states, zeroed once, rather than a new one per pass.
-    const Stream<std::uint32_t> state = sweep ? rt.stream<std::uint32_t>({passes * sweep_state_words(tile.count(n))}) : Stream<std::uint32_t>();
     int cur = 0;
     for (int shift = 0; shift < opt.bits; shift += kDigitBits) {
         const int bits = std::min(kDigitBits, opt.bits - shift);

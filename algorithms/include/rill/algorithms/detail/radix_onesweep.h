@@ -83,14 +83,23 @@ constexpr std::int64_t kCountGroups = 4096;
 /// by `key_bits` key bits, over this workgroup's run of tiles. counts starts at
 /// zero. A full tile's keys are counted pass by pass (the digits of one pass
 /// in a row), the last tile's key by key: on the H100 the kernel took 0.61
-/// against 0.76 ms at 2^28 in tiles of 256 x 24 (session 32).
+/// against 0.76 ms at 2^28 in tiles of 256 x 24 (session 32). It also zeroes
+/// the `state_words` look-back states of the sweeps that follow, each
+/// workgroup its share, while its loads are in flight, so that they need no
+/// fill of their own (on the H100 the fill took about 0.05 ms at 2^28).
+/// The last workgroup to finish (by a ticket in counts[kCountsTicket]) turns
+/// the counts into their exclusive sum scan, every pass's in turn (the starts
+/// sweep_tile reads), so that no scan kernel follows (0.011 ms at 2^28).
+constexpr int kCountsTicket = kMostPasses * kBins;
 inline auto make_pass_counts_kernel(int items) {
     const Tile tile{items};
-    return group_kernel<kWg>("radix_pass_counts(keys, counts, size, count, counted, tiles_per_group, key_bits, descending)",
-                             [tile](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Int size, Array<std::uint32_t> count,
-                                Int counted, Int tiles_per_group, Int key_bits, UInt descending) {
+    return group_kernel<kWg>("radix_pass_counts(keys, counts, state, state_words, size, count, counted, tiles_per_group, key_bits, descending)",
+                             [tile](Array<std::uint32_t> keys, Array<std::uint32_t> counts, Array<std::uint32_t> state, Int state_words,
+                                Int size, Array<std::uint32_t> count, Int counted, Int tiles_per_group, Int key_bits, UInt descending) {
         Int n = elements_to_sort(count, size, counted);
         Int lid = local_id();
+        Int share = (state_words + num_groups() - 1) / num_groups();
+        For(group_id() * share + lid, min(group_id() * share + share, state_words), kWg, [&](Int i) { state.store(i, 0u); });
         Shared<std::uint32_t> hist(kMostPasses * kBins, dsl::Unchecked{});  // indexed by pass and digit
         for (int p = 0; p < kMostPasses; ++p) hist.store(p * kBins + lid, 0u);
         barrier();
@@ -116,6 +125,21 @@ inline auto make_pass_counts_kernel(int items) {
             UInt c = hist.load(p * kBins + lid);
             If(c != 0u, [&] { counts.atomic_add(p * kBins + lid, c); });
         }
+        memory_fence();  // this invocation's counts before the workgroup's ticket
+        barrier();
+        Shared<std::uint32_t> ticket(1, dsl::Unchecked{});
+        If(lid == 0, [&] { ticket.store(0, counts.atomic_add(kCountsTicket, 1u)); });
+        barrier();
+        If(ticket.load(0) == cast<std::uint32_t>(num_groups() - 1), [&] {  // every other workgroup has counted
+            memory_fence();
+            Var<std::uint32_t> carry = 0u;  // the keys of the earlier passes
+            for (int p = 0; p < kMostPasses; ++p) {
+                if (p > 0) barrier();  // before workgroup_exclusive's shared totals are reused
+                auto [before, total] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, counts.atomic_load(p * kBins + lid), 0u);
+                counts.store(p * kBins + lid, carry + before);
+                carry = carry + total;
+            }
+        });
     });
 }
 
