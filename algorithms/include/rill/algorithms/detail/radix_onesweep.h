@@ -86,7 +86,10 @@ constexpr std::int64_t kCountGroups = 4096;
 /// against 0.76 ms at 2^28 in tiles of 256 x 24 (session 32). It also zeroes
 /// the `state_words` look-back states of the sweeps that follow, each
 /// workgroup its share, while its loads are in flight, so that they need no
-/// fill of their own (on the H100 the fill took about 0.05 ms at 2^28).
+/// fill of their own: on the H100 at 2^28 (session 41) the kernel took
+/// 0.516-0.524 ms so against 0.495-0.498, where the fill took 0.05 ms and the
+/// scan kernel below 0.011 (0.521-0.528 in 4-byte stores; passes that zero
+/// the next pass's states instead slowed the sweep by 0.015 ms).
 /// The last workgroup to finish (by a ticket in counts[kCountsTicket]) turns
 /// the counts into their exclusive sum scan, every pass's in turn (the starts
 /// sweep_tile reads), so that no scan kernel follows (0.011 ms at 2^28).
@@ -98,8 +101,10 @@ inline auto make_pass_counts_kernel(int items) {
                                 Int size, Array<std::uint32_t> count, Int counted, Int tiles_per_group, Int key_bits, UInt descending) {
         Int n = elements_to_sort(count, size, counted);
         Int lid = local_id();
-        Int share = (state_words + num_groups() - 1) / num_groups();
-        For(group_id() * share + lid, min(group_id() * share + share, state_words), kWg, [&](Int i) { state.store(i, 0u); });
+        // In 16-byte stores: state_words is a whole number of tiles' 256 words.
+        Int vectors = state_words / 4, share = (vectors + num_groups() - 1) / num_groups();
+        For(group_id() * share + lid, min(group_id() * share + share, vectors), kWg,
+            [&](Int i) { state.store_vector<4>(i, Expr<uint4>(0u, 0u, 0u, 0u)); });
         Shared<std::uint32_t> hist(kMostPasses * kBins, dsl::Unchecked{});  // indexed by pass and digit
         for (int p = 0; p < kMostPasses; ++p) hist.store(p * kBins + lid, 0u);
         barrier();
