@@ -87,9 +87,9 @@ constexpr std::int64_t kCountGroups = 4096;
 /// the `state_words` look-back states of the sweeps that follow, each
 /// workgroup its share, while its loads are in flight, so that they need no
 /// fill of their own: on the H100 at 2^28 (session 41) the kernel took
-/// 0.516-0.524 ms so against 0.495-0.498, where the fill took 0.05 ms and the
-/// scan kernel below 0.011 (0.521-0.528 in 4-byte stores; passes that zero
-/// the next pass's states instead slowed the sweep by 0.015 ms).
+/// 0.516-0.526 ms so (0.520-0.528 in 4-byte stores) against 0.495-0.498,
+/// where the fill took 0.05 ms and the scan kernel below 0.011; passes that
+/// zero the next pass's states instead slowed the sweep by 0.015 ms.
 /// The last workgroup to finish (by a ticket in counts[kCountsTicket]) turns
 /// the counts into their exclusive sum scan, every pass's in turn (the starts
 /// sweep_tile reads), so that no scan kernel follows (0.011 ms at 2^28).
