@@ -145,7 +145,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     const std::int64_t groups = runs.groups;
     auto counts = rt.stream<std::uint32_t>({sweep ? kCountsTicket + 1 : runs.counts});  // zero
     // The passes write every key they sort into the other stream, so it need
-    // not be zeroed first: on the H100 that saves 0.35 ms (1 GB) per 2^28 keys.
+    // not be zeroed first: on the H100 that saves 0.46 ms (1 GB) per 2^28 keys.
     Stream<std::uint32_t> k[2] = {keys, rt.scratch<std::uint32_t>({n})};
     Stream<V> v[2];
     if constexpr (WithValues) v[0] = *values, v[1] = rt.scratch<V>(values->shape());

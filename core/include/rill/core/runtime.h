@@ -175,7 +175,7 @@ public:
     /// A stream whose elements are undefined until written (a GPU backend
     /// hands back memory a dropped stream used, without zeroing it): for
     /// scratch that kernels write whole before reading. Zeroing a stream costs
-    /// a write of all of it (on the H100, 1 GB took about 0.35 ms).
+    /// a write of all of it (on the H100, 1 GB took 0.46 ms).
     template <StreamElement T>
     Stream<T> scratch(Shape shape) {
         Stream<T> s;
