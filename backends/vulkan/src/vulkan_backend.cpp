@@ -296,9 +296,17 @@ public:
         Batch& b = batch();
         vkCmdWriteTimestamp(cmd(), stage, b.queries, 2 * static_cast<std::uint32_t>(b.timed.size() - 1) + 1);
     }
-    /// Makes room in this batch for a timed transfer (submitting the batch first if its timestamps are used up).
-    void reserve_timing() {
+    /// Records a transfer on the GPU (`record(cmd)`: a fill or a copy) that
+    /// reads `reads` and writes `writes`, behind the barrier it needs and
+    /// timed as `name`; the batch is submitted first if its timestamps are used up.
+    template <class Record>
+    void transfer(const std::string& name, std::initializer_list<VkBuffer> reads, std::initializer_list<VkBuffer> writes,
+                  Record record) {
         if (profiling && batch().timed.size() == kTimedPerBatch) flush();
+        hazard(reads, writes);
+        begin_timing(name, VK_PIPELINE_STAGE_TRANSFER_BIT);
+        record(cmd());
+        end_timing(VK_PIPELINE_STAGE_TRANSFER_BIT);
     }
 
     /// Records a barrier if the command about to be recorded (a transfer, or a
@@ -867,13 +875,10 @@ public:
         std::lock_guard lock(dev_->mutex);
         auto buf = std::make_shared<VkStreamBuffer>(dev_, bytes);
         // Zero, where asked: a pooled buffer holds what it held.
-        if (contents == BufferContents::Zero && bytes) {
-            dev_->reserve_timing();
-            dev_->hazard({}, {buf->buffer()});
-            dev_->begin_timing("fill", VK_PIPELINE_STAGE_TRANSFER_BIT);
-            vkCmdFillBuffer(dev_->cmd(), buf->buffer(), 0, (bytes + 3) & ~std::size_t{3}, 0);
-            dev_->end_timing(VK_PIPELINE_STAGE_TRANSFER_BIT);
-        }
+        if (contents == BufferContents::Zero && bytes)
+            dev_->transfer("fill", {}, {buf->buffer()}, [&](VkCommandBuffer c) {
+                vkCmdFillBuffer(c, buf->buffer(), 0, (bytes + 3) & ~std::size_t{3}, 0);
+            });
         return buf;
     }
 
@@ -902,12 +907,9 @@ public:
 
     void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
         std::lock_guard lock(dev_->mutex);
-        dev_->reserve_timing();
-        dev_->hazard({handle(&src)}, {handle(&dst)});
-        VkBufferCopy region{src_offset, dst_offset, bytes};
-        dev_->begin_timing("copy", VK_PIPELINE_STAGE_TRANSFER_BIT);
-        vkCmdCopyBuffer(dev_->cmd(), handle(&src), handle(&dst), 1, &region);
-        dev_->end_timing(VK_PIPELINE_STAGE_TRANSFER_BIT);
+        const VkBufferCopy region{src_offset, dst_offset, bytes};
+        dev_->transfer("copy", {handle(&src)}, {handle(&dst)},
+                       [&](VkCommandBuffer c) { vkCmdCopyBuffer(c, handle(&src), handle(&dst), 1, &region); });
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& k, const Signature& sig) override {

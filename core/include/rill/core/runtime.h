@@ -216,8 +216,9 @@ public:
 
     /// Per-kernel device times (GPU timestamps; host time on the CPU backend),
     /// with a GPU's zero-fills of new streams as "fill" and its copies between
-    /// streams as "copy". Off unless turned on here or with RILL_PROFILE=1 (which also prints a
-    /// summary when the runtime is destroyed). kernel_times() waits for pending work.
+    /// streams as "copy". Off unless turned on here or with RILL_PROFILE=1
+    /// (which also prints a summary when the runtime is destroyed).
+    /// kernel_times() waits for pending work.
     void set_profiling(bool on) { backend().set_profiling(on); }
     std::vector<KernelTime> kernel_times() { return backend().kernel_times(); }
     void reset_kernel_times() { backend().reset_kernel_times(); }

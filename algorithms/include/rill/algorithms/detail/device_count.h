@@ -19,9 +19,9 @@ inline Int elements_to_sort(const Array<std::uint32_t>& count, const Int& size, 
 
 /// The kernels' (count, counted) arguments for an optional count: without
 /// one, a one-element scratch stream of its own fills the Array slot; its
-/// value is never used (elements_to_sort selects `size`). Of its own: a buffer bound to two parameters costs the kernel its
-/// `restrict` qualifiers and makes its barriers order buffer memory too
-/// (backends/glsl).
+/// value is never used (elements_to_sort selects `size`). Of its own: a
+/// buffer bound to two parameters costs the kernel its `restrict` qualifiers
+/// and makes its barriers order buffer memory too (backends/glsl).
 inline std::pair<Stream<std::uint32_t>, std::int32_t> count_arguments(const std::optional<Stream<std::uint32_t>>& count,
                                                                       Runtime& rt) {
     return {count ? *count : rt.scratch<std::uint32_t>({1}), count ? 1 : 0};
