@@ -19,6 +19,11 @@ using Clock = std::chrono::steady_clock;
 struct Timing {
     double host_ms = 0;    // wall time per call around a batch, median of batches
     double device_ms = 0;  // the kernels' own time (GPU timestamps), median of batches
+    /// From the first kernel's start to the last one's end, the gaps between
+    /// kernels included (GPU timestamps), median of batches of one call: what
+    /// a peer timed by events around the call (CUB's) is compared with. 0 for
+    /// batches of several calls, whose bench_* kernels run in between.
+    double span_ms = 0;
 };
 
 /// Says once per program that the device figures are host wall times.
@@ -31,7 +36,7 @@ inline void say_host_times(rill::Runtime& rt) {
 
 template <class F>
 Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
-    std::vector<double> host, device;
+    std::vector<double> host, device, span;
     bool recorded = false;  // kernel times were recorded (profiling on)
     // Warm up for a second: an idle H100 runs its SMs at 345 MHz and takes
     // seconds to reach 1980 (seen with nvidia-smi: 300 ms left sorts at half
@@ -48,18 +53,25 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
         rt.finish();
         host.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / batch);
         double total = 0;  // kernels named bench_* set up the next call and are not counted
+        double first = 0, last = 0;
+        bool any = false;
         for (const auto& t : rt.kernel_times())
             if (t.kernel.rfind("bench_", 0) != 0) {
                 total += t.total_ms;
-                recorded = true;
+                first = any ? std::min(first, t.first_start_ms) : t.first_start_ms;
+                last = any ? std::max(last, t.last_end_ms) : t.last_end_ms;
+                any = recorded = true;
             }
         device.push_back(total / batch);
+        span.push_back(batch == 1 ? last - first : 0.0);
         static const bool verbose = std::getenv("RILL_BENCH_VERBOSE") != nullptr;
-        if (verbose) std::fprintf(stderr, "    repeat %d: device %.4f ms, host %.4f ms\n", r, device.back(), host.back());
+        if (verbose)
+            std::fprintf(stderr, "    repeat %d: device %.4f ms, span %.4f ms, host %.4f ms\n", r, device.back(), span.back(), host.back());
     }
     std::sort(host.begin(), host.end());
     std::sort(device.begin(), device.end());
-    const double host_median = host[host.size() / 2], device_median = device[device.size() / 2];
+    std::sort(span.begin(), span.end());
+    const double host_median = host[host.size() / 2], device_median = device[device.size() / 2], span_median = span[span.size() / 2];
     if (recorded && device_median < host_median * 1e-3) {
         // The driver's kernel times are not real (Mesa's llvmpipe answers GL
         // timer queries with a few nanoseconds for any kernel): such a figure
@@ -67,9 +79,9 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
         // GPU's kernels take far more than a thousandth of the wall time
         // around them.
         say_host_times(rt);
-        return {host_median, host_median};
+        return {host_median, host_median, batch == 1 ? host_median : 0.0};
     }
-    return {host_median, device_median};
+    return {host_median, device_median, span_median};
 }
 
 /// A host peer's time: median of 3 runs of timed(), each after an untimed prepare().

@@ -314,6 +314,43 @@ TEST_P(Streams, ProfilesCountFillsAndCopies) {
     rt().set_profiling(false);
 }
 
+// Each profile entry tells when its kernel's first call began and its last call
+// ended, on one clock for all entries, so that the span of an algorithm's
+// kernels, gaps included, can be told (the benchmarks compare that with peers
+// timed by events). Here `twice` runs, then `after` (reading its result), then
+// `twice` again.
+TEST_P(Streams, ProfilesTellWhenKernelsRan) {
+    auto twice = kernel("span_twice(a, b)", [](In<float> a, Out<float> b) { b = a * 2.0f + 1.0f; });
+    auto after = kernel("span_after(b, c)", [](In<float> b, Out<float> c) { c = b - 1.0f; });
+    auto a = rt().stream<float>({1 << 18}, random_floats(1 << 18, -1, 1));
+    auto b = rt().stream<float>({1 << 18});
+    auto c = rt().stream<float>({1 << 18});
+    rt().finish();
+    rt().set_profiling(true);
+    rt().reset_kernel_times();
+    twice(a, b);
+    after(b, c);
+    twice(c, b);
+    rt().finish();
+    auto entry = [&](const std::string& name) {
+        for (const KernelTime& t : rt().kernel_times())
+            if (t.kernel == name) return t;
+        ADD_FAILURE() << "no profile entry for " << name;
+        return KernelTime{};
+    };
+    const KernelTime t = entry("span_twice"), u = entry("span_after");
+    rt().set_profiling(false);
+    EXPECT_EQ(t.calls, 2u);
+    EXPECT_EQ(u.calls, 1u);
+    for (const KernelTime& e : {t, u}) {
+        EXPECT_LE(e.first_start_ms, e.last_end_ms) << e.kernel;
+        EXPECT_GE(e.last_end_ms - e.first_start_ms, e.total_ms * (1 - 1e-9) - 1e-6) << e.kernel;
+    }
+    EXPECT_LE(t.first_start_ms, u.first_start_ms);
+    EXPECT_LE(u.last_end_ms, t.last_end_ms + 1e-6);
+    EXPECT_EQ(c.download().size(), std::size_t{1} << 18);
+}
+
 TEST_P(Streams, IndexOfInEveryRank) {
     auto k1 = kernel("i1(r)", [](Out<std::int32_t> r) { r = indexof(r); });
     auto k2 = kernel("i2(r)", [](Out<int2> r) { r = indexof<2>(r); });

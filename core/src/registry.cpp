@@ -34,14 +34,17 @@ std::vector<BackendFactory> registered_backends() {
     return r.factories;
 }
 
-void KernelTimes::add(const std::string& kernel, double ms) {
+void KernelTimes::add(const std::string& kernel, double ms, double start_ms) {
+    const double end_ms = start_ms + ms;
     for (auto& t : times_)
         if (t.kernel == kernel) {
             ++t.calls;
             t.total_ms += ms;
+            t.first_start_ms = std::min(t.first_start_ms, start_ms);
+            t.last_end_ms = std::max(t.last_end_ms, end_ms);
             return;
         }
-    times_.push_back(KernelTime{kernel, 1, ms});
+    times_.push_back(KernelTime{kernel, 1, ms, start_ms, end_ms});
 }
 
 std::vector<KernelTime> KernelTimes::list() const { return times_; }

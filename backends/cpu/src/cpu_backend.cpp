@@ -136,7 +136,8 @@ public:
         if (!profiling_) return work();
         const auto t0 = std::chrono::steady_clock::now();
         work();
-        times_.add(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        using ms = std::chrono::duration<double, std::milli>;
+        times_.add(name, ms(std::chrono::steady_clock::now() - t0).count(), ms(t0.time_since_epoch()).count());
     }
     void finish() override {}
 

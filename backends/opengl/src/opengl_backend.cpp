@@ -58,7 +58,11 @@ struct State {
     std::vector<std::string> messages;  // KHR_debug errors and high-severity messages
     bool profiling = profiling_from_env();
     KernelTimes times;
-    std::vector<std::pair<std::string, GLuint>> pending_queries;
+    struct Timed {
+        std::string name;
+        GLuint elapsed, end;  // queries: GL_TIME_ELAPSED of the command, GL_TIMESTAMP once it is done
+    };
+    std::vector<Timed> pending_queries;
     std::unordered_set<GLuint> written;  // written by shaders since the last barrier
     GLuint info = 0;
     GLsizeiptr info_used = 0;
@@ -86,24 +90,27 @@ struct State {
     /// profiling: kernels, and the fills and copies that count as device time too.
     template <class Command>
     void timed(const std::string& name, Command command) {
-        GLuint query = 0;
+        GLuint query[2] = {0, 0};
         if (profiling) {
-            glGenQueries(1, &query);
-            glBeginQuery(GL_TIME_ELAPSED, query);
+            glGenQueries(2, query);
+            glBeginQuery(GL_TIME_ELAPSED, query[0]);
         }
         command();
         if (profiling) {
             glEndQuery(GL_TIME_ELAPSED);
-            pending_queries.emplace_back(name, query);
+            glQueryCounter(query[1], GL_TIMESTAMP);
+            pending_queries.push_back({name, query[0], query[1]});
         }
     }
 
     void collect_queries() {
-        for (auto& [name, q] : pending_queries) {
-            GLuint64 ns = 0;
-            glGetQueryObjectui64v(q, GL_QUERY_RESULT, &ns);
-            times.add(name, static_cast<double>(ns) * 1e-6);
-            glDeleteQueries(1, &q);
+        for (auto& t : pending_queries) {
+            GLuint64 ns = 0, end = 0;
+            glGetQueryObjectui64v(t.elapsed, GL_QUERY_RESULT, &ns);
+            glGetQueryObjectui64v(t.end, GL_QUERY_RESULT, &end);
+            times.add(t.name, static_cast<double>(ns) * 1e-6, static_cast<double>(end - ns) * 1e-6);
+            GLuint q[2] = {t.elapsed, t.end};
+            glDeleteQueries(2, q);
         }
         pending_queries.clear();
     }

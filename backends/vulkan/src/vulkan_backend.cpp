@@ -497,9 +497,9 @@ private:
             check(vkGetQueryPoolResults(ctx.device, b.queries, 0, static_cast<std::uint32_t>(stamps.size()),
                                         stamps.size() * 8, stamps.data(), 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
                   "vkGetQueryPoolResults");
-            const double ns_per_tick = ctx.properties.limits.timestampPeriod;
+            const double ms_per_tick = ctx.properties.limits.timestampPeriod * 1e-6;
             for (std::size_t i = 0; i < b.timed.size(); ++i)
-                times.add(b.timed[i], double(stamps[2 * i + 1] - stamps[2 * i]) * ns_per_tick * 1e-6);
+                times.add(b.timed[i], double(stamps[2 * i + 1] - stamps[2 * i]) * ms_per_tick, double(stamps[2 * i]) * ms_per_tick);
             b.timed.clear();
         }
         check(vkResetCommandBuffer(b.cmd, 0), "vkResetCommandBuffer");

@@ -112,11 +112,16 @@ struct BackendInfo {
     std::vector<std::pair<std::string, std::string>> details;  // extra lines for rill-info
 };
 
-/// Time spent in one kernel, summed over its calls since the last reset.
+/// Time spent in one kernel, summed over its calls since the last reset, and
+/// when its first call began and its last call ended there (ms on the
+/// device's clock, whose zero is arbitrary: only differences mean anything),
+/// so that the span of several kernels, gaps between them included, can be
+/// told.
 struct KernelTime {
     std::string kernel;
     std::uint64_t calls = 0;
     double total_ms = 0.0;  // device time (GPU timestamps) or host time (CPU)
+    double first_start_ms = 0.0, last_end_ms = 0.0;
 };
 
 /// What a new buffer holds (Backend::allocate).
@@ -162,7 +167,8 @@ public:
 /// Accumulates per-kernel times; shared by backends.
 class KernelTimes {
 public:
-    void add(const std::string& kernel, double ms);
+    /// One call of `kernel` that took `ms`, from start_ms on the device's clock.
+    void add(const std::string& kernel, double ms, double start_ms);
     std::vector<KernelTime> list() const;
     void reset() { times_.clear(); }
     /// "kernel  calls  total ms  mean us" lines, for RILL_PROFILE=1 at exit.
