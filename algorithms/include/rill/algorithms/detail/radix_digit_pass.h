@@ -142,38 +142,30 @@ inline auto make_histogram_kernel(int items) {
 }
 
 /// Shared memory (words) the exchange and the counters of the ranking by
-/// ballots take together at most: 21 KB, so that two workgroups fit in the
-/// 48 KB that NVIDIA's Vulkan and OpenGL drivers give an H100 SM (measured by
-/// rill-bench-occupancy: two workgroups of up to 24 KB, three of up to 16 KB;
-/// docs/PERFORMANCE.md, session 37), and one in the 32 KB that OpenGL promises.
-/// 256 x 30 keys in subgroups of 32 take 4864 (counters in halves, 2 parts),
-/// or with their counters in the exchange 3840 (a word each, 2 parts);
-/// 256 x 26 took 5376 (a word each, 2 parts); OneSweep's pairs of 256 x 22
-/// take 4864 (a word each, 2 parts), count-then-scatter's of 256 x 20 4608.
-constexpr int kExchangeWords = 5376;
+/// ballots take together at most: 23 KB, 24 KB with the offsets, so that two
+/// workgroups fit in the 48 KB that NVIDIA's Vulkan and OpenGL drivers give
+/// an H100 SM (measured by rill-bench-occupancy: two workgroups of up to 24
+/// KB, three of up to 16 KB; docs/PERFORMANCE.md, session 37), and one in the
+/// 32 KB that OpenGL promises. 256 x 30 keys in subgroups of 32 take 5888
+/// (counters a word each, 2 parts); OneSweep's pairs of 256 x 22 take 4864
+/// (a word each, 2 parts), count-then-scatter's of 256 x 20 4608.
+constexpr int kExchangeWords = 6144 - kBins;
 
 /// How the ranking by ballots keeps its counters, one per (subgroup, digit),
 /// and in how many parts the tile then passes through shared memory (the
-/// keys wait in registers meanwhile), whole rows per invocation. The
-/// counters take kExchangeWords with the parts, or, where a workgroup sorts
-/// one tile only (`in_exchange`: OneSweep's sweep, whose counters need no
-/// zeroing for a next tile), the first words of the first part, which then
-/// takes at most kExchangeWords by itself.
+/// keys wait in registers meanwhile), whole rows per invocation: the
+/// counters and a part take kExchangeWords together.
 struct Counters {
     bool packed;  // 16 bits each, two to a word; else a word each
     int words;
     int parts;  // of the tile exchanged in turn; 0: does not fit
-    bool in_exchange = false;
 };
-inline Counters counters_packed(int S, Tile tile, bool packed, bool in_exchange) {
+inline Counters counters_packed(int S, Tile tile, bool packed) {
     const int words = kWg / S * kBins / (packed ? 2 : 1);
-    auto fits = [&](int parts) {
-        const int part = tile.size() / parts;
-        return tile.items % parts == 0 && (in_exchange ? part <= kExchangeWords && part >= words : part + words <= kExchangeWords);
-    };
+    auto fits = [&](int parts) { return tile.items % parts == 0 && tile.size() / parts + words <= kExchangeWords; };
     int parts = 1;
     while (parts <= tile.items && !fits(parts)) ++parts;
-    return {packed, words, parts <= tile.items ? parts : 0, in_exchange};
+    return {packed, words, parts <= tile.items ? parts : 0};
 }
 /// A word per counter where the tile then passes in as few parts as with
 /// packed counters (a subgroup counts at most S x items < 2^16 keys of a
@@ -181,51 +173,48 @@ inline Counters counters_packed(int S, Tile tile, bool packed, bool in_exchange)
 /// through Vulkan (docs/PERFORMANCE.md, session 31) the packed counters'
 /// halves took the scatter at 256 x 24 from 120 to 178 registers (one
 /// workgroup per SM, 1.52 against 2.55 ms per pass), while at 256 x 16 they
-/// spare a second part. Subgroups of 32 count in words at 256 x 24, in halves
-/// at 256 x 16 and 256 x 30, but in words in the exchange at both (OneSweep's
-/// keys through Vulkan at 256 x 30: 1.413-1.416 ms per pass against 1.533 in
-/// halves apart, 1.522 in halves in the exchange; session 40; through OpenGL,
-/// at 256 x 16 in 1 part, not timed); subgroups of 8 or 16 in halves.
-/// `one_tile`: in the exchange where they fit there.
-inline Counters counters_for(int S, Tile tile, bool one_tile) {
-    auto best = [&](bool in_exchange) {
-        const Counters words = counters_packed(S, tile, false, in_exchange), halves = counters_packed(S, tile, true, in_exchange);
-        return words.parts != 0 && (halves.parts == 0 || words.parts <= halves.parts) ? words : halves;
-    };
-    if (one_tile)
-        if (const Counters in_exchange = best(true); in_exchange.parts != 0) return in_exchange;
-    return best(false);
+/// spare a second part. Subgroups of 32 count in words at 256 x 24 and 256 x
+/// 30, in halves at 256 x 16 (OneSweep's keys through Vulkan at 256 x 30:
+/// 1.407-1.416 ms per pass in words, session 42; 1.533 in halves, session
+/// 40; through OpenGL, at 256 x 16 in 1 part, not timed); subgroups of 8 or
+/// 16 in halves.
+inline Counters counters_for(int S, Tile tile) {
+    const Counters words = counters_packed(S, tile, false), halves = counters_packed(S, tile, true);
+    return words.parts != 0 && (halves.parts == 0 || words.parts <= halves.parts) ? words : halves;
 }
 
 /// The shared memory of the scatter. `items` holds the tile, or a part of
 /// it, while it is sorted (keys, or places in the tile for pairs); `offset`
 /// per digit, the output place of the tile's key at place p is
 /// offset[digit] + p. The ranking by ballots counts in `counters`
-/// (counters_for), zero when a tile starts (in the exchange: for a
-/// workgroup's one tile), and adds up over the workgroup
-/// in `subgroup_totals`; the ranking by splits marks where each digit's keys
-/// `start` and `end` in the sorted tile.
+/// (counters_for), zero when a tile starts, and adds up over the workgroup
+/// in `subgroup_totals` (the first words of `items`, which hold nothing then);
+/// the ranking by splits marks where each digit's keys `start` and `end` in
+/// the sorted tile.
 struct ScatterShared {
     /// S: subgroup size of the ranking by ballots; 0 for splits. `one_tile`:
-    /// each workgroup sorts one tile (its counters go in the exchange).
+    /// each workgroup sorts one tile, so its counters are zeroed once (begin)
+    /// and not again for a next tile.
     // Every index is a place in the tile, a counter or a digit (below kBins):
     // in range by construction, accessed without bounds checks.
     ScatterShared(int S, Tile tile, bool one_tile)
         : tile(tile),
-          layout(S > 0 ? counters_for(S, tile, one_tile) : Counters{false, 0, 1}),
+          one_tile(one_tile),
+          layout(S > 0 ? counters_for(S, tile) : Counters{false, 0, 1}),
           items(S > 0 ? tile.size() / layout.parts : padded_size(tile.size()), dsl::Unchecked{}),
-          counters(layout.in_exchange ? items : Shared<std::uint32_t>(std::max(layout.words, 1), dsl::Unchecked{})),
-          subgroup_totals(S > 0 ? kWg / S : 1, dsl::Unchecked{}),
-          start(S > 0 ? 1 : kBins, dsl::Unchecked{}),
-          end(S > 0 ? 1 : kBins, dsl::Unchecked{}) {}
+          counters(std::max(layout.words, 1), dsl::Unchecked{}),
+          subgroup_totals(S > 0 ? items : Shared<std::uint32_t>(1, dsl::Unchecked{})),
+          start(S > 0 ? offset : Shared<std::uint32_t>(kBins, dsl::Unchecked{})),  // used by splits only
+          end(S > 0 ? offset : Shared<std::uint32_t>(kBins, dsl::Unchecked{})) {}
     Tile tile;
+    bool one_tile;
     Counters layout;  // of `counters` (no words for splits), and the parts the tile is exchanged in
     /// The ranking by ballots computes each key's digit again after the scan
     /// (rank_tile_by_match) instead of keeping it from before.
     bool recompute_digits = false;
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
-    Shared<std::uint32_t> counters, subgroup_totals;  // counters: `items` itself where layout.in_exchange
+    Shared<std::uint32_t> counters, subgroup_totals;
     Shared<std::uint32_t> start, end;
     /// Sets the counters of the ranking by ballots to zero (the caller's barrier follows).
     void zero_counters() const {
@@ -374,10 +363,11 @@ inline Expr<std::uint32_t> exclusive_over_workgroup(int S, const Expr<std::uint3
 /// and each counter becomes where its subgroup's keys of the digit start in
 /// the sorted tile: every element's place, stably. Subgroups of exactly S (8
 /// to 128) invocations with ballots and shuffles. Calls place_digits
-/// (sort_and_write_tile) as soon as the digit counts are known. `items` is
-/// not touched, unless the counters are in it (ends with a barrier then):
-/// the caller may store into it at once, and must zero counters of their own
-/// (behind a barrier) before the next tile. `full_apart`: a full
+/// (sort_and_write_tile) as soon as the digit counts are known. `items` holds
+/// the subgroup totals only between two barriers of the ranking (every read of
+/// it before, for an earlier tile, is done): the caller may store into it as
+/// soon as this returns, and must zero the counters (behind a barrier) before
+/// the next tile. `full_apart`: a full
 /// tile loads its keys without clamping their indices to n or marking those
 /// past it (full_tiles_apart).
 template <class PlaceDigits>
@@ -470,7 +460,6 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
         auto [word, half] = counter(w, digit_of(r.key[j], shift_again, mask, flip));
         r.add(j, half_of(sh.counters.load(word), half));
     }
-    if (sh.layout.in_exchange) barrier();  // every counter read before the tile is stored over them
     return r;
 }
 
@@ -509,8 +498,8 @@ Expr<V> word_value(const Expr<std::uint32_t>& w) {
 /// the subgroup size to rank by ballots with, 0 to rank by 1-bit splits. The
 /// next tile may follow at once: before it the workgroup has passed a barrier
 /// since its last read of shared memory (ranked by ballots, after the
-/// counters were zeroed, early in the tile), unless the counters are in the
-/// exchange (no next tile).
+/// counters were zeroed, early in the tile), unless sh.one_tile (no next
+/// tile).
 template <class V, bool WithValues, class PlaceDigits, class PlaceLate>
 void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32_t>& keys, const Array<V>* values,
                          const Array<std::uint32_t>& keys_out, const Array<V>* values_out, const Int& n, const Int& tile_base,
@@ -555,7 +544,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             if (h == 0) {
                 place_late();
                 // For the next tile, behind the barrier after this part is written (in the exchange: no next tile).
-                if (!sh.layout.in_exchange) sh.zero_counters();
+                if (!sh.one_tile) sh.zero_counters();
             }
             std::vector<Var<std::uint32_t>> to;
             if constexpr (kByPlace) {
@@ -597,7 +586,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             }
             const bool last = h + 1 == sh.layout.parts;
             // Not after the last part, unless the counters were zeroed in it with no barrier since.
-            if (!last || kValuesShared || (sh.layout.parts == 1 && !sh.layout.in_exchange)) barrier();
+            if (!last || kValuesShared || (sh.layout.parts == 1 && !sh.one_tile)) barrier();
             if constexpr (kValuesShared) {
                 exchange(h, [&](int j) { return value_word<V>(value[j]); });
                 barrier();

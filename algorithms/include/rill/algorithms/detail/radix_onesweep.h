@@ -160,9 +160,12 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
                 const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
                 const Int& size, const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip,
                 const Int& bits) {
-    // Keys only: their counters in the exchange, in words at 256 x 30 (Counters). The pairs' sweep at 256 x 22 took
-    // 2.465-2.482 ms per pass so against 2.327-2.349 apart (words, 2 parts either way; docs/PERFORMANCE.md, session 40).
-    ScatterShared sh(S, tile, !WithValues);
+    // One tile per workgroup: the counters are zeroed once. Until session 42 the keys' counters lived in the first
+    // words of the exchange, which cost a barrier before the exchange: the keys' sweep took 1.411-1.414 ms per pass
+    // so against 1.407-1.416 (the sort 6.172-6.181 ms against 6.154-6.178) with the counters apart in a workgroup of
+    // 24 KB; the pairs' sweep at 256 x 22 took 2.465-2.482 in the exchange against 2.327-2.349 apart (session 40;
+    // docs/PERFORMANCE.md).
+    ScatterShared sh(S, tile, true);
     // For Vulkan's OneSweep tiles only (docs/PERFORMANCE.md): keys-only at 256 x 24, and 28 in a trial build, 110
     // registers against 175 without (sessions 33 and 37; 256 x 30 was timed with it only); pairs at 256 x 20, 2.407-2.419
     // ms per pass against 2.433-2.445, and at 256 x 22, 128 registers against 178 (session 39). At 256 x 16 the pairs'

@@ -54,8 +54,8 @@ Expr<T> subgroup_scan(ScanOp op, const Expr<T>& x, bool inclusive) {
 
 /// The exclusive scan over the workgroup (of Wg invocations) of one value per
 /// invocation, and the workgroup's total. Every invocation must call it (it
-/// has barriers). It may be called again after one more barrier has passed
-/// since the previous call returned (its shared totals are reused).
+/// has barriers). Each call declares shared totals of its own (a word per
+/// invocation).
 template <class T, int Wg>
 std::pair<Expr<T>, Expr<T>> workgroup_exclusive(ScanOp op, const Expr<T>& x, T identity) {
     // A subgroup wider than the workgroup (64 invocations on a device of 128)
