@@ -344,10 +344,10 @@ TEST_P(Streams, ProfilesTellWhenKernelsRan) {
     EXPECT_EQ(u.calls, 1u);
     for (const KernelTime& e : {t, u}) {
         EXPECT_LE(e.first_start_ms, e.last_end_ms) << e.kernel;
-        EXPECT_GE(e.last_end_ms - e.first_start_ms, e.total_ms * (1 - 1e-9) - 1e-6) << e.kernel;
+        EXPECT_GE(e.last_end_ms - e.first_start_ms, e.total_ms * (1 - 1e-9) - 1e-5) << e.kernel;
     }
     EXPECT_LE(t.first_start_ms, u.first_start_ms);
-    EXPECT_LE(u.last_end_ms, t.last_end_ms + 1e-6);
+    EXPECT_LE(u.last_end_ms, t.last_end_ms + 1e-5);
     EXPECT_EQ(c.download().size(), std::size_t{1} << 18);
 }
 

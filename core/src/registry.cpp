@@ -34,7 +34,9 @@ std::vector<BackendFactory> registered_backends() {
     return r.factories;
 }
 
-void KernelTimes::add(const std::string& kernel, double ms, double start_ms) {
+void KernelTimes::add(const std::string& kernel, double ms, std::uint64_t start, double ms_per_tick) {
+    if (!origin_) origin_ = start;
+    const double start_ms = static_cast<double>(static_cast<std::int64_t>(start - *origin_)) * ms_per_tick;
     const double end_ms = start_ms + ms;
     for (auto& t : times_)
         if (t.kernel == kernel) {

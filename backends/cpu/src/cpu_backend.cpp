@@ -136,8 +136,9 @@ public:
         if (!profiling_) return work();
         const auto t0 = std::chrono::steady_clock::now();
         work();
-        using ms = std::chrono::duration<double, std::milli>;
-        times_.add(name, ms(std::chrono::steady_clock::now() - t0).count(), ms(t0.time_since_epoch()).count());
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
+        times_.add(name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                   static_cast<std::uint64_t>(ns), 1e-6);
     }
     void finish() override {}
 

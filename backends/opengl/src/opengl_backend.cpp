@@ -108,7 +108,7 @@ struct State {
             GLuint64 ns = 0, end = 0;
             glGetQueryObjectui64v(t.elapsed, GL_QUERY_RESULT, &ns);
             glGetQueryObjectui64v(t.end, GL_QUERY_RESULT, &end);
-            times.add(t.name, static_cast<double>(ns) * 1e-6, static_cast<double>(end - ns) * 1e-6);
+            times.add(t.name, static_cast<double>(ns) * 1e-6, end - ns, 1e-6);
             GLuint q[2] = {t.elapsed, t.end};
             glDeleteQueries(2, q);
         }

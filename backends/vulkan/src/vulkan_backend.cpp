@@ -499,7 +499,7 @@ private:
                   "vkGetQueryPoolResults");
             const double ms_per_tick = ctx.properties.limits.timestampPeriod * 1e-6;
             for (std::size_t i = 0; i < b.timed.size(); ++i)
-                times.add(b.timed[i], double(stamps[2 * i + 1] - stamps[2 * i]) * ms_per_tick, double(stamps[2 * i]) * ms_per_tick);
+                times.add(b.timed[i], double(stamps[2 * i + 1] - stamps[2 * i]) * ms_per_tick, stamps[2 * i], ms_per_tick);
             b.timed.clear();
         }
         check(vkResetCommandBuffer(b.cmd, 0), "vkResetCommandBuffer");

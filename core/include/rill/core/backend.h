@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -167,8 +168,11 @@ public:
 /// Accumulates per-kernel times; shared by backends.
 class KernelTimes {
 public:
-    /// One call of `kernel` that took `ms`, from start_ms on the device's clock.
-    void add(const std::string& kernel, double ms, double start_ms);
+    /// One call of `kernel` that took `ms`, from `start` ticks of `ms_per_tick`
+    /// on the device's clock. Starts are kept in ms from the first start
+    /// seen, so that clocks counting from long ago (GL's nanoseconds since
+    /// 1970) keep their precision in a double.
+    void add(const std::string& kernel, double ms, std::uint64_t start, double ms_per_tick);
     std::vector<KernelTime> list() const;
     void reset() { times_.clear(); }
     /// "kernel  calls  total ms  mean us" lines, for RILL_PROFILE=1 at exit.
@@ -176,6 +180,7 @@ public:
 
 private:
     std::vector<KernelTime> times_;
+    std::optional<std::uint64_t> origin_;  // ticks of the first start seen
 };
 
 /// True when RILL_PROFILE is set to something other than 0.
