@@ -170,8 +170,8 @@ class KernelTimes {
 public:
     /// One call of `kernel` that took `ms`, from `start` ticks of `ms_per_tick`
     /// on the device's clock. Starts are kept in ms from the first start
-    /// seen, so that clocks counting from long ago (GL's nanoseconds since
-    /// 1970) keep their precision in a double.
+    /// seen, so that clocks counting from long ago (NVIDIA's GL timestamps,
+    /// about 10^18 ns) keep their precision in a double.
     void add(const std::string& kernel, double ms, std::uint64_t start, double ms_per_tick);
     std::vector<KernelTime> list() const;
     void reset() { times_.clear(); }
