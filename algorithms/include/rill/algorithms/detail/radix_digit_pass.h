@@ -543,7 +543,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             barrier();  // the part in shared memory, every counter read
             if (h == 0) {
                 place_late();
-                // For the next tile, behind the barrier after this part is written (in the exchange: no next tile).
+                // For the next tile, behind the barrier after this part is written (sh.one_tile: no next tile).
                 if (!sh.one_tile) sh.zero_counters();
             }
             std::vector<Var<std::uint32_t>> to;
