@@ -2,6 +2,7 @@
 // resize (repeat and stride per dimension), gathers with edge clamping,
 // iterator streams, in-place kernels, structs, constants.
 #include <numeric>
+#include <optional>
 
 #include "backend_fixture.h"
 
@@ -286,6 +287,13 @@ TEST_P(Streams, ScratchHoldsWhatIsWritten) {
     }
 }
 
+// The profile entry of `kernel` since the last reset, if it ran.
+std::optional<KernelTime> profile_entry(Runtime& rt, const std::string& kernel) {
+    for (const KernelTime& t : rt.kernel_times())
+        if (t.kernel == kernel) return t;
+    return std::nullopt;
+}
+
 // A GPU's zero-fill of a new stream and its copies between streams are device
 // work an algorithm causes, so its profile counts them (the benchmarks' device
 // times add up every entry); scratch streams are not filled. The CPU backend's
@@ -296,9 +304,8 @@ TEST_P(Streams, ProfilesCountFillsAndCopies) {
     rt().set_profiling(true);
     rt().reset_kernel_times();
     auto count_of = [&](const std::string& name) {
-        for (const KernelTime& t : rt().kernel_times())
-            if (t.kernel == name) return t.calls;
-        return std::uint64_t{0};
+        const std::optional<KernelTime> t = profile_entry(rt(), name);
+        return t ? t->calls : std::uint64_t{0};
     };
     {
         auto a = rt().stream<float>({1000});
@@ -332,14 +339,11 @@ TEST_P(Streams, ProfilesTellWhenKernelsRan) {
     after(b, c);
     twice(c, b);
     rt().finish();
-    auto entry = [&](const std::string& name) {
-        for (const KernelTime& t : rt().kernel_times())
-            if (t.kernel == name) return t;
-        ADD_FAILURE() << "no profile entry for " << name;
-        return KernelTime{};
-    };
-    const KernelTime t = entry("span_twice"), u = entry("span_after");
+    const std::optional<KernelTime> twice_time = profile_entry(rt(), "span_twice"), after_time = profile_entry(rt(), "span_after");
     rt().set_profiling(false);
+    ASSERT_TRUE(twice_time) << "no profile entry for span_twice";
+    ASSERT_TRUE(after_time) << "no profile entry for span_after";
+    const KernelTime &t = *twice_time, &u = *after_time;
     EXPECT_EQ(t.calls, 2u);
     EXPECT_EQ(u.calls, 1u);
     for (const KernelTime& e : {t, u}) {
