@@ -161,8 +161,9 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     const auto run = static_cast<std::int32_t>(runs.run);
     const PassKernel kernel{ballot_subgroup(rt.info().limits), tile.items};
     // OneSweep's passes: one stream of look-back states, zeroed once by the counting kernel, rather than a new one per pass.
-    const std::int64_t state_words = sweep ? passes * sweep_state_words(tile.count(n)) : 0;
-    const Stream<std::uint32_t> state = sweep ? rt.scratch<std::uint32_t>({state_words}) : Stream<std::uint32_t>();
+    const int first_state_pass = first_looked_back(WithValues, opt.bits);
+    const std::int64_t state_words = sweep ? (passes - first_state_pass) * sweep_state_words(tile.count(n)) : 0;
+    const Stream<std::uint32_t> state = sweep ? rt.scratch<std::uint32_t>({std::max<std::int64_t>(state_words, 1)}) : Stream<std::uint32_t>();
     if (sweep) {
         const Runs counting = runs_for(n, kTile, 0, kCountGroups, rt.info().limits.loop_iterations, rt.info().device);
         // Leaves every pass's digit starts, after the earlier passes' n keys each.
@@ -180,12 +181,15 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
         if (sweep) {
             const std::int64_t tiles = tile.count(n);
             const std::int32_t pass = shift / kDigitBits;
+            // This pass's look-back states (none where it claims its places).
+            const auto states = static_cast<std::int32_t>(std::max(0, pass - first_state_pass) * sweep_state_words(tiles));
             if constexpr (WithValues)
                 traced_once(kernel, make_sweep_kernel<V, true>)(Groups{tiles}, k[cur], v[cur], counts, state, k[1 - cur],
-                                                                 v[1 - cur], n32, count, counted, pass, sh, mask, flip, bits);
+                                                                 v[1 - cur], n32, count, counted, pass, states, sh, mask, flip, bits);
             else
-                traced_once(kernel, make_sweep_kernel<std::uint32_t, false>)(Groups{tiles}, k[cur], counts, state, k[1 - cur],
-                                                                              n32, count, counted, pass, sh, mask, flip, bits);
+                traced_once(PassKernel{kernel.ranking, kernel.items, claims_places(false, opt.bits, pass)},
+                            make_sweep_kernel<std::uint32_t, false>)(Groups{tiles}, k[cur], counts, state, k[1 - cur], n32, count,
+                                                                     counted, pass, states, sh, mask, flip, bits);
         } else {
             if (rows) {
                 static const auto rows_histogram = make_rows_histogram_kernel();

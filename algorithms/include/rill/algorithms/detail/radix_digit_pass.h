@@ -22,6 +22,7 @@
 #include <rill/algorithms/detail/workgroup_scan.h>
 
 #include <algorithm>
+#include <tuple>
 
 namespace rill::detail::radix {
 
@@ -656,7 +657,8 @@ using Ranking = BallotSubgroup;
 struct PassKernel {
     Ranking ranking;
     int items;
-    bool operator<(const PassKernel& o) const { return std::pair(ranking, items) < std::pair(o.ranking, o.items); }
+    bool claims = false;  // OneSweep: the tiles claim their places (claims_places)
+    bool operator<(const PassKernel& o) const { return std::tie(ranking, items, claims) < std::tie(o.ranking, o.items, o.claims); }
 };
 
 /// The options of a keys-only pass's kernel (count-then-scatter's scatter,

@@ -10,8 +10,10 @@
 // published its inclusive count) and publishes its inclusive count. A tile
 // before may not have started (nothing orders workgroups), so an invocation
 // that waits too long for one counts that tile's keys of its digit itself
-// (decoupled fallback, as the compaction's look_back::count_before).
-// Against count-then-scatter (radix_digit_pass.h) it saves a read of the keys
+// (decoupled fallback, as the compaction's look_back::count_before). The
+// first pass of a keys-only sort keeps no order among keys of one digit, so
+// its tiles claim their places with an atomic per digit instead
+// (claims_places). Against count-then-scatter (radix_digit_pass.h) it saves a read of the keys
 // per pass, and needs a look-back that may wait (only where loops are not cut
 // short: look_back::exact_on).
 #pragma once
@@ -62,6 +64,21 @@ constexpr bool look_back_selects(bool values) { return !values; }
 /// 2.550 (run 4); checked in a loop of its own around the steps, the keys'
 /// sweep took 0.6% less than checked at every step (run 5).
 constexpr std::uint32_t kSweepFallbackSteps = 64;
+
+/// Whether pass `pass` of a sort claims its tiles' places instead of looking
+/// back: a tile adds its count of each digit to the digit's start in `starts`
+/// with one atomic each and writes its keys where the digit then started. Tiles
+/// claim in no fixed order, so keys of one digit leave in no fixed order: that
+/// is stable only where no order among them is kept, the first pass of a
+/// keys-only sort by every key bit (keys of one digit there differ only in
+/// bits that later passes sort, or are equal; sorted by fewer bits, keys
+/// that differ in the others keep their order). On the H100 through Vulkan,
+/// 2^28 keys (docs/PERFORMANCE.md, session 43): the first pass took
+/// 1.280-1.286 ms so against 1.394-1.396 looking back, the sort 6.009 against
+/// 6.104-6.114 ms.
+constexpr bool claims_places(bool values, int key_bits, int pass) { return !values && key_bits == 32 && pass == 0; }
+/// The first pass that looks back (and has look-back states).
+constexpr int first_looked_back(bool values, int key_bits) { return claims_places(values, key_bits, 0) ? 1 : 0; }
 
 /// The digit of key k in pass p of a sort by `key_bits` key bits: bits 8 p ..
 /// up to 8 p + 7 (fewer in a last, narrower pass), flipped for descending
@@ -150,15 +167,17 @@ inline auto make_pass_counts_kernel(int items) {
 
 /// One pass: this workgroup's tile sorted by the digit and
 /// written where the digit counts of the whole pass and the look-back over
-/// the tiles before it say. `starts`: the exclusive sum scan of the counts
-/// of make_pass_counts_kernel (below 2^32: fewer than 2^30 keys, 4 passes).
-/// `state`: sweep_state_words(tiles) per pass, zero; `size` keys give `tiles`
-/// (n, the keys to sort, may be fewer: elements_to_sort). `bits`: the digit's bits in this
-/// pass (for the ranking by splits).
+/// the tiles before it say, or (`claim`, claims_places) where the tile's
+/// claim on each digit's places lands. `starts`: the exclusive sum scan of
+/// the counts of make_pass_counts_kernel (below 2^32: fewer than 2^30 keys, 4
+/// passes). `state`: sweep_state_words(tiles) per pass that looks back, zero;
+/// this pass's start at word `states`. n: the keys to sort
+/// (elements_to_sort). `bits`: the digit's bits in this pass (for the
+/// ranking by splits).
 template <class V, bool WithValues>
-void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
+void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, const Array<V>* values, const Array<std::uint32_t>& starts,
                 const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
-                const Int& size, const Int& n, const Int& pass, const UInt& shift, const UInt& mask, const UInt& flip,
+                const Int& n, const Int& pass, const Int& states, const UInt& shift, const UInt& mask, const UInt& flip,
                 const Int& bits) {
     // One tile per workgroup: the counters are zeroed once. Until session 42 the keys' counters lived in the first
     // words of the exchange, which cost a barrier before the exchange: the keys' sweep took 1.411-1.414 ms per pass
@@ -174,7 +193,6 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
     sh.recompute_digits = tile.items == (WithValues ? kSweepPairsTile : kSweepKeysTile).items;
     sh.begin();
     Int lid = local_id();
-    Int states = pass * sweep_state_words(tile.count(size));  // this pass's first state word
     // The state word of digit local_id() of tile k in this pass.
     auto digit_state = [&](const Int& k) { return states + k * kBins + lid; };
     // By group_id rather than by a ticket (which would promise that every tile
@@ -194,20 +212,28 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
     // Where each digit's keys start in the output: the keys of lower digits.
     // `starts` is the exclusive scan of every pass's counts in turn, so the
     // earlier passes' n keys each come off.
-    UInt digit_start = starts.load(pass * kBins + lid) - cast<std::uint32_t>(pass) * cast<std::uint32_t>(n);
+    UInt earlier_passes = cast<std::uint32_t>(pass) * cast<std::uint32_t>(n);
+    UInt digit_start = claim ? UInt(0u) : UInt(starts.load(pass * kBins + lid) - earlier_passes);
     // The workgroups past the last tile (n may be a count on the device) do nothing.
     For(t, min(t + 1, tile.count(n)), [&](Int) {
         Int tile_base = t * tile.size();
         Int in_tile = min(n - tile_base, tile.size());
-        Var<std::uint32_t> own = 0u, first_here = 0u;
+        Var<std::uint32_t> own = 0u, first_here = 0u, claimed = 0u;
         Int word = digit_state(t);
         sort_and_write_tile<V, WithValues>(S, sh, keys, values, keys_out, values_out, n, tile_base, in_tile, shift, mask, flip,
                                            bits, [&](const UInt& first, const UInt& total) {
-            // Invocation d: digit d's count, published at once. Keys past n sort last, at places in_tile and on.
+            // Invocation d: digit d's count, published at once (or its places claimed, read
+            // once the tile is in shared memory). Keys past n sort last, at places in_tile and on.
             own = cast<std::uint32_t>(min(cast<std::int32_t>(first + total), in_tile) - min(cast<std::int32_t>(first), in_tile));
             first_here = first;
-            state.atomic_store(word, select(t == 0, kInclusiveCount, kOwnCount) | own);
+            if (claim) claimed = starts.atomic_add(pass * kBins + lid, own) - earlier_passes;
+            else state.atomic_store(word, select(t == 0, kInclusiveCount, kOwnCount) | own);
         }, [&] {
+            if (claim) {
+                sh.offset.store(lid, claimed - first_here);
+                barrier();
+                return;
+            }
             // Invocation d: the look-back of digit d, once the tile is sorted in shared
             // memory: the tiles before have had that long to publish, so it waits less.
             Var<std::uint32_t> before = 0u;
@@ -269,27 +295,29 @@ void sweep_tile(int S, Tile tile, const Array<std::uint32_t>& keys, const Array<
     });
 }
 
+/// The kernel of a pass (`claims`: one whose tiles claim their places, claims_places).
 template <class V, bool WithValues>
 auto make_sweep_kernel(PassKernel k) {
     if constexpr (WithValues)
         return group_kernel<kWg>(
-            "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, shift, mask, flip, bits)",
+            "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, states, shift, mask, flip, bits)",
             ballot_options(k.ranking),
             [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
-                             Int pass, UInt shift, UInt mask, UInt flip, Int bits) {
-                sweep_tile<V, true>(S, tile, keys, &values, starts, state, keys_out, &values_out, size,
-                                    elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
+                             Int pass, Int states, UInt shift, UInt mask, UInt flip, Int bits) {
+                sweep_tile<V, true>(S, tile, false, keys, &values, starts, state, keys_out, &values_out,
+                                    elements_to_sort(count, size, counted), pass, states, shift, mask, flip, bits);
             });
     else
         return group_kernel<kWg>(
-            "radix_sweep_keys(keys, starts, state, keys_out, size, count, counted, pass, shift, mask, flip, bits)",
+            std::string(k.claims ? "radix_sweep_keys_claiming" : "radix_sweep_keys") +
+                "(keys, starts, state, keys_out, size, count, counted, pass, states, shift, mask, flip, bits)",
             keys_pass_options(k.ranking),
-            [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
-                             Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass, UInt shift,
-                             UInt mask, UInt flip, Int bits) {
-                sweep_tile<std::uint32_t, false>(S, tile, keys, nullptr, starts, state, keys_out, nullptr, size,
-                                                 elements_to_sort(count, size, counted), pass, shift, mask, flip, bits);
+            [S = k.ranking.size, tile = Tile{k.items}, claims = k.claims](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
+                             Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass,
+                             Int states, UInt shift, UInt mask, UInt flip, Int bits) {
+                sweep_tile<std::uint32_t, false>(S, tile, claims, keys, nullptr, starts, state, keys_out, nullptr,
+                                                 elements_to_sort(count, size, counted), pass, states, shift, mask, flip, bits);
             });
 }
 
