@@ -13,9 +13,9 @@
 // (decoupled fallback, as the compaction's look_back::count_before). The
 // first pass of a keys-only sort keeps no order among keys of one digit, so
 // its tiles claim their places with an atomic per digit instead
-// (claims_places). Against count-then-scatter (radix_digit_pass.h) it saves a read of the keys
-// per pass, and needs a look-back that may wait (only where loops are not cut
-// short: look_back::exact_on).
+// (claims_places). Against count-then-scatter (radix_digit_pass.h) it saves
+// a read of the keys per pass, and needs a look-back that may wait (only
+// where loops are not cut short: look_back::exact_on).
 #pragma once
 
 #include <rill/algorithms/detail/look_back.h>
