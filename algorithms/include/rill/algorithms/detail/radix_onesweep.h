@@ -229,15 +229,13 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
             if (claim) claimed = starts.atomic_add(pass * kBins + lid, own) - earlier_passes;
             else state.atomic_store(word, select(t == 0, kInclusiveCount, kOwnCount) | own);
         }, [&] {
-            if (claim) {
-                sh.offset.store(lid, claimed - first_here);
-                barrier();
-                return;
-            }
-            // Invocation d: the look-back of digit d, once the tile is sorted in shared
-            // memory: the tiles before have had that long to publish, so it waits less.
+            // Invocation d: the keys of digit d that go before this tile's. Claimed: where the
+            // claim landed (digit_start, 0, is in it). Else by the look-back of digit d, once the
+            // tile is sorted in shared memory: the tiles before have had that long to publish,
+            // so it waits less.
             Var<std::uint32_t> before = 0u;
-            If(t != 0, [&] {
+            if (claim) before = claimed;
+            else If(t != 0, [&] {
                 // A step reads tiles k, k - 1, ... at once and adds their counts from k down
                 // until one is inclusive (done) or not published yet (read again next step).
                 // Tile 0 publishes an inclusive count, so indices clamped to it are never
