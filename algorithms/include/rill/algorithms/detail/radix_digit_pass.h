@@ -213,6 +213,15 @@ struct ScatterShared {
     /// The ranking by ballots computes each key's digit again after the scan
     /// (rank_tile_by_match) instead of keeping it from before.
     bool recompute_digits = false;
+    /// Pairs: each part's rows are all read from shared memory (keys with
+    /// their output places, then values) before any is stored, rather than
+    /// row by row, each store behind its own check against in_tile. For
+    /// OneSweep's pairs, whose kernel has no Array bounds checks: on the H100
+    /// through Vulkan (docs/PERFORMANCE.md, session 44) the sweep took
+    /// 2.332-2.337 ms per pass against 2.364-2.370 row by row, where NVIDIA's
+    /// compiler had made each row a branch of its own with both of its shared
+    /// loads inside; with the checks on, the rows read first took 2.425.
+    bool rows_first = false;
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
     Shared<std::uint32_t> counters, subgroup_totals;
@@ -581,6 +590,13 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                     }).Else([&] {
                         for (int j = 0; j < rows; ++j) write_row(j, true);
                     });
+                } else if (sh.rows_first) {
+                    std::vector<Var<std::uint32_t>> key;
+                    for (int j = 0; j < rows; ++j) {
+                        key.emplace_back(sh.items.load(j * kWg + lid));
+                        to.emplace_back(out_place(key[j], h * part + j * kWg + lid));
+                    }
+                    for (int j = 0; j < rows; ++j) If(h * part + j * kWg + lid < in_tile, [&] { keys_out.store(to[j], key[j]); });
                 } else {
                     for (int j = 0; j < rows; ++j) to.emplace_back(write_row(j, true));
                 }
@@ -591,9 +607,14 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             if constexpr (kValuesShared) {
                 exchange(h, [&](int j) { return value_word<V>(value[j]); });
                 barrier();
+                std::vector<Var<std::uint32_t>> word;
+                if (sh.rows_first)
+                    for (int j = 0; j < rows; ++j) word.emplace_back(sh.items.load(j * kWg + lid));
                 for (int j = 0; j < rows; ++j) {
                     Int p = h * part + j * kWg + lid;
-                    If(p < in_tile, [&] { values_out->store(to[j], word_value<V>(sh.items.load(j * kWg + lid))); });
+                    If(p < in_tile, [&] {
+                        values_out->store(to[j], word_value<V>(sh.rows_first ? Expr<std::uint32_t>(word[j]) : sh.items.load(j * kWg + lid)));
+                    });
                 }
                 if (!last) barrier();
             }
@@ -671,8 +692,9 @@ struct PassKernel {
 /// On the H100 through Vulkan the keys' sweep took 1.694-1.707 against
 /// 1.723-1.738 ms per pass, count-then-scatter's keys 7.50-7.55 against
 /// 7.69-7.74 ms; unchecked, the pairs' sweep took 2.70-2.72 against 2.56-2.59
-/// (128 registers against 127), so the pairs' kernels keep their checks
-/// (docs/PERFORMANCE.md, session 37).
+/// (128 registers against 127), so count-then-scatter's pairs keep their
+/// checks (docs/PERFORMANCE.md, session 37); OneSweep's pairs went without
+/// them in session 44 (sweep_pairs_options).
 inline GroupOptions keys_pass_options(Ranking r) {
     GroupOptions o = ballot_options(r);
     o.optimize_spirv = false;

@@ -191,6 +191,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
     // sweep took 111 registers against 127 and was slower (session 33); through OpenGL the sort's timings varied too
     // much to tell.
     sh.recompute_digits = tile.items == (WithValues ? kSweepPairsTile : kSweepKeysTile).items;
+    sh.rows_first = WithValues;
     sh.begin();
     Int lid = local_id();
     // The state word of digit local_id() of tile k in this pass.
@@ -293,13 +294,26 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
     });
 }
 
+/// The options of OneSweep's pairs' sweep: without rill's Array bounds
+/// checks, as the keys' (keys_pass_options; every index is in range by
+/// construction, values' loads clamped to n as the keys'), and with spirv-opt.
+/// On the H100 through Vulkan, with its rows read before they are stored
+/// (ScatterShared::rows_first), the sweep took 2.332-2.337 ms per pass
+/// against 2.364-2.370 checked; unchecked with the rows stored one by one,
+/// 2.353 (docs/PERFORMANCE.md, session 44).
+inline GroupOptions sweep_pairs_options(Ranking r) {
+    GroupOptions o = ballot_options(r);
+    o.unchecked_arrays = true;
+    return o;
+}
+
 /// The kernel of a pass (`claims`: one whose tiles claim their places, claims_places).
 template <class V, bool WithValues>
 auto make_sweep_kernel(PassKernel k) {
     if constexpr (WithValues)
         return group_kernel<kWg>(
             "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, states, shift, mask, flip, bits)",
-            ballot_options(k.ranking),
+            sweep_pairs_options(k.ranking),
             [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
                              Int pass, Int states, UInt shift, UInt mask, UInt flip, Int bits) {
