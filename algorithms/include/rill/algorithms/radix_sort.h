@@ -26,10 +26,9 @@ namespace rill {
 
 /// How each pass of a radix sort finds where its keys go.
 enum class RadixAlgorithm {
-    /// OneSweep where it was measured faster (the GPU backends, where its
-    /// look-back is exact: every sort through Vulkan; through OpenGL pairs, and
-    /// keys below 2^27), else CountThenScatter (detail::onesweep_pays,
-    /// docs/PERFORMANCE.md).
+    /// OneSweep where it was measured faster (every sort on the GPU backends,
+    /// where its look-back is exact), else CountThenScatter
+    /// (detail::onesweep_pays, docs/PERFORMANCE.md).
     Auto,
     /// Per pass: count the digits of each workgroup's keys, scan the counts,
     /// then sort tiles and scatter (reads the keys twice per pass); any device.
@@ -104,13 +103,15 @@ auto make_key_map(bool to_bits) {
 /// and faster at 2^28 (1.02), so Vulkan takes it at every size. Through
 /// OpenGL (session 32, run 10) OneSweep was faster for keys up to 2^26 (1.02
 /// at 2^24, 1.07 at 2^26) and slower at 2^28 (0.73), faster for pairs at every
-/// size measured (1.05 at 2^26, 1.04 at 2^28). The CPU backend runs the GPU's
-/// tile kernels for OneSweep, 10-25x slower.
-inline bool onesweep_pays(const BackendInfo& info, std::int64_t n, bool pairs) {
+/// size measured (1.05 at 2^26, 1.04 at 2^28); since the OneSweep work of
+/// sessions 33-44 it is faster at every size measured there too
+/// (count-then-scatter / OneSweep, session 44, run 6: keys 3.31 at 2^10, 1.99
+/// at 2^22, 1.52 at 2^26, 1.34 at 2^28; pairs 3.18, 1.86, 1.34, 1.29), so
+/// OpenGL takes it at every size as well. The CPU backend runs the GPU's tile
+/// kernels for OneSweep, 10-25x slower.
+inline bool onesweep_pays(const BackendInfo& info, std::int64_t n) {
     if (!look_back::exact_on(info) || n >= radix::kMostSweepKeys) return false;
-    if (info.name == "vulkan") return true;
-    if (info.name == "opengl") return pairs || n < (std::int64_t{1} << 27);
-    return false;
+    return info.name == "vulkan" || info.name == "opengl";
 }
 
 template <class V, bool WithValues>
@@ -130,7 +131,7 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     if (n > 0x7fffffff - kMostTile) throw too_many_keys();
     Runtime rt = Runtime::of(keys);
     const bool sweep = asked_sweep || (opt.algorithm == RadixAlgorithm::Auto && opt.tiles_per_workgroup == 0 &&
-                                       onesweep_pays(rt.info(), n, WithValues));
+                                       onesweep_pays(rt.info(), n));
     if (asked_sweep) {
         look_back::check_exact(rt.info(), "rill::radix_sort with RadixAlgorithm::OneSweep", "RadixAlgorithm::Auto");
         if (n >= kMostSweepKeys)
