@@ -548,6 +548,8 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             }
         };
         for (int h = 0; h < sh.layout.parts; ++h) {
+            // The place in the sorted tile of row j of this part (invocation local_id()).
+            auto sorted_place = [&](int j) { return h * part + j * kWg + lid; };
             if constexpr (kByPlace) exchange(h, [&](int j) { return cast<std::uint32_t>(ranked_element(S, sh.tile, j)); });
             else exchange(h, [&](int j) { return Expr<std::uint32_t>(r.key[j]); });
             barrier();  // the part in shared memory, every counter read
@@ -567,7 +569,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                     val.emplace_back(values->load(min(from, n - 1)));
                 }
                 for (int j = 0; j < rows; ++j) {
-                    Int p = h * part + j * kWg + lid;
+                    Int p = sorted_place(j);
                     If(p < in_tile, [&] {
                         UInt at = out_place(key[j], p);
                         keys_out.store(at, key[j]);
@@ -577,7 +579,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             } else {
                 // Row j of the part written out; places past n are not written, unless `check` is false.
                 auto write_row = [&](int j, bool check) {
-                    Int p = h * part + j * kWg + lid;
+                    Int p = sorted_place(j);
                     UInt key = sh.items.load(j * kWg + lid);
                     UInt at = out_place(key, p);
                     if (check) If(p < in_tile, [&] { keys_out.store(at, key); });
@@ -594,9 +596,9 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                     std::vector<Var<std::uint32_t>> key;
                     for (int j = 0; j < rows; ++j) {
                         key.emplace_back(sh.items.load(j * kWg + lid));
-                        to.emplace_back(out_place(key[j], h * part + j * kWg + lid));
+                        to.emplace_back(out_place(key[j], sorted_place(j)));
                     }
-                    for (int j = 0; j < rows; ++j) If(h * part + j * kWg + lid < in_tile, [&] { keys_out.store(to[j], key[j]); });
+                    for (int j = 0; j < rows; ++j) If(sorted_place(j) < in_tile, [&] { keys_out.store(to[j], key[j]); });
                 } else {
                     for (int j = 0; j < rows; ++j) to.emplace_back(write_row(j, true));
                 }
@@ -611,7 +613,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                 if (sh.rows_first)
                     for (int j = 0; j < rows; ++j) word.emplace_back(sh.items.load(j * kWg + lid));
                 for (int j = 0; j < rows; ++j) {
-                    Int p = h * part + j * kWg + lid;
+                    Int p = sorted_place(j);
                     If(p < in_tile, [&] {
                         values_out->store(to[j], word_value<V>(sh.rows_first ? Expr<std::uint32_t>(word[j]) : sh.items.load(j * kWg + lid)));
                     });
