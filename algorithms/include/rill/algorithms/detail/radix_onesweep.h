@@ -50,10 +50,17 @@ N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// 1.920 ms with 2 / 4 / 8 / 16 against 1.758 before (session 35, run 7).
 /// Each tile more in a window made a step about 50 ns longer (session 35,
 /// run 2: pairs 370 / 512 / 714 / 1068 ns per step with 2 / 4 / 8 / 16).
-constexpr int kSweepWindow = 4;
+/// Pairs take 2 since session 45: at 256 x 22, unchecked, their sweep took
+/// 2.280-2.285 ms per pass against 2.308-2.311 with 4, 2.289-2.305 with 3,
+/// 2.327 with 8; the sort by RadixAlgorithm::OneSweep 9.646-9.656 ms against
+/// 9.766-9.773, by Auto (timed first) 9.831-9.843 against 9.862-9.894 (runs 2
+/// and 3, alternating).
+constexpr int sweep_window(bool values) { return values ? 2 : 4; }
 /// Whether a step adds up its window with selects rather than a branch per
 /// tile: keys' sweep 1.736 against 1.758 ms per pass; pairs' 2.664 against
-/// 2.581, slower (session 35, run 7).
+/// 2.581, slower (session 35, run 7). Pairs at 256 x 22 (session 45, run 2):
+/// 2.455 / 2.376 / 2.283 with windows of 4 / 8 / 2 against 2.308-2.311 with
+/// branches and 4.
 constexpr bool look_back_selects(bool values) { return !values; }
 /// Steps of the look-back in a row that find the next tile unpublished,
 /// before the invocation counts that tile's keys of its digit itself. On the
@@ -246,12 +253,13 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
                 Var<std::uint32_t> stuck = 0u;  // steps in a row that added nothing
                 auto step = [&] {
                     std::vector<Var<std::uint32_t>> w;
-                    for (int i = 0; i < kSweepWindow; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
+                    constexpr int window = sweep_window(WithValues);
+                    for (int i = 0; i < window; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
                     if constexpr (look_back_selects(WithValues)) {
                         // Tiles from k down while each is published and the one before it was not inclusive.
                         std::vector<Expr<bool>> alive{Expr<bool>(true)}, inclusive{Expr<bool>(false)};
                         std::vector<Expr<std::uint32_t>> sum{Expr<std::uint32_t>(0u)}, added{Expr<std::uint32_t>(0u)};
-                        for (int i = 0; i < kSweepWindow; ++i) {
+                        for (int i = 0; i < window; ++i) {
                             Expr<bool> add = alive.back() && w[i] >= kOwnCount;
                             sum.push_back(sum.back() + select(add, w[i] & kCountBits, 0u));
                             added.push_back(added.back() + select(add, 1u, 0u));
@@ -266,7 +274,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
                     }
                     Bool adding = true;
                     stuck = stuck + 1u;
-                    for (int i = 0; i < kSweepWindow; ++i)
+                    for (int i = 0; i < window; ++i)
                         If(adding, [&] {
                             If(w[i] >= kOwnCount, [&] {
                                 before = before + (w[i] & kCountBits);
