@@ -50,12 +50,14 @@ N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// 1.920 ms with 2 / 4 / 8 / 16 against 1.758 before (session 35, run 7).
 /// Each tile more in a window made a step about 50 ns longer (session 35,
 /// run 2: pairs 370 / 512 / 714 / 1068 ns per step with 2 / 4 / 8 / 16).
-/// Pairs take 2 since session 45: at 256 x 22, unchecked, their sweep took
-/// 2.280-2.285 ms per pass against 2.308-2.311 with 4, 2.289-2.305 with 3,
-/// 2.327 with 8; the sort by RadixAlgorithm::OneSweep 9.646-9.656 ms against
-/// 9.766-9.773, by Auto (timed first) 9.831-9.843 against 9.862-9.894 (runs 2
-/// and 3, alternating).
-constexpr int sweep_window(bool values) { return values ? 2 : 4; }
+/// Vulkan's pairs (tiles of 256 x 22, unchecked) take 2 since session 45:
+/// their sweep took 2.280-2.285 ms per pass against 2.308-2.311 with 4,
+/// 2.289-2.305 with 3, 2.296 with 1, 2.327 with 8; the sort by
+/// RadixAlgorithm::OneSweep 9.646-9.656 ms against 9.766-9.773, by Auto (timed
+/// first) 9.831-9.843 against 9.862-9.894 (runs 2-4). Through OpenGL on the
+/// same GPU (256 x 16) the pairs' sweep took 3.108 with 2 against 3.077-3.085
+/// with 4 (run 4), so other tiles keep 4.
+constexpr int sweep_window(bool values, Tile tile) { return values && tile.items == kSweepPairsTile.items ? 2 : 4; }
 /// Whether a step adds up its window with selects rather than a branch per
 /// tile: keys' sweep 1.736 against 1.758 ms per pass; pairs' 2.664 against
 /// 2.581, slower (session 35, run 7). Pairs at 256 x 22 (session 45, run 2):
@@ -253,7 +255,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
                 Var<std::uint32_t> stuck = 0u;  // steps in a row that added nothing
                 auto step = [&] {
                     std::vector<Var<std::uint32_t>> w;
-                    constexpr int window = sweep_window(WithValues);
+                    const int window = sweep_window(WithValues, tile);
                     for (int i = 0; i < window; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
                     if constexpr (look_back_selects(WithValues)) {
                         // Tiles from k down while each is published and the one before it was not inclusive.
