@@ -53,10 +53,10 @@ N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// Vulkan's pairs (tiles of 256 x 22, unchecked) take 2 since session 45:
 /// their sweep took 2.280-2.285 ms per pass against 2.308-2.311 with 4,
 /// 2.289-2.305 with 3, 2.296 with 1, 2.327 with 8; the sort by
-/// RadixAlgorithm::OneSweep 9.646-9.656 ms against 9.766-9.773, by Auto (timed
-/// first) 9.831-9.843 against 9.862-9.894 (runs 2-4). Through OpenGL on the
-/// same GPU (256 x 16) the pairs' sweep took 3.108 with 2 against 3.077-3.085
-/// with 4 (run 4), so other tiles keep 4.
+/// RadixAlgorithm::OneSweep 9.646-9.670 ms against 9.766-9.773 (runs 2-4),
+/// by Auto (timed first) 9.831-9.843 against 9.862-9.894 (runs 2-3). Through
+/// OpenGL on the same GPU (256 x 16) the pairs' sweep took 3.108 with 2
+/// against 3.077-3.085 with 4 (run 4), so other tiles keep 4.
 constexpr int sweep_window(bool values, Tile tile) { return values && tile.items == kSweepPairsTile.items ? 2 : 4; }
 /// Whether a step adds up its window with selects rather than a branch per
 /// tile: keys' sweep 1.736 against 1.758 ms per pass; pairs' 2.664 against
