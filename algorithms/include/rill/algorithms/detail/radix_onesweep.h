@@ -42,6 +42,10 @@ constexpr std::int64_t kMostSweepKeys = look_back::kMostCounted;
 /// 1.77 (docs/PERFORMANCE.md, session 34).
 template <class N>
 N sweep_state_words(const N& tiles) { return tiles * kBins; }
+/// Whether `tile` is the one Vulkan's sweeps take (tile_for), with values or
+/// not: what was tuned for that tile alone (the look-back's window, digits
+/// recomputed after the scan) is keyed on it.
+constexpr bool vulkan_sweep_tile(bool values, Tile tile) { return tile.items == (values ? kSweepPairsTile : kSweepKeysTile).items; }
 /// Tiles whose states a step of the look-back reads at once (in flight
 /// together). On the H100 through Vulkan, 2^28 keys (docs/PERFORMANCE.md):
 /// pairs 2.67 / 2.57 / 2.65 ms per pass with 1 / 4 / 8 (session 26), and
@@ -57,7 +61,7 @@ N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// by Auto (timed first) 9.831-9.843 against 9.862-9.894 (runs 2-3). Through
 /// OpenGL on the same GPU (256 x 16) the pairs' sweep took 3.108 with 2
 /// against 3.077-3.085 with 4 (run 4), so other tiles keep 4.
-constexpr int sweep_window(bool values, Tile tile) { return values && tile.items == kSweepPairsTile.items ? 2 : 4; }
+constexpr int sweep_window(bool values, Tile tile) { return values && vulkan_sweep_tile(values, tile) ? 2 : 4; }
 /// Whether a step adds up its window with selects rather than a branch per
 /// tile: keys' sweep 1.736 against 1.758 ms per pass; pairs' 2.664 against
 /// 2.581, slower (session 35, run 7). Pairs at 256 x 22 (session 45, run 2):
@@ -199,7 +203,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
     // ms per pass against 2.433-2.445, and at 256 x 22, 128 registers against 178 (session 39). At 256 x 16 the pairs'
     // sweep took 111 registers against 127 and was slower (session 33); through OpenGL the sort's timings varied too
     // much to tell.
-    sh.recompute_digits = tile.items == (WithValues ? kSweepPairsTile : kSweepKeysTile).items;
+    sh.recompute_digits = vulkan_sweep_tile(WithValues, tile);
     sh.rows_first = WithValues;
     sh.begin();
     Int lid = local_id();
