@@ -14,6 +14,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 [ -f .device/env.sh ] && source .device/env.sh
 
+# The peers first: on the H200 the whole script ran past a 7-minute limit before
+# reaching them (docs/PERFORMANCE.md, session 46), and without them no ratio is left.
+if command -v nvcc > /dev/null; then
+    nvcc -O3 -std=c++17 -arch=sm_90 "$here/cub_peers.cu" -o /tmp/rill_cub_peers \
+        && /tmp/rill_cub_peers "$n" > "$out/peer_cub.json" || echo "CUB peer failed" >&2
+fi
+if python3 -c "import torch" 2> /dev/null; then
+    python3 "$here/torch_peers.py" "$n" > "$out/peer_torch.json" || echo "PyTorch peer failed" >&2
+fi
 rill-vk-copy-peer "$n" > "$out/peer_vk_copy.json" || echo "hand-written Vulkan peer failed" >&2
 # Issue 4: the same copy by hand on OpenGL, with buffer creation, barrier and timing varied.
 if command -v rill-gl-copy-probe > /dev/null; then
@@ -33,11 +42,4 @@ for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-classic 24 "$out/classic_$backend.json" > "$out/classic_$backend.txt" 2>&1 \
         || echo "rill textbook scans on $backend failed: $(tail -1 "$out/classic_$backend.txt")" >&2
 done
-if command -v nvcc > /dev/null; then
-    nvcc -O3 -std=c++17 -arch=sm_90 "$here/cub_peers.cu" -o /tmp/rill_cub_peers \
-        && /tmp/rill_cub_peers "$n" > "$out/peer_cub.json" || echo "CUB peer failed" >&2
-fi
-if python3 -c "import torch" 2> /dev/null; then
-    python3 "$here/torch_peers.py" "$n" > "$out/peer_torch.json" || echo "PyTorch peer failed" >&2
-fi
 python3 "$here/../table.py" "$out"
