@@ -320,6 +320,56 @@ TEST_P(GroupKernels, BarrierOrdersArrayMemory) {
     }
 }
 
+// GroupOptions::shared_only_barriers (rill's radix sweeps): barriers that order
+// shared memory only must still hand shared data between invocations, in a
+// kernel whose barriers would otherwise order buffers too (it writes global
+// memory before them, and reads and writes an Array through atomics, as the
+// sweeps' look-back does).
+TEST_P(GroupKernels, SharedOnlyBarriersOrderSharedMemory) {
+    static constexpr std::int32_t kTile = 1024;
+    auto make = [](bool shared_only) {
+        return group_kernel<kTile>("shared_only_barriers(v, out, state, rounds)", GroupOptions{.shared_only_barriers = shared_only},
+                                   [](Array<std::int32_t> v, Array<std::int32_t> out, Array<std::uint32_t> state, Int rounds) {
+            Shared<std::int32_t> tile(kTile);
+            Var<std::int32_t> x = v.load(global_id());
+            For(0, rounds, [&](Int r) {
+                // Slow down the writers of the upper half, as in reverse_kernel.
+                If(local_id() >= 512, [&] { For(0, 64, [&](Int) { x = (x * 3 + 1) / 3; }); });
+                tile.store(local_id(), x);
+                barrier();
+                x = (x * 7 + tile.load(kTile - 1 - local_id())) % 1000003;
+                out.store(r * num_groups() * kTile + global_id(), x);
+                state.atomic_add(group_id(), 1u);
+                barrier();
+            });
+        });
+    };
+    EXPECT_NE(make(true).ir().hash(), make(false).ir().hash()) << "the two kinds of barrier must not share a cache entry";
+    auto k = make(true);
+    const std::int64_t groups = 64, n = groups * kTile;
+    const std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), 0, 1000002);
+    for (std::int32_t rounds : {1, 3}) {
+        std::vector<std::int32_t> want(static_cast<std::size_t>(rounds * n)), now = x;
+        for (std::int32_t r = 0; r < rounds; ++r) {
+            // The slowed-down upper half changes x before storing it.
+            for (std::int64_t i = 0; i < n; ++i)
+                if (i % kTile >= 512)
+                    for (int j = 0; j < 64; ++j) now[i] = (now[i] * 3 + 1) / 3;
+            const std::vector<std::int32_t> stored = now;
+            for (std::int64_t i = 0; i < n; ++i) {
+                now[i] = (now[i] * 7 + stored[i / kTile * kTile + kTile - 1 - i % kTile]) % 1000003;
+                want[r * n + i] = now[i];
+            }
+        }
+        auto v = rt().stream<std::int32_t>({n}, x);
+        auto out = rt().stream<std::int32_t>({rounds * n});
+        auto state = rt().stream<std::uint32_t>({groups});
+        k(Groups{groups}, v, out, state, rounds);
+        EXPECT_EQ(out.download(), want) << rounds << " rounds";
+        EXPECT_EQ(state.download(), std::vector<std::uint32_t>(groups, static_cast<std::uint32_t>(rounds * kTile))) << rounds << " rounds";
+    }
+}
+
 /// Control flow that is the same for a whole workgroup around barriers: an
 /// early Return of some workgroups, loops with Break and Continue on
 /// conditions of the group and the round, a nested loop, and a variable every

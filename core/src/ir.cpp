@@ -205,6 +205,7 @@ std::uint64_t Kernel::hash() const {
     h = mix(h, (static_cast<std::uint64_t>(subgroup_size) << 32) | workgroup_size);
     h = mix(h, optimize_spirv);
     h = mix(h, unchecked_arrays);
+    h = mix(h, shared_only_barriers);
     for (const SharedArray& a : shared) {
         h = mix(h, (static_cast<std::uint64_t>(a.words) << 32) | a.count);
         h = hash_string(h, a.type_name);

@@ -28,6 +28,7 @@ public:
         if (k_.subgroup_size) out_ << "  subgroup size " << k_.subgroup_size << " (required)\n";
         if (!k_.optimize_spirv) out_ << "  without spirv-opt\n";
         if (k_.unchecked_arrays) out_ << "  arrays unchecked\n";
+        if (k_.shared_only_barriers) out_ << "  barriers order shared memory only\n";
         for (std::size_t i = 0; i < k_.shared.size(); ++i)
             out_ << "  shared" << i << ": " << k_.shared[i].type_name << "[" << k_.shared[i].count << "]"
                  << (k_.shared[i].unchecked ? " unchecked" : "") << "\n";

@@ -87,6 +87,7 @@ void set_group_options(const GroupOptions& options) {
     ir::Kernel& k = kernel();
     k.optimize_spirv = options.optimize_spirv;
     k.unchecked_arrays = options.unchecked_arrays;
+    k.shared_only_barriers = options.shared_only_barriers;
     const std::uint32_t s = options.subgroup_size;
     if (s == 0) return;
     if (s > 128 || (s & (s - 1)) != 0 || k.workgroup_size % s != 0)

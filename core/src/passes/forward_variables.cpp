@@ -115,6 +115,7 @@ private:
         out.subgroup_size = k_.subgroup_size;
         out.optimize_spirv = k_.optimize_spirv;
         out.unchecked_arrays = k_.unchecked_arrays;
+        out.shared_only_barriers = k_.shared_only_barriers;
         out.shared = k_.shared;
         Builder b(out);
         std::vector<VarId> var_map(k_.vars.size(), kNone);

@@ -198,6 +198,8 @@ public:
     bool optimize_spirv = true;
     /// Whether Array accesses skip rill's bounds checks (GroupOptions::unchecked_arrays).
     bool unchecked_arrays = false;
+    /// Whether barriers order shared memory only (GroupOptions::shared_only_barriers).
+    bool shared_only_barriers = false;
     std::vector<SharedArray> shared;
     bool is_group_kernel() const { return workgroup_size != 0; }
     std::uint64_t shared_bytes() const {

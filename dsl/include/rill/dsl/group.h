@@ -44,6 +44,15 @@ struct GroupOptions {
     /// Array index is in range by construction (rill's own algorithms): an
     /// index out of range then reads or writes memory it must not.
     bool unchecked_arrays = false;
+    /// Whether barrier() orders shared memory only, not Array memory. Only
+    /// for kernels whose invocations never read (or overwrite) Array data
+    /// that another invocation of their workgroup wrote before a barrier:
+    /// they hand data to one another through shared memory, and to other
+    /// workgroups through atomics and memory_fence() (rill's radix sweeps).
+    /// A barrier that orders buffers costs NVIDIA's Vulkan driver a fence
+    /// after the wait (docs/PERFORMANCE.md, session 47). Backends may order
+    /// more than asked.
+    bool shared_only_barriers = false;
 };
 
 namespace dsl {

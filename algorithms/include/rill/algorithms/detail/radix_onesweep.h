@@ -321,13 +321,25 @@ inline GroupOptions sweep_pairs_options(Ranking r) {
     return o;
 }
 
+/// A sweep's options: its barriers order shared memory only. Its invocations
+/// hand one another data through shared memory alone (keys, counters,
+/// offsets); other workgroups read what it writes, through the look-back's
+/// atomics; none reads an Array element that another invocation of its
+/// workgroup wrote. Ordering buffers too, as barriers after the look-back's
+/// atomic stores otherwise do, costs NVIDIA's Vulkan driver a fence after
+/// every barrier (docs/PERFORMANCE.md, session 47).
+inline GroupOptions sweep_options(GroupOptions o) {
+    o.shared_only_barriers = true;
+    return o;
+}
+
 /// The kernel of a pass (`claims`: one whose tiles claim their places, claims_places).
 template <class V, bool WithValues>
 auto make_sweep_kernel(PassKernel k) {
     if constexpr (WithValues)
         return group_kernel<kWg>(
             "radix_sweep_pairs(keys, values, starts, state, keys_out, values_out, size, count, counted, pass, states, shift, mask, flip, bits)",
-            sweep_pairs_options(k.ranking),
+            sweep_options(sweep_pairs_options(k.ranking)),
             [S = k.ranking.size, tile = Tile{k.items}](Array<std::uint32_t> keys, Array<V> values, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Array<V> values_out, Int size, Array<std::uint32_t> count, Int counted,
                              Int pass, Int states, UInt shift, UInt mask, UInt flip, Int bits) {
@@ -338,7 +350,7 @@ auto make_sweep_kernel(PassKernel k) {
         return group_kernel<kWg>(
             std::string(k.claims ? "radix_sweep_keys_claiming" : "radix_sweep_keys") +
                 "(keys, starts, state, keys_out, size, count, counted, pass, states, shift, mask, flip, bits)",
-            keys_pass_options(k.ranking),
+            sweep_options(keys_pass_options(k.ranking)),
             [S = k.ranking.size, tile = Tile{k.items}, claims = k.claims](Array<std::uint32_t> keys, Array<std::uint32_t> starts, Array<std::uint32_t> state,
                              Array<std::uint32_t> keys_out, Int size, Array<std::uint32_t> count, Int counted, Int pass,
                              Int states, UInt shift, UInt mask, UInt flip, Int bits) {
