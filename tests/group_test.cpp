@@ -304,16 +304,26 @@ auto array_exchange_kernel() {
     });
 }
 
+/// The host's answer to `rounds` rounds of "x = (x * 7 + my mirror's x) % 1000003"
+/// in workgroups of 1024 (the kernels' slow-down, (3x + 1) / 3, leaves x as it is):
+/// every round's values, one after the other.
+std::vector<std::int32_t> mirror_rounds(const std::vector<std::int32_t>& x, std::int32_t rounds) {
+    const std::size_t n = x.size();
+    std::vector<std::int32_t> all, now = x;
+    for (std::int32_t r = 0; r < rounds; ++r) {
+        const std::vector<std::int32_t> stored = now;
+        for (std::size_t i = 0; i < n; ++i) now[i] = (now[i] * 7 + stored[i / 1024 * 1024 + 1023 - i % 1024]) % 1000003;
+        all.insert(all.end(), now.begin(), now.end());
+    }
+    return all;
+}
+
 TEST_P(GroupKernels, BarrierOrdersArrayMemory) {
     const std::int64_t groups = 64, n = groups * 1024;
     const std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), 0, 1000002);
     for (std::int32_t rounds : {1, 2, 5}) {
-        std::vector<std::int32_t> want = x;
-        for (std::int32_t r = 0; r < rounds; ++r) {
-            const std::vector<std::int32_t> stored = want;
-            for (std::int64_t i = 0; i < n; ++i)
-                want[i] = (want[i] * 7 + stored[i / 1024 * 1024 + 1023 - i % 1024]) % 1000003;
-        }
+        const std::vector<std::int32_t> every_round = mirror_rounds(x, rounds);
+        const std::vector<std::int32_t> want(every_round.end() - n, every_round.end());
         auto s = rt().stream<std::int32_t>({n}, x);
         array_exchange_kernel()(Groups{groups}, s, rounds);
         EXPECT_EQ(s.download(), want) << rounds << " rounds";
@@ -349,18 +359,7 @@ TEST_P(GroupKernels, SharedOnlyBarriersOrderSharedMemory) {
     const std::int64_t groups = 64, n = groups * kTile;
     const std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), 0, 1000002);
     for (std::int32_t rounds : {1, 3}) {
-        std::vector<std::int32_t> want(static_cast<std::size_t>(rounds * n)), now = x;
-        for (std::int32_t r = 0; r < rounds; ++r) {
-            // The slowed-down upper half changes x before storing it.
-            for (std::int64_t i = 0; i < n; ++i)
-                if (i % kTile >= 512)
-                    for (int j = 0; j < 64; ++j) now[i] = (now[i] * 3 + 1) / 3;
-            const std::vector<std::int32_t> stored = now;
-            for (std::int64_t i = 0; i < n; ++i) {
-                now[i] = (now[i] * 7 + stored[i / kTile * kTile + kTile - 1 - i % kTile]) % 1000003;
-                want[r * n + i] = now[i];
-            }
-        }
+        const std::vector<std::int32_t> want = mirror_rounds(x, rounds);
         auto v = rt().stream<std::int32_t>({n}, x);
         auto out = rt().stream<std::int32_t>({rounds * n});
         auto state = rt().stream<std::uint32_t>({groups});
