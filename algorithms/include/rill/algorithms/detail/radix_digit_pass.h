@@ -222,6 +222,12 @@ struct ScatterShared {
     /// compiler had made each row a branch of its own with both of its shared
     /// loads inside; with the checks on, the rows read first took 2.425.
     bool rows_first = false;
+    /// The ranking by ballots lets the highest of the lanes with one digit
+    /// add for them all, rather than the lowest. For OneSweep's pairs: on the
+    /// H200 through Vulkan (docs/PERFORMANCE.md, session 48) their sort took
+    /// 9.061-9.071 ms against 9.143-9.144; the keys' 5.551-5.560 against
+    /// 5.537-5.546, so they keep the lowest.
+    bool highest_leads = false;
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
     Shared<std::uint32_t> counters, subgroup_totals;
@@ -303,23 +309,31 @@ void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& ke
 }
 
 /// The lanes of the subgroup whose digit equals this lane's `d` (8 ballots),
-/// as how many of them are below this lane, how many there are, and the
-/// lowest of them. Subgroups of up to 32 use one word of the ballots.
+/// as how many of them are below this lane, how many there are, and which of
+/// them leads them: the highest (`highest_leads`) or the lowest. `active`:
+/// subgroup_ballot(true), taken once by the caller for all its keys (NVIDIA's
+/// compiler repeats a ballot per key). Subgroups of up to 32 use one word of
+/// the ballots.
 struct Peers {
-    Int below, count, lowest;
+    Int below, count, leader;
+    bool highest_leads;
+    /// Whether this lane leads, told from the counts: told from `leader`
+    /// (whose bit search the atomic then waits for), the keys' sort took
+    /// 5.634-5.654 ms on the H200 against 5.537-5.546 (session 48, runs 3-4).
+    Expr<bool> leads() const { return highest_leads ? below == count - 1 : below == 0; }
 };
-inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
+inline Peers match_digit(int S, const Expr<std::uint32_t>& d, const Expr<uint4>& active, bool highest_leads) {
     if (S <= 32) {
-        Var<std::uint32_t> peers = subgroup_ballot(Expr<bool>(true)).x();
+        Var<std::uint32_t> peers = active.x();
         for (int b = 0; b < kDigitBits; ++b) {
             UInt bit = (d >> static_cast<std::uint32_t>(b)) & 1u;
             peers = peers & (subgroup_ballot(bit == 1u).x() ^ (bit - 1u));  // bit - 1: all ones where clear
         }
         UInt below_me = lanes_below_word();
         return {cast<std::int32_t>(bit_count(peers & below_me)), cast<std::int32_t>(bit_count(peers)),
-                cast<std::int32_t>(find_lsb(peers))};
+                cast<std::int32_t>(highest_leads ? find_msb(peers) : find_lsb(peers)), highest_leads};
     }
-    Var<uint4> peers = subgroup_ballot(Expr<bool>(true));
+    Var<uint4> peers = active;
     for (int b = 0; b < kDigitBits; ++b) {
         UInt bit = (d >> static_cast<std::uint32_t>(b)) & 1u;
         UInt same = bit - 1u;
@@ -327,10 +341,14 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d) {
     }
     Expr<uint4> below_me = lanes_below();
     auto lsb = [](const Expr<std::uint32_t>& w) { return cast<std::int32_t>(find_lsb(w)); };
-    Int lowest = select(peers.x() != 0u, lsb(peers.x()),
-                        select(peers.y() != 0u, 32 + lsb(peers.y()),
-                               select(peers.z() != 0u, 64 + lsb(peers.z()), 96 + lsb(peers.w()))));
-    return {ballot_bit_count(peers & below_me), ballot_bit_count(peers), lowest};
+    auto msb = [](const Expr<std::uint32_t>& w) { return cast<std::int32_t>(find_msb(w)); };
+    Int leader = highest_leads ? select(peers.w() != 0u, 96 + msb(peers.w()),
+                                        select(peers.z() != 0u, 64 + msb(peers.z()),
+                                               select(peers.y() != 0u, 32 + msb(peers.y()), msb(peers.x()))))
+                               : select(peers.x() != 0u, lsb(peers.x()),
+                                        select(peers.y() != 0u, 32 + lsb(peers.y()),
+                                               select(peers.z() != 0u, 64 + lsb(peers.z()), 96 + lsb(peers.w()))));
+    return {ballot_bit_count(peers & below_me), ballot_bit_count(peers), leader, highest_leads};
 }
 
 /// The element of the tile that invocation local_id() ranks as its j-th: subgroup
@@ -367,8 +385,8 @@ inline Expr<std::uint32_t> exclusive_over_workgroup(int S, const Expr<std::uint3
 /// Ranks a tile by the digit in one go, as Onesweep does (Adinets and Merrill
 /// 2022): subgroup w takes tile elements w S items .. (w + 1) S items - 1, rows
 /// of S (ranked_element); in each row the lanes with the same digit find each
-/// other with 8 ballots, and the lowest of them adds their number to the
-/// subgroup's counter of that digit (sh.counters, zero at the start). Then
+/// other with 8 ballots, and one of them (sh.highest_leads) adds their number
+/// to the subgroup's counter of that digit (sh.counters, zero at the start). Then
 /// invocation d adds up digit d's counters, the workgroup scans the totals,
 /// and each counter becomes where its subgroup's keys of the digit start in
 /// the sorted tile: every element's place, stably. Subgroups of exactly S (8
@@ -416,14 +434,20 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
     } else {
         for (int j = 0; j < sh.tile.items; ++j) r.key.emplace_back(load(j, true));
     }
+    Var<uint4> active = subgroup_ballot(Expr<bool>(true));
     for (int j = 0; j < sh.tile.items; ++j) {
         if (!full_apart) r.key[j] = select(in_n(j), Expr<std::uint32_t>(r.key[j]), past_n);
         UInt d = digit(r.key[j]);
-        Peers peers = match_digit(S, d);
+        Peers peers = match_digit(S, d, active, sh.highest_leads);
         auto [word, half] = counter(w, d);
-        Var<std::uint32_t> before = 0u;
-        If(peers.below == 0, [&] { before = half_of(sh.counters.atomic_add(word, cast<std::uint32_t>(peers.count) << half), half); });
-        UInt rank = subgroup_shuffle(Expr<std::uint32_t>(before), peers.lowest) + cast<std::uint32_t>(peers.below);
+        // Every lane adds, without a branch: the leader its peers' number to their counter, the others 0 to a
+        // counter of their subgroup (word `lane` of its row; adding 0 changes nothing, whichever add comes first).
+        // On the H200 through Vulkan (docs/PERFORMANCE.md, session 48), against the leader alone in a branch: the
+        // keys' sort 5.537-5.546 ms against 5.850-5.856, their claiming pass 1.100-1.112 against 1.256-1.257.
+        Bool leads = peers.leads();
+        Int at = select(leads, word, w * row + subgroup_invocation());
+        UInt before = half_of(sh.counters.atomic_add(at, select(leads, cast<std::uint32_t>(peers.count) << half, 0u)), half);
+        UInt rank = subgroup_shuffle(before, peers.leader) + cast<std::uint32_t>(peers.below);
         if (j % 2 == 1) r.add(j, rank);
         else r.places.emplace_back(rank);
     }

@@ -205,6 +205,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
     // much to tell.
     sh.recompute_digits = vulkan_sweep_tile(WithValues, tile);
     sh.rows_first = WithValues;
+    sh.highest_leads = WithValues;
     sh.begin();
     Int lid = local_id();
     // The state word of digit local_id() of tile k in this pass.

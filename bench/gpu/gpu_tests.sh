@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Every GPU test of rill-tests, the Vulkan and the OpenGL ones in two processes at once, each
+# within a time limit, summed up: passed / failed / skipped lines, tests that ran to OK, and the
+# device each API reported. Full logs: OUTDIR/tests_vulkan.txt, OUTDIR/tests_opengl.txt.
+# RILL_TESTS_BIN names another build of rill-tests.
+# Usage (on the GPU machine, after ../shared/device/README.md):
+#   bench/gpu/gpu_tests.sh OUTDIR [seconds per API = 450] [extra gtest filter, e.g. -*LargeSizes*]
+set -uo pipefail
+out=${1:?usage: bench/gpu/gpu_tests.sh OUTDIR [seconds] [filter]}
+limit=${2:-450}
+extra=${3:-}
+bin=${RILL_TESTS_BIN:-rill-tests}
+mkdir -p "$out"
+t0=$(date +%s)
+for api in vulkan opengl; do
+    filter="Backends/*/$api"
+    [ -n "$extra" ] && filter="$filter:$extra"
+    timeout "$limit" "$bin" --gtest_filter="$filter" > "$out/tests_$api.txt" 2>&1 &
+done
+wait
+echo "GPU tests done in $(( $(date +%s) - t0 )) s"
+for api in vulkan opengl; do
+    log=$out/tests_$api.txt
+    echo "$api: $(grep -c '^\[       OK' "$log") OK"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]" "$log" | head -20
+    grep -m3 -E "device|Vulkan|OpenGL" "$log"
+done
