@@ -309,19 +309,21 @@ void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& ke
 }
 
 /// The lanes of the subgroup whose digit equals this lane's `d` (8 ballots),
-/// as how many of them are below this lane, how many there are, and which of
-/// them leads them: the highest (`highest_leads`) or the lowest. `active`:
-/// subgroup_ballot(true), taken once by the caller for all its keys (NVIDIA's
-/// compiler repeats a ballot per key). Subgroups of up to 32 use one word of
-/// the ballots.
+/// as how many of them are below this lane, how many there are, which of
+/// them leads them (the highest, `highest_leads`, or the lowest), and whether
+/// this lane does. `active`: subgroup_ballot(true), taken once by the caller
+/// for all its keys (NVIDIA's compiler repeats a ballot per key). Subgroups of
+/// up to 32 use one word of the ballots.
 struct Peers {
     Int below, count, leader;
-    bool highest_leads;
-    /// Whether this lane leads, told from the counts: told from `leader`
-    /// (whose bit search the atomic then waits for), the keys' sort took
-    /// 5.634-5.654 ms on the H200 against 5.537-5.546 (session 48, runs 3-4).
-    Expr<bool> leads() const { return highest_leads ? below == count - 1 : below == 0; }
+    Bool leads;
 };
+/// Whether this lane leads its peers, told from the counts: told from the
+/// leader's lane (whose bit search the atomic then waits for), the keys' sort
+/// took 5.634-5.654 ms on the H200 against 5.537-5.546 (session 48, runs 3-4).
+inline Peers peers_of(const Int& below, const Int& count, const Int& leader, bool highest_leads) {
+    return {below, count, leader, highest_leads ? below == count - 1 : below == 0};
+}
 inline Peers match_digit(int S, const Expr<std::uint32_t>& d, const Expr<uint4>& active, bool highest_leads) {
     if (S <= 32) {
         Var<std::uint32_t> peers = active.x();
@@ -330,8 +332,8 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d, const Expr<uint4>&
             peers = peers & (subgroup_ballot(bit == 1u).x() ^ (bit - 1u));  // bit - 1: all ones where clear
         }
         UInt below_me = lanes_below_word();
-        return {cast<std::int32_t>(bit_count(peers & below_me)), cast<std::int32_t>(bit_count(peers)),
-                cast<std::int32_t>(highest_leads ? find_msb(peers) : find_lsb(peers)), highest_leads};
+        return peers_of(cast<std::int32_t>(bit_count(peers & below_me)), cast<std::int32_t>(bit_count(peers)),
+                        cast<std::int32_t>(highest_leads ? find_msb(peers) : find_lsb(peers)), highest_leads);
     }
     Var<uint4> peers = active;
     for (int b = 0; b < kDigitBits; ++b) {
@@ -348,7 +350,7 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d, const Expr<uint4>&
                                : select(peers.x() != 0u, lsb(peers.x()),
                                         select(peers.y() != 0u, 32 + lsb(peers.y()),
                                                select(peers.z() != 0u, 64 + lsb(peers.z()), 96 + lsb(peers.w()))));
-    return {ballot_bit_count(peers & below_me), ballot_bit_count(peers), leader, highest_leads};
+    return peers_of(ballot_bit_count(peers & below_me), ballot_bit_count(peers), leader, highest_leads);
 }
 
 /// The element of the tile that invocation local_id() ranks as its j-th: subgroup
@@ -444,9 +446,8 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
         // counter of their subgroup (word `lane` of its row; adding 0 changes nothing, whichever add comes first).
         // On the H200 through Vulkan (docs/PERFORMANCE.md, session 48), against the leader alone in a branch: the
         // keys' sort 5.537-5.546 ms against 5.850-5.856, their claiming pass 1.100-1.112 against 1.256-1.257.
-        Bool leads = peers.leads();
-        Int at = select(leads, word, w * row + subgroup_invocation());
-        UInt before = half_of(sh.counters.atomic_add(at, select(leads, cast<std::uint32_t>(peers.count) << half, 0u)), half);
+        Int at = select(peers.leads, word, w * row + subgroup_invocation());
+        UInt before = half_of(sh.counters.atomic_add(at, select(peers.leads, cast<std::uint32_t>(peers.count) << half, 0u)), half);
         UInt rank = subgroup_shuffle(before, peers.leader) + cast<std::uint32_t>(peers.below);
         if (j % 2 == 1) r.add(j, rank);
         else r.places.emplace_back(rank);
