@@ -44,7 +44,13 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 /// scan (ScatterShared::recompute_digits): 2.335-2.351 ms per pass against
 /// 2.435-2.443 at 256 x 20 (128 registers, 20 KB, word counters in 2
 /// parts). At 256 x 22 without recomputing they took 178 registers and 3.48
-/// ms, at 256 x 24 with it 176 and 3.41, at 256 x 18 2.49-2.50 ms.
+/// ms, at 256 x 24 with it 176 and 3.41, at 256 x 18 2.49-2.50 ms. They
+/// take 256 x 24 since session 49 (on the H200), their rows' places in the
+/// sorted tile told after the ranking (ScatterShared::late_places): 2.101
+/// ms per pass against 2.136-2.139 at 256 x 22 (128 registers, 16 bytes
+/// spilled, 24 KB); at 256 x 24 without late places 171 registers (one
+/// workgroup per SM) and 3.11 ms, at 256 x 26 with them 2.92, at 256 x 20
+/// 2.19.
 /// OneSweep's keys-only passes take 256 x 24 as well since session 31 (1.85
 /// against 2.19 ms per pass), and 256 x 30 since
 /// session 37: 1.547-1.583 ms per pass against 1.628-1.630 at 256 x 26 (128
@@ -65,7 +71,7 @@ struct Tile {
 /// scatter took 176-184 registers at 256 x 28 and 30, and its sort 10.7-10.9
 /// against 7.5 ms; OneSweep's) and of pairs (count-then-scatter's,
 /// OneSweep's), and of every other pass.
-constexpr Tile kKeysTile{24}, kSweepKeysTile{30}, kPairsTile{20}, kSweepPairsTile{22}, kTile{16};
+constexpr Tile kKeysTile{24}, kSweepKeysTile{30}, kPairsTile{20}, kSweepPairsTile{24}, kTile{16};
 /// The tile a sort's passes take on a backend, with values or not, by OneSweep or not.
 inline Tile tile_for(const BackendInfo& info, bool values, bool sweep) {
     if (info.name != "vulkan") return kTile;
@@ -148,7 +154,7 @@ inline auto make_histogram_kernel(int items) {
 /// an H100 SM (measured by rill-bench-occupancy: two workgroups of up to 24
 /// KB, three of up to 16 KB; docs/PERFORMANCE.md, session 37), and one in the
 /// 32 KB that OpenGL promises. 256 x 30 keys in subgroups of 32 take 5888
-/// (counters a word each, 2 parts); OneSweep's pairs of 256 x 22 take 4864
+/// (counters a word each, 2 parts); OneSweep's pairs of 256 x 24 take 5120
 /// (a word each, 2 parts), count-then-scatter's of 256 x 20 4608.
 constexpr int kExchangeWords = 6144 - kBins;
 
@@ -228,6 +234,16 @@ struct ScatterShared {
     /// 9.061-9.071 ms against 9.143-9.144; the keys' 5.551-5.560 against
     /// 5.537-5.546, so they keep the lowest.
     bool highest_leads = false;
+    /// Each invocation's places in the sorted tile (row j of a part: its
+    /// index + j kWg), which the writes check against the tile's keys, come
+    /// from its index plus a zero that the compiler cannot see before the
+    /// tile is ranked: NVIDIA's compiler otherwise works them out at the start
+    /// and keeps every row's in a register through the ranking. For
+    /// OneSweep's pairs: on the H200 through Vulkan (docs/PERFORMANCE.md,
+    /// session 49) their sweep took 2.121-2.123 ms per pass against 2.136-2.139
+    /// at 256 x 22, and fit 256 x 24 in 128 registers (2.101, against 171
+    /// registers and 3.11 ms without).
+    bool late_places = false;
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
     Shared<std::uint32_t> counters, subgroup_totals;
@@ -564,6 +580,8 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
         if constexpr (kValuesShared)
             for (int j = 0; j < sh.tile.items; ++j) value.emplace_back(values->load(min(tile_base + ranked_element(S, sh.tile, j), n - 1)));
         const int part = sh.tile.size() / sh.layout.parts, rows = sh.tile.items / sh.layout.parts;
+        // The zero of sh.late_places: every place in the tile is below 2^16.
+        Int place_lid = sh.late_places ? Int(lid + cast<std::int32_t>(r.places[0] >> 31u)) : lid;
         // The items of part h of the sorted tile go to `items` at their places there.
         auto exchange = [&](int h, auto item) {
             for (int j = 0; j < sh.tile.items; ++j) {
@@ -574,7 +592,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
         };
         for (int h = 0; h < sh.layout.parts; ++h) {
             // The place in the sorted tile of row j of this part (invocation local_id()).
-            auto sorted_place = [&](int j) { return h * part + j * kWg + lid; };
+            auto sorted_place = [&](int j) { return h * part + j * kWg + place_lid; };
             if constexpr (kByPlace) exchange(h, [&](int j) { return cast<std::uint32_t>(ranked_element(S, sh.tile, j)); });
             else exchange(h, [&](int j) { return Expr<std::uint32_t>(r.key[j]); });
             barrier();  // the part in shared memory, every counter read

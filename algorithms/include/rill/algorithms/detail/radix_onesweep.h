@@ -60,7 +60,8 @@ constexpr bool vulkan_sweep_tile(bool values, Tile tile) { return tile.items == 
 /// RadixAlgorithm::OneSweep 9.646-9.670 ms against 9.766-9.773 (runs 2-4),
 /// by Auto (timed first) 9.831-9.843 against 9.862-9.894 (runs 2-3). Through
 /// OpenGL on the same GPU (256 x 16) the pairs' sweep took 3.108 with 2
-/// against 3.077-3.085 with 4 (run 4), so other tiles keep 4.
+/// against 3.077-3.085 with 4 (run 4), so other tiles keep 4. Vulkan's pairs
+/// at 256 x 24 (session 49) were timed with 2 only.
 constexpr int sweep_window(bool values, Tile tile) { return values && vulkan_sweep_tile(values, tile) ? 2 : 4; }
 /// Whether a step adds up its window with selects rather than a branch per
 /// tile: keys' sweep 1.736 against 1.758 ms per pass; pairs' 2.664 against
@@ -206,6 +207,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
     sh.recompute_digits = vulkan_sweep_tile(WithValues, tile);
     sh.rows_first = WithValues;
     sh.highest_leads = WithValues;
+    sh.late_places = WithValues;
     sh.begin();
     Int lid = local_id();
     // The state word of digit local_id() of tile k in this pass.

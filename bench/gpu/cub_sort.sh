@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# CUB's peers (bench/gpu/cub_peers.cu) for a run on the GPU machine: `build` compiles them once
+# (start it in the background while other work runs); `time OUTDIR [log2 n = 28]` waits for the
+# build, times them into OUTDIR/cub.json and prints CUB's sort times.
+# Usage (on the GPU machine, after ../shared/device/README.md):
+#   bench/gpu/cub_sort.sh build &  ...  bench/gpu/cub_sort.sh time OUTDIR [28]
+set -uo pipefail
+bin=/tmp/rill_cub_peers
+log=/tmp/rill_cub_peers.build.txt
+here=$(cd "$(dirname "$0")" && pwd)
+case "${1:-}" in
+build)
+    PATH=$PATH:/usr/local/cuda/bin nvcc -O3 -std=c++17 -arch=sm_90 "$here/cub_peers.cu" -o "$bin.tmp" > "$log" 2>&1 &&
+        mv "$bin.tmp" "$bin"
+    echo "nvcc rc=$?" >> "$log"
+    ;;
+time)
+    out=${2:?usage: bench/gpu/cub_sort.sh time OUTDIR [log2 n]}
+    mkdir -p "$out"
+    while ! grep -q "nvcc rc=" "$log" 2>/dev/null; do sleep 1; done
+    cp "$log" "$out/nvcc.txt"
+    [ -x "$bin" ] || { echo "CUB peers did not build: $out/nvcc.txt"; exit 1; }
+    timeout 60 "$bin" "${3:-28}" > "$out/cub.json" 2> "$out/cub.txt"
+    echo "cub rc=$? $(grep -oE '"sort_(keys|pairs)_ms":[0-9.]+' "$out/cub.json" | tr '\n' ' ')"
+    ;;
+*)
+    echo "usage: bench/gpu/cub_sort.sh build | time OUTDIR [log2 n]" >&2
+    exit 2
+    ;;
+esac
