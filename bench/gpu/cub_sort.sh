@@ -17,9 +17,10 @@ build)
 time)
     out=${2:?usage: bench/gpu/cub_sort.sh time OUTDIR [log2 n]}
     mkdir -p "$out"
-    while ! grep -q "nvcc rc=" "$log" 2>/dev/null; do sleep 1; done
-    cp "$log" "$out/nvcc.txt"
-    [ -x "$bin" ] || { echo "CUB peers did not build: $out/nvcc.txt"; exit 1; }
+    # At most 10 minutes: with no `build` started, the log never comes.
+    for ((i = 0; i < 600; ++i)); do grep -q "nvcc rc=" "$log" 2>/dev/null && break; sleep 1; done
+    cp "$log" "$out/nvcc.txt" 2>/dev/null
+    [ -x "$bin" ] || { echo "CUB peers not built: was 'bench/gpu/cub_sort.sh build' started? its log: $out/nvcc.txt"; exit 1; }
     timeout 60 "$bin" "${3:-28}" > "$out/cub.json" 2> "$out/cub.txt"
     echo "cub rc=$? $(grep -oE '"sort_(keys|pairs)_ms":[0-9.]+' "$out/cub.json" | tr '\n' ' ')"
     ;;

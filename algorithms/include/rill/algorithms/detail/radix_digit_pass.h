@@ -22,6 +22,7 @@
 #include <rill/algorithms/detail/workgroup_scan.h>
 
 #include <algorithm>
+#include <array>
 #include <tuple>
 
 namespace rill::detail::radix {
@@ -358,14 +359,19 @@ inline Peers match_digit(int S, const Expr<std::uint32_t>& d, const Expr<uint4>&
         peers = peers & (subgroup_ballot(bit == 1u) ^ Expr<uint4>(same, same, same, same));
     }
     Expr<uint4> below_me = lanes_below();
-    auto lsb = [](const Expr<std::uint32_t>& w) { return cast<std::int32_t>(find_lsb(w)); };
-    auto msb = [](const Expr<std::uint32_t>& w) { return cast<std::int32_t>(find_msb(w)); };
-    Int leader = highest_leads ? select(peers.w() != 0u, 96 + msb(peers.w()),
-                                        select(peers.z() != 0u, 64 + msb(peers.z()),
-                                               select(peers.y() != 0u, 32 + msb(peers.y()), msb(peers.x()))))
-                               : select(peers.x() != 0u, lsb(peers.x()),
-                                        select(peers.y() != 0u, 32 + lsb(peers.y()),
-                                               select(peers.z() != 0u, 64 + lsb(peers.z()), 96 + lsb(peers.w()))));
+    // The leader: the lowest set bit of the first nonzero word from x, or the highest from w.
+    const std::array<Expr<std::uint32_t>, 4> word{peers.x(), peers.y(), peers.z(), peers.w()};
+    auto lane_in = [&](int c) -> Expr<std::int32_t> {
+        Expr<std::int32_t> bit = cast<std::int32_t>(highest_leads ? find_msb(word[c]) : find_lsb(word[c]));
+        if (c == 0) return bit;
+        return 32 * c + bit;
+    };
+    const int step = highest_leads ? -1 : 1;  // from word w down, or from x up
+    auto first_set = [&](auto&& self, int c) -> Expr<std::int32_t> {
+        if (c + step < 0 || c + step > 3) return lane_in(c);
+        return select(word[c] != 0u, lane_in(c), self(self, c + step));
+    };
+    Int leader = first_set(first_set, highest_leads ? 3 : 0);
     return peers_of(ballot_bit_count(peers & below_me), ballot_bit_count(peers), leader, highest_leads);
 }
 
