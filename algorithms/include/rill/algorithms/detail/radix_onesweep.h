@@ -61,14 +61,19 @@ constexpr bool vulkan_sweep_tile(bool values, Tile tile) { return tile.items == 
 /// by Auto (timed first) 9.831-9.843 against 9.862-9.894 (runs 2-3). Through
 /// OpenGL on the same GPU (256 x 16) the pairs' sweep took 3.108 with 2
 /// against 3.077-3.085 with 4 (run 4), so other tiles keep 4. Vulkan's pairs
-/// at 256 x 24 (session 49) were timed with 2 only.
+/// at 256 x 24 (session 50, run 5, the windows added up with branches):
+/// 2.099-2.103 ms per pass with 2, 2.156-2.158 with 1, 2.114-2.117 with 3,
+/// 2.154-2.157 with 4.
 constexpr int sweep_window(bool values, Tile tile) { return values && vulkan_sweep_tile(values, tile) ? 2 : 4; }
 /// Whether a step adds up its window with selects rather than a branch per
 /// tile: keys' sweep 1.736 against 1.758 ms per pass; pairs' 2.664 against
 /// 2.581, slower (session 35, run 7). Pairs at 256 x 22 (session 45, run 2):
 /// 2.455 / 2.376 / 2.283 with windows of 4 / 8 / 2 against 2.308-2.311 with
-/// branches and 4.
-constexpr bool look_back_selects(bool values) { return !values; }
+/// branches and 4. Vulkan's pairs at 256 x 24 take them (on the H200,
+/// session 50, run 5): 2.077-2.078 ms per pass with windows of 2 against
+/// 2.099-2.103 with branches, 2.099-2.102 with selects and 4; the sort
+/// 8.832-8.833 ms against 8.919-8.928. Other pairs' tiles keep branches.
+constexpr bool look_back_selects(bool values, Tile tile) { return !values || vulkan_sweep_tile(values, tile); }
 /// Steps of the look-back in a row that find the next tile unpublished,
 /// before the invocation counts that tile's keys of its digit itself. On the
 /// H100 the sort took as long with 8 as with 64 (docs/PERFORMANCE.md,
@@ -264,7 +269,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
                     std::vector<Var<std::uint32_t>> w;
                     const int window = sweep_window(WithValues, tile);
                     for (int i = 0; i < window; ++i) w.emplace_back(state.atomic_load(digit_state(max(k - i, 0))));
-                    if constexpr (look_back_selects(WithValues)) {
+                    if (look_back_selects(WithValues, tile)) {
                         // Tiles from k down while each is published and the one before it was not inclusive.
                         std::vector<Expr<bool>> alive{Expr<bool>(true)}, inclusive{Expr<bool>(false)};
                         std::vector<Expr<std::uint32_t>> sum{Expr<std::uint32_t>(0u)}, added{Expr<std::uint32_t>(0u)};
