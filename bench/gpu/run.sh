@@ -17,8 +17,7 @@ mkdir -p "$out"
 # The peers first: on the H200 the whole script ran past a 7-minute limit before
 # reaching them (docs/PERFORMANCE.md, session 46), and without them no ratio is left.
 if command -v nvcc > /dev/null; then
-    nvcc -O3 -std=c++17 -arch=sm_90 "$here/cub_peers.cu" -o /tmp/rill_cub_peers \
-        && /tmp/rill_cub_peers "$n" > "$out/peer_cub.json" || echo "CUB peer failed" >&2
+    "$here/cub_sort.sh" build && "$here/cub_sort.sh" time "$out" "$n" peer_cub.json || echo "CUB peer failed" >&2
 fi
 if python3 -c "import torch" 2> /dev/null; then
     python3 "$here/torch_peers.py" "$n" > "$out/peer_torch.json" || echo "PyTorch peer failed" >&2
