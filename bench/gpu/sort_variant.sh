@@ -3,7 +3,7 @@
 # lines: the sorts' spans (A: Auto, O: RadixAlgorithm::OneSweep; keys and pairs), the
 # last sort's per-kernel times, and each radix kernel's registers and shared memory
 # (pipeline statistics). Knobs go in as NAME=VALUE environment settings. With
-# RILL_VK_PIPELINE_DUMP set among them, the radix sweeps' machine code is cut out and
+# RILL_VK_PIPELINE_DUMP set among them, the radix kernels' machine code is cut out and
 # disassembled too (needs zstd and nvdisasm): OUTDIR/NAME_sass/*.sass. RILL_BENCH_BIN
 # names another build of rill-bench-bandwidth to time (an A/B in one machine session).
 # Usage (on the GPU machine, after ../shared/device/README.md):
@@ -33,7 +33,7 @@ for kv in "$@"; do
     [[ $kv == RILL_VK_PIPELINE_DUMP=* ]] || continue
     dump=${kv#*=}
     python3 "$here/nv_cache_code.py" "$dump" "$txt" "$out/${name}_sass" > /dev/null 2>&1
-    for f in "$out/${name}_sass"/radix_s*.bin; do
+    for f in "$out/${name}_sass"/radix_*.bin; do
         [ -f "$f" ] && nvdisasm -b SM90 -hex "$f" > "${f%.bin}.sass" 2>&1
         rm -f "$f"
     done
