@@ -245,6 +245,18 @@ struct ScatterShared {
     /// at 256 x 22, and fit 256 x 24 in 128 registers (2.101, against 171
     /// registers and 3.11 ms without).
     bool late_places = false;
+    /// With rows_first, a part's rows are read from shared memory and
+    /// written out this many at a time (0: all at once), a subgroup barrier
+    /// after each group but the last. NVIDIA's Vulkan driver makes that
+    /// barrier a workgroup BAR.SYNC, past which its compiler does not read
+    /// later rows early; without it the compiler reads a whole part at once
+    /// while every key, the values and the places are still held (the
+    /// sweep's register peak). For Vulkan's OneSweep pairs' tile of 256 x 24:
+    /// on the H200 (docs/PERFORMANCE.md, session 51) the sweep took
+    /// 2.000-2.002 ms per pass in groups of 2 against 2.089-2.094 in whole
+    /// parts (groups of 4: 2.012-2.014, of 6: 2.041), the sort 1.005-1.007
+    /// of CUB's pairs.
+    int rows_per_write = 0;
     Shared<std::uint32_t> items;
     Shared<std::uint32_t> offset{kBins, dsl::Unchecked{}};
     Shared<std::uint32_t> counters, subgroup_totals;
@@ -588,6 +600,14 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
         const int part = sh.tile.size() / sh.layout.parts, rows = sh.tile.items / sh.layout.parts;
         // The zero of sh.late_places: every place in the tile is below 2^16.
         Int place_lid = sh.late_places ? Int(lid + cast<std::int32_t>(r.places[0] >> 31u)) : lid;
+        // A part's rows [first, last) in groups of sh.rows_per_write (rows_first only), a subgroup barrier between groups.
+        auto in_row_groups = [&](int rows_in_part, auto write) {
+            const int group = sh.rows_first && sh.rows_per_write > 0 ? sh.rows_per_write : rows_in_part;
+            for (int first = 0; first < rows_in_part; first += group) {
+                if (first > 0) subgroup_barrier();
+                write(first, std::min(rows_in_part, first + group));
+            }
+        };
         // The items of part h of the sorted tile go to `items` at their places there.
         auto exchange = [&](int h, auto item) {
             for (int j = 0; j < sh.tile.items; ++j) {
@@ -642,12 +662,15 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
                         for (int j = 0; j < rows; ++j) write_row(j, true);
                     });
                 } else if (sh.rows_first) {
-                    std::vector<Var<std::uint32_t>> key;
-                    for (int j = 0; j < rows; ++j) {
-                        key.emplace_back(sh.items.load(j * kWg + lid));
-                        to.emplace_back(out_place(key[j], sorted_place(j)));
-                    }
-                    for (int j = 0; j < rows; ++j) If(sorted_place(j) < in_tile, [&] { keys_out.store(to[j], key[j]); });
+                    in_row_groups(rows, [&](int first, int last) {
+                        std::vector<Var<std::uint32_t>> key;
+                        for (int j = first; j < last; ++j) {
+                            key.emplace_back(sh.items.load(j * kWg + lid));
+                            to.emplace_back(out_place(key[j - first], sorted_place(j)));
+                        }
+                        for (int j = first; j < last; ++j)
+                            If(sorted_place(j) < in_tile, [&] { keys_out.store(to[j], key[j - first]); });
+                    });
                 } else {
                     for (int j = 0; j < rows; ++j) to.emplace_back(write_row(j, true));
                 }
@@ -658,15 +681,18 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
             if constexpr (kValuesShared) {
                 exchange(h, [&](int j) { return value_word<V>(value[j]); });
                 barrier();
-                std::vector<Var<std::uint32_t>> word;
-                if (sh.rows_first)
-                    for (int j = 0; j < rows; ++j) word.emplace_back(sh.items.load(j * kWg + lid));
-                for (int j = 0; j < rows; ++j) {
-                    Int p = sorted_place(j);
-                    If(p < in_tile, [&] {
-                        values_out->store(to[j], word_value<V>(sh.rows_first ? Expr<std::uint32_t>(word[j]) : sh.items.load(j * kWg + lid)));
-                    });
-                }
+                in_row_groups(rows, [&](int first, int last) {
+                    std::vector<Var<std::uint32_t>> word;
+                    if (sh.rows_first)
+                        for (int j = first; j < last; ++j) word.emplace_back(sh.items.load(j * kWg + lid));
+                    for (int j = first; j < last; ++j) {
+                        Int p = sorted_place(j);
+                        If(p < in_tile, [&] {
+                            values_out->store(to[j], word_value<V>(sh.rows_first ? Expr<std::uint32_t>(word[j - first])
+                                                                                  : sh.items.load(j * kWg + lid)));
+                        });
+                    }
+                });
                 if (!last) barrier();
             }
         }

@@ -213,6 +213,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
     sh.rows_first = WithValues;
     sh.highest_leads = WithValues;
     sh.late_places = WithValues;
+    sh.rows_per_write = WithValues && vulkan_sweep_tile(WithValues, tile) ? 2 : 0;
     sh.begin();
     Int lid = local_id();
     // The state word of digit local_id() of tile k in this pass.
