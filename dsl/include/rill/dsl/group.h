@@ -264,7 +264,9 @@ inline void barrier() { dsl::emit_barrier(); }
 /// after it (not other subgroups', not Array memory). Cheaper than barrier()
 /// where only a subgroup shares the data (e.g. match masks built with shared
 /// atomics). Placed like barrier(): every invocation of the workgroup reaches
-/// it (backends without subgroup barriers may run it as one).
+/// it (backends without subgroup barriers may run it as one; NVIDIA's Vulkan
+/// driver on the H200 compiles it as a workgroup barrier, docs/PERFORMANCE.md
+/// session 51).
 inline void subgroup_barrier() { dsl::emit_subgroup_barrier(); }
 
 /// A device-scope acquire-release fence on Array memory, for handing data
