@@ -11,7 +11,10 @@ log=/tmp/rill_cub_peers.build.txt
 here=$(cd "$(dirname "$0")" && pwd)
 case "${1:-}" in
 build)
-    rm -f "$bin"  # a failed build must not leave an earlier one to be timed
+    # An earlier build's log and binary go first, so that `time` waits for this build's result and a
+    # failed build cannot leave an earlier binary to be timed.
+    : > "$log"
+    rm -f "$bin"
     PATH=$PATH:/usr/local/cuda/bin nvcc -O3 -std=c++17 -arch=sm_90 "$here/cub_peers.cu" -o "$bin.tmp" > "$log" 2>&1 &&
         mv "$bin.tmp" "$bin"
     rc=$?
