@@ -67,7 +67,14 @@ std::string error_message(const std::function<void()>& f) {
     return kNoError;
 }
 
-WorkgroupsInReverse::WorkgroupsInReverse() { setenv("RILL_CPU_WORKGROUPS", "reverse", 1); }
-WorkgroupsInReverse::~WorkgroupsInReverse() { unsetenv("RILL_CPU_WORKGROUPS"); }
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* v = std::getenv(name)) before_ = v;
+    setenv(name, value, 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+    if (before_) setenv(name_.c_str(), before_->c_str(), 1);
+    else unsetenv(name_.c_str());
+}
 
 }  // namespace rill::test

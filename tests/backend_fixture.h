@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -47,15 +48,25 @@ bool close(double got, double want, double abs_tol, double rel_tol);
 inline constexpr char kNoError[] = "(no rill::Error was thrown)";
 std::string error_message(const std::function<void()>& f);
 
+/// While it lives, environment variable `name` holds `value`; then what it held before.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value);
+    ~ScopedEnv();
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    std::string name_;
+    std::optional<std::string> before_;
+};
+
 /// While it lives, the CPU backend starts a dispatch's workgroups last first
 /// (RILL_CPU_WORKGROUPS=reverse), so that code waiting on other workgroups
 /// meets the order no GPU promises either; the GPU backends ignore it.
-class WorkgroupsInReverse {
+class WorkgroupsInReverse : ScopedEnv {
 public:
-    WorkgroupsInReverse();
-    ~WorkgroupsInReverse();
-    WorkgroupsInReverse(const WorkgroupsInReverse&) = delete;
-    WorkgroupsInReverse& operator=(const WorkgroupsInReverse&) = delete;
+    WorkgroupsInReverse() : ScopedEnv("RILL_CPU_WORKGROUPS", "reverse") {}
 };
 
 }  // namespace rill::test

@@ -422,19 +422,22 @@ TEST_P(RadixSort, OneSweepAgainstStableSort) {
 // started: with the CPU backend's workgroups started last first, every
 // look-back meets tiles that have not, and counts their keys itself (the
 // fallback), down to tile 0. On GPUs the same sorts in whatever order they run.
-TEST_P(RadixSort, OneSweepWhateverOrderWorkgroupsStart) {
-    if (!one_sweep_runs(rt())) return;
+void check_one_sweep_with_workgroups_in_reverse(Runtime& rt) {
     const WorkgroupsInReverse reverse;
     std::uniform_int_distribution<std::uint32_t> any;
     for (std::int64_t n : {4097, 3 * 4096 + 1, 6145, 20011}) {
         std::vector<std::uint32_t> k(static_cast<std::size_t>(n));
         for (auto& x : k) x = any(rng());
-        check_keys<std::uint32_t>(rt(), k, {.algorithm = RadixAlgorithm::OneSweep}, "random");
+        check_keys<std::uint32_t>(rt, k, {.algorithm = RadixAlgorithm::OneSweep}, "random");
         for (auto& x : k) x %= 300;
-        check_pairs<std::uint32_t>(rt(), k, {.descending = true, .algorithm = RadixAlgorithm::OneSweep}, "few distinct");
-        check_keys<std::uint32_t>(rt(), k, {.bits = 12, .algorithm = RadixAlgorithm::OneSweep}, "few distinct, 12 bits");
-        if (HasFatalFailure()) return;
+        check_pairs<std::uint32_t>(rt, k, {.descending = true, .algorithm = RadixAlgorithm::OneSweep}, "few distinct");
+        check_keys<std::uint32_t>(rt, k, {.bits = 12, .algorithm = RadixAlgorithm::OneSweep}, "few distinct, 12 bits");
+        if (::testing::Test::HasFatalFailure()) return;
     }
+}
+
+TEST_P(RadixSort, OneSweepWhateverOrderWorkgroupsStart) {
+    if (one_sweep_runs(rt())) check_one_sweep_with_workgroups_in_reverse(rt());
 }
 
 // Past 2^24 keys OneSweep's counting kernel gives each workgroup a run of
@@ -448,8 +451,7 @@ TEST_P(RadixSort, LargeSizes2To24Plus1OneSweep) {
     check_keys<std::uint32_t>(rt(), k, {.descending = true, .bits = 24, .algorithm = RadixAlgorithm::OneSweep}, "random");
 }
 
-TEST_P(RadixSort, OneSweepValuesOfEveryKindAndCounts) {
-    if (!one_sweep_runs(rt())) return;
+void check_one_sweep_values_of_every_kind_and_counts(Runtime& rt) {
     const RadixSortOptions sweep{.algorithm = RadixAlgorithm::OneSweep};
     std::mt19937 gen(5);
     for (std::int64_t n : {1, 4097, 100003}) {
@@ -463,9 +465,9 @@ TEST_P(RadixSort, OneSweepValuesOfEveryKindAndCounts) {
         std::memcpy(f.data(), bits.data(), n * 4);
         std::vector<uint3> wide(n);
         for (std::int64_t i = 0; i < n; ++i) wide[i] = uint3{bits[i], static_cast<std::uint32_t>(i), ~bits[i]};
-        auto k1 = rt().stream<std::uint32_t>({n}, keys), k2 = rt().stream<std::uint32_t>({n}, keys);
-        auto vf = rt().stream<float>({n}, f);
-        auto vw = rt().stream<uint3>({n}, wide);
+        auto k1 = rt.stream<std::uint32_t>({n}, keys), k2 = rt.stream<std::uint32_t>({n}, keys);
+        auto vf = rt.stream<float>({n}, f);
+        auto vw = rt.stream<uint3>({n}, wide);
         radix_sort(k1, vf, sweep);
         radix_sort(k2, vw, sweep);
         std::vector<std::uint32_t> got(n);
@@ -480,19 +482,48 @@ TEST_P(RadixSort, OneSweepValuesOfEveryKindAndCounts) {
         for (const std::int64_t count : {std::int64_t{0}, n / 2 + 1, n + 10})
             for (const int b : {32, 8, 24}) {
                 const RadixSortOptions opt{.descending = count % 2 == 1, .bits = b, .algorithm = RadixAlgorithm::OneSweep};
-                check_counted<std::uint32_t>(rt(), keys, count, opt, true);
+                check_counted<std::uint32_t>(rt, keys, count, opt, true);
                 // Keys only by every bit: the first pass's tiles claim their places.
-                if (b == 32) check_counted<std::uint32_t>(rt(), keys, count, opt, false);
-                if (HasFatalFailure()) return;
+                if (b == 32) check_counted<std::uint32_t>(rt, keys, count, opt, false);
+                if (::testing::Test::HasFatalFailure()) return;
             }
     }
     std::vector<float> fk = random_floats(5000, -5, 5);
     fk[17] = std::numeric_limits<float>::quiet_NaN(), fk[18] = -0.0f, fk[19] = -std::numeric_limits<float>::infinity();
-    check_keys<float>(rt(), fk, sweep, "float keys");
-    auto ks = rt().stream<std::uint32_t>({10});
+    check_keys<float>(rt, fk, sweep, "float keys");
+    auto ks = rt.stream<std::uint32_t>({10});
     EXPECT_NE(error_message([&] { radix_sort(ks, {.tiles_per_workgroup = 2, .algorithm = RadixAlgorithm::OneSweep}); })
                   .find("is for RadixAlgorithm::CountThenScatter"),
               std::string::npos);
+}
+
+TEST_P(RadixSort, OneSweepValuesOfEveryKindAndCounts) {
+    if (one_sweep_runs(rt())) check_one_sweep_values_of_every_kind_and_counts(rt());
+}
+
+// Vulkan's OneSweep tiles (keys 256 x 30, pairs 256 x 24) run code keyed on them alone
+// (radix_onesweep.h: digits recomputed after the scan, the look-back's window of 2 added up
+// with selects, the pairs' write-out two rows at a time between barriers). CI's Vulkan
+// (lavapipe) refuses OneSweep, so RILL_RADIX_TILES=vulkan runs those tiles here on every
+// backend that takes OneSweep: the CPU backend's too, in both workgroup orders.
+TEST_P(RadixSort, OneSweepInVulkansTiles) {
+    auto ks = rt().stream<std::uint32_t>({10});
+    {
+        const ScopedEnv misspelt("RILL_RADIX_TILES", "vulcan");
+        EXPECT_EQ(error_message([&] { radix_sort(ks); }),
+                  "RILL_RADIX_TILES=vulcan is not a choice; use vulkan (every backend sorts in Vulkan's tiles) or leave it unset");
+    }
+    if (!one_sweep_runs(rt())) return;
+    const ScopedEnv tiles("RILL_RADIX_TILES", "vulkan");
+    // About one tile of keys (7680) and of pairs (6144), and a few.
+    for (std::int64_t n : {6143, 6144, 6145, 7679, 7680, 7681, 3 * 7680 + 1}) {
+        check_distributions(rt(), n, rng(), false, RadixAlgorithm::OneSweep);
+        check_distributions(rt(), n, rng(), true, RadixAlgorithm::OneSweep);
+        if (HasFatalFailure()) return;
+    }
+    check_one_sweep_with_workgroups_in_reverse(rt());
+    if (HasFatalFailure()) return;
+    check_one_sweep_values_of_every_kind_and_counts(rt());
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(RadixSort);

@@ -23,6 +23,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <string>
+#include <string_view>
 #include <tuple>
 
 namespace rill::detail::radix {
@@ -73,9 +76,18 @@ struct Tile {
 /// against 7.5 ms; OneSweep's) and of pairs (count-then-scatter's,
 /// OneSweep's), and of every other pass.
 constexpr Tile kKeysTile{24}, kSweepKeysTile{30}, kPairsTile{20}, kSweepPairsTile{24}, kTile{16};
+/// Whether RILL_RADIX_TILES=vulkan asks every backend for the tiles Vulkan takes. A test
+/// knob: code keyed on Vulkan's OneSweep tiles then runs where CI can run OneSweep (the CPU
+/// backend; lavapipe refuses it).
+inline bool vulkan_tiles_everywhere() {
+    const char* v = std::getenv("RILL_RADIX_TILES");
+    if (!v || !*v) return false;
+    if (std::string_view(v) == "vulkan") return true;
+    throw Error("RILL_RADIX_TILES=" + std::string(v) + " is not a choice; use vulkan (every backend sorts in Vulkan's tiles) or leave it unset");
+}
 /// The tile a sort's passes take on a backend, with values or not, by OneSweep or not.
 inline Tile tile_for(const BackendInfo& info, bool values, bool sweep) {
-    if (info.name != "vulkan") return kTile;
+    if (!vulkan_tiles_everywhere() && info.name != "vulkan") return kTile;
     if (values) return sweep ? kSweepPairsTile : kPairsTile;
     return sweep ? kSweepKeysTile : kKeysTile;
 }
