@@ -501,7 +501,7 @@ TEST_P(RadixSort, OneSweepValuesOfEveryKindAndCounts) {
     if (one_sweep_runs(rt())) check_one_sweep_values_of_every_kind_and_counts(rt());
 }
 
-// Vulkan's OneSweep tiles (keys 256 x 30, pairs 256 x 24) run code keyed on them alone
+// Vulkan's OneSweep tiles (radix::kSweepKeysTile, kSweepPairsTile) run code keyed on them alone
 // (radix_onesweep.h: digits recomputed after the scan, the look-back's window of 2 added up
 // with selects, the pairs' write-out two rows at a time between barriers). CI's Vulkan
 // (lavapipe) refuses OneSweep, so RILL_RADIX_TILES=vulkan runs those tiles here on every
@@ -515,8 +515,9 @@ TEST_P(RadixSort, OneSweepInVulkansTiles) {
     }
     if (!one_sweep_runs(rt())) return;
     const ScopedEnv tiles("RILL_RADIX_TILES", "vulkan");
-    // About one tile of keys (7680) and of pairs (6144), and a few.
-    for (std::int64_t n : {6143, 6144, 6145, 7679, 7680, 7681, 3 * 7680 + 1}) {
+    // About one tile of keys and of pairs, and a few: sizes from the tiles, which retuning moves.
+    const std::int64_t keys_tile = detail::radix::kSweepKeysTile.size(), pairs_tile = detail::radix::kSweepPairsTile.size();
+    for (std::int64_t n : {pairs_tile - 1, pairs_tile, pairs_tile + 1, keys_tile - 1, keys_tile, keys_tile + 1, 3 * keys_tile + 1}) {
         check_distributions(rt(), n, rng(), false, RadixAlgorithm::OneSweep);
         check_distributions(rt(), n, rng(), true, RadixAlgorithm::OneSweep);
         if (HasFatalFailure()) return;
