@@ -181,6 +181,82 @@ TEST_P(ControlFlow, CppHelperFunctionsAndConstants) {
     }
 }
 
+// An input read in a loop's bound and again after the loop. Mesa's llvmpipe
+// gave 0 after the loop in every invocation but the one with the most
+// iterations: the GLSL loaded the input twice, once inside the loop's block
+// (docs/SEMANTICS.md#inputs-are-read-once).
+TEST_P(ControlFlow, InputReadInALoopBoundAndAfterTheLoop) {
+    auto for_loop = kernel("for_bound(x, r)", [](In<float> x, Out<float> r) {
+        For(0, cast<std::int32_t>(x), [&](Expr<std::int32_t>) {});
+        r = x;
+    });
+    auto while_loop = kernel("while_bound(x, r, trips)", [](In<float> x, Out<float> r, Out<std::int32_t> trips) {
+        Int i = 0;
+        While([&] { return cast<float>(i) < x; }, [&] { i += 1; });
+        r = x;
+        trips = i;
+    });
+    auto swizzled = kernel("swizzle_bound(v, r, trips)", [](In<float2> v, Out<float> r, Out<std::int32_t> trips) {
+        Int n = 0;
+        For(0, cast<std::int32_t>(v.y()), 2, [&](Int) { n += 1; });
+        r = v.y();
+        trips = n;
+    });
+    // A gather in the condition reads the stream's geometry from the info words,
+    // which the same gather after the loop reads again.
+    auto gathered = kernel("gather_bound(x, g, r, trips)", [](In<float> x, Gather<float> g, Out<float> r,
+                                                              Out<std::int32_t> trips) {
+        Int i = 0;
+        Int at = cast<std::int32_t>(abs(x));
+        While([&] { return cast<float>(i) < g[at]; }, [&] { i += 1; });
+        r = g[at];
+        trips = i;
+    });
+    for (std::int64_t size : edge_sizes()) {
+        SCOPED_TRACE(size);
+        std::vector<float> x = random_floats(static_cast<std::size_t>(size), -3.f, 9.f);
+        if (size >= 8) std::copy_n(std::vector<float>{-1.5f, 0, 0.5f, 1, 2, 3, 5, 7}.begin(), 8, x.begin());
+        std::vector<float2> v(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) v[i] = {x[i] * 0.5f, x[i]};
+        auto sx = rt().stream<float>({size}, x);
+        auto sv = rt().stream<float2>({size}, v);
+        auto sr = rt().stream<float>({size});
+        auto strips = rt().stream<std::int32_t>({size});
+        for_loop(sx, sr);
+        std::vector<float> got = sr.download();
+        for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(got[i], x[i]) << "For, x=" << x[i];
+        while_loop(sx, sr, strips);
+        got = sr.download();
+        std::vector<std::int32_t> trips = strips.download();
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            std::int32_t n = 0;
+            while (static_cast<float>(n) < x[i]) ++n;
+            ASSERT_EQ(got[i], x[i]) << "While, x=" << x[i];
+            ASSERT_EQ(trips[i], n) << "While, x=" << x[i];
+        }
+        swizzled(sv, sr, strips);
+        got = sr.download();
+        trips = strips.download();
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            std::int32_t n = 0;
+            for (std::int32_t k = 0; k < static_cast<std::int32_t>(x[i]); k += 2) ++n;
+            ASSERT_EQ(got[i], x[i]) << "swizzle, x=" << x[i];
+            ASSERT_EQ(trips[i], n) << "swizzle, x=" << x[i];
+        }
+        if (size == 0) continue;  // nothing to gather from
+        gathered(sx, sx, sr, strips);
+        got = sr.download();
+        trips = strips.download();
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            const float g = x[std::min(static_cast<std::size_t>(std::abs(x[i])), x.size() - 1)];
+            std::int32_t n = 0;
+            while (static_cast<float>(n) < g) ++n;
+            ASSERT_EQ(got[i], g) << "gather, x=" << x[i];
+            ASSERT_EQ(trips[i], n) << "gather, x=" << x[i];
+        }
+    }
+}
+
 RILL_INSTANTIATE_FOR_BACKENDS(ControlFlow);
 
 }  // namespace

@@ -228,7 +228,7 @@ private:
             // components: one view per buffer, so nothing aliases.
             const std::uint32_t vw = k_.params[p].vector_width;
             out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") "
-                 << (sig_.distinct_buffers ? "restrict " : "")
+                 << (sig_.distinct_buffers && opt_.reorderable_loads ? "restrict " : "")
                  << (declared_readonly(p) ? "readonly " : "") << (atomically_loaded(p) ? "coherent volatile " : fenced() && writable(p) ? "coherent " : "")
                  << "buffer Stream" << p << " { " << (vw ? "uvec" + std::to_string(vw) : std::string("uint"))
                  << " data[]; } s" << p << ";  // '" << k_.params[p].name << "'"
@@ -240,7 +240,8 @@ private:
         }
         sh.info_binding = binding;
         out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding
-             << ") restrict readonly buffer Info { uint info[]; };  // never aliases a stream\n";
+             << ") " << (opt_.reorderable_loads ? "restrict readonly " : "")
+             << "buffer Info { uint info[]; };  // never aliases a stream\n";
         if (vk) out_ << "layout(push_constant) uniform Push { uint base; } rill_push;\n#define INFO_BASE rill_push.base\n";
         else out_ << "layout(location = 0) uniform uint rill_info_base;\n#define INFO_BASE rill_info_base\n";
         out_ << "uint I(uint i) { return info[INFO_BASE + i]; }\n";
@@ -320,7 +321,9 @@ private:
     /// in flight at once, down to their uses, it seems (on the H100 through
     /// Vulkan, readonly against not: radix histogram 0.55 against 0.42 ms per
     /// pass, sort of 2^28 keys 10.9 against 9.8 ms; docs/PERFORMANCE.md, session 26).
-    bool declared_readonly(std::uint32_t p) const { return !writable(p) && !k_.is_group_kernel(); }
+    bool declared_readonly(std::uint32_t p) const {
+        return !writable(p) && !k_.is_group_kernel() && opt_.reorderable_loads;
+    }
 
     void indent(int depth) { out_ << std::string(4 * depth, ' '); }
 
@@ -586,12 +589,7 @@ private:
                 if (n.type.scalar == Scalar::Uint) return a(0);
                 break;
             case Op::Atan2: return "atan(" + a(0) + ", " + a(1) + ")";
-            case Op::Asinh: {
-                // Some drivers (NVIDIA's GL) evaluate log(x + sqrt(x*x + 1)) as written,
-                // which cancels for large negative x; this form is stable everywhere.
-                const std::string x = a(0);
-                return "(sign(" + x + ") * log(abs(" + x + ") + sqrt(" + x + " * " + x + " + 1.0)))";
-            }
+            case Op::Asinh: case Op::Acosh: case Op::Sinh: case Op::Cosh: return hyperbolic(n.op, a(0), n.type);
             case Op::Rem:
                 // GLSL leaves % with negative operands undefined (NVIDIA differs from
                 // lavapipe); rill defines it as C++ does, through truncating division.
@@ -617,6 +615,38 @@ private:
             return s + ")";
         }
         RILL_UNREACHABLE(std::string("GLSL generator has no spelling for ") + ir::op_name(n.op));
+    }
+
+    /// Hyperbolic functions over the whole float range. The drivers' formulas
+    /// overflow where the result does not: asinh and acosh square x (inf from
+    /// about 2e19), sinh and cosh take exp(|x|) (inf from 88.7, the result from
+    /// 89.4). Past a threshold the result is log(|x|) + ln 2, or exp(|x| - ln 2),
+    /// exact within float precision there. Below it asinh is written with |x|
+    /// (NVIDIA's GL evaluates log(x + sqrt(x*x + 1)) as written, which cancels
+    /// for large negative x) and acosh with (x - 1)(x + 1), exact near 1. Both
+    /// branches are computed and one is selected (mix with a bool picks, it
+    /// does not blend), so the other branch's inf does no harm.
+    std::string hyperbolic(Op op, const std::string& x, Type t) {
+        const std::string ln2 = "0.693147180559945";
+        auto above = [&](const std::string& v, const char* limit) {
+            return t.width > 1 ? "greaterThan(" + v + ", " + type_name(t) + "(" + limit + "))"
+                               : "(" + v + " > " + limit + ")";
+        };
+        const std::string a = "abs(" + x + ")";
+        switch (op) {
+            case Op::Asinh:
+                return "(sign(" + x + ") * mix(log(" + a + " + sqrt(" + a + " * " + a + " + 1.0)), log(" + a + ") + " +
+                       ln2 + ", " + above(a, "4096.0") + "))";
+            case Op::Acosh:
+                return "mix(log(" + x + " + sqrt((" + x + " - 1.0) * (" + x + " + 1.0))), log(" + x + ") + " + ln2 +
+                       ", " + above(x, "4096.0") + ")";
+            case Op::Sinh:
+                return "(sign(" + x + ") * mix(sinh(" + a + "), exp(" + a + " - " + ln2 + "), " + above(a, "64.0") + "))";
+            case Op::Cosh:
+                return "mix(cosh(" + x + "), exp(" + a + " - " + ln2 + "), " + above(a, "64.0") + ")";
+            default:
+                RILL_UNREACHABLE("not a hyperbolic function");
+        }
     }
 
     /// The name (or literal) of node `id`, declaring its temporary in the

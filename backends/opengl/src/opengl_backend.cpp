@@ -72,6 +72,7 @@ struct State {
     bool native_subgroups = false;  // GL_KHR_shader_subgroup with every family rill uses
     bool float_atomic_add = false;  // GL_NV_shader_atomic_float
     bool subgroup_partitioned = false;  // GL_NV_shader_subgroup_partitioned, in compute shaders
+    bool llvmpipe = false;  // Mesa's llvmpipe: no reorderable loads (glsl::ShaderOptions::reorderable_loads)
 
     /// One barrier covers every later consumer (shader reads, read-backs,
     /// copies, updates), so that forgetting all writes afterwards is sound;
@@ -176,7 +177,7 @@ public:
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::OpenGL, glsl::kWorkgroupSize,
                                                             st_->native_subgroups,
                                                             st_->float_atomic_add ? "GL_NV_shader_atomic_float" : "",
-                                                            false, st_->subgroup_partitioned});
+                                                            false, st_->subgroup_partitioned, !st_->llvmpipe});
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
@@ -328,7 +329,8 @@ public:
         GLint64 ssbo = 0;
         glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
         info_.limits.max_buffer_bytes = static_cast<std::uint64_t>(ssbo);
-        if (renderer.find("llvmpipe") != std::string::npos) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
+        s.llvmpipe = renderer.find("llvmpipe") != std::string::npos;
+        if (s.llvmpipe) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);
         info_.persistent_cache = s.binaries;

@@ -39,6 +39,11 @@ struct ShaderOptions {
     /// GL_NV_shader_subgroup_partitioned is there: subgroup_match is
     /// subgroupPartitionNV, one instruction, instead of a loop of shuffles.
     bool subgroup_partitioned = false;
+    /// Buffers may be declared restrict and readonly. Off for Mesa's llvmpipe
+    /// through OpenGL: there the driver may merge a load in a loop's condition
+    /// with the same load after the loop, and lanes that left the loop early
+    /// then read 0 (docs/SEMANTICS.md#driver-workarounds).
+    bool reorderable_loads = true;
 };
 
 struct Shader {
