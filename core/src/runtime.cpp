@@ -86,10 +86,11 @@ void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::
     s.words_ = words;
     s.type_name_ = std::move(type_name);
     s.strides_ = row_major_strides(shape);
-    const auto bytes = static_cast<std::size_t>(shape.size()) * words * 4;
+    std::size_t bytes = 0;
+    const bool overflows = __builtin_mul_overflow(static_cast<std::size_t>(shape.size()), std::size_t{words} * 4, &bytes);
     const BackendInfo& bi = info();
-    if (bytes > bi.limits.max_buffer_bytes)
-        throw Error(bi.name + " backend: a stream of " + std::to_string(bytes) + " bytes (shape " + shape.str() +
+    if (overflows || bytes > bi.limits.max_buffer_bytes)
+        throw Error(bi.name + " backend: a stream of " + (overflows ? "more than 2^64" : std::to_string(bytes)) + " bytes (shape " + shape.str() +
                     ") exceeds the device's limit of " + std::to_string(bi.limits.max_buffer_bytes) +
                     " bytes for one stream; split it into smaller streams");
     // Empty streams still get a (tiny) buffer so that they can be bound like any other.

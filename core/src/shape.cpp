@@ -13,6 +13,13 @@ Shape::Shape(std::initializer_list<std::int64_t> d) {
                                std::to_string(v) + "); sizes must be >= 0");
         dims[rank++] = v;
     }
+    std::int64_t n = 0;
+    if (!count(n)) throw_shape_overflow(*this, "rill::Shape");
+}
+
+void throw_shape_overflow(const Shape& shape, const char* who) {
+    throw Error(std::string(who) + ": shape " + shape.str() +
+                " has more elements than a 64-bit count holds; give dimensions whose product is below 2^63");
 }
 
 std::array<std::int64_t, kMaxRank> row_major_strides(const Shape& shape) {

@@ -106,6 +106,10 @@ void StreamBase::repeat_view(std::int64_t times) {
         throw Error("Stream::repeat: the stream has rank " + std::to_string(shape_.rank) +
                     " and a repeat adds a dimension; streams have at most 4 (reshape it first)");
     if (times < 1) throw Error("Stream::repeat: repeat at least once, got " + std::to_string(times));
+    std::int64_t count = 0;
+    if (__builtin_mul_overflow(times, shape_.size(), &count))
+        throw Error("Stream::repeat: " + std::to_string(times) + " repetitions of shape " + shape_.str() +
+                    " have more elements than a 64-bit count holds; repeat fewer times");
     for (int d = shape_.rank; d > 0; --d) {
         shape_.dims[d] = shape_.dims[d - 1];
         strides_[d] = strides_[d - 1];

@@ -91,6 +91,32 @@ TEST_P(Errors, OutOfMemoryIsAnErrorAndTheRuntimeStaysUsable) {
     EXPECT_EQ(r.download(), std::vector<float>(5, 2.0f));
 }
 
+// Element counts past 64 bits used to wrap: {2^32, 2^32} made a stream of size
+// 0 on which kernels ran, {3, 2^62} a negative size.
+TEST_P(Errors, ShapesWhoseElementCountOverflows) {
+    constexpr std::int64_t k32 = std::int64_t{1} << 32, k62 = std::int64_t{1} << 62;
+    EXPECT_ERROR(rt().stream<float>({k32, k32}), "rill::Shape", "4294967296x4294967296", "below 2^63");
+    EXPECT_ERROR(rt().stream<float>({3, k62}), "rill::Shape", "3x4611686018427387904", "below 2^63");
+    EXPECT_ERROR(rt().stream<float>({2, 2, k62}), "rill::Shape", "2x2x4611686018427387904");
+    EXPECT_ERROR(rt().scratch<float4>({k62, 2}), "rill::Shape", "4611686018427387904x2");
+    EXPECT_ERROR(rt().iterator<float>({k32, k32}, 0.0f, 1.0f), "rill::Shape", "4294967296x4294967296");
+    // A count that fits but whose bytes do not.
+    EXPECT_ERROR(rt().stream<float4>({k62}), "stream of more than 2^64 bytes", "shape 4611686018427387904");
+    auto s = rt().stream<float>({10});
+    EXPECT_ERROR(s.reshape({k32, k32}), "rill::Shape", "4294967296x4294967296");
+    EXPECT_ERROR(s.repeat(k62), "Stream::repeat", "4611686018427387904 repetitions of shape 10", "repeat fewer times");
+    EXPECT_ERROR(s.reshape({2, 5}).repeat(k62), "Stream::repeat", "shape 2x5");
+    Shape written;  // dims written directly bypass the constructor's check; size() still refuses
+    written.rank = 2;
+    written.dims = {k32, k32, 0, 0};
+    EXPECT_ERROR((void)written.size(), "rill::Shape::size", "4294967296x4294967296");
+    // The largest counts that fit are accepted by Shape (the device's limits answer next).
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    EXPECT_EQ((Shape{3, max / 3}.size()), max / 3 * 3);
+    EXPECT_ERROR((Shape{3, max / 3 + 1}), "rill::Shape");
+    EXPECT_EQ((Shape{k62, k62, 0}.size()), 0);
+}
+
 TEST(ErrorsAnyBackend, UnknownBackendListsTheAvailableOnes) {
     EXPECT_ERROR(Runtime("no-such-backend"), "unknown backend 'no-such-backend'", "cpu");
 }
