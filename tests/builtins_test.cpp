@@ -323,6 +323,82 @@ TEST_P(Builtins, UnsignedOpsAndConversions) {
     }
 }
 
+// bit_count, find_lsb and find_msb give ints, also of uint operands, and signed
+// operations on them treat them as ints. NVIDIA's OpenGL compiler treated them
+// as uint: clamp(bit_count(0u), -7, 8) was 8 and cast<float>(find_msb(0u))
+// 4294967295 (found by the random kernels).
+TEST_P(Builtins, BitQueriesOfUnsignedValuesAreSignedInts) {
+    auto k = kernel("uint_bit_queries(u, r)", [](In<std::uint32_t> u, Out<int4> r) {
+        r = Expr<int4>(clamp(bit_count(u), -7, 4), max(find_lsb(u), -5) * 3, min(find_msb(u), 40) - 2,
+                       cast<std::int32_t>(cast<float>(find_msb(u)) + cast<float>(find_lsb(u))));
+    });
+    auto k2 = kernel("uint2_bit_queries(u, r)", [](In<std::uint32_t> u, Out<int4> r) {
+        UInt2 v = Expr<uint2>(u, ~u);
+        r = Expr<int4>(clamp(find_msb(v), -3, 30), clamp(bit_count(v) - 16, -20, 20));
+    });
+    std::vector<std::uint32_t> u = {0u, 1u, 2u, 3u, 26u, 0x80000000u, 0xffffffffu, 0x7fffffffu, 0x00010000u, 12345678u};
+    for (int i = 0; i < 300; ++i) u.push_back(static_cast<std::uint32_t>(rng()()));
+    const auto n = static_cast<std::int64_t>(u.size());
+    auto su = rt().stream<std::uint32_t>({n}, u);
+    auto sr = rt().stream<int4>({n});
+    auto msb = [](std::uint32_t x) { return x == 0 ? -1 : 31 - std::countl_zero(x); };
+    auto lsb = [](std::uint32_t x) { return x == 0 ? -1 : std::countr_zero(x); };
+    k(su, sr);
+    std::vector<int4> got = sr.download();
+    for (std::size_t i = 0; i < u.size(); ++i) {
+        const int4 want{std::clamp(std::popcount(u[i]), -7, 4), std::max(lsb(u[i]), -5) * 3, std::min(msb(u[i]), 40) - 2,
+                        msb(u[i]) + lsb(u[i])};
+        ASSERT_EQ(got[i], want) << "u = " << u[i];
+    }
+    k2(su, sr);
+    got = sr.download();
+    for (std::size_t i = 0; i < u.size(); ++i) {
+        const int4 want{std::clamp(msb(u[i]), -3, 30), std::clamp(msb(~u[i]), -3, 30),
+                        std::clamp(std::popcount(u[i]) - 16, -20, 20), std::clamp(std::popcount(~u[i]) - 16, -20, 20)};
+        ASSERT_EQ(got[i], want) << "u = " << u[i];
+    }
+}
+
+// clamp(x, lo, hi) is min(max(x, lo), hi) (dsl/builtins.h): hi when lo > hi, and
+// a clamp of a clamp to a disjoint range gives the outer range's near end.
+// NVIDIA's OpenGL compiler merged the min/max chains into clamps that returned
+// lo, and the inner range's end (found by the random kernels).
+TEST_P(Builtins, ClampIsMinOfMaxForAnyBounds) {
+    auto k = kernel("clamps(x, i, r, ri)", [](In<float4> x, In<int2> i, Out<float4> r, Out<int4> ri) {
+        r = Expr<float4>(clamp(x.x(), 0.0f, -3.25f), clamp(clamp(x.y(), -4.5f, -3.25f), 0.5f, 4.5f),
+                         clamp(clamp(x.z(), 1.0f, 2.0f), -3.0f, -1.0f), min(max(x.w(), 2.0f), 1.0f));
+        const Expr<float2> v = clamp(clamp(x.xy(), -4.0f, -3.0f), 0.5f, 4.5f);
+        r += Expr<float4>(v, clamp(x.zw(), 1.0f, -1.0f)) * 100.0f;
+        ri = Expr<int4>(clamp(i.x(), 0, -3), clamp(clamp(i.y(), -9, -5), 2, 7), clamp(clamp(i, 1, 2), -5, -3));
+    });
+    std::vector<float4> x;
+    std::vector<int2> iv;
+    for (int n = 0; n < 200; ++n) {
+        const float a = static_cast<float>(n) / 10.0f - 10.0f;
+        x.push_back({a, -a, a * 0.5f, a + 1.0f});
+        iv.push_back({n - 100, 50 - n});
+    }
+    const auto n = static_cast<std::int64_t>(x.size());
+    auto sx = rt().stream<float4>({n}, x);
+    auto si = rt().stream<int2>({n}, iv);
+    auto sr = rt().stream<float4>({n});
+    auto sri = rt().stream<int4>({n});
+    k(sx, si, sr, sri);
+    const std::vector<float4> got = sr.download();
+    const std::vector<int4> goti = sri.download();
+    auto cl = [](auto v, auto lo, auto hi) { return std::min(std::max(v, lo), hi); };  // GLSL's min/max: no NaN here
+    for (std::size_t e = 0; e < x.size(); ++e) {
+        const float4 want{cl(x[e].x, 0.0f, -3.25f) + 100.0f * cl(cl(x[e].x, -4.0f, -3.0f), 0.5f, 4.5f),
+                          cl(cl(x[e].y, -4.5f, -3.25f), 0.5f, 4.5f) + 100.0f * cl(cl(x[e].y, -4.0f, -3.0f), 0.5f, 4.5f),
+                          cl(cl(x[e].z, 1.0f, 2.0f), -3.0f, -1.0f) + 100.0f * cl(x[e].z, 1.0f, -1.0f),
+                          cl(x[e].w, 2.0f, 1.0f) + 100.0f * cl(x[e].w, 1.0f, -1.0f)};
+        ASSERT_EQ(got[e], want) << "x = " << x[e].x << ", " << x[e].y << ", " << x[e].z << ", " << x[e].w;
+        const int4 wanti{cl(iv[e].x, 0, -3), cl(cl(iv[e].y, -9, -5), 2, 7), cl(cl(iv[e].x, 1, 2), -5, -3),
+                         cl(cl(iv[e].y, 1, 2), -5, -3)};
+        ASSERT_EQ(goti[e], wanti) << "i = " << iv[e].x << ", " << iv[e].y;
+    }
+}
+
 TEST_P(Builtins, VectorGeometry) {
     auto k = kernel("geometry(a, b, r)", [](In<float3> a, In<float3> b, Out<float4> r) {
         Float3 n = normalize(b);

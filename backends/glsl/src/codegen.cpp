@@ -588,6 +588,26 @@ private:
             case Op::Abs:
                 if (n.type.scalar == Scalar::Uint) return a(0);
                 break;
+            case Op::Min: case Op::Max:
+                if (opt_.min_max_as_selects) {
+                    // min(x, y) = y < x ? y : x, max(x, y) = x < y ? y : x
+                    const std::string x = a(0), y = a(1);
+                    const std::string l = n.op == Op::Min ? y : x, r = n.op == Op::Min ? x : y;
+                    if (n.type.width == 1) return "(" + l + " < " + r + " ? " + y + " : " + x + ")";
+                    return "mix(" + x + ", " + y + ", lessThan(" + l + ", " + r + "))";
+                }
+                break;
+            case Op::BitCount: case Op::FindLSB: case Op::FindMSB:
+                if (opt_.uint_bit_queries_as_int && arg_type(0).scalar == Scalar::Uint) {
+                    const std::string i = type_name(n.type) + "(" + a(0) + ")";  // the same bits as int
+                    if (n.op == Op::BitCount) return "bitCount(" + i + ")";
+                    if (n.op == Op::FindLSB) return "findLSB(" + i + ")";
+                    // findMSB(int) finds the highest 0 bit of a negative int; the uint's highest bit is 31.
+                    const std::string negative = n.type.width > 1 ? "lessThan(" + i + ", " + type_name(n.type) + "(0))"
+                                                                  : "(" + i + " < 0)";
+                    return "mix(findMSB(" + i + "), " + type_name(n.type) + "(31), " + negative + ")";
+                }
+                break;
             case Op::Atan2: return "atan(" + a(0) + ", " + a(1) + ")";
             case Op::Asinh: case Op::Acosh: case Op::Sinh: case Op::Cosh: return hyperbolic(n.op, a(0), n.type);
             case Op::Rem:

@@ -73,6 +73,7 @@ struct State {
     bool float_atomic_add = false;  // GL_NV_shader_atomic_float
     bool subgroup_partitioned = false;  // GL_NV_shader_subgroup_partitioned, in compute shaders
     bool llvmpipe = false;  // Mesa's llvmpipe: no reorderable loads (glsl::ShaderOptions::reorderable_loads)
+    bool nvidia = false;    // NVIDIA's driver: glsl::ShaderOptions::uint_bit_queries_as_int, min_max_as_selects
 
     /// One barrier covers every later consumer (shader reads, read-backs,
     /// copies, updates), so that forgetting all writes afterwards is sound;
@@ -177,7 +178,8 @@ public:
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::OpenGL, glsl::kWorkgroupSize,
                                                             st_->native_subgroups,
                                                             st_->float_atomic_add ? "GL_NV_shader_atomic_float" : "",
-                                                            false, st_->subgroup_partitioned, !st_->llvmpipe});
+                                                            false, st_->subgroup_partitioned, !st_->llvmpipe,
+                                                            st_->nvidia, st_->nvidia});
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
@@ -330,6 +332,7 @@ public:
         glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
         info_.limits.max_buffer_bytes = static_cast<std::uint64_t>(ssbo);
         s.llvmpipe = renderer.find("llvmpipe") != std::string::npos;
+        s.nvidia = vendor.find("NVIDIA") != std::string::npos;
         if (s.llvmpipe) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);

@@ -44,6 +44,16 @@ struct ShaderOptions {
     /// with the same load after the loop, and lanes that left the loop early
     /// then read 0 (docs/SEMANTICS.md#driver-workarounds).
     bool reorderable_loads = true;
+    /// bit_count, find_lsb and find_msb of uint values are computed on the same
+    /// bits as int: NVIDIA's OpenGL compiler treats their int results as uint
+    /// when the operand is uint (clamp(bitCount(0u), -7, 8) gave 8; float(findMSB(0u))
+    /// 4294967295; docs/SEMANTICS.md#driver-workarounds).
+    bool uint_bit_queries_as_int = false;
+    /// min and max as the selects that define them (docs/SEMANTICS.md): NVIDIA's
+    /// OpenGL compiler merges min(max(x, lo), hi) into a clamp that returns lo
+    /// when lo > hi, where min/max give hi, and so also gets a clamp of a clamp
+    /// to a disjoint range wrong (docs/SEMANTICS.md#driver-workarounds).
+    bool min_max_as_selects = false;
 };
 
 struct Shader {
