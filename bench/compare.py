@@ -17,8 +17,8 @@ from table import load, ratios  # noqa: E402
 
 # Spreads measured for workloads noisier than --spread, by the start of their
 # name: the same code ran the OpenGL radix sort at 0.478 and 0.444 of CUB in
-# two device runs of session 10 (one timed sort per run), and ScatterOp float
-# into 2^20 bins at 0.711 and 0.689 of PyTorch (sessions 9 and 10).
+# two runs on the H100 (one timed sort per run), and ScatterOp float into 2^20
+# bins at 0.711 and 0.689 of PyTorch.
 SPREADS = {"radix sort": 0.08, "ScatterOp": 0.05}
 
 
@@ -33,7 +33,7 @@ def main():
     ap.add_argument("--spread", type=float, default=0.03,
                     help="relative run-to-run spread of a ratio (0.03 = 3%%, measured over repeated runs)")
     ap.add_argument("--short-spread", type=float, default=0.35,
-                    help="the same for workloads whose peer takes under 0.1 ms (session 9 to 10: torch.sum of 2^20 "
+                    help="the same for workloads whose peer takes under 0.1 ms (two H100 runs: torch.sum of 2^20 "
                          "float4 0.0190 and 0.0132 ms)")
     args = ap.parse_args()
     old = {(w, b, p): (r, short) for w, b, _, p, _, r, short in ratios(load(args.recorded))}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU SAXPY figure of issue 7 on a noisy machine: runs rill-bench-spine's
+# The CPU SAXPY figure (docs/PERFORMANCE.md#the-cpu-backend) on a noisy machine: runs rill-bench-spine's
 # BM_SaxpyOverCopy (TBB copy, rill SAXPY and the hand-written SAXPY take turns
 # iteration by iteration, 2^26 floats) N times, alternating between the given
 # environment settings, and prints per setting the median of the runs' ratios.

@@ -98,7 +98,7 @@ void BM_TbbSaxpy(benchmark::State& state) {
 
 // The loop the CPU executor runs for SAXPY, written by hand: blocks of 2048
 // lanes, a * x + y into a 64-float L1 buffer, flushed with non-temporal stores.
-// The gap between this and rill is the executor's own cost (issue 7).
+// The gap between this and rill is the executor's own cost.
 void tbb_saxpy_streaming(HostArrays& h, std::int64_t n) {
     const float* x = h.x.get();
     const float* y = h.y.get();
@@ -151,7 +151,7 @@ void BM_RillSaxpy(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * n * 3 * sizeof(float));
 }
 
-// Issue 7's SAXPY figure on a machine shared with other tenants: the TBB copy,
+// The CPU SAXPY figure on a machine shared with other tenants: the TBB copy,
 // rill SAXPY and the hand-written SAXPY take turns iteration by iteration, so
 // that all three see the same machine, and the counters are ratios of median
 // bandwidths (SAXPY moves 3 floats an element, copy 2).
@@ -440,7 +440,7 @@ void BM_RillCompact(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * kScan);
 }
 
-// --- sort: 2^24 random uint32 keys (the size of issue 6) ----------------------------
+// --- sort: 2^24 random uint32 keys (the CPU figure's size) ----------------------------
 
 constexpr std::int64_t kSort = std::int64_t{1} << 24;
 

@@ -416,7 +416,7 @@ void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, Sc
 /// start at a multiple of 4 elements (Array::load_vector).
 bool vectors_fit(const StreamBase& in, const StreamBase& out) { return in.offset() % 4 == 0 && out.offset() % 4 == 0; }
 
-/// What Auto runs, from H100 measurements (docs/PERFORMANCE.md, sessions 13
+/// What Auto runs, from H100 measurements (docs/PERFORMANCE.md#scan
 /// and 18): the single pass where its look-back is exact, through OpenGL and
 /// Vulkan at every size (Vulkan 2^24: 0.081 against 0.112 ms for
 /// reduce-then-scan; 2^28: a tie). Mesa's software devices (which end long
@@ -424,13 +424,13 @@ bool vectors_fit(const StreamBase& in, const StreamBase& out) { return in.offset
 /// which reads each element once from memory.
 ScanAlgorithm auto_algorithm(const BackendInfo& info) {
     if (!look_back::exact_on(info)) return ScanAlgorithm::ReduceThenScan;
-    if (detail::rows_pay(info)) return ScanAlgorithm::SinglePass;  // over rows: 1.2-1.4x reduce-then-scan (session 15)
+    if (detail::rows_pay(info)) return ScanAlgorithm::SinglePass;  // over rows: 1.2-1.4x reduce-then-scan
     if (info.name == "opengl" || info.name == "vulkan") return ScanAlgorithm::SinglePass;
     return ScanAlgorithm::ReduceThenScan;
 }
 
-/// The fastest striped tile measured on the H100 (docs/PERFORMANCE.md,
-/// sessions 11 and 19): 128 x 8 for reduce-then-scan; for the single pass
+/// The fastest striped tile measured on the H100 (docs/PERFORMANCE.md#scan):
+/// 128 x 8 for reduce-then-scan; for the single pass
 /// 256 x 8 through Vulkan (3-4% faster than 128 x 16 from 2^24 to 2^28) and
 /// 128 x 16 elsewhere. The CPU backend takes RowShape unless a tile is given.
 ScanTile default_tile(ScanAlgorithm algorithm, const BackendInfo& info, bool vectors) {

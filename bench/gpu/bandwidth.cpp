@@ -34,7 +34,7 @@ using rill::bench::fail;
 using rill::bench::median_ms;
 using rill::bench::section;
 
-// Where a scan tile's time goes (issue 8): three tile kernels of 256
+// Where a scan tile's time goes: three tile kernels of 256
 // invocations x 16 uint32, no look-back, each checked once: a striped copy
 // (the access pattern alone), the scan's tile as it is (transpose through
 // shared memory, then scan 16 consecutive elements per invocation), and a
@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
 
     std::vector<std::pair<std::string, double>> probes;
     if (section("probes")) scan_tile_probes(rt, n, probes);
-    // The probe that led to TileLoad::Vectors (session 21): only when asked for by name.
+    // The probe that led to TileLoad::Vectors: only when asked for by name.
     if (std::getenv("RILL_BENCH_ONLY") && section("vecscan") && !rt.info().limits.loop_iterations)
         rill::probe::vector_scan_probes(rt, n);
     for (const auto& [name, ms] : probes) std::printf("| %s | 2^%d | %.4f ms | | %.1f G elements/s |\n", name.c_str(), log2n, ms, n / ms / 1e6);
@@ -366,7 +366,7 @@ int main(int argc, char** argv) {
         // The keys-only sorts are checked too, by both algorithms, before any is timed. That also
         // makes their scratch streams before timing, as the pairs' above: on a fresh H100 the first
         // timed keys-only sorts ran 1.7-5x slower on scratch memory first used inside the timing
-        // (docs/PERFORMANCE.md, session 31). CUB's temporary storage is made before its timing too.
+        // (docs/PERFORMANCE.md#radix-sort). CUB's temporary storage is made before its timing too.
         {
             auto only = rt.stream<std::uint32_t>({n}, hk);
             rill::radix_sort(only);

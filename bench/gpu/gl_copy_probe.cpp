@@ -1,4 +1,4 @@
-// Why is rill's OpenGL copy slower than the same copy on Vulkan (issue 4)?
+// Why is rill's OpenGL copy slower than the same copy on Vulkan (docs/PERFORMANCE.md#opengl-against-vulkan)?
 // A hand-written GL uvec4 copy, the shader of rill-vk-copy-peer, timed with
 // each suspect changed in turn, in one process:
 //   buffer creation   glNamedBufferStorage(0), (GL_DYNAMIC_STORAGE_BIT, what

@@ -4,8 +4,8 @@
 //   rill-bench-occupancy [SMs = 132] [output.json]
 //
 // The radix sort's tiles are sized for about 48 KB of shared memory per SM,
-// which NVIDIA's Vulkan driver appeared to give in session 28
-// (docs/PERFORMANCE.md), though an H100 SM has 228 KB. This measures it
+// which NVIDIA's Vulkan driver appeared to give
+// (docs/PERFORMANCE.md#radix-sort), though an H100 SM has 228 KB. This measures it
 // directly. Each workgroup declares `kb` KB of shared memory, touches it at
 // a place it computes (so the compiler keeps all of it), then walks a chain
 // of dependent coherent loads through a small buffer that L2 holds. The walk

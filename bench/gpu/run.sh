@@ -15,7 +15,7 @@ mkdir -p "$out"
 [ -f .device/env.sh ] && source .device/env.sh
 
 # The peers first: on the H200 the whole script ran past a 7-minute limit before
-# reaching them (docs/PERFORMANCE.md, session 46), and without them no ratio is left.
+# reaching them (docs/PERFORMANCE.md#all-gpu-figures), and without them no ratio is left.
 if command -v nvcc > /dev/null; then
     "$here/cub_sort.sh" build && "$here/cub_sort.sh" time "$out" "$n" peer_cub.json || echo "CUB peer failed" >&2
 fi
@@ -23,7 +23,7 @@ if python3 -c "import torch" 2> /dev/null; then
     python3 "$here/torch_peers.py" "$n" > "$out/peer_torch.json" || echo "PyTorch peer failed" >&2
 fi
 rill-vk-copy-peer "$n" > "$out/peer_vk_copy.json" || echo "hand-written Vulkan peer failed" >&2
-# Issue 4: the same copy by hand on OpenGL, with buffer creation, barrier and timing varied.
+# The same copy by hand on OpenGL, with buffer creation, barrier and timing varied.
 if command -v rill-gl-copy-probe > /dev/null; then
     rill-gl-copy-probe "$n" > "$out/probe_gl_copy.json" 2> "$out/probe_gl_copy.txt" || echo "GL copy probe failed" >&2
 fi
@@ -31,13 +31,13 @@ for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-bandwidth "$n" "$out/rill_$backend.json" > "$out/rill_$backend.txt" 2>&1 \
         || echo "rill on $backend failed: $(tail -1 "$out/rill_$backend.txt")" >&2
 done
-# Issue 8: summed-area tables (GPU Gems 3 Table 39-1). Issue 6: bitonic against radix sort over n, and UberFlow's Table 1 (tables in sorts_*.txt).
+# Summed-area tables (GPU Gems 3 Table 39-1); bitonic against radix sort over n, and UberFlow's Table 1 (tables in sorts_*.txt).
 for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-sat "$out/sat_$backend.json" > "$out/sat_$backend.txt" 2>&1 \
         || echo "rill summed-area tables on $backend failed: $(tail -1 "$out/sat_$backend.txt")" >&2
     RILL_BACKEND=$backend rill-bench-sorts 26 "$out/sorts_$backend.json" > "$out/sorts_$backend.txt" 2>&1 \
         || echo "rill sorts on $backend failed: $(tail -1 "$out/sorts_$backend.txt")" >&2
-    # Issue 8: GPU Gems 3 Fig. 39-7 and GPU Gems 2 Table 36-1 (textbook scans and compactions).
+    # GPU Gems 3 Fig. 39-7 and GPU Gems 2 Table 36-1 (textbook scans and compactions).
     RILL_BACKEND=$backend rill-bench-classic 24 "$out/classic_$backend.json" > "$out/classic_$backend.txt" 2>&1 \
         || echo "rill textbook scans on $backend failed: $(tail -1 "$out/classic_$backend.txt")" >&2
 done

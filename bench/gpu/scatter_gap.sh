@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Are scattered stores and subgroup ballots slower through Vulkan than through
-# OpenGL on the same GPU, outside rill too (session 13, issue 6)? Runs the
+# OpenGL on the same GPU, outside rill too (docs/PERFORMANCE.md#opengl-against-vulkan)? Runs the
 # hand-written probes (rill-vk-copy-peer / rill-gl-copy-probe LOG2N scatter),
 # then rill's radix sort through Vulkan and through OpenGL.
-# (Session 13 also ran the sort with switches of an experimental Vulkan backend,
+# (The probe's first use also ran the sort with switches of an experimental Vulkan backend,
 # commit aec61a9: dedicated allocations, host-visible device memory, device
 # extensions left off. None changed it; the switches are gone.)
 # SCATTER_GAP_PROBES_ONLY=1: the probes only; SCATTER_GAP_NO_PROBES=1: the sorts only.

@@ -2,7 +2,7 @@
 // scatter) share: their shaders, the value they scatter and the store
 // patterns. Invocation i stores its element at perm[i]. They ask whether
 // scattered stores run slower through Vulkan than through OpenGL on the same
-// GPU, outside rill (docs/PERFORMANCE.md, session 13).
+// GPU, outside rill (docs/PERFORMANCE.md#opengl-against-vulkan).
 //   identity   perm[i] = i: a copy that also reads an index
 //   radix      the stores of one pass of rill's radix scatter: every tile of
 //              4096 keys sorted by an 8-bit digit, then written out in that

@@ -1,4 +1,4 @@
-// Probe (issue 8): single-pass scans whose tiles are read and written as
+// Probe: single-pass scans whose tiles are read and written as
 // 16-byte vectors, over streams of uint4 (n / 4 of them), to measure before
 // the DSL gets vector loads of scalar streams. Two layouts of a tile:
 //   striped: subgroup w takes V rows of S uint4 in turn (each row one

@@ -50,8 +50,7 @@ bool compiler_is_clang();
 // a * b + c two roundings, as the lane executor and the GPUs compute it.
 // GCC's -fvect-cost-model=cheap vectorizes loops whose trip count is known
 // only at run time, as a row's (its -O2 alone leaves them scalar): the scan
-// and the compaction reduce their rows 1.2-1.3x faster (docs/PERFORMANCE.md,
-// session 17). Clang rejects the flag and vectorizes them at -O2 anyway.
+// and the compaction reduce their rows 1.2-1.3x faster (docs/PERFORMANCE.md#the-cpu-backend). Clang rejects the flag and vectorizes them at -O2 anyway.
 // Neither reorders float arithmetic (no -ffast-math), so results stay bit for
 // bit those of the lane executor.
 const std::vector<std::string>& flags() {

@@ -39,7 +39,7 @@ constexpr const char* kBufferBarrier =
     "gl_SemanticsAcquireRelease)";
 /// A workgroup barrier that orders shared memory only. Not
 /// `memoryBarrierShared(); barrier();`, whose separate fence NVIDIA's Vulkan
-/// driver makes a MEMBAR.SC.CTA after the wait (docs/PERFORMANCE.md, session 47).
+/// driver makes a MEMBAR.SC.CTA after the wait (docs/PERFORMANCE.md#radix-sort).
 constexpr const char* kSharedBarrier =
     "controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease)";
 constexpr const char* kSubgroupSharedBarrier =
@@ -320,7 +320,7 @@ private:
     /// NVIDIA's compiler then moves loads that a kernel issues together, to be
     /// in flight at once, down to their uses, it seems (on the H100 through
     /// Vulkan, readonly against not: radix histogram 0.55 against 0.42 ms per
-    /// pass, sort of 2^28 keys 10.9 against 9.8 ms; docs/PERFORMANCE.md, session 26).
+    /// pass, sort of 2^28 keys 10.9 against 9.8 ms; docs/PERFORMANCE.md#radix-sort).
     bool declared_readonly(std::uint32_t p) const {
         return !writable(p) && !k_.is_group_kernel() && opt_.reorderable_loads;
     }

@@ -376,8 +376,8 @@ public:
     // Uploads go in 64 KiB pieces: on the H100's driver (580.159) a single
     // glNamedBufferSubData of 256 KiB or more that follows a GPU clear of the
     // buffer was overwritten by that clear, silently, with no GL error; small
-    // pieces take the driver's ordered path (found by bisecting in device runs
-    // 17-20; tests: Streams.CopyAtEdgeSizes, Streams.LargeCopies... in a GL-only
+    // pieces take the driver's ordered path (found by bisecting on the H100;
+    // tests: Streams.CopyAtEdgeSizes, Streams.LargeCopies... in a GL-only
     // process). Read-backs have no such problem and go in large pieces.
     static constexpr std::size_t kUploadPiece = std::size_t{64} << 10;
     static constexpr std::size_t kPiece = std::size_t{64} << 20;

@@ -326,8 +326,8 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
     }
     // rill's shaders check every storage-buffer index themselves (SEMANTICS.md,
     // "Memory"); the driver's own checks on top cost an instruction or two per
-    // access (NVIDIA makes them by default: session 23's machine code) and the
-    // radix sort 3-4% on the H100 (docs/PERFORMANCE.md, sessions 25 and 29).
+    // access (NVIDIA makes them by default, as its machine code shows) and the
+    // radix sort 3-4% on the H100 (docs/PERFORMANCE.md#radix-sort).
     // So pipelines are made without them where VK_EXT_pipeline_robustness
     // allows; RILL_VK_DRIVER_CHECKS=1 keeps them (to tell a rill check that
     // is missing from a driver's).

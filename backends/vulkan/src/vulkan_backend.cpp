@@ -138,7 +138,7 @@ public:
         mi.allocationSize = req.size;
         mi.memoryTypeIndex = static_cast<std::uint32_t>(type);
         // A large buffer gets memory of its own (Vulkan 1.1's dedicated allocation). On the H100
-        // (docs/PERFORMANCE.md, session 43) a 2^28 radix sort of pairs whose scratch streams
+        // (docs/PERFORMANCE.md#scan) a 2^28 radix sort of pairs whose scratch streams
         // were allocated after others ran 10.18-10.43 ms in shared allocations, 9.82-9.87 in
         // dedicated ones (made first: 9.84-9.93 either way).
         VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
@@ -215,7 +215,7 @@ public:
     /// Gives a stream buffer back once no recorded or submitted command can
     /// still use it: after the submission that the batch being recorded will
     /// become. It then goes to the pool or, past the pool's bound, back to the
-    /// driver. Why a pool (H100, session 9): with an algorithm's scratch
+    /// driver. Why a pool (H100): with an algorithm's scratch
     /// streams made anew in each call, a 2^24 scan took 0.90 ms of host time
     /// per call instead of 0.17, and the kernels of a radix sort ran 2.2x
     /// slower on memory fresh from vkAllocateMemory (the cause is inside the

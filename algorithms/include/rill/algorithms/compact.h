@@ -67,7 +67,7 @@ struct CompactOptions {
     /// of 4 elements) as Vectors, or (int32, uint32 and float elements)
     /// ranked by Ballots (the single pass only; ScanTile, TileLoad). A tuning knob;
     /// zeros take the default, the fastest measured on the H100
-    /// (docs/PERFORMANCE.md): for the single pass of one-word elements Ballots
+    /// (docs/PERFORMANCE.md#compaction): for the single pass of one-word elements Ballots
     /// of 128 x 16 where the device has subgroup ballots, and for two passes on
     /// the CPU backend row tiles (detail/rows.h).
     ScanTile tile = {};
@@ -280,10 +280,10 @@ private:
 
     /// Whether Auto compacts n elements in a single pass: through Vulkan, over
     /// tiles of vectors at any n, over transposed tiles up to 2^26, as
-    /// measured on the H100 (docs/PERFORMANCE.md: sessions 19 and 22; over
+    /// measured on the H100 (docs/PERFORMANCE.md#compaction; over
     /// vectors 1.33x the fastest two passes at 2^24, 1.08x at 2^26, 1.02x at
-    /// 2^28; session 27, with one-word states and no ticket: 1.5x at 2^24,
-    /// 1.18x at 2^28). Through OpenGL over tiles of vectors since session 27
+    /// 2^28; with one-word states and no ticket: 1.5x at 2^24,
+    /// 1.18x at 2^28). Through OpenGL over tiles of vectors
     /// (2.6x the two passes at 2^16, 1.35x at 2^24, 1.18x at 2^28); its
     /// transposed tiles were not measured there. The CPU backend's two passes
     /// over rows read the input from cache the second time.
@@ -344,7 +344,7 @@ private:
         };
         // Larger tiles (256 x 24, 512 x 16) and elements of several words (a 16-byte
         // struct at 256 x 16) compacted wrongly through NVIDIA's Vulkan driver, right on
-        // every other backend, for a reason not found (docs/PERFORMANCE.md, session 28).
+        // every other backend, for a reason not found (docs/PERFORMANCE.md#compaction).
         one.template operator()<128, 8>();
         one.template operator()<128, 16>();
         one.template operator()<256, 8>();
@@ -457,8 +457,8 @@ private:
     }
 
     // --- The fused path: tiles of Wg invocations of Items elements each ---
-    static constexpr ScanTile kDefaultTile{128, 8};  // H100 measurements, docs/PERFORMANCE.md (session 11)
-    static constexpr ScanTile kDefaultSinglePassTile{128, 16};  // the fastest on the H100 at 2^24 and 2^28 (session 19)
+    static constexpr ScanTile kDefaultTile{128, 8};  // H100 measurements, docs/PERFORMANCE.md#compaction
+    static constexpr ScanTile kDefaultSinglePassTile{128, 16};  // the fastest on the H100 at 2^24 and 2^28
 
     /// counts[tile] = the kept elements of the tile (striped, coalesced loads).
     template <int kWg, int kItems>
@@ -599,7 +599,7 @@ private:
     }
 
     // --- Tiles of vectors (TileLoad::Vectors; one-word elements) ---
-    // The fastest on the H100 through Vulkan (both passes) and OpenGL (two passes), session 22.
+    // The fastest on the H100 through Vulkan (both passes) and OpenGL (two passes).
     static constexpr ScanTile kDefaultVectorTile{256, 8, TileLoad::Vectors};
 
     /// An invocation's part of a tile of vectors, as the scan's
@@ -758,7 +758,7 @@ private:
     }
 
     // --- Tiles ranked by ballots (TileLoad::Ballots, detail/ballot_rank.h) ---
-    // The fastest on the H100 through Vulkan and OpenGL (session 28).
+    // The fastest on the H100 through Vulkan and OpenGL.
     static constexpr ScanTile kDefaultBallotTile{128, 16, TileLoad::Ballots};
 
     /// The single pass over tiles whose subgroups rank their elements by
@@ -769,7 +769,7 @@ private:
     /// kept element is written from registers: a row's kept ones go to
     /// consecutive places, so the stores stay coalesced without staging the
     /// tile in shared memory, which limits how many workgroups an SM holds
-    /// (through NVIDIA's Vulkan driver about 48 KB per SM in all, session 28).
+    /// (through NVIDIA's Vulkan driver about 48 KB per SM in all).
     /// Tiles by group_id, as make_compact_single_pass's.
     template <int kWg, int kItems>
     static MoveKernel make_compact_ballot_single_pass(const std::string& name, Pred keep, detail::BallotSubgroup sub) {

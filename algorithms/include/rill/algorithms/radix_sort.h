@@ -90,25 +90,13 @@ auto make_key_map(bool to_bits) {
 }
 
 /// Whether RadixAlgorithm::Auto takes OneSweep for n keys (with values or
-/// not). On the H100 (rill-bench-sorts, session 27, docs/PERFORMANCE.md)
-/// OneSweep was 1.3-1.7x faster up to 2^20 keys (fewer dispatches) and 1.05
-/// at 2^22 through both GPU backends; at 2^24 and up count-then-scatter was
-/// faster for keys (OneSweep 0.94, 0.90, 0.90 at 2^24, 2^26, 2^28 through
-/// Vulkan), OneSweep for pairs through Vulkan (1.06 at 2^24 and 2^26, 1.06
-/// and 1.08 at 2^28) and through OpenGL up to 2^24 (1.08; 0.97 at 2^26).
-/// Through Vulkan on an H200 (more memory bandwidth) pairs at 2^28 were the
-/// other way round (OneSweep 0.93). Since session 32 OneSweep's counting
-/// kernel takes 0.49 ms at 2^28 (was 0.77), and through Vulkan OneSweep sorts
-/// keys as fast at 2^24 and 2^26 (count-then-scatter / OneSweep 1.01, 1.00)
-/// and faster at 2^28 (1.02), so Vulkan takes it at every size. Through
-/// OpenGL (session 32, run 10) OneSweep was faster for keys up to 2^26 (1.02
-/// at 2^24, 1.07 at 2^26) and slower at 2^28 (0.73), faster for pairs at every
-/// size measured (1.05 at 2^26, 1.04 at 2^28); since the OneSweep work of
-/// sessions 33-44 it is faster at every size measured there too
-/// (count-then-scatter / OneSweep, session 44, run 6: keys 3.31 at 2^10, 1.99
-/// at 2^22, 1.52 at 2^26, 1.34 at 2^28; pairs 3.18, 1.86, 1.34, 1.29), so
-/// OpenGL takes it at every size as well. The CPU backend runs the GPU's tile
-/// kernels for OneSweep, 10-25x slower.
+/// not): on the GPU backends that allow it, at every size. On the H100
+/// (rill-bench-sorts, docs/PERFORMANCE.md#radix-sort) count-then-scatter /
+/// OneSweep through OpenGL took keys 3.31 at 2^10, 1.99 at 2^22, 1.52 at 2^26
+/// and 1.34 at 2^28, pairs 3.18, 1.86, 1.34 and 1.29, and through Vulkan
+/// OneSweep was as fast at 2^24 and 2^26 and faster elsewhere; on the H200
+/// through Vulkan 1.19-1.95 (docs/PERFORMANCE.md#sorts-over-n). The CPU
+/// backend runs the GPU's tile kernels for OneSweep, 10-25x slower.
 inline bool onesweep_pays(const BackendInfo& info, std::int64_t n) {
     if (!look_back::exact_on(info) || n >= radix::kMostSweepKeys) return false;
     return info.name == "vulkan" || info.name == "opengl";

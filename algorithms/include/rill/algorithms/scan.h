@@ -28,9 +28,9 @@ enum class ScanOp { Add, Mul, Min, Max, And, Or, Xor };
 /// element read once and written once; refused on devices that end long
 /// loops (DeviceLimits::loop_iterations: llvmpipe, lavapipe), where a
 /// look-back that waits for a descheduled tile could be cut short. Auto: the
-/// faster of the two as measured (docs/PERFORMANCE.md): SinglePass through
-/// Vulkan and OpenGL on the H100 (sessions 13 and 18) and on the CPU backend
-/// (session 15); ReduceThenScan where SinglePass is refused.
+/// faster of the two as measured (docs/PERFORMANCE.md#scan): SinglePass through
+/// Vulkan and OpenGL on the H100 and on the CPU backend
+///; ReduceThenScan where SinglePass is refused.
 /// Float sums: ReduceThenScan adds in the same order every run; SinglePass
 /// adds a tile's predecessors as far back as its look-back had to go, which
 /// depends on timing, so the last bits may differ from run to run (as with
@@ -47,7 +47,7 @@ enum class ScanAlgorithm { Auto, SinglePass, ReduceThenScan, HillisSteele, Blell
 /// Vectors: 16-byte loads of 4 elements, each subgroup taking rows of one
 /// vector per invocation in turn, scanned with subgroup scans; no shared
 /// memory for the tile, and streams that start at a multiple of 4 elements
-/// (Array::load_vector): 1.35x Transposed on the H100 (docs/PERFORMANCE.md).
+/// (Array::load_vector): 1.35x Transposed on the H100 (docs/PERFORMANCE.md#scan).
 /// Ballots (compaction only, CompactOptions::tile): each subgroup takes rows
 /// of consecutive elements, one per invocation, and ranks the kept ones of a
 /// row with one subgroup ballot; the single pass only, on devices with
@@ -59,7 +59,7 @@ enum class TileLoad { Transposed, Vectors, Ballots };
 /// invocations (64, 128, 256 or 512) scans `items` elements per invocation
 /// (Transposed: 4, 8, 12, 16 or 24 consecutive ones; Vectors: 4, 8, 12 or 16,
 /// in vectors of 4). A tuning knob; zeros take the fastest measured
-/// (docs/PERFORMANCE.md): on the H100 Vectors of 128 x 16 where both streams
+/// (docs/PERFORMANCE.md#scan): on the H100 Vectors of 128 x 16 where both streams
 /// start at a multiple of 4 elements, else Transposed (128 x 8 for
 /// ReduceThenScan, for SinglePass 256 x 8 through Vulkan and 128 x 16 through
 /// OpenGL); on the CPU backend 64 invocations that each read and write a row

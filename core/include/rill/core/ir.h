@@ -178,7 +178,7 @@ struct SharedArray {
     std::uint32_t count = 0;
     /// Every index is in range by construction (rill's own algorithms): GPU
     /// code accesses it without bounds checks, which cost the radix scatter
-    /// and the compaction instructions per element (PERFORMANCE, session 23).
+    /// and the compaction instructions per element (docs/PERFORMANCE.md#compaction).
     bool unchecked = false;
     friend bool operator==(const SharedArray&, const SharedArray&) = default;
 };

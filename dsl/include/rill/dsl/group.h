@@ -36,7 +36,7 @@ struct GroupOptions {
     /// compiles it (Vulkan; other backends have no such step). The driver
     /// optimizes either way, and its code from spirv-opt's output can be
     /// slower: radix sort's keys-only passes run 3% faster without it on the
-    /// H100 (docs/PERFORMANCE.md, session 34). RILL_VK_SPIRV_OPT=0 or 1
+    /// H100 (docs/PERFORMANCE.md#radix-sort). RILL_VK_SPIRV_OPT=0 or 1
     /// overrides it for every kernel.
     bool optimize_spirv = true;
     /// Whether Array loads, stores and atomics skip rill's bounds checks (GLSL
@@ -50,7 +50,7 @@ struct GroupOptions {
     /// they hand data to one another through shared memory, and to other
     /// workgroups through atomics and memory_fence() (rill's radix sweeps).
     /// A barrier that orders buffers costs NVIDIA's Vulkan driver a fence
-    /// after the wait (docs/PERFORMANCE.md, session 47). Backends may order
+    /// after the wait (docs/PERFORMANCE.md#radix-sort). Backends may order
     /// more than asked.
     bool shared_only_barriers = false;
 };
@@ -265,8 +265,7 @@ inline void barrier() { dsl::emit_barrier(); }
 /// where only a subgroup shares the data (e.g. match masks built with shared
 /// atomics). Placed like barrier(): every invocation of the workgroup reaches
 /// it (backends without subgroup barriers may run it as one; NVIDIA's Vulkan
-/// driver on the H200 compiles it as a workgroup barrier, docs/PERFORMANCE.md
-/// session 51).
+/// driver on the H200 compiles it as a workgroup barrier, docs/PERFORMANCE.md#radix-sort).
 inline void subgroup_barrier() { dsl::emit_subgroup_barrier(); }
 
 /// A device-scope acquire-release fence on Array memory, for handing data
@@ -314,7 +313,7 @@ Expr<std::int32_t> ballot_bit_count(const Expr<uint4>& ballot);
 /// NV_shader_subgroup_partitioned (DeviceLimits::subgroup_ops & kSubgroupMatch),
 /// a loop of one shuffle per lane elsewhere. One instruction is not cheap when
 /// most lanes differ: on the H100 it ranked random 8-bit digits 1.45x slower
-/// than 8 ballots (docs/PERFORMANCE.md, session 20).
+/// than 8 ballots (docs/PERFORMANCE.md#radix-sort).
 Expr<uint4> subgroup_match(const Expr<std::uint32_t>& x);
 
 /// The value of invocation `id` (the same id in every invocation).

@@ -37,33 +37,18 @@ static_assert(kBins == kWg, "the kernels give every invocation one bin");
 
 /// The keys a workgroup sorts at once: kWg x items. The more, the less a
 /// tile's fixed steps (counters, scans, barriers, look-back) cost per key, as
-/// long as two workgroups still fit on an SM: on the H100 through Vulkan
-/// (docs/PERFORMANCE.md, session 30) the keys-only scatter took 1.80 ms per
-/// pass at 256 x 24 (128 registers), 1.96 at 256 x 16, 2.84 at 256 x 8 and
-/// 2.56 at 256 x 32 (171 registers: one workgroup per SM). With values a tile
-/// of 256 x 24 took 189 - 233 registers (214 - 219 in session 31).
-/// Count-then-scatter's pairs take 256 x 20 since session 39: 12.77-12.87 ms
-/// against 13.59-13.63 at 256 x 16 (128 registers against 119). OneSweep's
-/// pairs take 256 x 22 since session 39, their digits recomputed after the
-/// scan (ScatterShared::recompute_digits): 2.335-2.351 ms per pass against
-/// 2.435-2.443 at 256 x 20 (128 registers, 20 KB, word counters in 2
-/// parts). At 256 x 22 without recomputing they took 178 registers and 3.48
-/// ms, at 256 x 24 with it 176 and 3.41, at 256 x 18 2.49-2.50 ms. They
-/// take 256 x 24 since session 49 (on the H200), their rows' places in the
-/// sorted tile told after the ranking (ScatterShared::late_places): 2.101
-/// ms per pass against 2.136-2.139 at 256 x 22 (128 registers, 16 bytes
-/// spilled, 24 KB); at 256 x 24 without late places 171 registers (one
-/// workgroup per SM) and 3.11 ms, at 256 x 26 with them 2.92, at 256 x 20
-/// 2.19.
-/// OneSweep's keys-only passes take 256 x 24 as well since session 31 (1.85
-/// against 2.19 ms per pass), and 256 x 30 since
-/// session 37: 1.547-1.583 ms per pass against 1.628-1.630 at 256 x 26 (128
-/// registers against 102; counters in halves, 2 parts), 1.707 at 256 x 24. In
-/// a trial build with word counters, 256 x 30 in 3 parts took 1.610-1.616 ms,
-/// 256 x 28 in 2 parts 110 registers and 1.659 ms, 256 x 27 in 3 parts 1.701. Three
-/// workgroups per SM did not pay: at 256 x 12 in 80 registers and 15 KB,
-/// 1.876 ms. Through OpenGL on the same GPU 256 x 24 was slower (3.28 ms per
-/// pass against 2.09).
+/// long as two workgroups still fit on an SM of NVIDIA's GPUs through Vulkan
+/// (128 registers per invocation, about 48 KB of shared memory between them):
+/// one more key per invocation past that takes one workgroup per SM and is
+/// slower by a third or more. So each pass kind takes the largest tile that
+/// fits: count-then-scatter's keys 256 x 24 (1.80 ms per pass on the H100
+/// against 1.96 at 256 x 16), its pairs 256 x 20; OneSweep's keys 256 x 30
+/// (their counters in halves), its pairs 256 x 24 with their digits computed
+/// again after the scan (ScatterShared::recompute_digits) and their places
+/// told after the ranking (ScatterShared::late_places), without which 256 x 24
+/// took 171-176 registers. Three workgroups per SM in smaller tiles did not
+/// pay, and OpenGL on the same GPU is fastest at 256 x 16. The figures and
+/// what was tried: docs/PERFORMANCE.md#radix-sort and the commits it cites.
 struct Tile {
     int items;  // keys per invocation
     constexpr std::int32_t size() const { return kWg * items; }
@@ -102,10 +87,10 @@ inline Error too_many_keys() {
 
 /// Workgroups of one pass at most, when the caller does not choose: the
 /// counts (256 per workgroup: 64 MB at most) stay small next to the keys. On
-/// the H100 (docs/PERFORMANCE.md), 2^28 pairs sorted fastest in runs of 1
-/// tile (14.24 against 20.15 ms in runs of 4, session 25), keys in tiles of
-/// 6144 too (8.78 ms against 8.89 in runs of 2, session 30), keys in tiles of
-/// 4096 in runs of 2 (10.06 ms against 10.43 in runs of 4, session 25).
+/// the H100 (docs/PERFORMANCE.md#radix-sort), 2^28 pairs sorted fastest in runs of 1
+/// tile (14.24 against 20.15 ms in runs of 4), keys in tiles of
+/// 6144 too (8.78 ms against 8.89 in runs of 2), keys in tiles of
+/// 4096 in runs of 2 (10.06 ms against 10.43 in runs of 4).
 inline std::int64_t default_groups(Tile tile, bool values) { return values || tile.items != kTile.items ? 65536 : 32768; }
 /// Loop iterations a workgroup's invocation runs per tile in the scatter, at
 /// most (8 splits, each a workgroup scan of up to 8 steps without subgroups):
@@ -165,7 +150,7 @@ inline auto make_histogram_kernel(int items) {
 /// ballots take together at most: 23 KB, 24 KB with the offsets, so that two
 /// workgroups fit in the 48 KB that NVIDIA's Vulkan and OpenGL drivers give
 /// an H100 SM (measured by rill-bench-occupancy: two workgroups of up to 24
-/// KB, three of up to 16 KB; docs/PERFORMANCE.md, session 37), and one in the
+/// KB, three of up to 16 KB; docs/PERFORMANCE.md#radix-sort), and one in the
 /// 32 KB that OpenGL promises. 256 x 30 keys in subgroups of 32 take 5888
 /// (counters a word each, 2 parts); OneSweep's pairs of 256 x 24 take 5120
 /// (a word each, 2 parts), count-then-scatter's of 256 x 20 4608.
@@ -190,13 +175,12 @@ inline Counters counters_packed(int S, Tile tile, bool packed) {
 /// A word per counter where the tile then passes in as few parts as with
 /// packed counters (a subgroup counts at most S x items < 2^16 keys of a
 /// digit, and a place in the tile is below kMostTile <= 2^16). On the H100
-/// through Vulkan (docs/PERFORMANCE.md, session 31) the packed counters'
+/// through Vulkan (docs/PERFORMANCE.md#radix-sort) the packed counters'
 /// halves took the scatter at 256 x 24 from 120 to 178 registers (one
 /// workgroup per SM, 1.52 against 2.55 ms per pass), while at 256 x 16 they
 /// spare a second part. Subgroups of 32 count in words at 256 x 24 and 256 x
 /// 30, in halves at 256 x 16 (OneSweep's keys through Vulkan at 256 x 30:
-/// 1.407-1.416 ms per pass in words, session 42; 1.533 in halves, session
-/// 40; through OpenGL, at 256 x 16 in 1 part, not timed); subgroups of 8 or
+/// 1.407-1.416 ms per pass in words, 1.533 in halves; through OpenGL, at 256 x 16 in 1 part, not timed); subgroups of 8 or
 /// 16 in halves.
 inline Counters counters_for(int S, Tile tile) {
     const Counters words = counters_packed(S, tile, false), halves = counters_packed(S, tile, true);
@@ -236,14 +220,14 @@ struct ScatterShared {
     /// their output places, then values) before any is stored, rather than
     /// row by row, each store behind its own check against in_tile. For
     /// OneSweep's pairs, whose kernel has no Array bounds checks: on the H100
-    /// through Vulkan (docs/PERFORMANCE.md, session 44) the sweep took
+    /// through Vulkan (docs/PERFORMANCE.md#radix-sort) the sweep took
     /// 2.332-2.337 ms per pass against 2.364-2.370 row by row, where NVIDIA's
     /// compiler had made each row a branch of its own with both of its shared
     /// loads inside; with the checks on, the rows read first took 2.425.
     bool rows_first = false;
     /// The ranking by ballots lets the highest of the lanes with one digit
     /// add for them all, rather than the lowest. For OneSweep's pairs: on the
-    /// H200 through Vulkan (docs/PERFORMANCE.md, session 48) their sort took
+    /// H200 through Vulkan (docs/PERFORMANCE.md#radix-sort) their sort took
     /// 9.061-9.071 ms against 9.143-9.144; the keys' 5.551-5.560 against
     /// 5.537-5.546, so they keep the lowest.
     bool highest_leads = false;
@@ -252,8 +236,8 @@ struct ScatterShared {
     /// from its index plus a zero that the compiler cannot see before the
     /// tile is ranked: NVIDIA's compiler otherwise works them out at the start
     /// and keeps every row's in a register through the ranking. For
-    /// OneSweep's pairs: on the H200 through Vulkan (docs/PERFORMANCE.md,
-    /// session 49) their sweep took 2.121-2.123 ms per pass against 2.136-2.139
+    /// OneSweep's pairs: on the H200 through Vulkan (docs/PERFORMANCE.md#radix-sort)
+    /// their sweep took 2.121-2.123 ms per pass against 2.136-2.139
     /// at 256 x 22, and fit 256 x 24 in 128 registers (2.101, against 171
     /// registers and 3.11 ms without).
     bool late_places = false;
@@ -264,7 +248,7 @@ struct ScatterShared {
     /// later rows early; without it the compiler reads a whole part at once
     /// while every key, the values and the places are still held (the
     /// sweep's register peak). For Vulkan's OneSweep pairs' tile of 256 x 24:
-    /// on the H200 (docs/PERFORMANCE.md, session 51) the sweep took
+    /// on the H200 (docs/PERFORMANCE.md#radix-sort) the sweep took
     /// 2.000-2.002 ms per pass in groups of 2 against 2.089-2.094 in whole
     /// parts (groups of 4: 2.012-2.014, of 6: 2.041), the sort 1.005-1.007
     /// of CUB's pairs.
@@ -361,7 +345,7 @@ struct Peers {
 };
 /// Whether this lane leads its peers, told from the counts: told from the
 /// leader's lane (whose bit search the atomic then waits for), the keys' sort
-/// took 5.634-5.654 ms on the H200 against 5.537-5.546 (session 48, runs 3-4).
+/// took 5.634-5.654 ms on the H200 against 5.537-5.546.
 inline Peers peers_of(const Int& below, const Int& count, const Int& leader, bool highest_leads) {
     return {below, count, leader, highest_leads ? below == count - 1 : below == 0};
 }
@@ -490,7 +474,7 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
         auto [word, half] = counter(w, d);
         // Every lane adds, without a branch: the leader its peers' number to their counter, the others 0 to a
         // counter of their subgroup (word `lane` of its row; adding 0 changes nothing, whichever add comes first).
-        // On the H200 through Vulkan (docs/PERFORMANCE.md, session 48), against the leader alone in a branch: the
+        // On the H200 through Vulkan (docs/PERFORMANCE.md#radix-sort), against the leader alone in a branch: the
         // keys' sort 5.537-5.546 ms against 5.850-5.856, their claiming pass 1.100-1.112 against 1.256-1.257.
         Int at = select(peers.leads, word, w * row + subgroup_invocation());
         UInt before = half_of(sh.counters.atomic_add(at, select(peers.leads, cast<std::uint32_t>(peers.count) << half, 0u)), half);
@@ -535,7 +519,7 @@ RankedTile rank_tile_by_match(int S, const ScatterShared& sh, const Array<std::u
     // key's digit live across the scan: on the H100 through Vulkan OneSweep's
     // keys-only sweep took 113 registers against 127, 1.825 against 1.834 ms
     // per pass; count-then-scatter's scatter 123 against 120, slower, so it
-    // keeps them (docs/PERFORMANCE.md, session 33).
+    // keeps them (docs/PERFORMANCE.md#radix-sort).
     const UInt shift_again = sh.recompute_digits ? UInt(shift | (cast<std::uint32_t>(n) >> 31u)) : shift;
     for (int j = 0; j < sh.tile.items; ++j) {
         auto [word, half] = counter(w, digit_of(r.key[j], shift_again, mask, flip));
@@ -596,7 +580,7 @@ void sort_and_write_tile(int S, const ScatterShared& sh, const Array<std::uint32
     // Keys only: a full tile (every tile but the last) is traced apart from
     // the last, its keys loaded without clamping indices to n or marking those
     // past it, and written without checking places against n. On the H100
-    // through Vulkan, 2^28 keys (docs/PERFORMANCE.md, session 38): OneSweep's
+    // through Vulkan, 2^28 keys (docs/PERFORMANCE.md#radix-sort): OneSweep's
     // keys' sweep 1.527-1.536 against 1.544-1.556 ms per pass, count-then-
     // scatter's keys 7.43-7.45 against 7.55-7.56 ms. The pairs' sweep took
     // 2.66-2.76 against 2.59 ms per pass so (at 256 x 16, 128 registers), and
@@ -775,15 +759,15 @@ struct PassKernel {
 /// OneSweep's sweep): without spirv-opt. On the H100 through Vulkan, with it
 /// the keys' sweep took 1.855 against 1.797 ms per pass, and count-then-
 /// scatter's keys 8.01 against 7.78 ms; the pairs' sweep was the same
-/// either way, 2.673 against 2.671 (docs/PERFORMANCE.md, session 34).
+/// either way, 2.673 against 2.671 (docs/PERFORMANCE.md#radix-sort).
 /// Without rill's Array bounds checks too: every index of these kernels is in
 /// range by construction (keys below n, offsets and states by digit and tile).
 /// On the H100 through Vulkan the keys' sweep took 1.694-1.707 against
 /// 1.723-1.738 ms per pass, count-then-scatter's keys 7.50-7.55 against
 /// 7.69-7.74 ms; unchecked, the pairs' sweep took 2.70-2.72 against 2.56-2.59
 /// (128 registers against 127), so count-then-scatter's pairs keep their
-/// checks (docs/PERFORMANCE.md, session 37); OneSweep's pairs went without
-/// them in session 44 (sweep_pairs_options).
+/// checks (docs/PERFORMANCE.md#radix-sort); OneSweep's pairs go without
+/// them (sweep_pairs_options).
 inline GroupOptions keys_pass_options(Ranking r) {
     GroupOptions o = ballot_options(r);
     o.optimize_spirv = false;

@@ -39,7 +39,7 @@ constexpr std::int64_t kMostSweepKeys = look_back::kMostCounted;
 /// digits' states is whole 128-byte lines: on the H100 through Vulkan, with
 /// every state one word further on (where a ticket counter came first) the
 /// pairs' sweep took 2.67 against 2.59 ms per pass, the keys' 1.80 against
-/// 1.77 (docs/PERFORMANCE.md, session 34).
+/// 1.77 (docs/PERFORMANCE.md#radix-sort).
 template <class N>
 N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// Whether `tile` is the one Vulkan's sweeps take (tile_for), with values or
@@ -47,41 +47,28 @@ N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// recomputed after the scan) is keyed on it.
 constexpr bool vulkan_sweep_tile(bool values, Tile tile) { return tile.items == (values ? kSweepPairsTile : kSweepKeysTile).items; }
 /// Tiles whose states a step of the look-back reads at once (in flight
-/// together). On the H100 through Vulkan, 2^28 keys (docs/PERFORMANCE.md):
-/// pairs 2.67 / 2.57 / 2.65 ms per pass with 1 / 4 / 8 (session 26), and
-/// 2.62 / 2.58 / 2.60 with 2 / 4 / 8 (session 34); keys only, their window
-/// added up without branches (look_back_selects), 1.750 / 1.736 / 1.799 /
-/// 1.920 ms with 2 / 4 / 8 / 16 against 1.758 before (session 35, run 7).
-/// Each tile more in a window made a step about 50 ns longer (session 35,
-/// run 2: pairs 370 / 512 / 714 / 1068 ns per step with 2 / 4 / 8 / 16).
-/// Vulkan's pairs (tiles of 256 x 22, unchecked) take 2 since session 45:
-/// their sweep took 2.280-2.285 ms per pass against 2.308-2.311 with 4,
-/// 2.289-2.305 with 3, 2.296 with 1, 2.327 with 8; the sort by
-/// RadixAlgorithm::OneSweep 9.646-9.670 ms against 9.766-9.773 (runs 2-4),
-/// by Auto (timed first) 9.831-9.843 against 9.862-9.894 (runs 2-3). Through
-/// OpenGL on the same GPU (256 x 16) the pairs' sweep took 3.108 with 2
-/// against 3.077-3.085 with 4 (run 4), so other tiles keep 4. Vulkan's pairs
-/// at 256 x 24 (session 50, run 5, the windows added up with branches):
-/// 2.099-2.103 ms per pass with 2, 2.156-2.158 with 1, 2.114-2.117 with 3,
-/// 2.154-2.157 with 4.
+/// together). Each tile more in a window made a step about 50 ns longer on the
+/// H100 (pairs 370 / 512 / 714 / 1068 ns per step with 2 / 4 / 8 / 16), and
+/// fewer steps pay for it up to 4: the keys' sweep was fastest with 4 (1.736
+/// ms per pass against 1.750 with 2 and 1.799 with 8), Vulkan's pairs' tile
+/// with 2 (on the H200 2.099-2.103 ms against 2.114-2.117 with 3 and
+/// 2.154-2.157 with 4), OpenGL's pairs (256 x 16) with 4
+/// (docs/PERFORMANCE.md#radix-sort).
 constexpr int sweep_window(bool values, Tile tile) { return values && vulkan_sweep_tile(values, tile) ? 2 : 4; }
 /// Whether a step adds up its window with selects rather than a branch per
-/// tile: keys' sweep 1.736 against 1.758 ms per pass; pairs' 2.664 against
-/// 2.581, slower (session 35, run 7). Pairs at 256 x 22 (session 45, run 2):
-/// 2.455 / 2.376 / 2.283 with windows of 4 / 8 / 2 against 2.308-2.311 with
-/// branches and 4. Vulkan's pairs at 256 x 24 take them (on the H200,
-/// session 50, run 5): 2.077-2.078 ms per pass with windows of 2 against
-/// 2.099-2.103 with branches, 2.099-2.102 with selects and 4; the sort
-/// 8.832-8.833 ms against 8.919-8.928. Other pairs' tiles keep branches.
+/// tile: the keys' sweep took 1.736 against 1.758 ms per pass with them, and
+/// Vulkan's pairs at 256 x 24 on the H200 2.077-2.078 against 2.099-2.103;
+/// other pairs' tiles were slower with them (2.664 against 2.581 at 256 x 22),
+/// so they keep branches.
 constexpr bool look_back_selects(bool values, Tile tile) { return !values || vulkan_sweep_tile(values, tile); }
 /// Steps of the look-back in a row that find the next tile unpublished,
 /// before the invocation counts that tile's keys of its digit itself. On the
-/// H100 the sort took as long with 8 as with 64 (docs/PERFORMANCE.md,
-/// session 34): there the tiles before have nearly always started. Its code
+/// H100 the sort took as long with 8 as with 64 (docs/PERFORMANCE.md#radix-sort):
+/// there the tiles before have nearly always started. Its code
 /// still costs time there: checked at every step, the keys' sweep took 1.773
 /// ms per pass against 1.736 without a fallback, the pairs' 2.578 against
-/// 2.550 (run 4); checked in a loop of its own around the steps, the keys'
-/// sweep took 0.6% less than checked at every step (run 5).
+/// 2.550; checked in a loop of its own around the steps, the keys'
+/// sweep took 0.6% less than checked at every step.
 constexpr std::uint32_t kSweepFallbackSteps = 64;
 
 /// Whether pass `pass` of a sort claims its tiles' places instead of looking
@@ -92,7 +79,7 @@ constexpr std::uint32_t kSweepFallbackSteps = 64;
 /// keys-only sort by every key bit (keys of one digit there differ only in
 /// bits that later passes sort, or are equal; sorted by fewer bits, keys
 /// that differ in the others keep their order). On the H100 through Vulkan,
-/// 2^28 keys (docs/PERFORMANCE.md, session 43): the first pass took
+/// 2^28 keys (docs/PERFORMANCE.md#radix-sort): the first pass took
 /// 1.280-1.286 ms so against 1.394-1.396 looking back, the sort 6.009 against
 /// 6.104-6.114 ms.
 constexpr bool claims_places(bool values, int key_bits, int pass) { return !values && key_bits == 32 && pass == 0; }
@@ -111,7 +98,7 @@ inline Expr<std::uint32_t> pass_digit(const Expr<std::uint32_t>& k, int p, const
 /// OneSweep's counting kernel takes tiles of kTile in at most this many
 /// workgroups, each adding its counts to `counts` with 1024 global atomics on
 /// the same 1024 words. On the H100 through Vulkan, 2^28 keys
-/// (docs/PERFORMANCE.md, session 32): 0.78 ms in a workgroup per tile, 0.49 ms
+/// (docs/PERFORMANCE.md#radix-sort): 0.78 ms in a workgroup per tile, 0.49 ms
 /// in 4096 (0.50 in 1024, 0.49 in 16384).
 constexpr std::int64_t kCountGroups = 4096;
 
@@ -119,10 +106,10 @@ constexpr std::int64_t kCountGroups = 4096;
 /// by `key_bits` key bits, over this workgroup's run of tiles. counts starts at
 /// zero. A full tile's keys are counted pass by pass (the digits of one pass
 /// in a row), the last tile's key by key: on the H100 the kernel took 0.61
-/// against 0.76 ms at 2^28 in tiles of 256 x 24 (session 32). It also zeroes
+/// against 0.76 ms at 2^28 in tiles of 256 x 24. It also zeroes
 /// the `state_words` look-back states of the sweeps that follow, each
 /// workgroup its share, while its loads are in flight, so that they need no
-/// fill of their own: on the H100 at 2^28 (session 41) the kernel took
+/// fill of their own: on the H100 at 2^28 the kernel took
 /// 0.516-0.526 ms so (0.520-0.528 in 4-byte stores) against 0.495-0.498,
 /// where the fill took 0.05 ms and the scan kernel below 0.011; passes that
 /// zero the next pass's states instead slowed the sweep by 0.015 ms.
@@ -198,16 +185,14 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
                 const Array<std::uint32_t>& state, const Array<std::uint32_t>& keys_out, const Array<V>* values_out,
                 const Int& n, const Int& pass, const Int& states, const UInt& shift, const UInt& mask, const UInt& flip,
                 const Int& bits) {
-    // One tile per workgroup: the counters are zeroed once. Until session 42 the keys' counters lived in the first
-    // words of the exchange, which cost a barrier before the exchange: the keys' sweep took 1.411-1.414 ms per pass
-    // so against 1.407-1.416 (the sort 6.172-6.181 ms against 6.154-6.178) with the counters apart in a workgroup of
-    // 24 KB; the pairs' sweep at 256 x 22 took 2.465-2.482 in the exchange against 2.327-2.349 apart (session 40;
-    // docs/PERFORMANCE.md).
+    // One tile per workgroup: the counters are zeroed once. They live apart from the exchange: in its first words
+    // they cost a barrier before the exchange (the pairs' sweep at 256 x 22 took 2.465-2.482 ms per pass so against
+    // 2.327-2.349 apart on the H100; docs/PERFORMANCE.md#radix-sort).
     ScatterShared sh(S, tile, true);
-    // For Vulkan's OneSweep tiles only (docs/PERFORMANCE.md): keys-only at 256 x 24, and 28 in a trial build, 110
-    // registers against 175 without (sessions 33 and 37; 256 x 30 was timed with it only); pairs at 256 x 20, 2.407-2.419
-    // ms per pass against 2.433-2.445, and at 256 x 22, 128 registers against 178 (session 39). At 256 x 16 the pairs'
-    // sweep took 111 registers against 127 and was slower (session 33); through OpenGL the sort's timings varied too
+    // For Vulkan's OneSweep tiles only (docs/PERFORMANCE.md#radix-sort): keys-only at 256 x 24, and 28 in a trial build, 110
+    // registers against 175 without (256 x 30 was timed with it only); pairs at 256 x 20, 2.407-2.419
+    // ms per pass against 2.433-2.445, and at 256 x 22, 128 registers against 178. At 256 x 16 the pairs'
+    // sweep took 111 registers against 127 and was slower; through OpenGL the sort's timings varied too
     // much to tell.
     sh.recompute_digits = vulkan_sweep_tile(WithValues, tile);
     sh.rows_first = WithValues;
@@ -221,7 +206,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
     // By group_id rather than by a ticket (which would promise that every tile
     // waited for has started; the fallback below stands in): on the H100
     // through Vulkan the ticket took the pairs' sweep from 2.67 to 2.75 ms per
-    // pass, the keys' from 1.80 to 1.83 (docs/PERFORMANCE.md, session 34).
+    // pass, the keys' from 1.80 to 1.83 (docs/PERFORMANCE.md#radix-sort).
     Int t = group_id();
     // The keys of digit local_id() in tile k, counted by this invocation alone (the fallback).
     auto count_digit = [&](const Int& k) {
@@ -323,7 +308,7 @@ void sweep_tile(int S, Tile tile, bool claim, const Array<std::uint32_t>& keys, 
 /// On the H100 through Vulkan, with its rows read before they are stored
 /// (ScatterShared::rows_first), the sweep took 2.332-2.337 ms per pass
 /// against 2.364-2.370 checked; unchecked with the rows stored one by one,
-/// 2.353 (docs/PERFORMANCE.md, session 44).
+/// 2.353 (docs/PERFORMANCE.md#radix-sort).
 inline GroupOptions sweep_pairs_options(Ranking r) {
     GroupOptions o = ballot_options(r);
     o.unchecked_arrays = true;
@@ -336,7 +321,7 @@ inline GroupOptions sweep_pairs_options(Ranking r) {
 /// atomics; none reads an Array element that another invocation of its
 /// workgroup wrote. Ordering buffers too, as barriers after the look-back's
 /// atomic stores otherwise do, costs NVIDIA's Vulkan driver a fence after
-/// every barrier (docs/PERFORMANCE.md, session 47).
+/// every barrier (docs/PERFORMANCE.md#radix-sort).
 inline GroupOptions sweep_options(GroupOptions o) {
     o.shared_only_barriers = true;
     return o;
