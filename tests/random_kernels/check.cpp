@@ -186,14 +186,25 @@ std::vector<Program> simpler(const Program& p) {
         };
     walk(p.body, [](Program& q) -> std::vector<Stmt>& { return q.body; });
     // Expressions: a node becomes one of its operands of the same type, or a zero.
+    // A For's bound stays bounded: its clamp may become a zero, not the value it clamps.
+    std::vector<char> bound(p.nodes.size(), 0);
+    std::function<void(const std::vector<Stmt>&)> bounds = [&](const std::vector<Stmt>& b) {
+        for (const Stmt& s : b) {
+            if (s.kind == Stmt::For) bound[static_cast<std::size_t>(s.expr)] = 1;
+            bounds(s.body);
+            bounds(s.orelse);
+        }
+    };
+    bounds(p.body);
     for (std::size_t id = 0; id < p.nodes.size(); ++id) {
         const Node& n = p.nodes[id];
-        for (int k : n.kids)
-            if (p.nodes[static_cast<std::size_t>(k)].ty == n.ty) {
-                Program q = p;
-                q.nodes[id] = p.nodes[static_cast<std::size_t>(k)];
-                out.push_back(std::move(q));
-            }
+        if (!bound[id])
+            for (int k : n.kids)
+                if (p.nodes[static_cast<std::size_t>(k)].ty == n.ty) {
+                    Program q = p;
+                    q.nodes[id] = p.nodes[static_cast<std::size_t>(k)];
+                    out.push_back(std::move(q));
+                }
         if (n.op != Op::Const || n.f[0] != 0 || n.i[0] != 0) {
             Program q = p;
             Node zero;

@@ -281,6 +281,11 @@ private:
     std::int64_t e_;
     std::vector<V> vars_;
     ElementResult r_;
+    // Loops are bounded by construction; this only keeps a broken program from hanging the check.
+    std::int64_t iterations_left_ = 1 << 20;
+    void iterate() {
+        if (--iterations_left_ < 0) throw Undetermined{};
+    }
 
     static V make(Ty t) {
         V v;
@@ -621,6 +626,7 @@ private:
             case Stmt::For: {
                 const std::int64_t last = index(eval(s.expr).l[0]);
                 for (std::int64_t i = s.begin; s.step > 0 ? i < last : i > last; i += s.step) {
+                    iterate();
                     vars_[static_cast<std::size_t>(s.var)] = make(Ty::I);
                     vars_[static_cast<std::size_t>(s.var)].l[0] = integer(i);
                     const Flow f = exec(s.body);
