@@ -42,6 +42,13 @@ TEST_P(Streams, CopyAtEdgeSizesIncludingEmpty) {
     auto e = rt().stream<float>({0, 5});
     EXPECT_TRUE(e.empty());
     EXPECT_TRUE(e.download().empty());
+    // A zero last dimension gives the others stride 0, which is not a repeat view.
+    for (Shape shape : {Shape{5, 0}, Shape{3, 0, 2}, Shape{2, 4, 0}}) {
+        SCOPED_TRACE(shape.str());
+        auto z = rt().stream<float>(shape, std::vector<float>{});
+        z.upload(std::vector<float>{});
+        EXPECT_TRUE(z.download().empty());
+    }
 }
 
 TEST_P(Streams, LargeCopiesWithAndWithoutFinish) {

@@ -119,9 +119,19 @@ void StreamBase::repeat_view(std::int64_t times) {
     ++shape_.rank;
 }
 
+void StreamBase::extent_view(const char* who) {
+    if (iterator_) throw Error(std::string("Stream::") + who + ": an iterator stream has no storage");
+    std::int64_t last = 0;
+    for (int d = 0; d < shape_.rank; ++d) last += (shape_.dims[d] - 1) * strides_[d];
+    const std::int64_t count = empty() ? 0 : last + 1;
+    shape_ = Shape{count};
+    strides_ = {1, 0, 0, 0};
+    if (count == 0) offset_ = 0;
+}
+
 void StreamBase::upload_bytes(const void* src, std::size_t bytes) {
     if (!rt_) throw Error("Stream::upload: the stream was default-constructed; create it with Runtime::stream");
-    for (int d = 0; d < shape_.rank; ++d)
+    for (int d = 0; d < shape_.rank && !empty(); ++d)
         if (shape_.dims[d] > 1 && strides_[d] == 0)
             throw Error("Stream::upload: this is a repeat view (its elements appear several times); upload into the "
                         "stream it repeats");

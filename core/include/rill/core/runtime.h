@@ -57,6 +57,7 @@ protected:
     void domain_view(const Shape& begin, const Shape& end);
     void stride_view(std::initializer_list<std::int64_t> step);
     void repeat_view(std::int64_t times);
+    void extent_view(const char* who);
     void upload_bytes(const void* src, std::size_t bytes);
     void download_bytes(void* dst, std::size_t bytes) const;
     /// A fresh, densely packed stream of this view's shape and element size.
@@ -136,6 +137,18 @@ public:
     Stream repeat(std::int64_t times) const {
         Stream s = *this;
         s.repeat_view(times);
+        return s;
+    }
+
+    /// The elements from this view's first to its last in memory, as one
+    /// contiguous 1D view of the same buffer (no copy). A kernel that binds it
+    /// as an Array and indexes element (i, j) at i * strides()[0] + j *
+    /// strides()[1] reads the view: BLAS's leading dimension. The extent may
+    /// hold elements outside the view (a domain's neighbours), which such a
+    /// kernel must leave alone. An empty view gives an empty extent.
+    Stream extent() const {
+        Stream s = *this;
+        s.extent_view("extent");
         return s;
     }
 
