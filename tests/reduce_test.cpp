@@ -92,6 +92,26 @@ TEST_P(Reductions, NonCommutativeCombinerKeepsOrder) {
     EXPECT_NEAR(got.y, b, 1e-3 * (std::fabs(b) + 1));
 }
 
+TEST_P(Reductions, NonCommutativeCombinerKeepsOrderOverSeveralPasses) {
+    // Maps x -> s x + b with s = +-1: exact products, and every swap of two
+    // maps with different signs moves the result far.
+    auto compose = reduction("compose_signs", [](In<float2> f, Reduce<float2> acc) {
+        acc = Float2(f.x() * acc.x(), f.x() * acc.y() + f.y());
+    });
+    const std::int64_t n = 70001;  // 69 workgroups' runs, then a second pass
+    std::vector<float2> f(n);
+    for (auto& v : f) v = float2{rng()() % 2 ? 1.0f : -1.0f, random_floats(1, -1, 1)[0]};
+    double a = 1, b = 0, mag = 0;
+    for (const auto& v : f) {
+        a = v.x * a;
+        b = v.x * b + v.y;
+        mag = std::max(mag, std::fabs(b));
+    }
+    const float2 got = compose.value(rt().stream<float2>({n}, f));
+    EXPECT_EQ(got.x, a);
+    EXPECT_NEAR(got.y, b, sum_tolerance(f.size(), mag));
+}
+
 TEST_P(Reductions, ToSmallerStreamsInEveryRank) {
     auto sum = float_sum();
     struct Case {
@@ -126,6 +146,25 @@ TEST_P(Reductions, ToSmallerStreamsInEveryRank) {
         const double block = double(c.in.size()) / double(c.out.size());
         for (std::size_t o = 0; o < want.size(); ++o)
             ASSERT_NEAR(got[o], want[o], sum_tolerance(std::size_t(block), mag[o])) << "output " << o;
+    }
+}
+
+TEST_P(Reductions, LongRunsIntoAStridedView) {
+    // Rows long enough for several passes of the run reduction, written into
+    // the first column of a larger matrix, whose other columns stay.
+    auto sum = float_sum();
+    const std::int64_t rows = 5, cols = 300007;
+    std::vector<float> x = random_floats(static_cast<std::size_t>(rows * cols), -1, 1);
+    auto si = rt().stream<float>({rows, cols}, x);
+    auto big = rt().stream<float>({rows, 3}, std::vector<float>(rows * 3, 42.0f));
+    sum(si, big.domain({0, 0}, {rows, 1}));
+    const auto got = big.download();
+    for (std::int64_t r = 0; r < rows; ++r) {
+        double want = 0, mag = 0;
+        for (std::int64_t c = 0; c < cols; ++c) want += x[r * cols + c], mag += std::fabs(x[r * cols + c]);
+        EXPECT_NEAR(got[r * 3], want, sum_tolerance(cols, mag)) << "row " << r;
+        EXPECT_EQ(got[r * 3 + 1], 42.0f);
+        EXPECT_EQ(got[r * 3 + 2], 42.0f);
     }
 }
 

@@ -56,6 +56,30 @@ FoldPlan plan_reduction(const std::string& name, const Shape& in, const Shape& o
     return p;
 }
 
+bool blocks_are_runs(const Shape& in, const FoldPlan& p) {
+    // Dimensions before the first one a block spans must be single, those
+    // after it whole: then block j starts at j * block_size.
+    int d = 0;
+    while (d < in.rank && p.block[d] == 1) ++d;
+    for (int e = d + 1; e < in.rank; ++e)
+        if (p.block[e] != in.dims[e]) return false;
+    return true;
+}
+
+RunsPlan plan_runs(std::int64_t run, int workgroup) {
+    // 4 consecutive elements per invocation where the run has them: the
+    // neighbours of an invocation read 16 bytes apart (floats), which the
+    // caches gather into whole lines; longer runs per invocation spread a
+    // warp's loads over many lines at once (on the H200, 64 per invocation
+    // summed 2^28 floats at a twentieth of the bandwidth). Long runs take
+    // more passes instead, each 1024 times shorter than the one before.
+    constexpr std::int64_t kPer = 4;
+    RunsPlan q;
+    q.per = std::max<std::int64_t>(1, std::min(kPer, (run + workgroup - 1) / workgroup));
+    q.chunks = (run + q.per * workgroup - 1) / (q.per * workgroup);
+    return q;
+}
+
 FoldPlan plan_rows(std::int64_t rows, std::int64_t cols) {
     FoldPlan p;
     p.out_dims = int4{static_cast<std::int32_t>(rows), 1, 1, 1};

@@ -10,8 +10,14 @@
 // input elements it covers (input dims divided by output dims; every ratio must
 // be an integer). A one-element output receives the reduction of everything.
 //
-// Written in the DSL only (a fold kernel per input rank, and a second pass when
-// one pass would leave too little parallelism), so it runs on every backend.
+// Written in the DSL only, so it runs on every backend. Where each output's
+// block is a run of consecutive elements of a dense input (everything into one
+// value, rows of a matrix) and the runs are long, a group kernel reduces each
+// run: every invocation folds a few consecutive elements, the workgroup
+// combines those in order (rill::workgroup_fold), and further passes reduce
+// the partial results of long runs. Other blocks (columns, tiles) are folded
+// by a kernel per input rank, an invocation per output element, whose
+// neighbours read neighbouring elements.
 #pragma once
 
 #include <functional>
@@ -21,6 +27,7 @@
 #include "rill/core/stream_ops.h"
 #include "rill/dsl/control.h"
 #include "rill/dsl/kernel.h"
+#include "rill/dsl/workgroup_fold.h"
 
 namespace rill {
 
@@ -50,6 +57,20 @@ struct FoldPlan {
 FoldPlan plan_reduction(const std::string& name, const Shape& in, const Shape& out);
 FoldPlan plan_rows(std::int64_t rows, std::int64_t cols);
 
+/// Whether each output's block is the run of block_size consecutive elements
+/// (in row-major order) starting at output * block_size.
+bool blocks_are_runs(const Shape& in, const FoldPlan& p);
+
+/// One pass of the run reduction: each workgroup of `workgroup` invocations
+/// reduces `per` consecutive elements per invocation of one output's run;
+/// an output's run takes `chunks` workgroups (and a further pass when more than one).
+struct RunsPlan {
+    std::int64_t per = 1, chunks = 1;
+};
+RunsPlan plan_runs(std::int64_t run, int workgroup);
+/// The shortest run the group kernel takes; shorter ones fold per invocation.
+inline constexpr std::int64_t kShortestRun = 128;
+
 template <int R>
 using index_t = std::conditional_t<R == 1, std::int32_t, vec<std::int32_t, (R < 2 ? 2 : R)>>;
 
@@ -78,6 +99,10 @@ public:
         if (out.empty()) return;
         dsl::FoldPlan p = dsl::plan_reduction(state_->name, in.shape(), out.shape());
         Runtime rt = Runtime::of(in);
+        if (p.block_size >= dsl::kShortestRun && in.contiguous() && !in.is_iterator() && dsl::blocks_are_runs(in.shape(), p)) {
+            reduce_runs(rt, in.reshape(Shape{in.size()}), out, p.outputs, p.block_size);
+            return;
+        }
         Stream<T> target = reshape(out, Shape{p.outputs, 1});
         if (p.chunks == 1) {
             fold_pass(in, target, p);
@@ -107,6 +132,49 @@ public:
     const std::string& name() const { return state_->name; }
 
 private:
+    static constexpr int kRunsWorkgroup = 256;
+    using Runs = Kernel<Array<T>, Array<T>, Int, Int, Int>;
+
+    /// Reduces each of `outputs` runs of `run` consecutive elements of `in`
+    /// (dense, 1D) into out (any view of `outputs` elements).
+    void reduce_runs(Runtime& rt, Stream<T> in, const Stream<T>& out, std::int64_t outputs, std::int64_t run) const {
+        while (true) {
+            const dsl::RunsPlan q = dsl::plan_runs(run, kRunsWorkgroup);
+            const bool last = q.chunks == 1;
+            Stream<T> next = last && out.contiguous() ? out.reshape(Shape{outputs}) : rt.scratch<T>(Shape{outputs * q.chunks});
+            runs_kernel()(Groups{outputs * q.chunks}, in, next, int(run), int(q.chunks), int(q.per));
+            if (last) {
+                if (next.buffer() != out.buffer()) detail::copy_stream(next.reshape(out.shape()), out);
+                return;
+            }
+            in = next;
+            run = q.chunks;
+        }
+    }
+
+    const Runs& runs_kernel() const {
+        std::lock_guard lock(state_->mutex);
+        if (!state_->runs) state_->runs.emplace(trace_runs());
+        return *state_->runs;
+    }
+
+    Runs trace_runs() const {
+        Combine combine = state_->combine;
+        return group_kernel<kRunsWorkgroup>(state_->name + "_runs(in, out, run, chunks, per)",
+                                            [combine](Array<T> in, Array<T> out, Int run, Int chunks, Int per) {
+            auto fold_into = [&](Var<dsl::dsl_t<T>>& acc, const Var<dsl::dsl_t<T>>& later) {
+                In<T> a(dsl::FromValue{}, later);
+                combine(a, Reduce<T>(acc));
+            };
+            Int g = group_id();
+            Int j = g / chunks;
+            Int begin = j * run + (g - j * chunks) * (per * kRunsWorkgroup);
+            Int end = begin + min(per * kRunsWorkgroup, (j + 1) * run - begin);
+            Var<dsl::dsl_t<T>> total = fold_runs<T>(kRunsWorkgroup, begin, end, per, [&](Expr<std::int32_t> e) { return in.load(e); }, fold_into);
+            If(local_id() == 0, [&] { out.store(g, total); });
+        });
+    }
+
     void fold_pass(const Stream<T>& in, const Stream<T>& out, const dsl::FoldPlan& p) const {
         switch (in.shape().rank) {
             case 1: fold_kernel<1>()(in, out, p.out_dims, p.block, int(p.chunk), int(p.block_size)); break;
@@ -170,6 +238,7 @@ private:
         Combine combine;
         std::mutex mutex;
         std::tuple<std::optional<Fold<1>>, std::optional<Fold<2>>, std::optional<Fold<3>>, std::optional<Fold<4>>> folds;
+        std::optional<Runs> runs;
     };
     std::shared_ptr<State> state_;
 };
