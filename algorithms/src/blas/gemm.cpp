@@ -1,0 +1,186 @@
+// BLAS level 3: C = alpha op(A) op(B) + beta C.
+//
+// One workgroup of 16 x 16 invocations computes a 128 x 128 tile of C, each
+// invocation an 8 x 8 block of it in registers (rows ty*4 .. +3 and
+// 64 + ty*4 .. +3, columns likewise with tx, so that its shared-memory reads
+// are 16-byte vectors at consecutive addresses across the subgroup). Each
+// step over k moves a 128 x Depth slice of op(A) and a Depth x 128 slice of
+// op(B) into shared memory as float4 columns of four rows (op(A)) or four
+// columns (op(B)), loaded along whichever direction is consecutive in memory
+// for the operand's op; then every invocation does Depth x 64 multiply-adds.
+// The slices of the next step are loaded from memory before a step's
+// multiply-adds and stored into the other of two shared buffers after them,
+// so that their latency hides behind the arithmetic and a step needs one barrier.
+#include <array>
+#include <vector>
+
+#include <rill/algorithms/blas.h>
+#include <rill/algorithms/detail/kernel_cache.h>
+
+#include "operands.h"
+
+namespace rill::blas {
+
+namespace {
+
+constexpr int kTile = 128, kWorkgroup = 256;
+/// The k of a step. On the H200 through Vulkan, depth 16 (half the barriers,
+/// twice the registers for the next slices) ran 0.73x as fast as depth 8 at
+/// 4096^3 and 8192^3 (docs/PERFORMANCE.md#blas).
+constexpr int kDepth = 8;
+constexpr int kQuads = kTile / 4;  // float4 columns of a shared slice
+
+/// Component c of a float4 value.
+Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::FromId{dsl::builder().swizzle(v.id(), &c, 1)}); }
+
+using GemmKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Int, Int, Int, Int, Float, Float>;
+
+/// The slices of one step: Depth / 8 float4s of op(A) and of op(B) per
+/// invocation, loaded from memory into registers, then stored into shared
+/// memory (buffer `half` of two). Item `it` of a slice is the float4 of four
+/// rows of op(A) (columns of op(B)) at one depth: neighbouring invocations
+/// take neighbouring depths where the operand is consecutive along k, else
+/// neighbouring quads.
+template <bool TransA, bool TransB, int Depth>
+struct Slices {
+    static constexpr int kItems = Depth / 8;
+    std::array<Var<float4>, kItems> a, b;  // declared before the loop that assigns them
+
+    static Expr<std::int32_t> depth_of(const Expr<std::int32_t>& it, bool along_k) { return along_k ? it % Depth : it / kQuads; }
+    static Expr<std::int32_t> quad_of(const Expr<std::int32_t>& it, bool along_k) { return along_k ? it / Depth : it % kQuads; }
+
+    void load(const Array<float>& A, const Array<float>& B, const Expr<std::int32_t>& p0, const Expr<std::int32_t>& i0,
+              const Expr<std::int32_t>& j0, const Int& m, const Int& n, const Int& k, const Int& lda, const Int& csa,
+              const Int& ldb, const Int& csb) {
+        for (int s = 0; s < kItems; ++s) {
+            Expr<std::int32_t> it = local_id() + s * kWorkgroup;
+            std::vector<Expr<float>> av, bv;
+            for (int r = 0; r < 4; ++r) {
+                Expr<std::int32_t> i = i0 + quad_of(it, !TransA) * 4 + r, p = p0 + depth_of(it, !TransA);
+                Expr<std::int32_t> at = TransA ? p * lda + i * csa : i * lda + p * csa;
+                av.push_back(select(i < m && p < k, A.load(at), Expr<float>(0.0f)));
+                Expr<std::int32_t> j = j0 + quad_of(it, TransB) * 4 + r, q = p0 + depth_of(it, TransB);
+                Expr<std::int32_t> bt = TransB ? j * ldb + q * csb : q * ldb + j * csb;
+                bv.push_back(select(j < n && q < k, B.load(bt), Expr<float>(0.0f)));
+            }
+            a[s] = Float4(av[0], av[1], av[2], av[3]);
+            b[s] = Float4(bv[0], bv[1], bv[2], bv[3]);
+        }
+    }
+
+    void store(const Shared<float4>& as, const Shared<float4>& bs, const Expr<std::int32_t>& half) const {
+        for (int s = 0; s < kItems; ++s) {
+            Expr<std::int32_t> it = local_id() + s * kWorkgroup;
+            as.store(half * (Depth * kQuads) + depth_of(it, !TransA) * kQuads + quad_of(it, !TransA), a[s]);
+            bs.store(half * (Depth * kQuads) + depth_of(it, TransB) * kQuads + quad_of(it, TransB), b[s]);
+        }
+    }
+};
+
+/// Two shared buffers: while the
+/// invocations multiply out of one, the next step's slices, loaded from memory
+/// before the multiplications, go into the other, so a step needs one barrier.
+template <bool TransA, bool TransB, int Depth>
+GemmKernel tiled_kernel() {
+    const std::string name = std::string("blas_gemm_") + (TransA ? "t" : "n") + (TransB ? "t" : "n") + std::to_string(Depth);
+    return group_kernel<kWorkgroup>(
+        name + "(A, B, C, m, n, k, lda, csa, ldb, csb, ldc, csc, alpha, beta)",
+        [](Array<float> A, Array<float> B, Array<float> C, Int m, Int n, Int k, Int lda, Int csa, Int ldb, Int csb, Int ldc,
+           Int csc, Float alpha, Float beta) {
+            Shared<float4> as(2 * Depth * kQuads, dsl::Unchecked{});
+            Shared<float4> bs(2 * Depth * kQuads, dsl::Unchecked{});
+            Int tiles_n = (n + kTile - 1) / kTile;
+            Int i0 = (group_id() / tiles_n) * kTile;
+            Int j0 = (group_id() % tiles_n) * kTile;
+            Int ty = local_id() / 16, tx = local_id() % 16;
+            Slices<TransA, TransB, Depth> slices;
+            slices.load(A, B, Int(0), i0, j0, m, n, k, lda, csa, ldb, csb);
+            slices.store(as, bs, Int(0));
+            barrier();
+
+            std::array<Var<float>, 64> acc;  // zero
+            Int steps = (k + Depth - 1) / Depth;
+            For(0, steps, [&](Expr<std::int32_t> step) {
+                Int half = step & 1;
+                If(step + 1 < steps, [&] { slices.load(A, B, (step + 1) * Depth, i0, j0, m, n, k, lda, csa, ldb, csb); });
+                for (int d = 0; d < Depth; ++d) {
+                    Int row = half * (Depth * kQuads) + d * kQuads;
+                    const Expr<float4> a[2] = {as.load(row + ty), as.load(row + 16 + ty)};
+                    const Expr<float4> b[2] = {bs.load(row + tx), bs.load(row + 16 + tx)};
+                    for (int r = 0; r < 8; ++r)
+                        for (int c = 0; c < 8; ++c)
+                            acc[r * 8 + c] = fma(component(a[r / 4], r % 4), component(b[c / 4], c % 4), acc[r * 8 + c]);
+                }
+                If(step + 1 < steps, [&] { slices.store(as, bs, 1 - half); });
+                barrier();
+            });
+            for (int r = 0; r < 8; ++r) {
+                Int i = i0 + (r / 4) * 64 + ty * 4 + r % 4;
+                for (int c = 0; c < 8; ++c) {
+                    Int j = j0 + (c / 4) * 64 + tx * 4 + c % 4;
+                    If(i < m && j < n, [&] {
+                        Int at = i * ldc + j * csc;
+                        If(beta == 0.0f, [&] { C.store(at, alpha * acc[r * 8 + c]); })
+                            .Else([&] { C.store(at, alpha * acc[r * 8 + c] + beta * C.load(at)); });
+                    });
+                }
+            }
+        });
+}
+
+/// C = beta C (0 where beta is 0: C is not read).
+void scale(const blas::detail::Matrix& c, float beta) {
+    static const auto kernel = group_kernel<kWorkgroup>("blas_gemm_scale(C, m, n, ldc, csc, beta)",
+                                                       [](Array<float> C, Int m, Int n, Int ldc, Int csc, Float beta) {
+        Int e = global_id();
+        If(e < m * n, [&] {
+            Int i = e / n;
+            Int at = i * ldc + (e - i * n) * csc;
+            If(beta == 0.0f, [&] { C.store(at, 0.0f); }).Else([&] { C.store(at, beta * C.load(at)); });
+        });
+    });
+    const std::int64_t count = std::int64_t{c.rows} * c.cols;
+    kernel(Groups{(count + kWorkgroup - 1) / kWorkgroup}, c.extent, c.rows, c.cols, c.row_stride, c.col_stride, beta);
+}
+
+const GemmKernel& tiled(bool ta, bool tb) {
+    // Traced once each, on first use.
+    static const auto make = [](int variant) {
+        switch (variant) {
+            case 0: return tiled_kernel<false, false, kDepth>();
+            case 1: return tiled_kernel<false, true, kDepth>();
+            case 2: return tiled_kernel<true, false, kDepth>();
+            default: return tiled_kernel<true, true, kDepth>();
+        }
+    };
+    return rill::detail::traced_once<GemmKernel, int>((ta ? 2 : 0) + (tb ? 1 : 0), +make);
+}
+
+}  // namespace
+
+void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Stream<float>& B, float beta, const Stream<float>& C) {
+    const char* who = "rill::blas::gemm";
+    const auto a = blas::detail::matrix_operand(who, "A", A);
+    const auto b = blas::detail::matrix_operand(who, "B", B);
+    const auto c = blas::detail::matrix_operand(who, "C", C, true);
+    const bool ta = transa == Op::T, tb = transb == Op::T;
+    const std::int32_t m = ta ? a.cols : a.rows, k = ta ? a.rows : a.cols;
+    const std::int32_t kb = tb ? b.cols : b.rows, n = tb ? b.rows : b.cols;
+    auto shape = [](std::int64_t r, std::int64_t c) { return std::to_string(r) + "x" + std::to_string(c); };
+    if (kb != k)
+        blas::detail::wrong_shape(who, "B", B.shape(), tb ? shape(n, k) : shape(k, n),
+                                  "op(A) has " + std::to_string(k) + " columns (A has shape " + A.shape().str() +
+                                      (ta ? ", transposed" : "") + "), so op(B) needs " + std::to_string(k) + " rows" +
+                                      (tb ? " (B is transposed)" : ""));
+    if (c.rows != m || c.cols != n)
+        blas::detail::wrong_shape(who, "C", C.shape(), shape(m, n),
+                                  "op(A) op(B) is " + shape(m, k) + " times " + shape(k, n));
+    if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return;
+    if (alpha == 0.0f || k == 0) return scale(c, beta);
+    const GemmKernel& kernel = tiled(ta, tb);
+    const std::int64_t tiles = std::int64_t{(m + kTile - 1) / kTile} * ((n + kTile - 1) / kTile);
+    kernel(Groups{tiles}, a.extent, b.extent, c.extent, m, n, k, a.row_stride, a.col_stride, b.row_stride, b.col_stride,
+           c.row_stride, c.col_stride, alpha, beta);
+}
+
+}  // namespace rill::blas

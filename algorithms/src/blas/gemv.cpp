@@ -1,0 +1,272 @@
+// BLAS level 2: y = alpha op(A) x + beta y.
+//
+// Both kernels give each output element a team of invocations of one
+// workgroup, whose loads of A are consecutive in memory:
+// - op(A) = A: a team of `Team` invocations per row walks the row's columns
+//   Team apart (rows of Workgroup / Team per workgroup); short rows get small
+//   teams, long rows a whole workgroup.
+// - op(A) = A^T: an invocation per column walks down the rows, `Columns`
+//   neighbouring columns per workgroup and Workgroup / Columns invocations per
+//   column taking every so-many-th row; narrow matrices get few columns and
+//   more invocations per column.
+// Where A's rows (and, for op(A) = A, x) start at multiples of 4 elements,
+// every load moves four of them at once (16 bytes: a 4-column quad of a row):
+// the team then walks quads, and each op(A) = A^T invocation owns a quad of
+// columns. Each invocation keeps four sums, so four loads are in flight.
+// The team's sums meet in shared memory. Where that leaves too few
+// workgroups to fill a GPU (few long rows: the short-and-wide matrices; few
+// long columns), the sum is split into chunks whose partial sums a second
+// kernel adds up.
+#include <rill/algorithms/blas.h>
+#include <rill/algorithms/detail/kernel_cache.h>
+
+#include "operands.h"
+
+namespace rill::blas {
+
+namespace {
+
+constexpr int kWorkgroup = 256;
+/// Workgroups that keep every SM of a large GPU busy.
+constexpr std::int64_t kTargetGroups = 1024;
+/// Terms each invocation sums at least, before a sum is split further.
+constexpr std::int64_t kMinPerInvocation = 16;
+
+/// The sum over t in [begin, end) stepping by `step` of term(t), four terms
+/// at a time into four sums, so that four loads are in flight.
+template <class T, class Term>
+Var<T> strided_sum(const Expr<std::int32_t>& begin, const Expr<std::int32_t>& end, int step, Term term) {
+    Var<T> s[4];
+    For(begin, end, 4 * step, [&](Expr<std::int32_t> t) {
+        for (int u = 0; u < 4; ++u) {
+            Expr<std::int32_t> at = t + u * step;
+            Expr<T> v = term(min(at, end - 1));  // in range; past the end it counts 0
+            s[u] = s[u] + select(at < end, v, Expr<T>(T{}));
+        }
+    });
+    return Var<T>((s[0] + s[1]) + (s[2] + s[3]));
+}
+
+/// Adds up the `lanes` values of each team (lanes `stride` invocations apart
+/// in the workgroup) in shared memory; the sum is defined at the team's lane 0.
+template <class T>
+void team_sum(Var<T>& s, const Expr<std::int32_t>& lane, int lanes, int stride) {
+    if (lanes == 1) return;
+    Shared<T> sums(kWorkgroup, dsl::Unchecked{});
+    sums.store(local_id(), s);
+    barrier();
+    for (int w = lanes / 2; w >= 1; w /= 2) {
+        If(lane < w, [&] {
+            s = s + sums.load(local_id() + w * stride);
+            sums.store(local_id(), s);
+        });
+        barrier();
+    }
+}
+
+/// y[at] = alpha s + beta y[at]; y is not read when beta is 0.
+void store_result(const Array<float>& y, const Expr<std::int32_t>& at, const Expr<float>& s, const Expr<float>& alpha,
+                  const Expr<float>& beta) {
+    If(beta == 0.0f, [&] { y.store(at, alpha * s); }).Else([&] { y.store(at, alpha * s + beta * y.load(at)); });
+}
+
+/// Component c of a float4 value.
+Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::FromId{dsl::builder().swizzle(v.id(), &c, 1)}); }
+
+using SumKernel = Kernel<Array<float>, Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Int, Int, Int, Float,
+                         Float, Int>;
+
+/// op(A) = A with teams of Team lanes per row. Workgroup g takes rows
+/// (g / chunks) * rows_per_group + ... and the columns (quads with Quads) of
+/// chunk g % chunks; with one chunk it writes y, else partial[chunk * m + row].
+template <int Team, bool Quads>
+SumKernel rows_kernel() {
+    return group_kernel<kWorkgroup>(
+        std::string("blas_gemv_n") + std::to_string(Team) + (Quads ? "q" : "") +
+            "(A, x, y, partial, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
+        [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Int m, Int n, Int lda, Int cs, Int incx,
+           Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
+            Int lane = local_id() % Team;
+            Int g = group_id();
+            Int row_group = g / chunks;
+            Int c = g - row_group * chunks;
+            Int i = row_group * (kWorkgroup / Team) + local_id() / Team;
+            Int begin = c * chunk;
+            Int end = min(Quads ? Expr<std::int32_t>(n / 4) : Expr<std::int32_t>(n), begin + chunk);  // columns, or quads of them
+            Var<float> s = 0.0f;
+            If(i < m, [&] {
+                if constexpr (Quads) {
+                    Int row = i * (lda / 4);
+                    s = strided_sum<float>(begin + lane, end, Team, [&](Expr<std::int32_t> q) {
+                        return dot(A.load_vector<4>(row + q), x.load_vector<4>(q));
+                    });
+                } else {
+                    s = strided_sum<float>(begin + lane, end, Team,
+                                           [&](Expr<std::int32_t> j) { return A.load(i * lda + j * cs) * x.load(j * incx); });
+                }
+            });
+            team_sum(s, lane, Team, 1);
+            If(lane == 0 && i < m, [&] {
+                If(split == 0, [&] { store_result(y, i * incy, s, alpha, beta); }).Else([&] { partial.store(c * m + i, s); });
+            });
+        });
+}
+
+/// op(A) = A^T with Columns columns (quads of columns with Quads) per
+/// workgroup and kWorkgroup / Columns lanes each. Workgroup g takes columns
+/// (g / chunks) * Columns + ... and the rows of chunk g % chunks.
+template <int Columns, bool Quads>
+SumKernel columns_kernel() {
+    using V = std::conditional_t<Quads, float4, float>;
+    return group_kernel<kWorkgroup>(
+        std::string("blas_gemv_t") + std::to_string(Columns) + (Quads ? "q" : "") +
+            "(A, x, y, partial, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
+        [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Int m, Int n, Int lda, Int cs, Int incx,
+           Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
+            Int lane = local_id() / Columns;
+            Int g = group_id();
+            Int column_group = g / chunks;
+            Int c = g - column_group * chunks;
+            Int jq = column_group * Columns + local_id() % Columns;  // a column, or a quad of them
+            Int begin = c * chunk;
+            Int end = min(m, begin + chunk);
+            Var<V> s;
+            If(jq * (Quads ? 4 : 1) < n, [&] {
+                s = strided_sum<V>(begin + lane, end, kWorkgroup / Columns, [&](Expr<std::int32_t> i) {
+                    if constexpr (Quads) return A.load_vector<4>(i * (lda / 4) + jq) * x.load(i * incx);
+                    else return A.load(i * lda + jq * cs) * x.load(i * incx);
+                });
+            });
+            team_sum(s, lane, kWorkgroup / Columns, Columns);
+            If(lane == 0 && jq * (Quads ? 4 : 1) < n, [&] {
+                for (int w = 0; w < (Quads ? 4 : 1); ++w) {
+                    Int j = jq * (Quads ? 4 : 1) + w;
+                    Expr<float> sum = [&] {
+                        if constexpr (Quads) return component(s, w);
+                        else return Expr<float>(s);
+                    }();
+                    If(split == 0, [&] { store_result(y, j * incy, sum, alpha, beta); }).Else([&] { partial.store(c * n + j, sum); });
+                }
+            });
+        });
+}
+
+/// y[i] = alpha * (sum over c of partial[c * outputs + i]) + beta y[i].
+void add_partials(const Stream<float>& partial, const blas::detail::Vector& y, std::int32_t chunks, float alpha, float beta) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "blas_gemv_add_partials(partial, y, outputs, chunks, incy, alpha, beta)",
+        [](Array<float> partial, Array<float> y, Int outputs, Int chunks, Int incy, Float alpha, Float beta) {
+            Int i = global_id();
+            If(i < outputs, [&] {
+                Var<float> s = 0.0f;
+                For(0, chunks, [&](Expr<std::int32_t> c) { s = s + partial.load(c * outputs + i); });
+                store_result(y, i * incy, s, alpha, beta);
+            });
+        });
+    kernel(Groups{(y.n + kWorkgroup - 1) / kWorkgroup}, partial, y.extent, y.n, chunks, y.inc, alpha, beta);
+}
+
+/// The kernel for a shape: teams of `lanes` invocations each computing one
+/// output (`width` outputs for op(A) = A^T on quads).
+struct Scheme {
+    const SumKernel* kernel;
+    int lanes, outputs_per_group;
+};
+
+Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols) {
+    // Traced once each, on first use; 6 shapes x 2 ways of loading.
+    static const auto make = [](int v) {
+        switch (v) {
+            case 0: return rows_kernel<4, false>();
+            case 1: return rows_kernel<32, false>();
+            case 2: return rows_kernel<256, false>();
+            case 3: return rows_kernel<4, true>();
+            case 4: return rows_kernel<32, true>();
+            case 5: return rows_kernel<256, true>();
+            case 6: return columns_kernel<4, false>();
+            case 7: return columns_kernel<32, false>();
+            case 8: return columns_kernel<256, false>();
+            case 9: return columns_kernel<1, true>();
+            case 10: return columns_kernel<8, true>();
+            default: return columns_kernel<64, true>();
+        }
+    };
+    auto get = [](int v) { return &rill::detail::traced_once<SumKernel, int>(v, +make); };
+    if (!transposed) {
+        // Lanes per row by the row's length (in quads where loads take four).
+        const std::int32_t length = quads ? cols / 4 : cols;
+        const int which = length >= 2048 ? 2 : length >= 128 ? 1 : 0;
+        const int lanes = which == 2 ? 256 : which == 1 ? 32 : 4;
+        return {get(which + (quads ? 3 : 0)), lanes, kWorkgroup / lanes};
+    }
+    // Columns (or quads of them) per workgroup: the whole width of a narrow
+    // A, so that a subgroup's loads cover whole rows (a workgroup per 4
+    // columns of 32 read 2^22 x 32 at a quarter of the bandwidth on the H200).
+    const std::int32_t width = quads ? rows / 4 : rows;
+    const int narrow = quads ? 1 : 4, middle = quads ? 8 : 32;
+    const int which = width <= narrow ? 0 : width <= middle ? 1 : 2;
+    const int columns = quads ? (which == 2 ? 64 : which == 1 ? 8 : 1) : (which == 2 ? 256 : which == 1 ? 32 : 4);
+    return {get(6 + which + (quads ? 3 : 0)), kWorkgroup / columns, columns};
+}
+
+struct Split {
+    std::int64_t chunks = 1, chunk = 0;
+};
+
+/// Chunks of a sum of `length` terms for `groups` workgroups whose teams have
+/// `lanes` lanes: enough to fill the GPU, each lane keeping kMinPerInvocation terms.
+Split split(std::int64_t groups, std::int64_t length, int lanes) {
+    Split s;
+    const std::int64_t most = std::max<std::int64_t>(1, length / (lanes * kMinPerInvocation));
+    s.chunks = std::clamp<std::int64_t>((kTargetGroups + groups - 1) / groups, 1, most);
+    s.chunk = (length + s.chunks - 1) / s.chunks;
+    s.chunk = (s.chunk + lanes - 1) / lanes * lanes;  // whole strides of the team
+    s.chunks = (length + s.chunk - 1) / s.chunk;
+    return s;
+}
+
+bool starts_at_quad(const Stream<float>& extent) { return extent.offset() % 4 == 0; }
+
+}  // namespace
+
+void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x, float beta, const Stream<float>& y) {
+    const char* who = "rill::blas::gemv";
+    const auto a = blas::detail::matrix_operand(who, "A", A);
+    const auto vx = blas::detail::vector_operand(who, "x", x);
+    const auto vy = blas::detail::vector_operand(who, "y", y, true);
+    const bool t = trans == Op::T;
+    const std::int32_t rows = t ? a.cols : a.rows, cols = t ? a.rows : a.cols;  // op(A) is rows x cols
+    if (vx.n != cols)
+        blas::detail::wrong_shape(who, "x", x.shape(), std::to_string(cols),
+                                  std::string("op(A) has ") + std::to_string(cols) + " columns (A has shape " + A.shape().str() +
+                                      (t ? ", transposed" : "") + ")");
+    if (vy.n != rows)
+        blas::detail::wrong_shape(who, "y", y.shape(), std::to_string(rows),
+                                  std::string("op(A) has ") + std::to_string(rows) + " rows (A has shape " + A.shape().str() +
+                                      (t ? ", transposed" : "") + ")");
+    if (rows == 0 || cols == 0 || (alpha == 0.0f && beta == 1.0f)) return;
+    if (alpha == 0.0f) {
+        // y = beta y without reading A or x (y not read when beta is 0).
+        add_partials(vy.extent, vy, 0, 0.0f, beta);
+        return;
+    }
+    // Quads: A's rows of whole quads starting at quads (and x likewise for op(A) = A).
+    const bool quads = a.col_stride == 1 && a.cols % 4 == 0 && a.row_stride % 4 == 0 && starts_at_quad(a.extent) &&
+                       (t || (vx.inc == 1 && starts_at_quad(vx.extent)));
+    const Scheme s = scheme(t, quads, rows, cols);
+    const std::int64_t groups = (rows + std::int64_t{s.outputs_per_group} * (t && quads ? 4 : 1) - 1) /
+                                (std::int64_t{s.outputs_per_group} * (t && quads ? 4 : 1));
+    const Split parts = split(groups, !t && quads ? cols / 4 : cols, s.lanes);
+    const auto chunks = static_cast<std::int32_t>(parts.chunks), chunk = static_cast<std::int32_t>(parts.chunk);
+    if (parts.chunks == 1) {
+        (*s.kernel)(Groups{groups}, a.extent, vx.extent, vy.extent, vy.extent, a.rows, a.cols, a.row_stride, a.col_stride, vx.inc,
+                    vy.inc, chunk, chunks, alpha, beta, 0);
+        return;
+    }
+    auto partial = Runtime::of(A).scratch<float>(Shape{parts.chunks * rows});
+    (*s.kernel)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, a.rows, a.cols, a.row_stride,
+                a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta, 1);
+    add_partials(partial, vy, chunks, alpha, beta);
+}
+
+}  // namespace rill::blas

@@ -1,0 +1,240 @@
+// BLAS level 1. axpy and scal are element kernels (each element read and
+// written once, views handled by the kernel call). The reductions run in two
+// steps: a group kernel in which each workgroup folds a range of elements
+// (rill::fold_runs: a few consecutive elements per invocation, then the
+// workgroup in order), and Brook's reduction of the workgroups' partial
+// results; nrm2 and iamax then turn the accumulator into the answer.
+#include <cmath>
+
+#include <rill/algorithms/blas.h>
+
+#include "operands.h"
+
+namespace rill::blas {
+
+namespace {
+
+constexpr int kWorkgroup = 256;
+
+/// Blue's accumulators of sum(x^2): small, medium and big magnitudes kept
+/// apart and scaled, so that no square overflows or underflows (the
+/// constants of LAPACK's la_constants.f90 for single precision).
+constexpr float kBlueSmall = 0x1p-63f, kBlueBig = 0x1p52f;        // thresholds
+constexpr float kBlueScaleSmall = 0x1p75f, kBlueScaleBig = 0x1p-76f;  // scalings
+
+/// The partial results of a level-1 reduction: partial[g] combines
+/// map(x[i * incx], y[i * incy], i) over workgroup g's range of per * 256
+/// elements. Invocations take every 256th element of the range (neighbours
+/// read neighbouring elements), four at a time so that four loads are in
+/// flight; the combiner must therefore not depend on the order (sums, and
+/// iamax's comparison of value, then index).
+template <class A, class Map, class Combine>
+auto partials_kernel(const char* signature, Map map, Combine combine) {
+    return group_kernel<kWorkgroup>(signature, [map, combine](Array<float> x, Array<float> y, Array<A> partial, Int n,
+                                                              Int incx, Int incy, Int per) {
+        Int begin = group_id() * (per * kWorkgroup);
+        Int end = begin + min(per * kWorkgroup, n - begin);
+        auto element = [&](const Expr<std::int32_t>& i) {
+            Int at = min(i, end - 1);  // in range; a lane past the end repeats the last element
+            return map(x.load(at * incx), y.load(at * incy), at);
+        };
+        Var<dsl::dsl_t<A>> acc = element(begin + local_id());
+        For(begin + local_id() + kWorkgroup, end, 4 * kWorkgroup, [&](Expr<std::int32_t> i) {
+            Var<dsl::dsl_t<A>> v[4] = {element(i), element(i + kWorkgroup), element(i + 2 * kWorkgroup),
+                                       element(i + 3 * kWorkgroup)};
+            for (int u = 0; u < 4; ++u)
+                If(i + u * kWorkgroup < end, [&] { combine(acc, v[u]); });
+        });
+        Int valid = min(end - begin, Int(kWorkgroup));
+        Var<dsl::dsl_t<A>> total = workgroup_fold<A>(kWorkgroup, acc, valid, combine);
+        If(local_id() == 0, [&] { partial.store(group_id(), total); });
+    });
+}
+
+/// Elements per invocation: enough that at most 1024 workgroups cover x,
+/// whose partial results Brook's reduction then sums in one pass.
+std::int64_t per_invocation(std::int64_t n) {
+    constexpr std::int64_t kTargetGroups = 1024;
+    return std::max<std::int64_t>(1, (n + kWorkgroup * kTargetGroups - 1) / (kWorkgroup * kTargetGroups));
+}
+
+/// Runs the partials kernel over x (and y) and Brook's `reduce` of the
+/// partials into `result` (one element of A).
+template <class A, class K>
+void reduce_into(const K& kernel, const Reduction<A>& reduce, const blas::detail::Vector& x,
+                 const blas::detail::Vector& y, const Stream<A>& result) {
+    const std::int64_t per = per_invocation(x.n), groups = (x.n + per * kWorkgroup - 1) / (per * kWorkgroup);
+    Stream<A> partial = Runtime::of(x.extent).template scratch<A>(Shape{groups});
+    kernel(Groups{groups}, x.extent, y.extent, partial, x.n, x.inc, y.inc, static_cast<std::int32_t>(per));
+    reduce(partial, result);
+}
+
+void check_result(const char* who, const StreamBase& result) {
+    if (result.size() != 1)
+        throw Error(std::string(who) + ": result has shape " + result.shape().str() +
+                    "; pass a stream of one element (shape 1)");
+}
+
+void check_same_length(const char* who, const blas::detail::Vector& x, const blas::detail::Vector& y) {
+    if (x.n != y.n)
+        blas::detail::wrong_shape(who, "y", Shape{y.n}, std::to_string(x.n), "x has " + std::to_string(x.n) + " elements");
+}
+
+const Reduction<float>& float_sum() {
+    static const Reduction<float> sum = reduction("blas_sum", [](In<float> a, Reduce<float> acc) { acc += a; });
+    return sum;
+}
+
+/// Writes `value` into a one-element result (the answer for an empty x).
+template <class T>
+void fill_result(const Stream<T>& result, T value) {
+    Stream<T>(result).upload(std::vector<T>{value});
+}
+
+template <class T, class F>
+T to_host(const Stream<float>& x, F device_call) {
+    auto result = Runtime::of(x).template stream<T>(Shape{1});
+    device_call(result);
+    return result.download()[0];
+}
+
+/// iamax's order: a NaN is larger than every number; of equals, the lower
+/// index wins (so the order of the comparisons does not matter).
+Expr<bool> later_wins(const Var<IndexedFloat>& acc, const Var<IndexedFloat>& other) {
+    Expr<bool> nan_a = isnan(acc.value), nan_b = isnan(other.value);
+    Expr<bool> equal = (nan_a && nan_b) || other.value == acc.value;
+    return (nan_b && !nan_a) || other.value > acc.value || (equal && other.index < acc.index);
+}
+
+}  // namespace
+
+void axpy(float alpha, const Stream<float>& x, const Stream<float>& y) {
+    static const auto kernel = rill::kernel("blas_axpy(alpha, x, y, out)",
+                                            [](Float a, In<float> x, In<float> y, Out<float> out) { out = a * x + y; });
+    const auto vx = blas::detail::vector_operand("rill::blas::axpy", "x", x);
+    const auto vy = blas::detail::vector_operand("rill::blas::axpy", "y", y, true);
+    check_same_length("rill::blas::axpy", vx, vy);
+    if (vx.n == 0 || alpha == 0.0f) return;  // the reference BLAS returns early, NaN in x or not
+    kernel(alpha, x, y, y);
+}
+
+void scal(float alpha, const Stream<float>& x) {
+    static const auto kernel = rill::kernel("blas_scal(alpha, x, out)", [](Float a, In<float> x, Out<float> out) { out = a * x; });
+    const auto vx = blas::detail::vector_operand("rill::blas::scal", "x", x, true);
+    if (vx.n == 0) return;
+    kernel(alpha, x, x);
+}
+
+void dot(const Stream<float>& x, const Stream<float>& y, const Stream<float>& result) {
+    static const auto kernel = partials_kernel<float>(
+        "blas_dot(x, y, partial, n, incx, incy, per)", [](auto a, auto b, auto) { return a * b; },
+        [](Var<float>& acc, const Var<float>& v) { acc = acc + v; });
+    const char* who = "rill::blas::dot";
+    const auto vx = blas::detail::vector_operand(who, "x", x);
+    const auto vy = blas::detail::vector_operand(who, "y", y);
+    check_same_length(who, vx, vy);
+    check_result(who, result);
+    if (vx.n == 0) return fill_result(result, 0.0f);
+    reduce_into(kernel, float_sum(), vx, vy, result);
+}
+
+float dot(const Stream<float>& x, const Stream<float>& y) {
+    return to_host<float>(x, [&](const Stream<float>& r) { dot(x, y, r); });
+}
+
+void asum(const Stream<float>& x, const Stream<float>& result) {
+    static const auto kernel = partials_kernel<float>(
+        "blas_asum(x, y, partial, n, incx, incy, per)", [](auto a, auto, auto) { return abs(a); },
+        [](Var<float>& acc, const Var<float>& v) { acc = acc + v; });
+    const char* who = "rill::blas::asum";
+    const auto vx = blas::detail::vector_operand(who, "x", x);
+    check_result(who, result);
+    if (vx.n == 0) return fill_result(result, 0.0f);
+    reduce_into(kernel, float_sum(), vx, vx, result);
+}
+
+float asum(const Stream<float>& x) {
+    return to_host<float>(x, [&](const Stream<float>& r) { asum(x, r); });
+}
+
+void nrm2(const Stream<float>& x, const Stream<float>& result) {
+    // Each element adds its scaled square to one of Blue's three sums.
+    static const auto kernel = partials_kernel<float3>(
+        "blas_nrm2(x, y, partial, n, incx, incy, per)",
+        [](auto a, auto, auto) {
+            Expr<float> m = abs(a);
+            Expr<float> big = m * kBlueScaleBig, small = m * kBlueScaleSmall;
+            return select(m > kBlueBig, Float3(0.0f, 0.0f, big * big),
+                          select(m < kBlueSmall, Float3(small * small, 0.0f, 0.0f), Float3(0.0f, m * m, 0.0f)));
+        },
+        [](Var<float3>& acc, const Var<float3>& v) { acc = acc + v; });
+    static const Reduction<float3> sums = reduction("blas_sum3", [](In<float3> a, Reduce<float3> acc) { acc += a; });
+    // LAPACK's snrm2: combine the three sums, the largest scale first.
+    static const auto finish = group_kernel<1>("blas_nrm2_finish(sums, result)", [](Array<float3> sums, Array<float> result) {
+        Var<float3> s = sums.load(0);
+        Var<float> scale = 1.0f, sumsq = s.y();
+        If(s.z() > 0.0f, [&] {
+            // Medium values scaled down to the big ones' scale; NaN propagates.
+            Var<float> big = s.z();
+            If(s.y() > 0.0f || isnan(s.y()), [&] { big = big + (s.y() * kBlueScaleBig) * kBlueScaleBig; });
+            scale = 1.0f / kBlueScaleBig;
+            sumsq = big;
+        }).Elif(s.x() > 0.0f, [&] {
+            If(s.y() > 0.0f || isnan(s.y()), [&] {
+                // Both small and medium: combine at the medium scale.
+                Expr<float> med = sqrt(s.y()), sml = sqrt(s.x()) / kBlueScaleSmall;
+                Expr<float> hi = max(med, sml), lo = min(med, sml);
+                sumsq = hi * hi * (1.0f + (lo / hi) * (lo / hi));
+            }).Else([&] {
+                scale = 1.0f / kBlueScaleSmall;
+                sumsq = s.x();
+            });
+        });
+        result.store(0, scale * sqrt(sumsq));
+    });
+    const char* who = "rill::blas::nrm2";
+    const auto vx = blas::detail::vector_operand(who, "x", x);
+    check_result(who, result);
+    if (vx.n == 0) return fill_result(result, 0.0f);
+    auto total = Runtime::of(x).scratch<float3>(Shape{1});
+    reduce_into(kernel, sums, vx, vx, total);
+    finish(Groups{1}, total, result);
+}
+
+float nrm2(const Stream<float>& x) {
+    return to_host<float>(x, [&](const Stream<float>& r) { nrm2(x, r); });
+}
+
+void iamax(const Stream<float>& x, const Stream<std::int32_t>& result) {
+    static const auto combine = [](Var<IndexedFloat>& acc, const Var<IndexedFloat>& later) {
+        If(later_wins(acc, later), [&] { acc = later; });
+    };
+    static const auto kernel = partials_kernel<IndexedFloat>(
+        "blas_iamax(x, y, partial, n, incx, incy, per)",
+        [](auto a, auto, auto i) {
+            Var<IndexedFloat> v;
+            v.value = abs(a);
+            v.index = i;
+            return v;
+        },
+        combine);
+    static const Reduction<IndexedFloat> first_largest = reduction("blas_iamax_reduce", [](In<IndexedFloat> a, Reduce<IndexedFloat> acc) {
+        If(later_wins(acc, a), [&] { acc = a; });
+    });
+    static const auto index_of = group_kernel<1>("blas_iamax_index(best, result)", [](Array<IndexedFloat> best, Array<std::int32_t> result) {
+        result.store(0, best.load(0).index);
+    });
+    const char* who = "rill::blas::iamax";
+    const auto vx = blas::detail::vector_operand(who, "x", x);
+    check_result(who, result);
+    if (vx.n == 0) return fill_result(result, std::int32_t{-1});
+    auto best = Runtime::of(x).scratch<IndexedFloat>(Shape{1});
+    reduce_into(kernel, first_largest, vx, vx, best);
+    index_of(Groups{1}, best, result);
+}
+
+std::int32_t iamax(const Stream<float>& x) {
+    return to_host<std::int32_t>(x, [&](const Stream<std::int32_t>& r) { iamax(x, r); });
+}
+
+}  // namespace rill::blas

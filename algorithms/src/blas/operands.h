@@ -1,0 +1,35 @@
+// The operands of a BLAS call as its kernels see them: each vector or matrix
+// view bound as one contiguous Array (its extent) with element strides, so
+// that a domain of a larger matrix (a leading dimension) or a strided vector
+// (an increment) needs no copy.
+#pragma once
+
+#include <string>
+
+#include <rill/algorithms/blas.h>
+
+namespace rill::blas::detail {
+
+/// A vector of n elements at extent[i * inc].
+struct Vector {
+    Stream<float> extent;
+    std::int32_t n = 0, inc = 1;
+};
+
+/// A matrix of rows x cols elements at extent[i * row_stride + j * col_stride].
+struct Matrix {
+    Stream<float> extent;
+    std::int32_t rows = 0, cols = 0, row_stride = 0, col_stride = 1;
+};
+
+/// `who` is the call ("rill::blas::dot"), `name` the argument ("x"); an
+/// output may not be a repeat view (its elements would be written twice).
+Vector vector_operand(const char* who, const char* name, const Stream<float>& s, bool output = false);
+Matrix matrix_operand(const char* who, const char* name, const Stream<float>& s, bool output = false);
+
+/// The error for an operand of the wrong shape: "rill::blas::gemv: y has shape
+/// 5 but op(A) x has 4 elements; pass y of shape 4".
+[[noreturn]] void wrong_shape(const char* who, const char* name, const Shape& got, const std::string& expected,
+                              const std::string& why);
+
+}  // namespace rill::blas::detail
