@@ -65,10 +65,19 @@ def ratios(results):
                     label = peer_name[len("peer_"):] + ("" if peer_key == key else " (copy roof)")
                     rows.append((workload, backend, f"{r[key]:.1f} GB/s", label, f"{p[peer_key]:.1f} GB/s",
                                  r[key] / p[peer_key], False))
-        for key, label in TORCH_MS:
-            if key in r and key in torch and r[key] > 0:
-                rows.append((label, backend, f"{r[key]:.4f} ms", "torch", f"{torch[key]:.4f} ms", torch[key] / r[key],
-                             torch[key] < 0.1))
+        backend = r.get("backend", backend)
+        labels = dict(TORCH_MS)
+        # Times in ms of the same workload (the same key) in a PyTorch peer
+        # file: TORCH_MS's of peer_torch, every key of the others (peer_torch_blas).
+        for peer_name, p in peers.items():
+            if not peer_name.startswith("peer_torch"):
+                continue
+            for key, value in r.items():
+                if peer_name == "peer_torch" and key not in labels:
+                    continue
+                if key.endswith("_ms") and key in p and isinstance(value, (int, float)) and value > 0:
+                    rows.append((labels.get(key, key[:-3]), backend, f"{value:.4f} ms", "torch", f"{p[key]:.4f} ms",
+                                 p[key] / value, p[key] < 0.1))
         for key, label, peer, *cub_key in CUB_RATES:
             ck = cub_key[0] if cub_key else key
             if key in r and ck in cub and r[key] > 0:

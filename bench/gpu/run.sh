@@ -21,6 +21,7 @@ if command -v nvcc > /dev/null; then
 fi
 if python3 -c "import torch" 2> /dev/null; then
     python3 "$here/torch_peers.py" "$n" > "$out/peer_torch.json" || echo "PyTorch peer failed" >&2
+    python3 "$here/torch_blas.py" "$n" > "$out/peer_torch_blas.json" || echo "PyTorch BLAS peer failed" >&2
 fi
 rill-vk-copy-peer "$n" > "$out/peer_vk_copy.json" || echo "hand-written Vulkan peer failed" >&2
 # The same copy by hand on OpenGL, with buffer creation, barrier and timing varied.
@@ -40,5 +41,8 @@ for backend in vulkan opengl; do
     # GPU Gems 3 Fig. 39-7 and GPU Gems 2 Table 36-1 (textbook scans and compactions).
     RILL_BACKEND=$backend rill-bench-classic 24 "$out/classic_$backend.json" > "$out/classic_$backend.txt" 2>&1 \
         || echo "rill textbook scans on $backend failed: $(tail -1 "$out/classic_$backend.txt")" >&2
+    # BLAS (docs/PERFORMANCE.md#blas); its peers are in peer_torch_blas.json.
+    RILL_BACKEND=$backend rill-bench-blas --max-log2 "$n" "$out/rill_blas_$backend.json" > "$out/blas_$backend.txt" 2>&1 \
+        || echo "rill BLAS on $backend failed: $(tail -1 "$out/blas_$backend.txt")" >&2
 done
 python3 "$here/../table.py" "$out"

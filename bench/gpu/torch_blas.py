@@ -1,0 +1,50 @@
+# The BLAS peers on the GPU machine: cuBLAS through PyTorch (TF32 off, so that
+# SGEMM is float32 arithmetic as rill's), timed with CUDA events, the same
+# sweep and JSON keys as rill-bench-blas. Prints one JSON line.
+import json
+import sys
+
+import torch
+
+torch.backends.cuda.matmul.allow_tf32 = False
+max_log2 = int(sys.argv[1]) if len(sys.argv) > 1 else 28
+
+
+def timed(f, reps=20):
+    f(); torch.cuda.synchronize()
+    times = []
+    for _ in range(5):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(reps):
+            f()
+        b.record(); torch.cuda.synchronize()
+        times.append(a.elapsed_time(b) / reps)
+    return sorted(times)[len(times) // 2]
+
+
+r = {"peer": "torch " + torch.__version__ + " (cuBLAS)", "device": torch.cuda.get_device_name()}
+for l in range(20, max_log2 + 1, 4):
+    n = 1 << l
+    x = torch.rand(n, device="cuda")
+    y = torch.rand(n, device="cuda")
+    r[f"dot_2e{l}_ms"] = timed(lambda: torch.dot(x, y))
+    r[f"axpy_2e{l}_ms"] = timed(lambda: y.add_(x, alpha=1e-3))
+    del x, y
+for m, n in ((1024, 1024), (8192, 8192), (16384, 16384), (512, 1 << 20), (1 << 20, 512), (32, 1 << 22), (1 << 22, 32)):
+    A = torch.rand(m, n, device="cuda")
+    xn = torch.rand(n, device="cuda")
+    xt = torch.rand(m, device="cuda")
+    yn = torch.empty(m, device="cuda")
+    yt = torch.empty(n, device="cuda")
+    r[f"gemv_n_{m}x{n}_ms"] = timed(lambda: torch.mv(A, xn, out=yn))
+    r[f"gemv_t_{m}x{n}_ms"] = timed(lambda: torch.mv(A.t(), xt, out=yt))
+    del A
+for size, ops in ((1024, "nn"), (4096, "nn"), (8192, "nn"), (4096, "nt"), (4096, "tn")):
+    A = torch.rand(size, size, device="cuda")
+    B = torch.rand(size, size, device="cuda")
+    C = torch.empty(size, size, device="cuda")
+    a = A.t() if ops[0] == "t" else A
+    b = B.t() if ops[1] == "t" else B
+    r[f"gemm_{ops}_{size}_ms"] = timed(lambda: torch.mm(a, b, out=C), reps=5)
+print(json.dumps(r))
