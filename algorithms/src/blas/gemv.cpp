@@ -151,19 +151,30 @@ SumKernel columns_kernel() {
         });
 }
 
-/// y[i] = alpha * (sum over c of partial[c * outputs + i]) + beta y[i].
+/// y[i] = alpha * (sum over c of partial[c * outputs + i]) + beta y[i]: an
+/// invocation per output, or, for many chunks, teams of 32 invocations per
+/// output that take every 32nd chunk (a single invocation adding 1024
+/// chunks one after another was most of the time of 2^22 x 32 A^T x).
 void add_partials(const Stream<float>& partial, const blas::detail::Vector& y, std::int32_t chunks, float alpha, float beta) {
-    static const auto kernel = group_kernel<kWorkgroup>(
-        "blas_gemv_add_partials(partial, y, outputs, chunks, incy, alpha, beta)",
-        [](Array<float> partial, Array<float> y, Int outputs, Int chunks, Int incy, Float alpha, Float beta) {
-            Int i = global_id();
+    using AddKernel = Kernel<Array<float>, Array<float>, Int, Int, Int, Float, Float>;
+    static const auto make = [](int lanes) {
+        auto body = [lanes](Array<float> partial, Array<float> y, Int outputs, Int chunks, Int incy, Float alpha, Float beta) {
+            Int lane = local_id() % lanes;
+            Int i = group_id() * (kWorkgroup / lanes) + local_id() / lanes;
+            Var<float> s;
             If(i < outputs, [&] {
-                Var<float> s = 0.0f;
-                For(0, chunks, [&](Expr<std::int32_t> c) { s = s + partial.load(c * outputs + i); });
-                store_result(y, i * incy, s, alpha, beta);
+                s = strided_sum<float>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load(c * outputs + i); });
             });
-        });
-    kernel(Groups{(y.n + kWorkgroup - 1) / kWorkgroup}, partial, y.extent, y.n, chunks, y.inc, alpha, beta);
+            team_sum(s, lane, lanes, 1);
+            If(lane == 0 && i < outputs, [&] { store_result(y, i * incy, s, alpha, beta); });
+        };
+        return group_kernel<kWorkgroup>("blas_gemv_add_partials" + std::to_string(lanes) +
+                                            "(partial, y, outputs, chunks, incy, alpha, beta)", body);
+    };
+    const int lanes = chunks > 32 ? 32 : 1;
+    const AddKernel& kernel = rill::detail::traced_once<AddKernel, int>(lanes, +make);
+    const std::int64_t per_group = kWorkgroup / lanes;
+    kernel(Groups{(y.n + per_group - 1) / per_group}, partial, y.extent, y.n, chunks, y.inc, alpha, beta);
 }
 
 /// The kernel for a shape: teams of `lanes` invocations each computing one
@@ -199,12 +210,10 @@ Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols)
         const int lanes = which == 2 ? 256 : which == 1 ? 32 : 4;
         return {get(which + (quads ? 3 : 0)), lanes, kWorkgroup / lanes};
     }
-    // Columns (or quads of them) per workgroup: the whole width of a narrow
-    // A, so that a subgroup's loads cover whole rows (a workgroup per 4
-    // columns of 32 read 2^22 x 32 at a quarter of the bandwidth on the H200).
+    // Columns (or quads of them) per workgroup by the width of op(A): a
+    // narrow A whole, a wide one in bands of 256 columns.
     const std::int32_t width = quads ? rows / 4 : rows;
-    const int narrow = quads ? 1 : 4, middle = quads ? 8 : 32;
-    const int which = width <= narrow ? 0 : width <= middle ? 1 : 2;
+    const int which = width >= 256 ? 2 : width > (quads ? 1 : 4) ? 1 : 0;
     const int columns = quads ? (which == 2 ? 64 : which == 1 ? 8 : 1) : (which == 2 ? 256 : which == 1 ? 32 : 4);
     return {get(6 + which + (quads ? 3 : 0)), kWorkgroup / columns, columns};
 }
