@@ -1,5 +1,6 @@
 // Divergent control flow: every lane takes its own branches and trip counts;
 // the reference is the same program written in plain C++.
+#include <algorithm>
 #include <cmath>
 
 #include "backend_fixture.h"
@@ -179,6 +180,57 @@ TEST_P(ControlFlow, CppHelperFunctionsAndConstants) {
         for (float c : coeffs) acc = acc * x[i] + c;
         ASSERT_EQ(got[i], acc * 3.0f);
     }
+}
+
+// A counting loop whose bound is a clamp (or a min or max) of a constant, its
+// counter moving away from that constant first: every trip must run.
+TEST_P(ControlFlow, LoopBoundsClampedToAConstant) {
+    struct Counted {
+        std::int32_t trips, last;
+    };
+    // (begin, step, bound) as the host computes them
+    auto reference = [](std::int32_t begin, std::int32_t step, std::int32_t bound) {
+        Counted c{0, -100};
+        for (std::int32_t i = begin; step > 0 ? i < bound : i > bound; i += step) c.trips += 1, c.last = i;
+        return c;
+    };
+    auto down_clamp = kernel("down_clamp(x, trips, last)", [](In<std::int32_t> x, Out<std::int32_t> trips, Out<std::int32_t> last) {
+        Int n = 0, l = -100;
+        For(5, clamp(x, -3, 3), -2, [&](Int i) { n += 1, l = i; });
+        trips = n, last = l;
+    });
+    auto down_min = kernel("down_min(x, trips, last)", [](In<std::int32_t> x, Out<std::int32_t> trips, Out<std::int32_t> last) {
+        Int n = 0, l = -100;
+        For(5, min(x, 3), -1, [&](Int i) { n += 1, l = i; });
+        trips = n, last = l;
+    });
+    auto up_clamp = kernel("up_clamp(x, trips, last)", [](In<std::int32_t> x, Out<std::int32_t> trips, Out<std::int32_t> last) {
+        Int n = 0, l = -100;
+        For(-5, clamp(x, -3, 3), 2, [&](Int i) { n += 1, l = i; });
+        trips = n, last = l;
+    });
+    auto up_max = kernel("up_max(x, trips, last)", [](In<std::int32_t> x, Out<std::int32_t> trips, Out<std::int32_t> last) {
+        Int n = 0, l = -100;
+        For(-5, max(x, -3), 1, [&](Int i) { n += 1, l = i; });
+        trips = n, last = l;
+    });
+    std::vector<std::int32_t> x;
+    for (std::int32_t v = -8; v <= 8; ++v) x.push_back(v);
+    auto sx = rt().stream<std::int32_t>({std::int64_t(x.size())}, x);
+    auto st = rt().stream<std::int32_t>({std::int64_t(x.size())}), sl = rt().stream<std::int32_t>({std::int64_t(x.size())});
+    auto check = [&](const char* name, auto& k, std::int32_t begin, std::int32_t step, auto bound) {
+        k(sx, st, sl);
+        const std::vector<std::int32_t> trips = st.download(), last = sl.download();
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            const Counted want = reference(begin, step, bound(x[i]));
+            EXPECT_EQ(trips[i], want.trips) << name << ", x = " << x[i];
+            EXPECT_EQ(last[i], want.last) << name << ", x = " << x[i];
+        }
+    };
+    check("For(5, clamp(x, -3, 3), -2)", down_clamp, 5, -2, [](std::int32_t v) { return std::clamp(v, -3, 3); });
+    check("For(5, min(x, 3), -1)", down_min, 5, -1, [](std::int32_t v) { return std::min(v, 3); });
+    check("For(-5, clamp(x, -3, 3), 2)", up_clamp, -5, 2, [](std::int32_t v) { return std::clamp(v, -3, 3); });
+    check("For(-5, max(x, -3), 1)", up_max, -5, 1, [](std::int32_t v) { return std::max(v, -3); });
 }
 
 // An input read in a loop's bound and again after the loop. Mesa's llvmpipe

@@ -245,6 +245,25 @@ private:
         if (vk) out_ << "layout(push_constant) uniform Push { uint base; } rill_push;\n#define INFO_BASE rill_push.base\n";
         else out_ << "layout(location = 0) uniform uint rill_info_base;\n#define INFO_BASE rill_info_base\n";
         out_ << "uint I(uint i) { return info[INFO_BASE + i]; }\n";
+        if (opt_.opaque_min_operands && uses_op(Op::Min)) opaque_functions();
+    }
+
+    bool uses_op(Op op) const {
+        for (const ir::Node& n : k_.nodes)
+            if (n.op == op) return true;
+        return false;
+    }
+
+    /// rill_opaque(x) == x for every type min takes (ShaderOptions::opaque_min_operands).
+    void opaque_functions() {
+        out_ << "uint rill_zero() { return gl_NumWorkGroups.z - 1u; }\n";
+        for (const char* n : {"", "2", "3", "4"}) {
+            const std::string w = *n ? std::string("vec") + n : "", iv = *n ? "i" + w : "int", uv = *n ? "u" + w : "uint",
+                              fv = *n ? w : "float";
+            out_ << iv << " rill_opaque(" << iv << " x) { return x ^ int(rill_zero()); }\n";
+            out_ << uv << " rill_opaque(" << uv << " x) { return x ^ rill_zero(); }\n";
+            out_ << fv << " rill_opaque(" << fv << " x) { return uintBitsToFloat(floatBitsToUint(x) ^ rill_zero()); }\n";
+        }
     }
 
     /// Array param p has atomic loads: they are plain loads of a coherent
@@ -588,15 +607,18 @@ private:
             case Op::Abs:
                 if (n.type.scalar == Scalar::Uint) return a(0);
                 break;
-            case Op::Min: case Op::Max:
+            case Op::Min: case Op::Max: {
+                const bool opaque = opt_.opaque_min_operands && n.op == Op::Min;
+                const std::string x = opaque ? "rill_opaque(" + a(0) + ")" : a(0), y = opaque ? "rill_opaque(" + a(1) + ")" : a(1);
                 if (opt_.min_max_as_selects) {
                     // min(x, y) = y < x ? y : x, max(x, y) = x < y ? y : x
-                    const std::string x = a(0), y = a(1);
                     const std::string l = n.op == Op::Min ? y : x, r = n.op == Op::Min ? x : y;
                     if (n.type.width == 1) return "(" + l + " < " + r + " ? " + y + " : " + x + ")";
                     return "mix(" + x + ", " + y + ", lessThan(" + l + ", " + r + "))";
                 }
+                if (opaque) return "min(" + x + ", " + y + ")";
                 break;
+            }
             case Op::BitCount: case Op::FindLSB: case Op::FindMSB:
                 if (opt_.uint_bit_queries_as_int && arg_type(0).scalar == Scalar::Uint) {
                     const std::string i = type_name(n.type) + "(" + a(0) + ")";  // the same bits as int

@@ -616,7 +616,9 @@ public:
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
                                                             dev_->ctx.native_subgroups,
                                                             dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
-                                                            dev_->ctx.llvmpipe, dev_->ctx.subgroup_partitioned});
+                                                            dev_->ctx.llvmpipe, dev_->ctx.subgroup_partitioned,
+                                                            /*reorderable_loads=*/true, /*uint_bit_queries_as_int=*/false,
+                                                            /*min_max_as_selects=*/false, /*opaque_min_operands=*/dev_->ctx.llvmpipe});
         const bool optimize = spirv_optimized(k.optimize_spirv);
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, optimize, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);

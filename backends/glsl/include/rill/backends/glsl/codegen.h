@@ -54,6 +54,13 @@ struct ShaderOptions {
     /// when lo > hi, where min/max give hi, and so also gets a clamp of a clamp
     /// to a disjoint range wrong (docs/SEMANTICS.md#driver-workarounds).
     bool min_max_as_selects = false;
+    /// min's operands pass through an identity the compiler cannot see through
+    /// (x ^ (gl_NumWorkGroups.z - 1), rill dispatches one layer in z). Mesa
+    /// 22's loop analysis takes the constant operand of a min in a loop's exit
+    /// test as the loop's bound whichever way the counter moves, and unrolls
+    /// For(5, min(x, 3), -1) to two trips where x = 0 needs five
+    /// (docs/SEMANTICS.md#driver-workarounds).
+    bool opaque_min_operands = false;
 };
 
 struct Shader {
