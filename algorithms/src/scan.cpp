@@ -112,7 +112,7 @@ Int subgroup_width() { return min(subgroup_size(), Int(Wg)); }
 /// Vector `at`'s elements past n as the identity (zero, which loads give
 /// there, is not every operator's).
 template <class T>
-Expr<vec<T, 4>> past_n_as_identity(ScanOp op, T id, const Expr<vec<T, 4>>& x, const Int& at, const Int& n) {
+Expr<vec<T, 4>> past_n_as_identity(ScanOp, T id, const Expr<vec<T, 4>>& x, const Int& at, const Int& n) {
     if (id == T(0)) return x;  // add, or, xor
     Int e = at * 4;
     return Expr<vec<T, 4>>(select(e < n, x.x(), Expr<T>(id)), select(e + 1 < n, x.y(), Expr<T>(id)),
