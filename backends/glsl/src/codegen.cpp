@@ -194,9 +194,7 @@ private:
             const auto kind_p = k_.params[p].kind;
             if ((kind_p == ir::ParamKind::Input || kind_p == ir::ParamKind::Output) && kind(p) != 1) return true;
         }
-        for (const ir::Node& n : k_.nodes)
-            if (n.op == Op::IndexOf) return true;
-        return false;
+        return uses_op(Op::IndexOf);
     }
 
     void header(Shader& sh) {
