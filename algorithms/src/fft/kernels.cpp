@@ -1,0 +1,280 @@
+// The FFT's kernels (kernels.h). The line kernel is a Stockham FFT in shared
+// memory: each workgroup loads G lines of length R (applying the pass's
+// pre-twiddles), runs one radix-r pass per factor of R between two shared
+// buffers (no bit reversal: each pass writes its outputs in order), and
+// stores the lines. A plan chains such passes through memory for lengths
+// above kLineElements (the four-step / Stockham decomposition: pass p
+// transforms lines of R_p elements spaced N / R_p apart, after twiddling by
+// w_M^(k t), M = R_1 ... R_p).
+#include "kernels.h"
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include <rill/algorithms/detail/kernel_cache.h>
+#include <rill/dsl/complex.h>
+
+namespace rill::fft::detail {
+
+namespace {
+
+using C = Expr<float2>;
+
+/// The forward DFT of x (w = exp(-2 pi i / r)), r = x.size(), in registers.
+std::vector<C> dft(const std::vector<C>& x) {
+    const int r = static_cast<int>(x.size());
+    if (r == 2) return {x[0] + x[1], x[0] - x[1]};
+    if (r == 4) {
+        C t0 = x[0] + x[2], t1 = x[0] - x[2], t2 = x[1] + x[3], t3 = mul_neg_i(x[1] - x[3]);
+        return {t0 + t2, t1 + t3, t0 - t2, t1 - t3};
+    }
+    if (r == 8) {
+        const std::vector<C> e = dft({x[0], x[2], x[4], x[6]}), o = dft({x[1], x[3], x[5], x[7]});
+        constexpr float h = std::numbers::sqrt2_v<float> / 2;
+        // w8^1 o = h (1 - i) o, w8^2 o = -i o, w8^3 o = h (-1 - i) o.
+        const C o1 = (o[1] + mul_neg_i(o[1])) * h, o2 = mul_neg_i(o[2]), o3 = (mul_neg_i(o[3]) - o[3]) * h;
+        return {e[0] + o[0], e[1] + o1, e[2] + o2, e[3] + o3, e[0] - o[0], e[1] - o1, e[2] - o2, e[3] - o3};
+    }
+    // Odd r: x_t w^(tk) + x_(r-t) w^(-tk) = (x_t + x_(r-t)) cos - i (x_t - x_(r-t)) sin.
+    const int h = (r - 1) / 2;
+    std::vector<C> s, d;
+    for (int t = 1; t <= h; ++t) s.push_back(x[t] + x[r - t]), d.push_back(x[t] - x[r - t]);
+    // Each sum is rebuilt as a new expression (Expr values are immutable).
+    auto sum = [](std::vector<C> terms) {
+        while (terms.size() > 1) {
+            std::vector<C> next;
+            for (std::size_t i = 0; i + 1 < terms.size(); i += 2) next.push_back(terms[i] + terms[i + 1]);
+            if (terms.size() % 2) next.push_back(terms.back());
+            terms = std::move(next);
+        }
+        return terms.front();
+    };
+    std::vector<C> a, b;
+    for (int k = 1; k <= h; ++k) {
+        std::vector<C> at{x[0]}, bt;
+        for (int t = 1; t <= h; ++t) {
+            const double angle = 2.0 * std::numbers::pi * ((t * k) % r) / r;
+            at.push_back(s[t - 1] * static_cast<float>(std::cos(angle)));
+            bt.push_back(d[t - 1] * static_cast<float>(std::sin(angle)));
+        }
+        a.push_back(sum(at));
+        b.push_back(sum(bt));
+    }
+    std::vector<C> all{x[0]};
+    for (const C& v : s) all.push_back(v);
+    std::vector<C> y{sum(all)};
+    for (int k = 1; k <= h; ++k) y.push_back(a[k - 1] + mul_neg_i(b[k - 1]));
+    for (int k = h + 1; k < r; ++k) y.push_back(a[r - k - 1] + mul_i(b[r - k - 1]));
+    return y;
+}
+
+/// One radix-r pass over a line of R elements at `line` in shared memory,
+/// from buffer `cur` into `next`: butterfly j (of R / r) reads elements j +
+/// u R / r, twiddles them by w_(Ns r)^(k u), k = j mod Ns, and writes its
+/// outputs to (j - k) r + k + u Ns. Invocation t of the line's T does
+/// butterflies t, t + T, ...
+template <int r>
+void radix_pass(const Shared<float2>& buf, const Array<float2>& tw, const Expr<std::int32_t>& cur,
+                const Expr<std::int32_t>& next, const Expr<std::int32_t>& line, const Expr<std::int32_t>& R,
+                const Expr<std::int32_t>& ns, const Expr<std::int32_t>& t, const Expr<std::int32_t>& T,
+                const Expr<std::int32_t>& line_twiddles) {
+    Int count = R / r;
+    Int twiddle_step = count / ns;  // w_(Ns r)^(k u) = w_R^(k u R / (Ns r))
+    Int j = t;
+    While([&] { return j < count; }, [&] {
+        Int k = j % ns;
+        std::vector<C> v;
+        for (int u = 0; u < r; ++u) {
+            C x = buf.load(cur + line + j + u * count);
+            v.push_back(u == 0 ? x : cmul(x, tw.load(line_twiddles + k * u * twiddle_step)));
+        }
+        const std::vector<C> y = dft(v);
+        Int out = (j - k) * r + k;
+        for (int u = 0; u < r; ++u) buf.store(next + line + out + u * ns, y[static_cast<std::size_t>(u)]);
+        j = j + T;
+    });
+}
+
+template <int... Rs>
+void any_radix_pass(std::integer_sequence<int, Rs...>, const Expr<std::int32_t>& radix, const Shared<float2>& buf,
+                    const Array<float2>& tw, const Expr<std::int32_t>& cur, const Expr<std::int32_t>& next,
+                    const Expr<std::int32_t>& line, const Expr<std::int32_t>& R, const Expr<std::int32_t>& ns,
+                    const Expr<std::int32_t>& t, const Expr<std::int32_t>& T, const Expr<std::int32_t>& line_twiddles) {
+    // Uniform in the workgroup: every invocation takes the same branch.
+    (If(radix == Rs, [&] { radix_pass<Rs>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles); }), ...);
+}
+
+LineKernel make_line_kernel() {
+    return group_kernel<kWorkgroup>(
+        "fft_lines(src, dst, twiddles, schedule, at, scale)",
+        [](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
+            auto word = [&](int w) { return schedule.load(at + w); };
+            Int R = word(desc::Length), lines = word(desc::Lines), G = word(desc::PerGroup), T = word(desc::Threads);
+            Int c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
+            Shared<float2> buf(2 * kLineElements, dsl::Unchecked{});
+            Int first_line = group_id() * G;
+            Int elements = G * R;
+
+            // The digits of line l and its first element's address for multipliers m0..m3.
+            auto address = [&](const Expr<std::int32_t>& l, int mul0) {
+                Int q1 = l / c0, q2 = q1 / c1;
+                return (l - q1 * c0) * word(mul0) + (q1 - q2 * c1) * word(mul0 + 1) + (q2 % c2) * word(mul0 + 2) +
+                       (q2 / c2) * word(mul0 + 3);
+            };
+            // Element e of the workgroup's G R as (line in the group, element in the line).
+            auto split = [&](const Expr<std::int32_t>& e, int rows_word, Int& g, Int& t) {
+                Int rows = word(rows_word);
+                g = select(rows != 0, e / R, e % G);
+                t = select(rows != 0, e % R, e / G);
+            };
+
+            Int in_stride = word(desc::InStride), conj_in = word(desc::ConjIn), pre = word(desc::PreTwiddle);
+            Int pre_fine = word(desc::PreFine), pre_coarse = word(desc::PreCoarse);
+            Int e = local_id();
+            While([&] { return e < elements; }, [&] {
+                Int g = 0, t = 0;
+                split(e, desc::InRows, g, t);
+                Int l = first_line + g;
+                Float2 v = Expr<float2>(0.0f, 0.0f);
+                If(l < lines, [&] {
+                    v = src.load(address(l, desc::InMul0) + t * in_stride);
+                    If(conj_in != 0, [&] { v = conj(v); });
+                    If(pre != 0, [&] {
+                        Int q = ((l / c0) % c1) * t;
+                        v = cmul(v, cmul(tw.load(pre_coarse + q / kFine), tw.load(pre_fine + q % kFine)));
+                    });
+                });
+                buf.store(g * R + t, v);
+                e = e + kWorkgroup;
+            });
+            barrier();
+
+            Int line = (local_id() / T) * R, t = local_id() % T;
+            Int line_twiddles = word(desc::LineTwiddles);
+            Int cur = 0, ns = 1;
+            For(0, word(desc::RadixCount), [&](Expr<std::int32_t> p) {
+                Int radix = schedule.load(at + int(desc::Radices) + p);
+                Int next = kLineElements - cur;
+                If(local_id() / T < G, [&] {
+                    any_radix_pass(std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13>{}, radix, buf, tw, cur, next,
+                                   line, R, ns, t, T, line_twiddles);
+                });
+                barrier();
+                cur = next;
+                ns = ns * radix;
+            });
+
+            Int out_stride = word(desc::OutStride), conj_out = word(desc::ConjOut);
+            e = local_id();
+            While([&] { return e < elements; }, [&] {
+                Int g = 0, t2 = 0;
+                split(e, desc::OutRows, g, t2);
+                Int l = first_line + g;
+                If(l < lines, [&] {
+                    Float2 v = buf.load(cur + g * R + t2) * scale;
+                    If(conj_out != 0, [&] { v = conj(v); });
+                    dst.store(address(l, desc::OutMul0) + t2 * out_stride, v);
+                });
+                e = e + kWorkgroup;
+            });
+        });
+}
+
+}  // namespace
+
+const LineKernel& line_kernel() {
+    static const LineKernel k = make_line_kernel();
+    return k;
+}
+
+const RealToComplex& real_to_complex() {
+    static const RealToComplex k = group_kernel<kWorkgroup>("fft_real_to_complex(in, out, count)",
+                                                            [](Array<float> in, Array<float2> out, Int count) {
+        Int i = global_id();
+        If(i < count, [&] { out.store(i, Expr<float2>(in.load(i), 0.0f)); });
+    });
+    return k;
+}
+
+const HalfRows& half_rows() {
+    static const HalfRows k = group_kernel<kWorkgroup>("fft_half_rows(in, out, rows, n, h)",
+                                                       [](Array<float2> in, Array<float2> out, Int rows, Int n, Int h) {
+        Int i = global_id();
+        If(i < rows * h, [&] {
+            Int r = i / h;
+            out.store(i, in.load(r * n + (i - r * h)));
+        });
+    });
+    return k;
+}
+
+const HermitianRows& hermitian_rows() {
+    static const HermitianRows k = group_kernel<kWorkgroup>(
+        "fft_hermitian_rows(in, out, rows, n, h)", [](Array<float2> in, Array<float2> out, Int rows, Int n, Int h) {
+            Int i = global_id();
+            If(i < rows * n, [&] {
+                Int r = i / n, c = i - r * n;
+                If(c < h, [&] { out.store(i, in.load(r * h + c)); }).Else([&] { out.store(i, conj(in.load(r * h + n - c))); });
+            });
+        });
+    return k;
+}
+
+const RealPart& real_part() {
+    static const RealPart k = group_kernel<kWorkgroup>("fft_real_part(in, out, count)",
+                                                       [](Array<float2> in, Array<float> out, Int count) {
+        Int i = global_id();
+        If(i < count, [&] { out.store(i, in.load(i).x()); });
+    });
+    return k;
+}
+
+const ChirpIn& chirp_in() {
+    static const ChirpIn k = group_kernel<kWorkgroup>(
+        "fft_chirp_in(x, a, twiddles, chirp_at, length, inner, m, lines, conj_in)",
+        [](Array<float2> x, Array<float2> a, Array<float2> tw, Int chirp_at, Int length, Int inner, Int m, Int lines,
+           Int conj_in) {
+            Int i = global_id();
+            If(i < lines * m, [&] {
+                Int l = i / m, t = i - l * m;
+                Float2 v = Expr<float2>(0.0f, 0.0f);
+                If(t < length, [&] {
+                    Int o = l / inner;
+                    v = x.load((o * length + t) * inner + (l - o * inner));
+                    If(conj_in != 0, [&] { v = conj(v); });
+                    v = cmul(v, tw.load(chirp_at + t));
+                });
+                a.store(i, v);
+            });
+        });
+    return k;
+}
+
+const ChirpFilter& chirp_filter() {
+    static const ChirpFilter k = group_kernel<kWorkgroup>("fft_chirp_filter(a, filter, m, count)",
+                                                          [](Array<float2> a, Array<float2> filter, Int m, Int count) {
+        Int i = global_id();
+        If(i < count, [&] { a.store(i, cmul(a.load(i), filter.load(i % m))); });
+    });
+    return k;
+}
+
+const ChirpOut& chirp_out() {
+    static const ChirpOut k = group_kernel<kWorkgroup>(
+        "fft_chirp_out(a, y, twiddles, chirp_at, length, inner, m, lines, conj_out, scale)",
+        [](Array<float2> a, Array<float2> y, Array<float2> tw, Int chirp_at, Int length, Int inner, Int m, Int lines,
+           Int conj_out, Float scale) {
+            Int i = global_id();
+            If(i < lines * length, [&] {
+                Int l = i / length, t = i - l * length;
+                Float2 v = cmul(a.load(l * m + t), tw.load(chirp_at + t)) * scale;
+                If(conj_out != 0, [&] { v = conj(v); });
+                Int o = l / inner;
+                y.store((o * length + t) * inner + (l - o * inner), v);
+            });
+        });
+    return k;
+}
+
+}  // namespace rill::fft::detail

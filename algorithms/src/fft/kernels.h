@@ -1,0 +1,101 @@
+// The FFT's kernels, written in the DSL. One group kernel does every pass of
+// every plan: its schedule (line length, radices, addressing, twiddles) is
+// read from a small int stream the plan fills, so that a new length costs no
+// trace and no compile (the tests try every length from 1 to 1024 on each
+// backend). The rest are element-wise helpers for real transforms and
+// Bluestein's algorithm.
+#pragma once
+
+#include <cstdint>
+
+#include <rill/rill.h>
+
+namespace rill::fft::detail {
+
+/// Invocations per workgroup of the line kernel.
+constexpr int kWorkgroup = 256;
+/// The most complex elements one workgroup transforms in shared memory (its
+/// lines times their length): two buffers of this many float2, 32 KiB, the
+/// least any backend offers.
+constexpr int kLineElements = 2048;
+/// Radices of the passes in shared memory; a line length is a product of them.
+constexpr int kRadices[] = {8, 4, 2, 3, 5, 7, 11, 13};
+/// Pre-twiddles w^q of a pass with q up to 2^24 are a coarse and a fine table:
+/// w^q = coarse[q / kFine] * fine[q % kFine].
+constexpr int kFine = 2048;
+
+/// Words of one pass's schedule in the descriptor stream (Pass::words()).
+namespace desc {
+enum : int {
+    Length,        // R: the length of the lines of this pass (<= kLineElements)
+    Lines,         // how many lines the pass transforms
+    PerGroup,      // G: lines per workgroup (a power of two, G * R <= kLineElements)
+    Threads,       // T = kWorkgroup / G: invocations per line
+    Count0,        // a line index l has digits d0 = l % c0, d1 = (l / c0) % c1,
+    Count1,        //   d2 = (l / c0 / c1) % c2, d3 = l / c0 / c1 / c2
+    Count2,
+    InMul0,        // element t of line l is read at sum(d_i * in_mul_i) + t * in_stride
+    InMul1,
+    InMul2,
+    InMul3,
+    OutMul0,       // and written at sum(d_i * out_mul_i) + t * out_stride
+    OutMul1,
+    OutMul2,
+    OutMul3,
+    InStride,
+    OutStride,
+    InRows,        // 1: element index fastest when loading (the lines are contiguous), 0: line index fastest
+    OutRows,
+    ConjIn,        // 1: conjugate on loading (an inverse transform's first pass)
+    ConjOut,       //    and on storing (its last)
+    LineTwiddles,  // offset of the line length's table w_R^q, q < R, in the twiddle stream
+    PreTwiddle,    // 1: multiply element t of line l by w_M^(d1 * t) on loading (a pass after the first)
+    PreFine,       //    offsets of its fine and coarse tables
+    PreCoarse,
+    RadixCount,
+    Radices,       // RadixCount radices, kMaxRadices slots
+    Words = Radices + 16,
+};
+}
+constexpr int kMaxRadices = desc::Words - desc::Radices;
+
+/// One pass over memory: lines of one length, each transformed in shared memory.
+/// (src, dst, twiddles, descriptor stream, offset of this pass's words, scale)
+using LineKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Array<std::int32_t>, Int, Float>;
+const LineKernel& line_kernel();
+
+/// out[i] = (in[i], 0) for i < count.
+using RealToComplex = Kernel<Array<float>, Array<float2>, Int>;
+const RealToComplex& real_to_complex();
+
+/// out[r * h + k] = in[r * n + k] for k < h: the first h = n / 2 + 1 of each row of n.
+using HalfRows = Kernel<Array<float2>, Array<float2>, Int, Int, Int>;
+const HalfRows& half_rows();
+
+/// out[r * n + k] = in[r * h + k] for k < h, conj(in[r * h + n - k]) above:
+/// a row of n from its Hermitian half.
+using HermitianRows = Kernel<Array<float2>, Array<float2>, Int, Int, Int>;
+const HermitianRows& hermitian_rows();
+
+/// out[i] = in[i].x for i < count.
+using RealPart = Kernel<Array<float2>, Array<float>, Int>;
+const RealPart& real_part();
+
+/// Bluestein's first step on an axis of (outer, length, inner) elements, line
+/// l = outer index * inner + inner index: a[l * m + t] = x_t * chirp[t] for
+/// t < length (x conjugated first when conj_in), 0 up to m.
+/// The chirp is `length` elements at `chirp_at` in the twiddle stream.
+/// (x, a, twiddles, chirp_at, length, inner, m, lines, conj_in)
+using ChirpIn = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int, Int, Int, Int>;
+const ChirpIn& chirp_in();
+
+/// a[i] = a[i] * filter[i % m].
+using ChirpFilter = Kernel<Array<float2>, Array<float2>, Int, Int>;
+const ChirpFilter& chirp_filter();
+
+/// Its last: y_t = scale * a[l * m + t] * chirp[t], conjugated when conj_out.
+/// (a, y, twiddles, chirp_at, length, inner, m, lines, conj_out, scale)
+using ChirpOut = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int, Int, Int, Int, Float>;
+const ChirpOut& chirp_out();
+
+}  // namespace rill::fft::detail

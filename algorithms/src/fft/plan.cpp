@@ -1,0 +1,380 @@
+// FFT plans: the schedule of passes for each transformed axis, their twiddle
+// tables (computed in double on the host), scratch, and the calls.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <map>
+#include <numbers>
+#include <optional>
+#include <string>
+
+#include <rill/algorithms/fft.h>
+
+#include "kernels.h"
+#include "schedule.h"
+
+namespace rill::fft {
+
+namespace d = detail;
+
+namespace {
+
+using Words = std::array<std::int32_t, d::desc::Words>;
+
+/// The host side of a plan while it is built: twiddles and schedule words
+/// shared by all its axes, uploaded once.
+struct Tables {
+    std::vector<float2> twiddles;
+    std::vector<std::int32_t> schedule;
+    std::map<std::int64_t, std::int32_t> line_tables, fine_tables, coarse_tables;
+
+    /// exp(-2 pi i q / M) for q = first, first + step, ... (count of them).
+    std::int32_t append_roots(std::int64_t M, std::int64_t count, std::int64_t step) {
+        const auto at = static_cast<std::int32_t>(twiddles.size());
+        for (std::int64_t i = 0; i < count; ++i) {
+            const std::int64_t q = (i * step) % M;
+            const double a = 2.0 * std::numbers::pi * static_cast<double>(q) / static_cast<double>(M);
+            twiddles.push_back(float2{static_cast<float>(std::cos(a)), static_cast<float>(-std::sin(a))});
+        }
+        return at;
+    }
+    std::int32_t line_table(std::int64_t R) {
+        auto [it, fresh] = line_tables.try_emplace(R, 0);
+        if (fresh) it->second = append_roots(R, R, 1);
+        return it->second;
+    }
+    std::int32_t fine_table(std::int64_t M) {
+        auto [it, fresh] = fine_tables.try_emplace(M, 0);
+        if (fresh) it->second = append_roots(M, std::min<std::int64_t>(M, d::kFine), 1);
+        return it->second;
+    }
+    std::int32_t coarse_table(std::int64_t M) {
+        auto [it, fresh] = coarse_tables.try_emplace(M, 0);
+        if (fresh) it->second = append_roots(M, (M + d::kFine - 1) / d::kFine, d::kFine);
+        return it->second;
+    }
+};
+
+std::int32_t i32(std::int64_t v) { return static_cast<std::int32_t>(v); }
+
+/// The transform of one axis of a dense stream seen as (outer, length,
+/// inner): lines of `length` elements spaced `inner` apart.
+struct Axis {
+    std::int64_t outer = 1, length = 1, inner = 1;
+    bool inverse = false;
+    float scale = 1.0f;
+
+    std::vector<std::int32_t> passes;  // offsets of the schedule words of each pass
+    std::vector<std::int64_t> groups;  // workgroups of each pass
+
+    // Bluestein: the chirp w_t = exp(-i pi t^2 / length), the transformed
+    // filter, and transforms of length m over the lines.
+    std::int64_t m = 0;
+    std::int32_t chirp = 0;
+    std::vector<float2> filter_host;
+    Stream<float2> filter;
+    std::unique_ptr<Axis> forward_m, inverse_m;
+
+    std::int64_t lines() const { return outer * inner; }
+    std::int64_t elements() const { return outer * length * inner; }
+    /// Complex elements of scratch this axis needs beside its input and output.
+    std::int64_t scratch() const { return m ? forward_m->scratch() : passes.size() > 1 ? elements() : 0; }
+    int launches() const { return m ? 3 + forward_m->launches() + inverse_m->launches() : static_cast<int>(passes.size()); }
+};
+
+void plan_passes(Axis& a, Tables& t) {
+    const auto lengths = d::pass_lengths(a.length);
+    std::int64_t ns = 1;
+    for (std::size_t p = 0; p < lengths.size(); ++p) {
+        const std::int64_t R = lengths[p], L = a.length, W = a.inner;
+        Words w{};
+        std::int64_t G = 1;
+        while (G * 2 <= d::kWorkgroup && G * 2 * R <= d::kLineElements) G *= 2;
+        const std::int64_t lines = a.outer * (L / R) * W;
+        w[d::desc::Length] = i32(R);
+        w[d::desc::Lines] = i32(lines);
+        w[d::desc::PerGroup] = i32(G);
+        w[d::desc::Threads] = i32(d::kWorkgroup / G);
+        w[d::desc::Count0] = i32(W);
+        w[d::desc::Count1] = i32(ns);
+        w[d::desc::Count2] = i32(L / (R * ns));
+        const std::int64_t in_mul[4] = {1, W, ns * W, L * W}, out_mul[4] = {1, W, ns * R * W, L * W};
+        for (int i = 0; i < 4; ++i) w[d::desc::InMul0 + i] = i32(in_mul[i]), w[d::desc::OutMul0 + i] = i32(out_mul[i]);
+        w[d::desc::InStride] = i32((L / R) * W);
+        w[d::desc::OutStride] = i32(ns * W);
+        w[d::desc::InRows] = w[d::desc::InStride] == 1;
+        w[d::desc::OutRows] = w[d::desc::OutStride] == 1;
+        w[d::desc::ConjIn] = a.inverse && p == 0;
+        w[d::desc::ConjOut] = a.inverse && p + 1 == lengths.size();
+        w[d::desc::LineTwiddles] = t.line_table(R);
+        if (ns > 1) {
+            w[d::desc::PreTwiddle] = 1;
+            w[d::desc::PreFine] = t.fine_table(ns * R);
+            w[d::desc::PreCoarse] = t.coarse_table(ns * R);
+        }
+        const auto r = d::radices(R);
+        w[d::desc::RadixCount] = static_cast<std::int32_t>(r.size());
+        std::copy(r.begin(), r.end(), w.begin() + d::desc::Radices);
+        a.passes.push_back(static_cast<std::int32_t>(t.schedule.size()));
+        a.groups.push_back((lines + G - 1) / G);
+        t.schedule.insert(t.schedule.end(), w.begin(), w.end());
+        ns *= R;
+    }
+}
+
+std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::int64_t inner, bool inverse, float scale,
+                                Tables& t) {
+    auto a = std::make_unique<Axis>();
+    a->outer = outer, a->length = length, a->inner = inner, a->inverse = inverse, a->scale = scale;
+    if (d::smooth(length)) {
+        plan_passes(*a, t);
+        return a;
+    }
+    a->m = d::bluestein_length(length);
+    a->forward_m = make_axis(a->lines(), a->m, 1, false, 1.0f, t);
+    a->inverse_m = make_axis(a->lines(), a->m, 1, true, 1.0f, t);
+    // t^2 mod 2 length, exact in 64 bits for lengths up to 2^24.
+    a->chirp = static_cast<std::int32_t>(t.twiddles.size());
+    for (std::int64_t i = 0; i < length; ++i) {
+        const std::int64_t q = (i * i) % (2 * length);
+        const double angle = std::numbers::pi * static_cast<double>(q) / static_cast<double>(length);
+        t.twiddles.push_back(float2{static_cast<float>(std::cos(angle)), static_cast<float>(-std::sin(angle))});
+    }
+    // The filter b_t = conj(w_t) for |t| < length, wrapped to m, transformed
+    // on the device once the tables are there (Plan::Impl::prepare).
+    a->filter_host.assign(static_cast<std::size_t>(a->m), float2{0.0f, 0.0f});
+    for (std::int64_t i = 0; i < length; ++i) {
+        float2 w = t.twiddles[static_cast<std::size_t>(a->chirp + i)];
+        w.y = -w.y;
+        a->filter_host[static_cast<std::size_t>(i)] = w;
+        if (i > 0) a->filter_host[static_cast<std::size_t>(a->m - i)] = w;
+    }
+    return a;
+}
+
+}  // namespace
+
+struct Plan::Impl {
+    mutable Runtime rt;  // makes scratch in const calls
+    Kind kind = Kind::C2C;
+    Shape in_shape, out_shape;
+    std::vector<std::unique_ptr<Axis>> axes;  // applied in order: the last dimension first
+    Stream<float2> twiddles;                   // every table of every axis
+    Stream<std::int32_t> schedule;
+    std::array<Stream<float2>, 2> scratch;     // passes over memory ping-pong through these
+    Stream<float2> bluestein;                  // the lines of Bluestein's transforms
+    Stream<float2> full;                       // R2C / C2R: the complex rows of n
+
+    explicit Impl(Runtime r) : rt(std::move(r)) {}
+
+    /// One axis from src into dst (which may be src).
+    void run(const Axis& a, const Stream<float2>& src, const Stream<float2>& dst) const {
+        if (a.m) return run_bluestein(a, src, dst);
+        const std::size_t n = a.passes.size();
+        for (std::size_t p = 0; p < n; ++p) {
+            const Stream<float2>& from = p == 0 ? src : scratch[(p - 1) % 2];
+            const Stream<float2>& to = p + 1 == n ? dst : scratch[p % 2];
+            d::line_kernel()(Groups{a.groups[p]}, from, to, twiddles, schedule, a.passes[p],
+                             p + 1 == n ? a.scale : 1.0f);
+        }
+    }
+
+    void run_bluestein(const Axis& a, const Stream<float2>& src, const Stream<float2>& dst) const {
+        const std::int64_t count = a.lines() * a.m, per = d::kWorkgroup;
+        const auto L = i32(a.length), inner = i32(a.inner), m = i32(a.m), lines = i32(a.lines());
+        d::chirp_in()(Groups{(count + per - 1) / per}, src, bluestein, twiddles, a.chirp, L, inner, m, lines,
+                      a.inverse ? 1 : 0);
+        run(*a.forward_m, bluestein, bluestein);
+        d::chirp_filter()(Groups{(count + per - 1) / per}, bluestein, a.filter, m, i32(count));
+        run(*a.inverse_m, bluestein, bluestein);
+        d::chirp_out()(Groups{(a.elements() + per - 1) / per}, bluestein, dst, twiddles, a.chirp, L, inner, m, lines,
+                       a.inverse ? 1 : 0, a.scale / static_cast<float>(a.m));
+    }
+
+    /// Uploads and transforms each Bluestein filter (once, when the plan is made).
+    void prepare(Axis& a) {
+        if (!a.m) return;
+        a.filter = rt.stream<float2>({a.m}, a.filter_host);
+        a.filter_host = {};
+        // A plan of one line of m, with its own small tables.
+        Tables t;
+        auto one = make_axis(1, a.m, 1, false, 1.0f, t);
+        Impl sub(rt);
+        sub.upload(t, one->scratch());
+        sub.run(*one, a.filter, a.filter);
+    }
+
+    void upload(const Tables& t, std::int64_t scratch_elements) {
+        twiddles = rt.stream<float2>({std::max<std::int64_t>(1, static_cast<std::int64_t>(t.twiddles.size()))});
+        if (!t.twiddles.empty()) twiddles.domain({0}, {static_cast<std::int64_t>(t.twiddles.size())}).upload(t.twiddles);
+        schedule = rt.stream<std::int32_t>({std::max<std::int64_t>(1, static_cast<std::int64_t>(t.schedule.size()))});
+        if (!t.schedule.empty()) schedule.domain({0}, {static_cast<std::int64_t>(t.schedule.size())}).upload(t.schedule);
+        if (scratch_elements > 0) scratch = {rt.scratch<float2>({scratch_elements}), rt.scratch<float2>({scratch_elements})};
+    }
+};
+
+namespace {
+
+const char* kind_name(Kind k) { return k == Kind::C2C ? "c2c" : k == Kind::R2C ? "r2c" : "c2r"; }
+
+/// Checks the shape and dims of a new plan; returns the transformed lengths, last first.
+void check_plan(const char* who, const Runtime& rt, const Shape& shape, int dims, std::int64_t elements_on_device) {
+    if (shape.rank < 1) throw Error(std::string(who) + ": the shape is empty (rank 0); pass the shape of the streams, e.g. {1024}");
+    if (dims < 1 || dims > 3 || dims > static_cast<int>(shape.rank))
+        throw Error(std::string(who) + ": dims is " + std::to_string(dims) + " for shape " + shape.str() +
+                    "; pass 1, 2 or 3, at most the shape's rank (" + std::to_string(shape.rank) + ")");
+    for (int i = 0; i < dims; ++i) {
+        const std::int64_t n = shape[shape.rank - 1 - i];
+        if (n < 1)
+            throw Error(std::string(who) + ": dimension " + std::to_string(shape.rank - 1 - i) + " of shape " +
+                        shape.str() + " is 0, and a transform of length 0 is not defined; pass lengths of at least 1 " +
+                        "(an empty batch, a 0 before the transformed dimensions, is fine)");
+        if (n > d::kLongest)
+            throw Error(std::string(who) + ": dimension " + std::to_string(shape.rank - 1 - i) + " of shape " +
+                        shape.str() + " is " + std::to_string(n) + ", above the longest transform rill has, 2^24 = " +
+                        std::to_string(d::kLongest) + "; split it (e.g. as a 2D transform with twiddles)");
+    }
+    const std::uint64_t bytes = static_cast<std::uint64_t>(elements_on_device) * sizeof(float2);
+    const std::uint64_t most = rt.info().limits.max_buffer_bytes;
+    if (elements_on_device >= (std::int64_t{1} << 31) || (most && bytes > most))
+        throw Error(std::string(who) + ": shape " + shape.str() + " needs " + std::to_string(elements_on_device) +
+                    " complex elements of scratch in one stream, more than " + rt.backend_name() +
+                    " can address (" + std::to_string(most) + " bytes, and below 2^31 elements); transform fewer " +
+                    "at a time (split the batch)");
+}
+
+std::shared_ptr<Plan::Impl> build(Runtime& rt, Kind kind, const Shape& real_or_complex, int dims, bool inverse,
+                                  Scale scale) {
+    const char* who = kind == Kind::C2C ? "rill::fft::Plan::c2c" : kind == Kind::R2C ? "rill::fft::Plan::r2c" : "rill::fft::Plan::c2r";
+    const Shape& s = real_or_complex;
+    const int rank = static_cast<int>(s.rank);
+    check_plan(who, rt, s, dims, 1);
+    auto impl = std::make_shared<Plan::Impl>(rt);
+    impl->kind = kind;
+    const std::int64_t n = s[rank - 1], h = kind == Kind::C2C ? n : n / 2 + 1;
+    Shape half = s;
+    half.dims[rank - 1] = h;
+    impl->in_shape = kind == Kind::C2R ? half : s;
+    impl->out_shape = kind == Kind::R2C ? half : s;
+
+    Tables t;
+    std::int64_t scratch = 0, bluestein = 0;
+    for (int i = 0; i < dims; ++i) {
+        const int dim = rank - 1 - i;
+        std::int64_t outer = 1, inner = 1;
+        for (int k = 0; k < dim; ++k) outer *= s[k];
+        for (int k = dim + 1; k < rank; ++k) inner *= (k == rank - 1 && i > 0) ? h : s[k];
+        const std::int64_t L = s[dim];
+        const float sc = inverse && scale == Scale::ByLength ? 1.0f / static_cast<float>(L) : 1.0f;
+        auto a = make_axis(outer, L, inner, inverse, sc, t);
+        scratch = std::max(scratch, a->scratch());
+        if (a->m) bluestein = std::max(bluestein, a->lines() * a->m);
+        impl->axes.push_back(std::move(a));
+    }
+    if (s.size() == 0) return impl;  // an empty batch: nothing to do, nothing to allocate
+    const std::int64_t full = kind == Kind::C2C ? 0 : s.size();
+    check_plan(who, rt, s, dims, std::max({scratch, bluestein, full}));
+    impl->upload(t, scratch);
+    if (bluestein) impl->bluestein = rt.scratch<float2>({bluestein});
+    if (full) impl->full = rt.scratch<float2>({full});
+    for (const auto& a : impl->axes) impl->prepare(*a);
+    return impl;
+}
+
+void check_call(const Plan::Impl& p, Kind kind, const StreamBase& in, const StreamBase& out) {
+    const std::string who = std::string("rill::fft::Plan (") + kind_name(p.kind) + ")";
+    if (kind != p.kind)
+        throw Error(who + ": called with a " + (kind == Kind::R2C ? "real input" : kind == Kind::C2R ? "real output" : "complex input and output") +
+                    ", but the plan was made for " +
+                    (p.kind == Kind::C2C ? "Stream<float2> input and output (Plan::c2c)" : p.kind == Kind::R2C ? "a Stream<float> input and a Stream<float2> output (Plan::r2c)" : "a Stream<float2> input and a Stream<float> output (Plan::c2r)") +
+                    "; pass those, or make a plan of the other kind");
+    auto check = [&](const StreamBase& s, const char* name, const Shape& want) {
+        if (s.shape() != want)
+            throw Error(who + ": " + name + " has shape " + s.shape().str() + " but the plan transforms " + want.str() +
+                        "; pass a stream of shape " + want.str() + " or make a plan for " + s.shape().str());
+        if (s.runtime_state() != p.rt.state())
+            throw Error(who + ": " + name + " belongs to another Runtime than the plan; make the plan with the stream's runtime");
+        if (!s.contiguous() || s.is_iterator())
+            throw Error(who + ": " + name + " is a view (domain, stride, repeat or iterator), and the FFT reads and " +
+                        "writes dense streams; copy it into a new stream first");
+    };
+    check(in, "the input", p.in_shape);
+    check(out, "the output", p.out_shape);
+}
+
+}  // namespace
+
+Plan Plan::c2c(Runtime& rt, const Shape& shape, int dims, Direction direction, Scale scale) {
+    return Plan(build(rt, Kind::C2C, shape, dims, direction == Direction::Inverse, scale));
+}
+Plan Plan::r2c(Runtime& rt, const Shape& real_shape, int dims) {
+    return Plan(build(rt, Kind::R2C, real_shape, dims, false, Scale::None));
+}
+Plan Plan::c2r(Runtime& rt, const Shape& real_shape, int dims, Scale scale) {
+    return Plan(build(rt, Kind::C2R, real_shape, dims, true, scale));
+}
+
+Kind Plan::kind() const { return impl_->kind; }
+const Shape& Plan::input_shape() const { return impl_->in_shape; }
+const Shape& Plan::output_shape() const { return impl_->out_shape; }
+int Plan::kernel_launches() const {
+    int n = impl_->kind == Kind::C2C ? 0 : 2;
+    for (const auto& a : impl_->axes) n += a->launches();
+    return n;
+}
+
+void Plan::operator()(const Stream<float2>& in, const Stream<float2>& out) const {
+    const Impl& p = *impl_;
+    check_call(p, Kind::C2C, in, out);
+    if (in.empty()) return;
+    for (std::size_t i = 0; i < p.axes.size(); ++i) p.run(*p.axes[i], i == 0 ? in : out, out);
+}
+
+void Plan::operator()(const Stream<float>& in, const Stream<float2>& out) const {
+    const Impl& p = *impl_;
+    check_call(p, Kind::R2C, in, out);
+    if (in.empty()) return;
+    const std::int64_t n = p.in_shape[p.in_shape.rank - 1], h = n / 2 + 1, rows = in.size() / n;
+    const std::int64_t per = d::kWorkgroup;
+    d::real_to_complex()(Groups{(in.size() + per - 1) / per}, in, p.full, i32(in.size()));
+    p.run(*p.axes[0], p.full, p.full);
+    d::half_rows()(Groups{(rows * h + per - 1) / per}, p.full, out, i32(rows), i32(n), i32(h));
+    for (std::size_t i = 1; i < p.axes.size(); ++i) p.run(*p.axes[i], out, out);
+}
+
+void Plan::operator()(const Stream<float2>& in, const Stream<float>& out) const {
+    const Impl& p = *impl_;
+    check_call(p, Kind::C2R, in, out);
+    if (in.empty()) return;
+    const std::int64_t n = p.out_shape[p.out_shape.rank - 1], h = n / 2 + 1, rows = out.size() / n;
+    const std::int64_t per = d::kWorkgroup;
+    // The other dimensions first, into a copy (the input is left as it was).
+    Stream<float2> half = in;
+    if (p.axes.size() > 1) {
+        half = p.rt.scratch<float2>(in.shape());
+        for (std::size_t i = 1; i < p.axes.size(); ++i) p.run(*p.axes[i], i == 1 ? in : half, half);
+    }
+    d::hermitian_rows()(Groups{(rows * n + per - 1) / per}, half, p.full, i32(rows), i32(n), i32(h));
+    p.run(*p.axes[0], p.full, p.full);
+    d::real_part()(Groups{(out.size() + per - 1) / per}, p.full, out, i32(out.size()));
+}
+
+void forward(const Stream<float2>& in, const Stream<float2>& out, int dims) {
+    Runtime rt = Runtime::of(in);
+    Plan::c2c(rt, in.shape(), dims, Direction::Forward)(in, out);
+}
+void inverse(const Stream<float2>& in, const Stream<float2>& out, int dims, Scale scale) {
+    Runtime rt = Runtime::of(in);
+    Plan::c2c(rt, in.shape(), dims, Direction::Inverse, scale)(in, out);
+}
+void forward(const Stream<float>& in, const Stream<float2>& out, int dims) {
+    Runtime rt = Runtime::of(in);
+    Plan::r2c(rt, in.shape(), dims)(in, out);
+}
+void inverse(const Stream<float2>& in, const Stream<float>& out, int dims, Scale scale) {
+    Runtime rt = Runtime::of(out);
+    Plan::c2r(rt, out.shape(), dims, scale)(in, out);
+}
+
+}  // namespace rill::fft
