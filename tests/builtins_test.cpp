@@ -4,7 +4,10 @@
 // same table checks every backend.
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <limits>
+
+#include <rill/dsl/complex.h>
 
 #include "backend_fixture.h"
 
@@ -491,6 +494,44 @@ TEST_P(Builtins, CastsAndBitcasts) {
             EXPECT_EQ(got[j].z, as_float > 0.0f ? 1 : 0) << i[j];  // denormals may be flushed: either answer
         }
         EXPECT_EQ(got[j].w, (f[j] == f[j] ? 1 : 0) + (i[j] != 0 ? 2 : 0));
+    }
+}
+
+// rill/dsl/complex.h against std::complex<double>: each component of a
+// product within 4 float roundings of the magnitudes it sums; conjugates and
+// multiplications by +-i exact.
+TEST_P(Builtins, ComplexHelpers) {
+    auto k = kernel("complex_helpers(a, b, p, c, i, ni, n)",
+                    [](In<float2> a, In<float2> b, Out<float2> p, Out<float2> c, Out<float2> i, Out<float2> ni, Out<float> n) {
+                        p = cmul(a, b);
+                        c = conj(a);
+                        i = mul_i(a);
+                        ni = mul_neg_i(a);
+                        n = norm2(b);
+                    });
+    const auto ra = random_floats(2000, -100, 100), rb = random_floats(2000, -100, 100);
+    std::vector<float2> ha(1000), hb(1000);
+    for (std::size_t j = 0; j < 1000; ++j) ha[j] = float2{ra[2 * j], ra[2 * j + 1]}, hb[j] = float2{rb[2 * j], rb[2 * j + 1]};
+    auto a = rt().stream<float2>({1000}, ha), b = rt().stream<float2>({1000}, hb);
+    auto p = rt().stream<float2>({1000}), c = rt().stream<float2>({1000}), i = rt().stream<float2>({1000}),
+         ni = rt().stream<float2>({1000});
+    auto n = rt().stream<float>({1000});
+    k(a, b, p, c, i, ni, n);
+    const auto hp = p.download(), hc = c.download(), hi = i.download(), hni = ni.download();
+    const auto hn = n.download();
+    for (std::size_t j = 0; j < 1000; ++j) {
+        const std::complex<double> x(ha[j].x, ha[j].y), y(hb[j].x, hb[j].y), want = x * y;
+        const double mag_re = std::fabs(x.real() * y.real()) + std::fabs(x.imag() * y.imag());
+        const double mag_im = std::fabs(x.real() * y.imag()) + std::fabs(x.imag() * y.real());
+        EXPECT_NEAR(hp[j].x, want.real(), 4 * kUlp * mag_re) << j;
+        EXPECT_NEAR(hp[j].y, want.imag(), 4 * kUlp * mag_im) << j;
+        EXPECT_EQ(hc[j].x, ha[j].x);
+        EXPECT_EQ(hc[j].y, -ha[j].y);
+        EXPECT_EQ(hi[j].x, -ha[j].y);
+        EXPECT_EQ(hi[j].y, ha[j].x);
+        EXPECT_EQ(hni[j].x, ha[j].y);
+        EXPECT_EQ(hni[j].y, -ha[j].x);
+        EXPECT_NEAR(hn[j], std::norm(y), 4 * kUlp * std::norm(y)) << j;
     }
 }
 
