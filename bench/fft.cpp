@@ -1,7 +1,7 @@
 // rill's FFT on any backend, with FFTW (single precision, FFTW_MEASURE, the
 // machine's threads) on this machine's CPU in the same run:
 //
-//   RILL_BACKEND=vulkan rill-bench-fft [--elements-log2 26] [--peer-threads N] [output.json]
+//   RILL_BACKEND=vulkan rill-bench-fft [--elements-log2 26] [--peer-threads N] [--no-fftw] [output.json]
 //
 // Workloads: Brook's 2D FFT (4 x 1024^2 complex, forward), 2D 4096^2, 1D
 // 2^24, a real-to-complex 2D 1024^2, and batched 1D complex transforms of
@@ -11,7 +11,9 @@
 // the plan cost: the first transform of the process (kernels traced and
 // compiled, or loaded from the disk cache) and a new shape's plan after it.
 // MFLOPS count 5 N log2 N per complex transform of N, as Brook's paper and
-// FFTW do. GPU peers: bench/gpu/torch_fft.py (cuFFT) with the same JSON keys.
+// FFTW do. GPU peers: bench/gpu/torch_fft.py (cuFFT) with the same JSON keys
+// (--no-fftw leaves FFTW out there: its FFTW_MEASURE planning of 2^26
+// elements takes minutes).
 #include <fftw3.h>
 
 #include <cmath>
@@ -53,7 +55,7 @@ struct Row {
 struct FftwPeer {
     std::vector<std::complex<float>> in, out;
     fftwf_plan plan = nullptr;
-    FftwPeer(const rill::Shape& shape, int dims, bool real) : in(shape.size()), out(shape.size()) {
+    FftwPeer(const rill::Shape& shape, int dims, bool real, unsigned flags = FFTW_MEASURE) : in(shape.size()), out(shape.size()) {
         std::vector<int> n;
         int per = 1;
         for (int i = shape.rank - dims; i < shape.rank; ++i) n.push_back(static_cast<int>(shape[i])), per *= n.back();
@@ -61,11 +63,11 @@ struct FftwPeer {
         if (real) {
             const int half = per / n.back() * (n.back() / 2 + 1);
             plan = fftwf_plan_many_dft_r2c(dims, n.data(), batch, reinterpret_cast<float*>(in.data()), nullptr, 1, per,
-                                           reinterpret_cast<fftwf_complex*>(out.data()), nullptr, 1, half, FFTW_MEASURE);
+                                           reinterpret_cast<fftwf_complex*>(out.data()), nullptr, 1, half, flags);
         } else {
             plan = fftwf_plan_many_dft(dims, n.data(), batch, reinterpret_cast<fftwf_complex*>(in.data()), nullptr, 1, per,
                                        reinterpret_cast<fftwf_complex*>(out.data()), nullptr, 1, per, FFTW_FORWARD,
-                                       FFTW_MEASURE);
+                                       flags);
         }
     }
     ~FftwPeer() { fftwf_destroy_plan(plan); }
@@ -77,7 +79,7 @@ struct FftwPeer {
 /// Checks rill's transform of x against FFTW in single precision (whose error is about rill's).
 void check(const std::vector<rill::float2>& got, const std::vector<rill::float2>& x, const rill::Shape& shape, int dims,
            const std::string& what) {
-    FftwPeer peer(shape, dims, false);
+    FftwPeer peer(shape, dims, false, FFTW_ESTIMATE);
     for (std::size_t i = 0; i < x.size(); ++i) peer.in[i] = {x[i].x, x[i].y};
     fftwf_execute(peer.plan);
     double err = 0, norm = 0;
@@ -93,9 +95,11 @@ void check(const std::vector<rill::float2>& got, const std::vector<rill::float2>
 int main(int argc, char** argv) {
     int elements_log2 = 26, threads = static_cast<int>(std::thread::hardware_concurrency());
     std::string json;
+    bool fftw = true;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--elements-log2") && i + 1 < argc) elements_log2 = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--peer-threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--no-fftw")) fftw = false;
         else json = argv[i];
     }
     fftwf_init_threads();
@@ -134,8 +138,7 @@ int main(int argc, char** argv) {
         check(y.download(), hx, shape, dims, label);
         Row r{key, label};
         r.rill_ms = time([&] { plan(x, y); });
-        FftwPeer peer(shape, dims, false);
-        r.fftw_ms = peer.time();
+        if (fftw) r.fftw_ms = FftwPeer(shape, dims, false).time();
         std::int64_t per = 1;
         for (int i = shape.rank - dims; i < shape.rank; ++i) per *= shape[i];
         r.flops = 5.0 * static_cast<double>(shape.size()) * std::log2(static_cast<double>(per));
@@ -154,8 +157,7 @@ int main(int argc, char** argv) {
         const auto plan = fft::Plan::r2c(rt, shape, 2);
         Row r{"rfft2_1024x1024_ms", "2D R2C 1024^2"};
         r.rill_ms = time([&] { plan(x, y); });
-        FftwPeer peer(shape, 2, true);
-        r.fftw_ms = peer.time();
+        if (fftw) r.fftw_ms = FftwPeer(shape, 2, true).time();
         r.flops = 2.5 * static_cast<double>(shape.size()) * std::log2(static_cast<double>(shape.size()));
         rows.push_back(r);
     }

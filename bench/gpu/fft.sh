@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# rill's FFT on the GPU machine, after the recipe in ../shared/device/README.md
+# (rill-tests, rill-app-tests and rill-bench-fft carried in .device/):
+#
+#   bench/gpu/fft.sh [log2 elements per batched workload = 26]
+#
+# The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
+# both and cuFFT through PyTorch in the same run; prints the ratios
+# (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz.
+set -uo pipefail
+source bench/gpu/device_prologue.sh fft
+e=${1:-26}
+for backend in vulkan opengl; do
+    # No validation layer on the GPU machine (its image has none); GL debug output is on.
+    RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Fft.*/$backend:Backends/Builtins.ComplexHelpers/$backend" \
+        > "$O/tests_$backend.txt" 2>&1 && echo "FFT tests on $backend passed" || { echo "FFT tests on $backend FAILED"; grep -E "FAILED|Failure" "$O/tests_$backend.txt" | head; }
+    RILL_GL_DEBUG=1 rill-app-tests --gtest_filter="Backends/FftApp.*/$backend" \
+        > "$O/app_tests_$backend.txt" 2>&1 && echo "FFT app tests on $backend passed" || echo "FFT app tests on $backend FAILED"
+done
+el
+python3 bench/gpu/torch_fft.py "$e" > "$O/peer_torch_fft.json" || echo "PyTorch FFT peer failed"
+el
+for backend in vulkan opengl; do
+    RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
+        || echo "rill-bench-fft on $backend failed: $(tail -2 "$O/fft_$backend.txt")"
+    el
+done
+python3 bench/gpu/fft_table.py "$O"
+finish
