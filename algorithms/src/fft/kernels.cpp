@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include <rill/algorithms/detail/kernel_cache.h>
@@ -105,14 +106,14 @@ void any_radix_pass(std::integer_sequence<int, Rs...>, const Expr<std::int32_t>&
     (If(radix == Rs, [&] { radix_pass<Rs>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles); }), ...);
 }
 
-LineKernel make_line_kernel() {
+LineKernel make_line_kernel(int capacity) {
     return group_kernel<kWorkgroup>(
-        "fft_lines(src, dst, twiddles, schedule, at, scale)",
-        [](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
+        "fft_lines_" + std::to_string(capacity) + "(src, dst, twiddles, schedule, at, scale)",
+        [capacity](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
             auto word = [&](int w) { return schedule.load(at + w); };
             Int R = word(desc::Length), lines = word(desc::Lines), G = word(desc::PerGroup), T = word(desc::Threads);
             Int c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
-            Shared<float2> buf(2 * kLineElements, dsl::Unchecked{});
+            Shared<float2> buf(2 * capacity, dsl::Unchecked{});
             Int first_line = group_id() * G;
             Int elements = G * R;
 
@@ -155,7 +156,7 @@ LineKernel make_line_kernel() {
             Int cur = 0, ns = 1;
             For(0, word(desc::RadixCount), [&](Expr<std::int32_t> p) {
                 Int radix = schedule.load(at + int(desc::Radices) + p);
-                Int next = kLineElements - cur;
+                Int next = capacity - cur;
                 If(local_id() / T < G, [&] {
                     any_radix_pass(std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13>{}, radix, buf, tw, cur, next,
                                    line, R, ns, t, T, line_twiddles);
@@ -183,9 +184,9 @@ LineKernel make_line_kernel() {
 
 }  // namespace
 
-const LineKernel& line_kernel() {
-    static const LineKernel k = make_line_kernel();
-    return k;
+const LineKernel& line_kernel(int capacity) {
+    static const LineKernel small = make_line_kernel(kShortLine), large = make_line_kernel(kLineElements);
+    return capacity == kShortLine ? small : large;
 }
 
 const RealToComplex& real_to_complex() {

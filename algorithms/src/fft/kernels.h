@@ -18,6 +18,11 @@ constexpr int kWorkgroup = 256;
 /// lines times their length): two buffers of this many float2, 32 KiB, the
 /// least any backend offers.
 constexpr int kLineElements = 2048;
+/// Lines of up to this length run in a kernel with a quarter of that shared
+/// memory (8 KiB), so that more workgroups fit on a multiprocessor: through
+/// Vulkan the H200 gives a workgroup's shared memory out of about 48 KiB per
+/// SM (docs/PERFORMANCE.md#fft).
+constexpr int kShortLine = 512;
 /// Radices of the passes in shared memory; a line length is a product of them.
 constexpr int kRadices[] = {8, 4, 2, 3, 5, 7, 11, 13};
 /// Pre-twiddles w^q of a pass with q up to 2^24 are a coarse and a fine table:
@@ -29,7 +34,7 @@ namespace desc {
 enum : int {
     Length,        // R: the length of the lines of this pass (<= kLineElements)
     Lines,         // how many lines the pass transforms
-    PerGroup,      // G: lines per workgroup (a power of two, G * R <= kLineElements)
+    PerGroup,      // G: lines per workgroup (a power of two, G * R <= capacity_for(R))
     Threads,       // T = kWorkgroup / G: invocations per line
     Count0,        // a line index l has digits d0 = l % c0, d1 = (l / c0) % c1,
     Count1,        //   d2 = (l / c0 / c1) % c2, d3 = l / c0 / c1 / c2
@@ -62,7 +67,10 @@ constexpr int kMaxRadices = desc::Words - desc::Radices;
 /// One pass over memory: lines of one length, each transformed in shared memory.
 /// (src, dst, twiddles, descriptor stream, offset of this pass's words, scale)
 using LineKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Array<std::int32_t>, Int, Float>;
-const LineKernel& line_kernel();
+/// The line kernel whose workgroups hold `capacity` elements (kShortLine or kLineElements).
+const LineKernel& line_kernel(int capacity);
+/// The capacity a pass of lines of R elements runs with.
+constexpr int capacity_for(std::int64_t R) { return R <= kShortLine ? kShortLine : kLineElements; }
 
 /// out[i] = (in[i], 0) for i < count.
 using RealToComplex = Kernel<Array<float>, Array<float2>, Int>;

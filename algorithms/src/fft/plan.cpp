@@ -67,6 +67,7 @@ struct Axis {
 
     std::vector<std::int32_t> passes;  // offsets of the schedule words of each pass
     std::vector<std::int64_t> groups;  // workgroups of each pass
+    std::vector<int> capacities;       // and the line kernel it runs with
 
     // Bluestein: the chirp w_t = exp(-i pi t^2 / length), the transformed
     // filter, and transforms of length m over the lines.
@@ -90,7 +91,7 @@ void plan_passes(Axis& a, Tables& t) {
         const std::int64_t R = lengths[p], L = a.length, W = a.inner;
         Words w{};
         std::int64_t G = 1;
-        while (G * 2 <= d::kWorkgroup && G * 2 * R <= d::kLineElements) G *= 2;
+        while (G * 2 <= d::kWorkgroup && G * 2 * R <= d::capacity_for(R)) G *= 2;
         const std::int64_t lines = a.outer * (L / R) * W;
         w[d::desc::Length] = i32(R);
         w[d::desc::Lines] = i32(lines);
@@ -118,6 +119,7 @@ void plan_passes(Axis& a, Tables& t) {
         std::copy(r.begin(), r.end(), w.begin() + d::desc::Radices);
         a.passes.push_back(static_cast<std::int32_t>(t.schedule.size()));
         a.groups.push_back((lines + G - 1) / G);
+        a.capacities.push_back(d::capacity_for(R));
         t.schedule.insert(t.schedule.end(), w.begin(), w.end());
         ns *= R;
     }
@@ -175,8 +177,8 @@ struct Plan::Impl {
         for (std::size_t p = 0; p < n; ++p) {
             const Stream<float2>& from = p == 0 ? src : scratch[(p - 1) % 2];
             const Stream<float2>& to = p + 1 == n ? dst : scratch[p % 2];
-            d::line_kernel()(Groups{a.groups[p]}, from, to, twiddles, schedule, a.passes[p],
-                             p + 1 == n ? a.scale : 1.0f);
+            d::line_kernel(a.capacities[p])(Groups{a.groups[p]}, from, to, twiddles, schedule, a.passes[p],
+                                            p + 1 == n ? a.scale : 1.0f);
         }
     }
 
