@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <complex>
 #include <map>
 #include <numbers>
-#include <optional>
 #include <string>
 
 #include <rill/algorithms/fft.h>
@@ -220,7 +218,8 @@ namespace {
 
 const char* kind_name(Kind k) { return k == Kind::C2C ? "c2c" : k == Kind::R2C ? "r2c" : "c2r"; }
 
-/// Checks the shape and dims of a new plan; returns the transformed lengths, last first.
+/// Checks the shape and dims of a new plan, and that `elements_on_device`
+/// complex elements fit in one stream.
 void check_plan(const char* who, const Runtime& rt, const Shape& shape, int dims, std::int64_t elements_on_device) {
     if (shape.rank < 1) throw Error(std::string(who) + ": the shape is empty (rank 0); pass the shape of the streams, e.g. {1024}");
     if (dims < 1 || dims > 3 || dims > static_cast<int>(shape.rank))
