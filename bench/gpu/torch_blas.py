@@ -6,22 +6,10 @@ import sys
 
 import torch
 
+from cuda_events import timed  # beside this script
+
 torch.backends.cuda.matmul.allow_tf32 = False
 max_log2 = int(sys.argv[1]) if len(sys.argv) > 1 else 28
-
-
-def timed(f, reps=20):
-    f(); torch.cuda.synchronize()
-    times = []
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            f()
-        b.record(); torch.cuda.synchronize()
-        times.append(a.elapsed_time(b) / reps)
-    return sorted(times)[len(times) // 2]
-
 
 r = {"peer": "torch " + torch.__version__ + " (cuBLAS)", "device": torch.cuda.get_device_name()}
 for l in range(20, max_log2 + 1, 4):

@@ -1,25 +1,18 @@
 # The FFT peers on the GPU machine: cuFFT through PyTorch (torch.fft), timed
 # with CUDA events, the workloads and JSON keys of rill-bench-fft. Prints one
 # JSON line. Argument: log2 of the elements per batched 1D workload (26).
+import functools
 import json
 import sys
 
 import torch
 
+import cuda_events  # beside this script
+
 elements_log2 = int(sys.argv[1]) if len(sys.argv) > 1 else 26
 
 
-def timed(f, reps=10):
-    f(); torch.cuda.synchronize()
-    times = []
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            f()
-        b.record(); torch.cuda.synchronize()
-        times.append(a.elapsed_time(b) / reps)
-    return sorted(times)[len(times) // 2]
+timed = functools.partial(cuda_events.timed, reps=10)
 
 
 def c(*shape):

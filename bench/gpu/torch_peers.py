@@ -3,22 +3,12 @@
 import json, sys
 import torch
 
+from cuda_events import timed  # beside this script
+
 n = 1 << int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 28
 x = torch.rand(n, device="cuda")
 y = torch.rand(n, device="cuda")
 r = torch.empty_like(x)
-
-def timed(f, reps=20):
-    f(); torch.cuda.synchronize()
-    times = []
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            f()
-        b.record(); torch.cuda.synchronize()
-        times.append(a.elapsed_time(b) / reps)
-    return sorted(times)[len(times) // 2]
 
 copy_ms = timed(lambda: r.copy_(x))
 v4 = torch.rand(1 << 20, 4, device="cuda")
