@@ -56,6 +56,9 @@ struct Tables {
 
 std::int32_t i32(std::int64_t v) { return static_cast<std::int32_t>(v); }
 
+/// Workgroups for the element-wise kernels (an invocation per element).
+Groups groups_for(std::int64_t elements) { return Groups{(elements + d::kWorkgroup - 1) / d::kWorkgroup}; }
+
 /// The transform of one axis of a dense stream seen as (outer, length,
 /// inner): lines of `length` elements spaced `inner` apart.
 struct Axis {
@@ -181,14 +184,14 @@ struct Plan::Impl {
     }
 
     void run_bluestein(const Axis& a, const Stream<float2>& src, const Stream<float2>& dst) const {
-        const std::int64_t count = a.lines() * a.m, per = d::kWorkgroup;
+        const std::int64_t count = a.lines() * a.m;
         const auto L = i32(a.length), inner = i32(a.inner), m = i32(a.m), lines = i32(a.lines());
-        d::chirp_in()(Groups{(count + per - 1) / per}, src, bluestein, twiddles, a.chirp, L, inner, m, lines,
+        d::chirp_in()(groups_for(count), src, bluestein, twiddles, a.chirp, L, inner, m, lines,
                       a.inverse ? 1 : 0);
         run(*a.forward_m, bluestein, bluestein);
-        d::chirp_filter()(Groups{(count + per - 1) / per}, bluestein, a.filter, m, i32(count));
+        d::chirp_filter()(groups_for(count), bluestein, a.filter, m, i32(count));
         run(*a.inverse_m, bluestein, bluestein);
-        d::chirp_out()(Groups{(a.elements() + per - 1) / per}, bluestein, dst, twiddles, a.chirp, L, inner, m, lines,
+        d::chirp_out()(groups_for(a.elements()), bluestein, dst, twiddles, a.chirp, L, inner, m, lines,
                        a.inverse ? 1 : 0, a.scale / static_cast<float>(a.m));
     }
 
@@ -337,10 +340,9 @@ void Plan::operator()(const Stream<float>& in, const Stream<float2>& out) const 
     check_call(p, Kind::R2C, in, out);
     if (in.empty()) return;
     const std::int64_t n = p.in_shape[p.in_shape.rank - 1], h = n / 2 + 1, rows = in.size() / n;
-    const std::int64_t per = d::kWorkgroup;
-    d::real_to_complex()(Groups{(in.size() + per - 1) / per}, in, p.full, i32(in.size()));
+    d::real_to_complex()(groups_for(in.size()), in, p.full, i32(in.size()));
     p.run(*p.axes[0], p.full, p.full);
-    d::half_rows()(Groups{(rows * h + per - 1) / per}, p.full, out, i32(rows), i32(n), i32(h));
+    d::half_rows()(groups_for(rows * h), p.full, out, i32(rows), i32(n), i32(h));
     for (std::size_t i = 1; i < p.axes.size(); ++i) p.run(*p.axes[i], out, out);
 }
 
@@ -349,16 +351,15 @@ void Plan::operator()(const Stream<float2>& in, const Stream<float>& out) const 
     check_call(p, Kind::C2R, in, out);
     if (in.empty()) return;
     const std::int64_t n = p.out_shape[p.out_shape.rank - 1], h = n / 2 + 1, rows = out.size() / n;
-    const std::int64_t per = d::kWorkgroup;
     // The other dimensions first, into a copy (the input is left as it was).
     Stream<float2> half = in;
     if (p.axes.size() > 1) {
         half = p.rt.scratch<float2>(in.shape());
         for (std::size_t i = 1; i < p.axes.size(); ++i) p.run(*p.axes[i], i == 1 ? in : half, half);
     }
-    d::hermitian_rows()(Groups{(rows * n + per - 1) / per}, half, p.full, i32(rows), i32(n), i32(h));
+    d::hermitian_rows()(groups_for(rows * n), half, p.full, i32(rows), i32(n), i32(h));
     p.run(*p.axes[0], p.full, p.full);
-    d::real_part()(Groups{(out.size() + per - 1) / per}, p.full, out, i32(out.size()));
+    d::real_part()(groups_for(out.size()), p.full, out, i32(out.size()));
 }
 
 void forward(const Stream<float2>& in, const Stream<float2>& out, int dims) {
