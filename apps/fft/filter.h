@@ -8,6 +8,8 @@
 
 #include <rill/rill.h>
 
+#include "images.h"
+
 namespace fft_app {
 
 enum class Filter { LowPass, HighPass, Deconvolve };
@@ -24,11 +26,7 @@ struct FilterOptions {
     float noise = 1e-3f;
 };
 
-/// channels x height x width floats, row-major, values about 0 .. 1.
-struct Image {
-    int channels = 0, width = 0, height = 0;
-    std::vector<float> pixels;
-};
+using app_images::Image;
 
 struct Filtered {
     Image image;                  // the filtered channels
@@ -42,10 +40,5 @@ Filtered filter_image(rill::Runtime& rt, const Image& in, const FilterOptions& o
 
 /// A procedural test image: rings, bars and a checkerboard with noise (3 channels).
 Image procedural_image(int width, int height);
-
-/// Reads an 8- or 16-bit grey or RGB(A) PNG (alpha dropped) as floats 0 .. 1.
-Image read_png(const std::string& path);
-/// Writes channels 1 or 3 of floats 0 .. 1 (clamped) as an 8-bit PNG.
-void write_png(const std::string& path, const Image& image);
 
 }  // namespace fft_app

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     }
     try {
         rill::Runtime rt;
-        const fft_app::Image image = input.empty() ? fft_app::procedural_image(w, h) : fft_app::read_png(input);
+        const fft_app::Image image = input.empty() ? fft_app::procedural_image(w, h) : app_images::read_png("rill-fft", input);
         std::printf("backend %s: %s\n", rt.backend_name().c_str(), rt.info().device.c_str());
         std::printf("image %dx%d, %d channel%s: 2D real-to-complex transforms of %dx%d (%d x %dx%d complex outputs)\n",
                     image.width, image.height, image.channels, image.channels > 1 ? "s" : "", image.height, image.width,
@@ -83,9 +83,9 @@ int main(int argc, char** argv) {
         const fft_app::Filtered r = fft_app::filter_image(rt, image, options);
         std::printf("forward %.2f ms, response %.2f ms, inverse %.2f ms (host wall times, first calls include compiling)\n",
                     r.forward_ms, r.filter_ms, r.inverse_ms);
-        fft_app::write_png(dir + "/fft_input.png", image);
-        fft_app::write_png(dir + "/fft_filtered.png", r.image);
-        fft_app::write_png(dir + "/fft_spectrum.png", fft_app::Image{1, image.width, image.height, r.spectrum});
+        app_images::write_png("rill-fft", dir + "/fft_input.png", image);
+        app_images::write_png("rill-fft", dir + "/fft_filtered.png", r.image);
+        app_images::write_png("rill-fft", dir + "/fft_spectrum.png", fft_app::Image{1, image.width, image.height, r.spectrum});
         std::printf("wrote %s/fft_input.png, fft_filtered.png, fft_spectrum.png\n", dir.c_str());
     } catch (const rill::Error& e) {
         std::fprintf(stderr, "%s\n", e.what());

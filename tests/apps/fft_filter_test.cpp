@@ -76,7 +76,7 @@ TEST_P(FftApp, BadInputIsAnError) {
     o.cutoff = 0;
     EXPECT_NE(error_message([&] { fft_app::filter_image(rt(), fft_app::procedural_image(4, 4), o); }).find("cutoff"),
               std::string::npos);
-    EXPECT_NE(error_message([] { fft_app::read_png("/nonexistent/image.png"); }).find("cannot read '/nonexistent/image.png'"),
+    EXPECT_NE(error_message([] { app_images::read_png("rill-fft", "/nonexistent/image.png"); }).find("cannot read '/nonexistent/image.png'"),
               std::string::npos);
 }
 

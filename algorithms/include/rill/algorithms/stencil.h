@@ -1,0 +1,152 @@
+// Stencil iterations over 2D streams: every element's next value is a DSL
+// function of its neighbourhood, applied `iterations` times with ping-pong
+// buffers on the device.
+//
+//   rill::Stencil<float> smooth("smooth", 1, [](const rill::Neighbourhood<float>& n, const rill::Expr<rill::float4>& p) {
+//       return n(0, 0) + p.x() * (n(-1, 0) + n(1, 0) + n(0, -1) + n(0, 1) - 4.0f * n(0, 0));
+//   }, rill::Boundary::Clamp);
+//   smooth(image, out, 100, rill::float4{0.2f, 0, 0, 0});   // 100 iterations, p = (0.2, 0, 0, 0)
+//
+// n(dy, dx) is the element dy rows and dx columns away (|dy|, |dx| at most the
+// stencil's radius); the element outside the stream is given by the boundary
+// rule: Clamp repeats the edge (a zero-flux boundary for diffusion), Mirror
+// reflects about the edge element (-1 reads 1; in a stream narrower than the
+// radius it then clamps), Zero reads T{}. The float4 is the call's parameters:
+// changing them compiles nothing. n.row() and n.column() are the element's
+// position, n.rows() and n.columns() the stream's shape.
+//
+// Each iteration is one dispatch over tiles of 16 x 16 elements (their reads
+// overlap in the caches). in and out may be the same stream; both must be
+// dense (a fresh stream or a reshape of one) and of the same 2D shape.
+// Performance: docs/PERFORMANCE.md#stencils.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+
+#include <rill/rill.h>
+
+namespace rill {
+
+enum class Boundary { Clamp, Mirror, Zero };
+
+/// The neighbourhood of one element, for a Stencil's body (trace time only).
+template <class T>
+class Neighbourhood {
+public:
+    Neighbourhood(const Array<T>& in, Expr<std::int32_t> y, Expr<std::int32_t> x, Expr<std::int32_t> h, Expr<std::int32_t> w,
+                  int radius, Boundary boundary)
+        : in_(in), y_(std::move(y)), x_(std::move(x)), h_(std::move(h)), w_(std::move(w)), radius_(radius), boundary_(boundary) {}
+
+    /// The element dy rows and dx columns away, by the boundary rule.
+    Expr<T> operator()(int dy, int dx) const {
+        if (dy < -radius_ || dy > radius_ || dx < -radius_ || dx > radius_)
+            throw Error("rill::Stencil: the body reads n(" + std::to_string(dy) + ", " + std::to_string(dx) +
+                        ") but the stencil's radius is " + std::to_string(radius_) + "; give the Stencil a radius of at least " +
+                        std::to_string(std::max(std::abs(dy), std::abs(dx))));
+        if (dy == 0 && dx == 0) return in_.load(y_ * w_ + x_);
+        auto reflect = [&](const Expr<std::int32_t>& i, const Expr<std::int32_t>& n) -> Expr<std::int32_t> {
+            if (boundary_ != Boundary::Mirror) return i;
+            return select(i < 0, -i, select(i >= n, 2 * (n - 1) - i, i));
+        };
+        Expr<std::int32_t> yy = reflect(y_ + dy, h_), xx = reflect(x_ + dx, w_);
+        Expr<std::int32_t> cy = clamp(yy, 0, h_ - 1), cx = clamp(xx, 0, w_ - 1);
+        Expr<T> value = in_.load(cy * w_ + cx);
+        if (boundary_ == Boundary::Zero) return select(cy == yy && cx == xx, value, Expr<T>(T{}));
+        return value;
+    }
+    const Expr<std::int32_t>& row() const { return y_; }
+    const Expr<std::int32_t>& column() const { return x_; }
+    const Expr<std::int32_t>& rows() const { return h_; }
+    const Expr<std::int32_t>& columns() const { return w_; }
+    int radius() const { return radius_; }
+
+private:
+    const Array<T>& in_;
+    Expr<std::int32_t> y_, x_, h_, w_;
+    int radius_;
+    Boundary boundary_;
+};
+
+template <class T>
+class Stencil {
+public:
+    using Body = std::function<Expr<T>(const Neighbourhood<T>&, const Expr<float4>&)>;
+    static constexpr int kTile = 16;
+
+    Stencil(std::string name, int radius, Body body, Boundary boundary = Boundary::Clamp)
+        : name_(std::move(name)), radius_(radius), boundary_(boundary), kernel_(trace(name_, radius, std::move(body), boundary)) {}
+
+    /// out = the body applied `iterations` times to in (0: a copy).
+    void operator()(const Stream<T>& in, const Stream<T>& out, int iterations = 1, float4 params = {}) const {
+        const std::string who = "rill::Stencil '" + name_ + "'";
+        if (in.shape().rank != 2)
+            throw Error(who + ": the input has shape " + in.shape().str() + "; give a 2D stream (rows x columns)");
+        if (!(in.shape() == out.shape()))
+            throw Error(who + ": the input has shape " + in.shape().str() + " but the output " + out.shape().str() +
+                        "; give an output of the input's shape");
+        for (const StreamBase* s : {static_cast<const StreamBase*>(&in), static_cast<const StreamBase*>(&out)})
+            if (!s->contiguous() || s->is_iterator())
+                throw Error(who + ": " + (s == &in ? "the input" : "the output") +
+                            " is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+        if (iterations < 0)
+            throw Error(who + ": iterations is " + std::to_string(iterations) + "; give 0 or more");
+        const std::int64_t h = in.shape()[0], w = in.shape()[1];
+        if (h * w == 0) return;
+        if (h * w > 0x7fffffff) throw Error(who + ": more than 2^31 - 1 elements; split the stream");
+        if (iterations == 0) {
+            if (in.buffer() != out.buffer()) detail::copy_stream(in, out);
+            return;
+        }
+        const std::int64_t tiles_x = (w + kTile - 1) / kTile, tiles = tiles_x * ((h + kTile - 1) / kTile);
+        auto step = [&](const Stream<T>& from, const Stream<T>& to) {
+            kernel_(Groups{tiles}, from, to, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
+                    static_cast<std::int32_t>(tiles_x), params);
+        };
+        // Ping-pong between out and a scratch stream so that the last
+        // iteration writes out; the first never writes the stream it reads.
+        const Stream<T> other = Runtime::of(in).template scratch<T>(in.shape());
+        const bool same = in.buffer() == out.buffer();
+        const Stream<T>* from = &in;
+        for (int i = 0; i < iterations; ++i) {
+            const Stream<T>* to = from == &out ? &other : from == &other ? &out : (same || iterations % 2 == 0) ? &other : &out;
+            step(*from, *to);
+            from = to;
+        }
+        if (from != &out) detail::copy_stream(*from, out);
+    }
+
+    const std::string& name() const { return name_; }
+    int radius() const { return radius_; }
+    Boundary boundary() const { return boundary_; }
+
+private:
+    using Kernel = rill::Kernel<Array<T>, Array<T>, Int, Int, Int, Float4>;
+
+    static Kernel trace(const std::string& name, int radius, Body body, Boundary boundary) {
+        if (radius < 0 || radius > kTile)
+            throw Error("rill::Stencil '" + name + "': radius " + std::to_string(radius) + " is outside 0.." +
+                        std::to_string(kTile) + "; give a radius in that range");
+        if (!body) throw Error("rill::Stencil '" + name + "': the body is empty; give a function of the neighbourhood");
+        return group_kernel<kTile * kTile>(
+            name + "(in, out, h, w, tiles_x, params)",
+            [body = std::move(body), radius, boundary](Array<T> in, Array<T> out, Int h, Int w, Int tiles_x, Float4 params) {
+                Int tile = group_id();
+                Int ty = tile / tiles_x;
+                Int y = ty * kTile + local_id() / kTile;
+                Int x = (tile - ty * tiles_x) * kTile + local_id() % kTile;
+                If(y < h && x < w, [&] {
+                    Neighbourhood<T> n(in, y, x, h, w, radius, boundary);
+                    out.store(y * w + x, body(n, params));
+                });
+            });
+    }
+
+    std::string name_;
+    int radius_;
+    Boundary boundary_;
+    Kernel kernel_;
+};
+
+}  // namespace rill

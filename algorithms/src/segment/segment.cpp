@@ -1,0 +1,276 @@
+// Perona-Malik diffusion as a Stencil, and region growing over the active
+// tiles found by compaction (rill/algorithms/segment.h).
+#include <rill/algorithms/compact.h>
+#include <rill/algorithms/segment.h>
+
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace rill::segment {
+
+namespace {
+
+constexpr int kTile = 16;  // growth tiles: kTile x kTile pixels, one workgroup each
+constexpr int kWorkgroup = kTile * kTile;
+
+void check_image(const char* who, const Stream<float>& image) {
+    if (image.shape().rank != 2)
+        throw Error(std::string(who) + ": the image has shape " + image.shape().str() + "; give a 2D stream (rows x columns)");
+    if (image.shape().size() == 0)
+        throw Error(std::string(who) + ": the image has 0 pixels (" + image.shape().str() + "); give an image of at least 1 x 1");
+    if (image.shape().size() > 0x7fffffff) throw Error(std::string(who) + ": more than 2^31 - 1 pixels; split the image");
+}
+
+void check_same(const char* who, const Stream<float>& image, const StreamBase& s, const char* name) {
+    if (!(s.shape() == image.shape()))
+        throw Error(std::string(who) + ": " + name + " has shape " + s.shape().str() + " but the image " + image.shape().str() +
+                    "; give " + name + " of the image's shape");
+    if (s.runtime_state() != image.runtime_state())
+        throw Error(std::string(who) + ": " + name + " belongs to another Runtime than the image; make it with the image's runtime");
+    if (!s.contiguous() || s.is_iterator())
+        throw Error(std::string(who) + ": " + name + " is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+}
+
+void check_diffusion(const char* who, const Diffusion& d) {
+    if (d.iterations < 0) throw Error(std::string(who) + ": diffusion.iterations is " + std::to_string(d.iterations) + "; give 0 or more");
+    if (!(d.time_step > 0.0f && d.time_step <= 0.25f))
+        throw Error(std::string(who) + ": diffusion.time_step is " + std::to_string(d.time_step) +
+                    "; give a time step in (0, 0.25] (above 0.25 the explicit scheme on four neighbours is unstable)");
+    if (!(d.contrast > 0.0f) || std::isinf(d.contrast))
+        throw Error(std::string(who) + ": diffusion.contrast is " + std::to_string(d.contrast) +
+                    "; give a positive finite K in the image's units (gradients well above K are kept as edges)");
+}
+
+void check_growth(const char* who, const Growth& g) {
+    if (std::isnan(g.low) || std::isnan(g.high) || g.low > g.high)
+        throw Error(std::string(who) + ": growth.low " + std::to_string(g.low) + " and growth.high " + std::to_string(g.high) +
+                    " give no range; give low <= high");
+    if (g.max_passes < 0)
+        throw Error(std::string(who) + ": growth.max_passes is " + std::to_string(g.max_passes) + "; give 0 (until convergence) or more");
+}
+
+/// The diffusion step for one conductance and boundary rule; params = (dt, 1 / K).
+const Stencil<float>& perona_malik(Conductance c, Boundary b) {
+    static std::mutex mutex;
+    static std::map<std::pair<Conductance, Boundary>, Stencil<float>> stencils;
+    std::lock_guard lock(mutex);
+    auto it = stencils.find({c, b});
+    if (it != stencils.end()) return it->second;
+    const bool exponential = c == Conductance::Exponential;
+    Stencil<float> s(exponential ? "perona_malik_exp" : "perona_malik_rational", 1,
+                     [exponential](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+                         Float centre = n(0, 0);
+                         auto flux = [&](int dy, int dx) -> Expr<float> {
+                             Float d = n(dy, dx) - centre;
+                             Float s2 = d * p.y() * (d * p.y());
+                             return (exponential ? exp(-s2) : 1.0f / (1.0f + s2)) * d;
+                         };
+                         return centre + p.x() * (flux(-1, 0) + flux(1, 0) + flux(0, 1) + flux(0, -1));
+                     },
+                     b);
+    return stencils.emplace(std::pair{c, b}, std::move(s)).first->second;
+}
+
+/// Active tiles are stored as id + 1 (0: inactive), so that the compaction's
+/// predicate sees the id it keeps.
+const Filter<std::int32_t>& active_tiles() {
+    static const Filter<std::int32_t> keep("segment_active_tiles", [](Expr<std::int32_t> x) { return x != 0; });
+    return keep;
+}
+
+/// Seeds to 1, everything else to 0; each seed's tile active, and the tile
+/// across the border where a seed lies on one.
+void mark_seeds(const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& flags, std::int64_t h, std::int64_t w, std::int64_t tiles_x) {
+    static const auto kernel = group_kernel<256>("segment_mark_seeds(mask, flags, h, w, tiles_x)",
+                                                 [](Array<std::uint32_t> mask, Array<std::int32_t> flags, Int h, Int w, Int tiles_x) {
+        Int i = global_id();
+        If(i < h * w && mask.load(i) != 0u, [&] {
+            mask.store(i, 1u);
+            Int y = i / w, x = i - (i / w) * w;
+            Int ty = y / kTile, tx = x / kTile;
+            auto activate = [&](const Expr<std::int32_t>& t) { flags.store(t, t + 1); };
+            activate(ty * tiles_x + tx);
+            If(y % kTile == 0 && ty > 0, [&] { activate((ty - 1) * tiles_x + tx); });
+            If(y % kTile == kTile - 1 && y + 1 < h, [&] { activate((ty + 1) * tiles_x + tx); });
+            If(x % kTile == 0 && tx > 0, [&] { activate(ty * tiles_x + tx - 1); });
+            If(x % kTile == kTile - 1 && x + 1 < w, [&] { activate(ty * tiles_x + tx + 1); });
+        });
+    });
+    kernel(Groups{(h * w + 255) / 256}, mask, flags, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
+           static_cast<std::int32_t>(tiles_x));
+}
+
+/// Clears the flags of the listed tiles (the list holds id + 1).
+void clear_flags(const Stream<std::int32_t>& list, const Stream<std::int32_t>& flags, std::int64_t count) {
+    static const auto kernel = group_kernel<256>("segment_clear_flags(list, flags, n)",
+                                                 [](Array<std::int32_t> list, Array<std::int32_t> flags, Int n) {
+        Int i = global_id();
+        If(i < n, [&] { flags.store(list.load(i) - 1, 0); });
+    });
+    kernel(Groups{(count + 255) / 256}, list, flags, static_cast<std::int32_t>(count));
+}
+
+/// One pass: every listed tile grows to its fixed point in shared memory
+/// (its neighbours outside the tile read from `mask` as they are); a pixel
+/// that joins on the tile's border activates the tile across that border.
+/// Labels only go from 0 to 1, so reading a neighbouring tile's pixel before
+/// or after that tile sets it are both right: a late one is seen next pass.
+void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& list,
+               const Stream<std::int32_t>& flags, std::int64_t count, float low, float high, std::int64_t h, std::int64_t w,
+               std::int64_t tiles_x) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "segment_grow(image, mask, list, flags, low, high, h, w, tiles_x)",
+        [](Array<float> image, Array<std::uint32_t> mask, Array<std::int32_t> list, Array<std::int32_t> flags, Float low, Float high,
+           Int h, Int w, Int tiles_x) {
+            Shared<std::uint32_t> labels(kWorkgroup);
+            Shared<std::uint32_t> changed(3);  // pass k sets slot k % 3 (see the loop)
+            Int tile = list.load(group_id()) - 1;
+            Int ty = tile / tiles_x, tx = tile - (tile / tiles_x) * tiles_x;
+            Int l = local_id();
+            Int ly = l / kTile, lx = l % kTile;
+            Int y = ty * kTile + ly, x = tx * kTile + lx;
+            Bool inside = y < h && x < w;
+            Int i = min(y, h - 1) * w + min(x, w - 1);
+            Float v = image.load(i);
+            Bool may_join = inside && v >= low && v <= high;
+            Var<std::uint32_t> mine = select(inside, mask.load(i), 0u);
+            labels.store(l, mine);
+            If(l < 3, [&] { changed.store(l, 0u); });
+            barrier();
+            // A neighbour's label: inside the tile from shared memory, else from mask (0 outside the image).
+            auto neighbour = [&](const Expr<bool>& in_tile, const Expr<std::int32_t>& local, const Expr<bool>& in_image,
+                                 const Expr<std::int32_t>& global) -> Expr<std::uint32_t> {
+                return select(in_tile, labels.load(local), select(in_image, mask.load(select(in_image, global, i)), 0u));
+            };
+            Var<std::int32_t> k = 0;
+            Var<bool> again = true;
+            While([&] { return again; }, [&] {
+                If(mine == 0u && may_join, [&] {
+                    Expr<std::uint32_t> any = neighbour(ly > 0, l - kTile, y > 0, i - w) | neighbour(ly < kTile - 1, l + kTile, y + 1 < h, i + w) |
+                                              neighbour(lx > 0, l - 1, x > 0, i - 1) | neighbour(lx < kTile - 1, l + 1, x + 1 < w, i + 1);
+                    If(any != 0u, [&] {
+                        mine = 1u;
+                        labels.store(l, 1u);
+                        mask.store(i, 1u);
+                        changed.store(k % 3, 1u);
+                        auto activate = [&](const Expr<std::int32_t>& t) { flags.store(t, t + 1); };
+                        If(ly == 0 && y > 0, [&] { activate(tile - tiles_x); });
+                        If(ly == kTile - 1 && y + 1 < h, [&] { activate(tile + tiles_x); });
+                        If(lx == 0 && x > 0, [&] { activate(tile - 1); });
+                        If(lx == kTile - 1 && x + 1 < w, [&] { activate(tile + 1); });
+                    });
+                });
+                // Slot (k + 1) % 3 was last read in pass k - 2, which every
+                // invocation finished before the barrier of pass k - 1.
+                If(l == 0, [&] { changed.store((k + 1) % 3, 0u); });
+                barrier();
+                again = changed.load(k % 3) != 0u;
+                k += 1;
+            });
+        });
+    kernel(Groups{count}, image, mask, list, flags, low, high, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
+           static_cast<std::int32_t>(tiles_x));
+}
+
+GrowthStats grow_checked(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Growth& g) {
+    const std::int64_t h = image.shape()[0], w = image.shape()[1];
+    const std::int64_t tiles_x = (w + kTile - 1) / kTile, tiles = tiles_x * ((h + kTile - 1) / kTile);
+    Runtime rt = Runtime::of(image);
+    auto flags = rt.stream<std::int32_t>({tiles});
+    auto list = rt.scratch<std::int32_t>({tiles});
+    mark_seeds(mask, flags, h, w, tiles_x);
+    GrowthStats stats;
+    for (;;) {
+        const std::int64_t count = active_tiles()(flags, list);
+        if (count == 0) {
+            stats.converged = true;
+            break;
+        }
+        if (g.max_passes > 0 && stats.passes == g.max_passes) break;
+        clear_flags(list, flags, count);
+        grow_pass(image, mask, list, flags, count, g.low, g.high, h, w, tiles_x);
+        ++stats.passes;
+        stats.tiles_processed += count;
+    }
+    return stats;
+}
+
+}  // namespace
+
+void diffuse(const Stream<float>& image, const Stream<float>& out, const Diffusion& d) {
+    const char* who = "rill::segment::diffuse";
+    check_image(who, image);
+    check_same(who, image, image, "the image");
+    check_same(who, image, out, "the output");
+    check_diffusion(who, d);
+    perona_malik(d.conductance, d.boundary)(image, out, d.iterations, float4{d.time_step, 1.0f / d.contrast, 0.0f, 0.0f});
+}
+
+GrowthStats grow(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Growth& g) {
+    const char* who = "rill::segment::grow";
+    check_image(who, image);
+    check_same(who, image, image, "the image");
+    check_same(who, image, mask, "the mask");
+    check_growth(who, g);
+    return grow_checked(image, mask, g);
+}
+
+GrowthStats segment(const Stream<float>& image, const Stream<float>& diffused, const Stream<std::uint32_t>& mask,
+                    const Options& options) {
+    const char* who = "rill::segment::segment";
+    check_image(who, image);
+    check_same(who, image, image, "the image");
+    check_same(who, image, diffused, "the diffused image");
+    check_same(who, image, mask, "the mask");
+    check_diffusion(who, options.diffusion);
+    check_growth(who, options.growth);
+    diffuse(image, diffused, options.diffusion);
+    return grow_checked(diffused, mask, options.growth);
+}
+
+namespace {
+
+void check_seeds(const char* who, const std::vector<int2>& seeds, const Shape& shape) {
+    const std::int64_t h = shape[0], w = shape[1];
+    for (std::size_t s = 0; s < seeds.size(); ++s)
+        if (seeds[s].x < 0 || seeds[s].x >= h || seeds[s].y < 0 || seeds[s].y >= w)
+            throw Error(std::string(who) + ": seed " + std::to_string(s) + " at (row " + std::to_string(seeds[s].x) + ", column " +
+                        std::to_string(seeds[s].y) + ") is outside the image of " + shape.str() + "; give seeds with 0 <= row < " +
+                        std::to_string(h) + " and 0 <= column < " + std::to_string(w));
+}
+
+void write_seeds(const std::vector<int2>& seeds, const Stream<std::uint32_t>& mask) {
+    const std::int64_t w = mask.shape()[1];
+    std::vector<std::uint32_t> m(static_cast<std::size_t>(mask.size()), 0u);
+    for (const int2& s : seeds) m[static_cast<std::size_t>(s.x * w + s.y)] = 1u;
+    Stream<std::uint32_t>(mask).upload(m);
+}
+
+}  // namespace
+
+void seed_mask(const std::vector<int2>& seeds, const Stream<std::uint32_t>& mask) {
+    const char* who = "rill::segment::seed_mask";
+    if (mask.shape().rank != 2)
+        throw Error(std::string(who) + ": the mask has shape " + mask.shape().str() + "; give a 2D stream (rows x columns)");
+    if (!mask.contiguous() || mask.is_iterator())
+        throw Error(std::string(who) + ": the mask is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+    check_seeds(who, seeds, mask.shape());
+    write_seeds(seeds, mask);
+}
+
+GrowthStats segment(const Stream<float>& image, const std::vector<int2>& seeds, const Stream<float>& diffused,
+                    const Stream<std::uint32_t>& mask, const Options& options) {
+    const char* who = "rill::segment::segment";
+    check_image(who, image);
+    check_same(who, image, mask, "the mask");
+    check_seeds(who, seeds, image.shape());
+    check_same(who, image, diffused, "the diffused image");
+    check_diffusion(who, options.diffusion);
+    check_growth(who, options.growth);
+    write_seeds(seeds, mask);
+    return segment(image, diffused, mask, options);
+}
+
+}  // namespace rill::segment

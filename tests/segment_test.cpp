@@ -1,0 +1,289 @@
+// Stencils against float64 host loops with every boundary rule; Perona-Malik
+// diffusion against the same explicit scheme in float64; region growing
+// against a breadth-first flood fill on the host; errors.
+#include <rill/algorithms/segment.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include "backend_fixture.h"
+
+namespace rill::test {
+namespace {
+
+class Segment : public BackendTest {};
+
+namespace seg = rill::segment;
+
+// Edge shapes: single pixels, rows, columns, odd sizes, a tile and one past it.
+const std::vector<std::pair<std::int64_t, std::int64_t>> kShapes = {{1, 1}, {1, 37}, {29, 1}, {3, 5}, {16, 16}, {17, 33}, {70, 45}};
+
+std::int64_t boundary_index(std::int64_t i, std::int64_t n, Boundary b, bool& zero) {
+    if (b == Boundary::Mirror) {
+        if (i < 0) i = -i;
+        if (i >= n) i = 2 * (n - 1) - i;
+    }
+    const std::int64_t c = std::clamp<std::int64_t>(i, 0, n - 1);
+    if (b == Boundary::Zero && c != i) zero = true;
+    return c;
+}
+
+/// One step of the test stencil below, in float64.
+std::vector<double> host_step(const std::vector<double>& in, std::int64_t h, std::int64_t w, Boundary b, double a) {
+    std::vector<double> out(in.size());
+    auto at = [&](std::int64_t y, std::int64_t x) {
+        bool zero = false;
+        const std::int64_t cy = boundary_index(y, h, b, zero), cx = boundary_index(x, w, b, zero);
+        return zero ? 0.0 : in[cy * w + cx];
+    };
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x)
+            out[y * w + x] = a * at(y, x) + 0.25 * (at(y - 2, x + 1) + at(y + 1, x - 2)) - 0.125 * at(y + 2, x + 2) + 0.0625 * at(y - 1, x);
+    return out;
+}
+
+TEST_P(Segment, StencilsAgainstTheHostWithEveryBoundary) {
+    for (Boundary b : {Boundary::Clamp, Boundary::Mirror, Boundary::Zero}) {
+        const Stencil<float> stencil("segment_test_stencil", 2, [](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+            return p.x() * n(0, 0) + 0.25f * (n(-2, 1) + n(1, -2)) - 0.125f * n(2, 2) + 0.0625f * n(-1, 0);
+        }, b);
+        for (auto [h, w] : kShapes)
+            for (int iterations : {0, 1, 2, 3}) {
+                SCOPED_TRACE("boundary " + std::to_string(int(b)) + ", " + std::to_string(h) + " x " + std::to_string(w) + ", " +
+                             std::to_string(iterations) + " iterations");
+                const std::vector<float> f = random_floats(static_cast<std::size_t>(h * w), -1.0f, 1.0f);
+                std::vector<double> want(f.begin(), f.end());
+                for (int i = 0; i < iterations; ++i) want = host_step(want, h, w, b, 0.5);
+                auto in = rt().stream<float>({h, w}, f);
+                auto out = rt().stream<float>({h, w});
+                stencil(in, out, iterations, float4{0.5f, 0.0f, 0.0f, 0.0f});
+                std::vector<float> got = out.download();
+                for (std::size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(close(got[i], want[i], 1e-6, 1e-6)) << i << ": " << got[i] << " against " << want[i];
+                EXPECT_EQ(in.download(), f) << "the input changed";
+                stencil(in, in, iterations, float4{0.5f, 0.0f, 0.0f, 0.0f});  // in place
+                got = in.download();
+                for (std::size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(close(got[i], want[i], 1e-6, 1e-6)) << "in place, " << i;
+            }
+    }
+}
+
+/// The explicit Perona-Malik scheme of segment.h in float64, clamped edges.
+std::vector<double> host_diffusion(std::vector<double> u, std::int64_t h, std::int64_t w, const seg::Diffusion& d) {
+    const double k = d.contrast, dt = d.time_step;
+    auto g = [&](double x) {
+        const double s = (x / k) * (x / k);
+        return d.conductance == seg::Conductance::Exponential ? std::exp(-s) : 1.0 / (1.0 + s);
+    };
+    std::vector<double> next(u.size());
+    for (int it = 0; it < d.iterations; ++it) {
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                const double c = u[y * w + x];
+                double sum = 0.0;
+                for (auto [dy, dx] : {std::pair{-1, 0}, std::pair{1, 0}, std::pair{0, 1}, std::pair{0, -1}}) {
+                    const std::int64_t yy = std::clamp<std::int64_t>(y + dy, 0, h - 1), xx = std::clamp<std::int64_t>(x + dx, 0, w - 1);
+                    const double diff = u[yy * w + xx] - c;
+                    sum += g(diff) * diff;
+                }
+                next[y * w + x] = c + dt * sum;
+            }
+        std::swap(u, next);
+    }
+    return u;
+}
+
+/// Pieces of constant brightness (a disc, a bar, the background) with noise:
+/// what diffusion smooths inside the pieces and keeps at their edges.
+std::vector<float> structured_image(std::int64_t h, std::int64_t w, float noise) {
+    std::vector<float> f(static_cast<std::size_t>(h * w));
+    std::normal_distribution<float> n(0.0f, noise);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            const double dy = y - 0.45 * h, dx = x - 0.4 * w, r = 0.3 * std::min(h, w) + 1.0;
+            float v = 0.15f;
+            if (dy * dy + dx * dx < r * r) v = 0.8f;
+            if (x > 0.75 * w && y > 0.2 * h) v = 0.55f;
+            f[y * w + x] = v + n(rng());
+        }
+    return f;
+}
+
+TEST_P(Segment, PeronaMalikAgainstFloat64) {
+    for (seg::Conductance c : {seg::Conductance::Exponential, seg::Conductance::Rational})
+        for (auto [h, w] : kShapes)
+            for (bool structured : {false, true}) {
+                SCOPED_TRACE(std::string(c == seg::Conductance::Exponential ? "exp" : "rational") + ", " + std::to_string(h) + " x " +
+                             std::to_string(w) + (structured ? ", structured" : ", random"));
+                const std::vector<float> f = structured ? structured_image(h, w, 0.03f) : random_floats(static_cast<std::size_t>(h * w), 0.0f, 1.0f);
+                // Where gradients exceed about K the scheme diffuses backwards and
+                // amplifies rounding (Perona-Malik is ill-posed there): a float32
+                // run follows float64 to 1e-5 only where the flux is ~0 (edges far
+                // above K, the structured images) or gradients stay below K (the
+                // random images get K = 1).
+                const seg::Diffusion d{.iterations = 100, .time_step = 0.2f, .contrast = structured ? 0.1f : 1.0f, .conductance = c};
+                const std::vector<double> want = host_diffusion(std::vector<double>(f.begin(), f.end()), h, w, d);
+                auto image = rt().stream<float>({h, w}, f);
+                auto out = rt().stream<float>({h, w});
+                seg::diffuse(image, out, d);
+                const std::vector<float> got = out.download();
+                double scale = 0.0;
+                for (double v : want) scale = std::max(scale, std::abs(v));
+                for (std::size_t i = 0; i < got.size(); ++i)
+                    ASSERT_LE(std::abs(got[i] - want[i]), 1e-5 * scale) << i << ": " << got[i] << " against " << want[i];
+            }
+    // A constant image stays constant; a step's two sides keep their order.
+    auto flat = rt().stream<float>({9, 13}, std::vector<float>(9 * 13, 0.375f));
+    seg::diffuse(flat, flat, {.iterations = 50, .conductance = seg::Conductance::Rational});
+    EXPECT_EQ(flat.download(), std::vector<float>(9 * 13, 0.375f));
+}
+
+/// The 4-connected pixels in [low, high] reached from the seeds, and the seeds.
+std::vector<std::uint32_t> flood_fill(const std::vector<float>& f, std::int64_t h, std::int64_t w, const std::vector<int2>& seeds, float low,
+                                      float high) {
+    std::vector<std::uint32_t> m(f.size(), 0u);
+    std::deque<std::int64_t> todo;
+    for (const int2& s : seeds) {
+        m[s.x * w + s.y] = 1u;
+        todo.push_back(s.x * w + s.y);
+    }
+    while (!todo.empty()) {
+        const std::int64_t i = todo.front(), y = i / w, x = i % w;
+        todo.pop_front();
+        for (auto [dy, dx] : {std::pair{-1, 0}, std::pair{1, 0}, std::pair{0, 1}, std::pair{0, -1}}) {
+            const std::int64_t yy = y + dy, xx = x + dx, j = yy * w + xx;
+            if (yy < 0 || yy >= h || xx < 0 || xx >= w || m[j] || f[j] < low || f[j] > high) continue;
+            m[j] = 1u;
+            todo.push_back(j);
+        }
+    }
+    return m;
+}
+
+std::vector<int2> random_seeds(std::int64_t h, std::int64_t w, int count) {
+    std::vector<int2> s;
+    for (int i = 0; i < count; ++i) s.push_back(int2{int(rng()() % h), int(rng()() % w)});
+    return s;
+}
+
+TEST_P(Segment, ThresholdGrowthIsAFloodFill) {
+    auto shapes = kShapes;
+    shapes.push_back({131, 200});
+    for (auto [h, w] : shapes)
+        for (float fraction : {0.45f, 0.6f, 0.9f}) {  // below, near and above the percolation threshold
+            SCOPED_TRACE(std::to_string(h) + " x " + std::to_string(w) + ", fraction " + std::to_string(fraction));
+            const std::vector<float> f = random_floats(static_cast<std::size_t>(h * w), 0.0f, 1.0f);
+            const std::vector<int2> seeds = random_seeds(h, w, 1 + int(rng()() % 3));
+            auto image = rt().stream<float>({h, w}, f);
+            auto diffused = rt().stream<float>({h, w});
+            auto mask = rt().stream<std::uint32_t>({h, w});
+            const seg::GrowthStats s = seg::segment(image, seeds, diffused, mask, {.diffusion = {.iterations = 0}, .growth = {.low = 0.0f, .high = fraction}});
+            EXPECT_TRUE(s.converged);
+            ASSERT_EQ(mask.download(), flood_fill(f, h, w, seeds, 0.0f, fraction));
+            EXPECT_EQ(diffused.download(), f) << "0 iterations of diffusion copy the image";
+        }
+}
+
+TEST_P(Segment, GrowthAlongASpiralCrossesTilesManyTimes) {
+    // A one-pixel path winding through 96 x 96 pixels: every tile is entered
+    // and left many times, and the front is one pixel wide.
+    const std::int64_t n = 96;
+    std::vector<float> f(static_cast<std::size_t>(n * n), 0.0f);
+    for (std::int64_t y = 0; y < n; y += 2)
+        for (std::int64_t x = 0; x < n; ++x) f[y * n + x] = 1.0f;
+    for (std::int64_t y = 1; y < n; y += 2) f[y * n + ((y / 2) % 2 ? 0 : n - 1)] = 1.0f;
+    const std::vector<int2> seeds = {{0, 0}};
+    auto image = rt().stream<float>({n, n}, f);
+    auto mask = rt().stream<std::uint32_t>({n, n});
+    auto seed_mask = std::vector<std::uint32_t>(f.size(), 0u);
+    seed_mask[0] = 7u;  // any nonzero value seeds
+    mask.upload(seed_mask);
+    const seg::GrowthStats s = seg::grow(image, mask, {.low = 0.5f, .high = 1.5f});
+    EXPECT_TRUE(s.converged);
+    EXPECT_EQ(mask.download(), flood_fill(f, n, n, seeds, 0.5f, 1.5f));
+    auto limited = rt().stream<std::uint32_t>({n, n}, seed_mask);
+    const seg::GrowthStats part = seg::grow(image, limited, {.low = 0.5f, .high = 1.5f, .max_passes = 3});
+    EXPECT_FALSE(part.converged);
+    EXPECT_EQ(part.passes, 3);
+}
+
+TEST_P(Segment, GrowthWorksOnTheFrontOnly) {
+    // A region of 20 x 20 pixels in a 512 x 512 image: the passes touch the
+    // tiles around it, not the image's 1,024 tiles.
+    const std::int64_t n = 512;
+    std::vector<float> f(static_cast<std::size_t>(n * n), 0.0f);
+    for (std::int64_t y = 300; y < 320; ++y)
+        for (std::int64_t x = 100; x < 120; ++x) f[y * n + x] = 1.0f;
+    auto image = rt().stream<float>({n, n}, f);
+    auto diffused = rt().stream<float>({n, n});
+    auto mask = rt().stream<std::uint32_t>({n, n});
+    const seg::GrowthStats s = seg::segment(image, {{310, 110}}, diffused, mask, {.diffusion = {.iterations = 0}, .growth = {.low = 0.5f, .high = 2.0f}});
+    EXPECT_TRUE(s.converged);
+    EXPECT_LE(s.tiles_processed, 20);
+    EXPECT_EQ(mask.download(), flood_fill(f, n, n, {{310, 110}}, 0.5f, 2.0f));
+}
+
+TEST_P(Segment, SegmentationMatchesTheFloat64Reference) {
+    // Values kept away from the threshold, so that float32 rounding cannot move a pixel across it.
+    for (auto [h, w] : {std::pair<std::int64_t, std::int64_t>{1, 50}, {50, 1}, {33, 47}, {96, 128}})
+        for (seg::Conductance c : {seg::Conductance::Exponential, seg::Conductance::Rational}) {
+            SCOPED_TRACE(std::to_string(h) + " x " + std::to_string(w));
+            const std::vector<float> f = structured_image(h, w, 0.02f);
+            seg::Options o{.diffusion = {.iterations = 100, .time_step = 0.2f, .contrast = 0.1f, .conductance = c}};
+            const std::vector<double> smooth = host_diffusion(std::vector<double>(f.begin(), f.end()), h, w, o.diffusion);
+            std::vector<float> smooth_f(smooth.begin(), smooth.end());
+            // The threshold: the middle of the widest gap between diffused values in
+            // (0.2, 0.7), which the rational conductance narrows by smoothing across edges.
+            std::vector<double> sorted = smooth;
+            std::sort(sorted.begin(), sorted.end());
+            double gap = 0, low = 0;
+            for (std::size_t i = 1; i < sorted.size(); ++i)
+                if (sorted[i] > 0.2 && sorted[i - 1] < 0.7 && sorted[i] - sorted[i - 1] > gap) gap = sorted[i] - sorted[i - 1], low = 0.5 * (sorted[i] + sorted[i - 1]);
+            ASSERT_GT(gap, 1e-3) << "no diffused value keeps away from a threshold";
+            o.growth = {.low = float(low), .high = 1.0f};
+            const std::vector<int2> seeds = {{int(0.45 * h), int(0.4 * w)}, {int(h - 1), int(w - 1)}};
+            auto image = rt().stream<float>({h, w}, f);
+            auto diffused = rt().stream<float>({h, w});
+            auto mask = rt().stream<std::uint32_t>({h, w});
+            seg::segment(image, seeds, diffused, mask, o);
+            EXPECT_EQ(mask.download(), flood_fill(smooth_f, h, w, seeds, float(low), 1.0f));
+        }
+}
+
+TEST_P(Segment, BadCallsThrowAndWriteNothing) {
+    auto image = rt().stream<float>({4, 6}, random_floats(24, 0.0f, 1.0f));
+    const std::vector<std::uint32_t> sentinel(24, 9u);
+    auto mask = rt().stream<std::uint32_t>({4, 6}, sentinel);
+    auto diffused = rt().stream<float>({4, 6});
+    EXPECT_EQ(error_message([&] { seg::segment(image, {{4, 0}}, diffused, mask); }),
+              "rill::segment::segment: seed 0 at (row 4, column 0) is outside the image of 4x6; give seeds with 0 <= row < 4 and 0 <= column < 6");
+    EXPECT_EQ(error_message([&] { seg::segment(image, {{0, -1}}, diffused, mask); }),
+              "rill::segment::segment: seed 0 at (row 0, column -1) is outside the image of 4x6; give seeds with 0 <= row < 4 and 0 <= column < 6");
+    auto empty = rt().stream<float>({0, 6});
+    EXPECT_EQ(error_message([&] { seg::diffuse(empty, empty); }),
+              "rill::segment::diffuse: the image has 0 pixels (0x6); give an image of at least 1 x 1");
+    EXPECT_EQ(error_message([&] { seg::diffuse(image, diffused, {.time_step = 0.3f}); }),
+              "rill::segment::diffuse: diffusion.time_step is 0.300000; give a time step in (0, 0.25] (above 0.25 the explicit "
+              "scheme on four neighbours is unstable)");
+    EXPECT_EQ(error_message([&] { seg::diffuse(image, diffused, {.contrast = 0.0f}); }),
+              "rill::segment::diffuse: diffusion.contrast is 0.000000; give a positive finite K in the image's units (gradients "
+              "well above K are kept as edges)");
+    EXPECT_EQ(error_message([&] { seg::grow(image, mask, {.low = 0.6f, .high = 0.5f}); }),
+              "rill::segment::grow: growth.low 0.600000 and growth.high 0.500000 give no range; give low <= high");
+    auto wrong = rt().stream<std::uint32_t>({6, 4});
+    EXPECT_EQ(error_message([&] { seg::grow(image, wrong, {}); }),
+              "rill::segment::grow: the mask has shape 6x4 but the image 4x6; give the mask of the image's shape");
+    auto big = rt().stream<std::uint32_t>({4, 8});
+    EXPECT_EQ(error_message([&] { seg::grow(image, big.domain({0, 0}, {4, 6}), {}); }),
+              "rill::segment::grow: the mask is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+    EXPECT_EQ(error_message([&] {
+                  Stencil<float>("segment_test_radius", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(2, 0); });
+              }),
+              "rill::Stencil: the body reads n(2, 0) but the stencil's radius is 1; give the Stencil a radius of at least 2");
+    EXPECT_EQ(mask.download(), sentinel) << "a failed call wrote the mask";
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(Segment);
+
+}  // namespace
+}  // namespace rill::test
