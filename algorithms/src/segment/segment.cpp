@@ -3,6 +3,7 @@
 #include <rill/algorithms/compact.h>
 #include <rill/algorithms/segment.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -102,14 +103,19 @@ void mark_seeds(const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& f
            static_cast<std::int32_t>(tiles_x));
 }
 
-/// Clears the flags of the listed tiles (the list holds id + 1).
-void clear_flags(const Stream<std::int32_t>& list, const Stream<std::int32_t>& flags, std::int64_t count) {
-    static const auto kernel = group_kernel<256>("segment_clear_flags(list, flags, n)",
-                                                 [](Array<std::int32_t> list, Array<std::int32_t> flags, Int n) {
-        Int i = global_id();
-        If(i < n, [&] { flags.store(list.load(i) - 1, 0); });
+/// Clears the flags of the listed tiles (the list holds id + 1; its length is count[0]).
+void clear_flags(const Stream<std::int32_t>& list, const Stream<std::uint32_t>& count, const Stream<std::int32_t>& flags,
+                 std::int64_t groups) {
+    static const auto kernel = group_kernel<256>("segment_clear_flags(list, count, flags)",
+                                                 [](Array<std::int32_t> list, Array<std::uint32_t> count, Array<std::int32_t> flags) {
+        Int n = cast<std::int32_t>(count.load(0));
+        Var<std::int32_t> i = global_id();
+        While([&] { return i < n; }, [&] {
+            flags.store(list.load(i) - 1, 0);
+            i += num_groups() * 256;
+        });
     });
-    kernel(Groups{(count + 255) / 256}, list, flags, static_cast<std::int32_t>(count));
+    kernel(Groups{groups}, list, count, flags);
 }
 
 /// One pass: every listed tile grows to its fixed point in shared memory
@@ -117,62 +123,79 @@ void clear_flags(const Stream<std::int32_t>& list, const Stream<std::int32_t>& f
 /// that joins on the tile's border activates the tile across that border.
 /// Labels only go from 0 to 1, so reading a neighbouring tile's pixel before
 /// or after that tile sets it are both right: a late one is seen next pass.
+/// The list's length stays on the device: workgroups take tiles g, g + groups,
+/// ... so that any number of workgroups covers it, and the host reads the
+/// count only every few passes. stats[0] += tiles processed, stats[1] += 1
+/// for a pass with any.
 void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& list,
-               const Stream<std::int32_t>& flags, std::int64_t count, float low, float high, std::int64_t h, std::int64_t w,
-               std::int64_t tiles_x) {
+               const Stream<std::uint32_t>& count, const Stream<std::int32_t>& flags, const Stream<std::uint32_t>& stats,
+               std::int64_t groups, float low, float high, std::int64_t h, std::int64_t w, std::int64_t tiles_x) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "segment_grow(image, mask, list, flags, low, high, h, w, tiles_x)",
-        [](Array<float> image, Array<std::uint32_t> mask, Array<std::int32_t> list, Array<std::int32_t> flags, Float low, Float high,
-           Int h, Int w, Int tiles_x) {
+        "segment_grow(image, mask, list, count, flags, stats, low, high, h, w, tiles_x)",
+        [](Array<float> image, Array<std::uint32_t> mask, Array<std::int32_t> list, Array<std::uint32_t> count,
+           Array<std::int32_t> flags, Array<std::uint32_t> stats, Float low, Float high, Int h, Int w, Int tiles_x) {
             Shared<std::uint32_t> labels(kWorkgroup);
-            Shared<std::uint32_t> changed(3);  // pass k sets slot k % 3 (see the loop)
-            Int tile = list.load(group_id()) - 1;
-            Int ty = tile / tiles_x, tx = tile - (tile / tiles_x) * tiles_x;
+            Shared<std::uint32_t> changed(3);  // round k sets slot k % 3 (see the loop)
+            Int n = cast<std::int32_t>(count.load(0));
             Int l = local_id();
             Int ly = l / kTile, lx = l % kTile;
-            Int y = ty * kTile + ly, x = tx * kTile + lx;
-            Bool inside = y < h && x < w;
-            Int i = min(y, h - 1) * w + min(x, w - 1);
-            Float v = image.load(i);
-            Bool may_join = inside && v >= low && v <= high;
-            Var<std::uint32_t> mine = select(inside, mask.load(i), 0u);
-            labels.store(l, mine);
-            If(l < 3, [&] { changed.store(l, 0u); });
-            barrier();
-            // A neighbour's label: inside the tile from shared memory, else from mask (0 outside the image).
-            auto neighbour = [&](const Expr<bool>& in_tile, const Expr<std::int32_t>& local, const Expr<bool>& in_image,
-                                 const Expr<std::int32_t>& global) -> Expr<std::uint32_t> {
-                return select(in_tile, labels.load(local), select(in_image, mask.load(select(in_image, global, i)), 0u));
-            };
-            Var<std::int32_t> k = 0;
-            Var<bool> again = true;
-            While([&] { return again; }, [&] {
-                If(mine == 0u && may_join, [&] {
-                    Expr<std::uint32_t> any = neighbour(ly > 0, l - kTile, y > 0, i - w) | neighbour(ly < kTile - 1, l + kTile, y + 1 < h, i + w) |
-                                              neighbour(lx > 0, l - 1, x > 0, i - 1) | neighbour(lx < kTile - 1, l + 1, x + 1 < w, i + 1);
-                    If(any != 0u, [&] {
-                        mine = 1u;
-                        labels.store(l, 1u);
-                        mask.store(i, 1u);
-                        changed.store(k % 3, 1u);
-                        auto activate = [&](const Expr<std::int32_t>& t) { flags.store(t, t + 1); };
-                        If(ly == 0 && y > 0, [&] { activate(tile - tiles_x); });
-                        If(ly == kTile - 1 && y + 1 < h, [&] { activate(tile + tiles_x); });
-                        If(lx == 0 && x > 0, [&] { activate(tile - 1); });
-                        If(lx == kTile - 1 && x + 1 < w, [&] { activate(tile + 1); });
-                    });
-                });
-                // Slot (k + 1) % 3 was last read in pass k - 2, which every
-                // invocation finished before the barrier of pass k - 1.
-                If(l == 0, [&] { changed.store((k + 1) % 3, 0u); });
+            If(l == 0 && group_id() == 0 && n > 0, [&] { stats.atomic_add(1, 1u); });
+            Var<std::int32_t> e = group_id();
+            While([&] { return e < n; }, [&] {
+                Int tile = list.load(e) - 1;
+                Int ty = tile / tiles_x, tx = tile - (tile / tiles_x) * tiles_x;
+                Int y = ty * kTile + ly, x = tx * kTile + lx;
+                Bool inside = y < h && x < w;
+                Int i = min(y, h - 1) * w + min(x, w - 1);
+                Float v = image.load(i);
+                Bool may_join = inside && v >= low && v <= high;
+                Var<std::uint32_t> mine = select(inside, mask.load(i), 0u);
+                labels.store(l, mine);
+                If(l < 3, [&] { changed.store(l, 0u); });
+                If(l == 0, [&] { stats.atomic_add(0, 1u); });
                 barrier();
-                again = changed.load(k % 3) != 0u;
-                k += 1;
+                // A neighbour's label: inside the tile from shared memory, else from mask (0 outside the image).
+                auto neighbour = [&](const Expr<bool>& in_tile, const Expr<std::int32_t>& local, const Expr<bool>& in_image,
+                                     const Expr<std::int32_t>& global) -> Expr<std::uint32_t> {
+                    return select(in_tile, labels.load(local), select(in_image, mask.load(select(in_image, global, i)), 0u));
+                };
+                Var<std::int32_t> k = 0;
+                Var<bool> again = true;
+                While([&] { return again; }, [&] {
+                    If(mine == 0u && may_join, [&] {
+                        Expr<std::uint32_t> any = neighbour(ly > 0, l - kTile, y > 0, i - w) |
+                                                  neighbour(ly < kTile - 1, l + kTile, y + 1 < h, i + w) |
+                                                  neighbour(lx > 0, l - 1, x > 0, i - 1) | neighbour(lx < kTile - 1, l + 1, x + 1 < w, i + 1);
+                        If(any != 0u, [&] {
+                            mine = 1u;
+                            labels.store(l, 1u);
+                            mask.store(i, 1u);
+                            changed.store(k % 3, 1u);
+                            auto activate = [&](const Expr<std::int32_t>& t) { flags.store(t, t + 1); };
+                            If(ly == 0 && y > 0, [&] { activate(tile - tiles_x); });
+                            If(ly == kTile - 1 && y + 1 < h, [&] { activate(tile + tiles_x); });
+                            If(lx == 0 && x > 0, [&] { activate(tile - 1); });
+                            If(lx == kTile - 1 && x + 1 < w, [&] { activate(tile + 1); });
+                        });
+                    });
+                    // Slot (k + 1) % 3 was last read in round k - 2, which every
+                    // invocation finished before the barrier of round k - 1.
+                    If(l == 0, [&] { changed.store((k + 1) % 3, 0u); });
+                    barrier();
+                    again = changed.load(k % 3) != 0u;
+                    k += 1;
+                });
+                barrier();  // every invocation is done with this tile's labels and flags
+                e += num_groups();
             });
         });
-    kernel(Groups{count}, image, mask, list, flags, low, high, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
+    kernel(Groups{groups}, image, mask, list, count, flags, stats, low, high, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
            static_cast<std::int32_t>(tiles_x));
 }
+
+/// Passes between two reads of the active count: a pass whose list is empty
+/// costs three small dispatches, a read a round trip to the host.
+constexpr int kPassesPerRead = 8;
 
 GrowthStats grow_checked(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Growth& g) {
     const std::int64_t h = image.shape()[0], w = image.shape()[1];
@@ -180,21 +203,24 @@ GrowthStats grow_checked(const Stream<float>& image, const Stream<std::uint32_t>
     Runtime rt = Runtime::of(image);
     auto flags = rt.stream<std::int32_t>({tiles});
     auto list = rt.scratch<std::int32_t>({tiles});
+    auto count = rt.stream<std::uint32_t>({1});
+    auto stats = rt.stream<std::uint32_t>({2});
     mark_seeds(mask, flags, h, w, tiles_x);
-    GrowthStats stats;
-    for (;;) {
-        const std::int64_t count = active_tiles()(flags, list);
-        if (count == 0) {
-            stats.converged = true;
-            break;
+    active_tiles()(flags, list, count);
+    std::int64_t known = count.download()[0];
+    int dispatched = 0;
+    // Workgroups per pass: enough for the last count read and the front's growth since.
+    while (known > 0 && !(g.max_passes > 0 && dispatched == g.max_passes)) {
+        const std::int64_t groups = std::min(tiles, std::max<std::int64_t>(2 * known, 64));
+        for (int p = 0; p < kPassesPerRead && !(g.max_passes > 0 && dispatched == g.max_passes); ++p, ++dispatched) {
+            clear_flags(list, count, flags, (groups + 255) / 256);
+            grow_pass(image, mask, list, count, flags, stats, groups, g.low, g.high, h, w, tiles_x);
+            active_tiles()(flags, list, count);
         }
-        if (g.max_passes > 0 && stats.passes == g.max_passes) break;
-        clear_flags(list, flags, count);
-        grow_pass(image, mask, list, flags, count, g.low, g.high, h, w, tiles_x);
-        ++stats.passes;
-        stats.tiles_processed += count;
+        known = count.download()[0];
     }
-    return stats;
+    const std::vector<std::uint32_t> s = stats.download();
+    return GrowthStats{static_cast<int>(s[1]), known == 0, static_cast<std::int64_t>(s[0])};
 }
 
 }  // namespace

@@ -15,12 +15,14 @@
 // changing them compiles nothing. n.row() and n.column() are the element's
 // position, n.rows() and n.columns() the stream's shape.
 //
-// Each iteration is one dispatch over tiles of 16 x 16 elements (their reads
-// overlap in the caches). in and out may be the same stream; both must be
+// Each iteration is one dispatch over tiles of 256 elements, a workgroup each
+// (their reads overlap in the caches). in and out may be the same stream; both must be
 // dense (a fresh stream or a reshape of one) and of the same 2D shape.
 // Performance: docs/PERFORMANCE.md#stencils.
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <utility>
@@ -28,6 +30,9 @@
 #include <rill/rill.h>
 
 namespace rill {
+
+/// The default tile width of Stencil's dispatches (docs/PERFORMANCE.md#stencils).
+inline constexpr int kDefaultTileWidth = 16;
 
 enum class Boundary { Clamp, Mirror, Zero };
 
@@ -73,10 +78,11 @@ template <class T>
 class Stencil {
 public:
     using Body = std::function<Expr<T>(const Neighbourhood<T>&, const Expr<float4>&)>;
-    static constexpr int kTile = 16;
+    static constexpr int kWorkgroup = 256;
 
     Stencil(std::string name, int radius, Body body, Boundary boundary = Boundary::Clamp)
-        : name_(std::move(name)), radius_(radius), boundary_(boundary), kernel_(trace(name_, radius, std::move(body), boundary)) {}
+        : name_(std::move(name)), radius_(radius), boundary_(boundary), tile_width_(tile_width()),
+          kernel_(trace(name_, radius, std::move(body), boundary, tile_width_)) {}
 
     /// out = the body applied `iterations` times to in (0: a copy).
     void operator()(const Stream<T>& in, const Stream<T>& out, int iterations = 1, float4 params = {}) const {
@@ -99,7 +105,8 @@ public:
             if (in.buffer() != out.buffer()) detail::copy_stream(in, out);
             return;
         }
-        const std::int64_t tiles_x = (w + kTile - 1) / kTile, tiles = tiles_x * ((h + kTile - 1) / kTile);
+        const std::int64_t tile_height = kWorkgroup / tile_width_;
+        const std::int64_t tiles_x = (w + tile_width_ - 1) / tile_width_, tiles = tiles_x * ((h + tile_height - 1) / tile_height);
         auto step = [&](const Stream<T>& from, const Stream<T>& to) {
             kernel_(Groups{tiles}, from, to, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
                     static_cast<std::int32_t>(tiles_x), params);
@@ -124,18 +131,28 @@ public:
 private:
     using Kernel = rill::Kernel<Array<T>, Array<T>, Int, Int, Int, Float4>;
 
-    static Kernel trace(const std::string& name, int radius, Body body, Boundary boundary) {
-        if (radius < 0 || radius > kTile)
-            throw Error("rill::Stencil '" + name + "': radius " + std::to_string(radius) + " is outside 0.." +
-                        std::to_string(kTile) + "; give a radius in that range");
+    /// Tiles of width x (256 / width) elements; RILL_STENCIL_TILE_WIDTH (a
+    /// tuning knob: 16, 32, 64, 128 or 256) overrides the default.
+    static int tile_width() {
+        const char* knob = std::getenv("RILL_STENCIL_TILE_WIDTH");
+        if (!knob) return kDefaultTileWidth;
+        const std::string v = knob;
+        for (int w : {16, 32, 64, 128, 256})
+            if (v == std::to_string(w)) return w;
+        throw Error("RILL_STENCIL_TILE_WIDTH is '" + v + "'; give 16, 32, 64, 128 or 256, or unset it");
+    }
+
+    static Kernel trace(const std::string& name, int radius, Body body, Boundary boundary, int tile_w) {
+        if (radius < 0 || radius > 16)
+            throw Error("rill::Stencil '" + name + "': radius " + std::to_string(radius) + " is outside 0..16; give a radius in that range");
         if (!body) throw Error("rill::Stencil '" + name + "': the body is empty; give a function of the neighbourhood");
-        return group_kernel<kTile * kTile>(
+        return group_kernel<kWorkgroup>(
             name + "(in, out, h, w, tiles_x, params)",
-            [body = std::move(body), radius, boundary](Array<T> in, Array<T> out, Int h, Int w, Int tiles_x, Float4 params) {
+            [body = std::move(body), radius, boundary, tile_w](Array<T> in, Array<T> out, Int h, Int w, Int tiles_x, Float4 params) {
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
-                Int y = ty * kTile + local_id() / kTile;
-                Int x = (tile - ty * tiles_x) * kTile + local_id() % kTile;
+                Int y = ty * (kWorkgroup / tile_w) + local_id() / tile_w;
+                Int x = (tile - ty * tiles_x) * tile_w + local_id() % tile_w;
                 If(y < h && x < w, [&] {
                     Neighbourhood<T> n(in, y, x, h, w, radius, boundary);
                     out.store(y * w + x, body(n, params));
@@ -146,6 +163,7 @@ private:
     std::string name_;
     int radius_;
     Boundary boundary_;
+    int tile_width_;
     Kernel kernel_;
 };
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# rill's Segment on the GPU machine, after the recipe in ../shared/device/README.md
+# (rill-tests, rill-app-tests, rill-segment and rill-bench-segment carried in .device/):
+#
+#   bench/gpu/segment.sh [log2 side = 11] [iterations = 200]
+#
+# The stencil and segmentation tests on Vulkan and OpenGL (real drivers), the app
+# on both (its PNGs kept), then rill-bench-segment on both and the scheme in
+# PyTorch (torch.compile) in the same run; packs everything as $OUT/segment.tgz.
+set -uo pipefail
+source bench/gpu/device_prologue.sh segment
+k=${1:-11}
+iterations=${2:-200}
+for backend in vulkan opengl; do
+    RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Segment.*/$backend" \
+        > "$O/tests_$backend.txt" 2>&1 && echo "Segment tests on $backend passed" || { echo "Segment tests on $backend FAILED"; grep -E "FAILED|Failure" "$O/tests_$backend.txt" | head; }
+    RILL_GL_DEBUG=1 rill-app-tests --gtest_filter="Backends/SegmentApp.*/$backend" \
+        > "$O/app_tests_$backend.txt" 2>&1 && echo "Segment app tests on $backend passed" || echo "Segment app tests on $backend FAILED"
+    mkdir -p "$O/app_$backend"
+    RILL_BACKEND=$backend rill-segment --size 2048x2048 --out-dir "$O/app_$backend" > "$O/app_$backend/log.txt" 2>&1 || echo "rill-segment on $backend failed"
+    tail -3 "$O/app_$backend/log.txt"
+done
+el
+python3 bench/gpu/torch_segment.py "$k" "$iterations" > "$O/peer_torch_segment.json" 2> "$O/peer_torch_segment.err" || echo "PyTorch Segment peer failed: $(tail -3 "$O/peer_torch_segment.err")"
+cat "$O/peer_torch_segment.json"
+el
+for backend in vulkan opengl; do
+    RILL_BACKEND=$backend rill-bench-segment --size-log2 "$k" --iterations "$iterations" "$O/segment_$backend.json" > "$O/segment_$backend.txt" 2>&1 \
+        || echo "rill-bench-segment on $backend failed: $(tail -2 "$O/segment_$backend.txt")"
+    cat "$O/segment_$backend.txt"
+    el
+done
+finish

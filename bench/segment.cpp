@@ -1,0 +1,189 @@
+// Brook's Segment on any backend (rill/algorithms/segment.h), with the
+// figures of its issue side by side:
+//
+//   RILL_BACKEND=vulkan rill-bench-segment [--size-log2 11] [--iterations 200] [--threads N] [output.json]
+//
+// - one diffusion iteration on a 2^k square float image against a copy of
+//   the same image (the bytes an iteration must move: one read, one write),
+//   device times, medians of 5 after a warm-up;
+// - the whole segmentation (iterations + growth) of a noisy test image, and
+//   the same scheme written in plain C++ over TBB (float, the same order of
+//   operations) on the host in the same run (--threads, default all cores);
+// - growth from one seed over a disc of 1% of a 2^(k+1) square image, against
+//   the diffusion of the same iterations on an image of the region's tiles alone
+//   (what the region costs to diffuse).
+// Brook's MFLOPS (32 flops per pixel and iteration) beside each diffusion time.
+// Every result is checked before it is timed.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include <rill/algorithms/segment.h>
+#include <rill/rill.h>
+
+#include "timing.h"
+
+namespace {
+
+namespace seg = rill::segment;
+using rill::bench::Clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+/// A disc, a bar and a ring on a ramp, with noise: the app's kind of image.
+std::vector<float> test_image(std::int64_t n) {
+    std::vector<float> f(static_cast<std::size_t>(n * n));
+    std::mt19937 gen(5);
+    std::normal_distribution<float> noise(0.0f, 0.05f);
+    for (std::int64_t y = 0; y < n; ++y)
+        for (std::int64_t x = 0; x < n; ++x) {
+            const float u = (x + 0.5f) / n, v = (y + 0.5f) / n;
+            float value = 0.15f + 0.05f * u;
+            if (u > 0.6f && u < 0.9f && v > 0.55f && v < 0.7f) value = 0.5f;
+            if (std::hypot(u - 0.35f, v - 0.45f) < 0.22f) value = 0.85f;
+            f[static_cast<std::size_t>(y * n + x)] = value + noise(gen);
+        }
+    return f;
+}
+
+/// The diffusion of segment.h, written out in C++ over TBB rows (float throughout, as rill computes).
+void host_diffusion(std::vector<float>& u, std::vector<float>& tmp, std::int64_t n, const seg::Diffusion& d) {
+    const float dt = d.time_step, inv_k = 1.0f / d.contrast;
+    const bool exponential = d.conductance == seg::Conductance::Exponential;
+    for (int it = 0; it < d.iterations; ++it) {
+        tbb::parallel_for(std::int64_t{0}, n, [&](std::int64_t y) {
+            const float* up = &u[static_cast<std::size_t>(std::max<std::int64_t>(y - 1, 0) * n)];
+            const float* row = &u[static_cast<std::size_t>(y * n)];
+            const float* down = &u[static_cast<std::size_t>(std::min(y + 1, n - 1) * n)];
+            float* out = &tmp[static_cast<std::size_t>(y * n)];
+            for (std::int64_t x = 0; x < n; ++x) {
+                const float c = row[x];
+                auto flux = [&](float v) {
+                    const float diff = v - c, s = diff * inv_k * (diff * inv_k);
+                    return (exponential ? std::exp(-s) : 1.0f / (1.0f + s)) * diff;
+                };
+                out[x] = c + dt * (flux(up[x]) + flux(down[x]) + flux(row[std::min(x + 1, n - 1)]) + flux(row[std::max<std::int64_t>(x - 1, 0)]));
+            }
+        });
+        std::swap(u, tmp);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int log2 = 11, iterations = 200, threads = 0;
+    std::string json;
+    for (int a = 1; a < argc; ++a) {
+        const std::string arg = argv[a];
+        if (arg == "--size-log2" && a + 1 < argc) {
+            log2 = std::atoi(argv[++a]);
+        } else if (arg == "--iterations" && a + 1 < argc) {
+            iterations = std::atoi(argv[++a]);
+        } else if (arg == "--threads" && a + 1 < argc) {
+            threads = std::atoi(argv[++a]);
+        } else if (arg.rfind("--", 0) != 0 && json.empty()) {
+            json = arg;
+        } else {
+            std::fprintf(stderr, "usage: rill-bench-segment [--size-log2 K (4..13)] [--iterations N] [--threads N] [output.json]\n");
+            return 2;
+        }
+    }
+    if (log2 < 4 || log2 > 13 || iterations < 1) {
+        std::fprintf(stderr, "rill-bench-segment: --size-log2 takes 4..13 and --iterations at least 1\n");
+        return 2;
+    }
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                              threads > 0 ? static_cast<std::size_t>(threads) : tbb::info::default_concurrency());
+    rill::Runtime rt;
+    rt.set_profiling(true);
+    std::printf("backend %s: %s\n", rt.backend_name().c_str(), rt.info().device.c_str());
+    const std::int64_t n = std::int64_t{1} << log2;
+    const double pixels = double(n) * double(n);
+    const seg::Diffusion d{.iterations = iterations, .time_step = 0.2f, .contrast = 0.1f};
+    std::ostringstream out;
+    out << "{\"backend\":\"" << rt.backend_name() << "\",\"device\":\"" << rt.info().device << "\",\"side\":" << n;
+
+    // One iteration against a copy of the image.
+    const std::vector<float> f = test_image(n);
+    auto image = rt.stream<float>({n, n}, f);
+    auto smooth = rt.stream<float>({n, n});
+    static const auto copy = rill::kernel("segment_copy_roof(x, y)", [](rill::In<float> x, rill::Out<float> y) { y = x; });
+    const seg::Diffusion one{.iterations = 1, .time_step = d.time_step, .contrast = d.contrast};
+    const double iteration = rill::bench::median_ms(10, 5, [&] { seg::diffuse(image, smooth, one); }, rt).device_ms;
+    const double copied = rill::bench::median_ms(10, 5, [&] { copy(image, smooth); }, rt).device_ms;
+    std::printf("\n| %lld^2 float | one iteration | copy of the image | iteration / copy | MFLOPS (Brook's 32 per pixel) |\n|---|---|---|---|---|\n",
+                static_cast<long long>(n));
+    std::printf("| diffusion | %.4f ms | %.4f ms | %.3f | %.0f |\n", iteration, copied, iteration / copied, 32.0 * pixels / (iteration * 1e3));
+    out << ",\"iteration_ms\":" << iteration << ",\"copy_ms\":" << copied;
+
+    // The whole segmentation, checked against the C++ loop, and that loop timed.
+    std::vector<float> host = f, tmp(f.size());
+    host_diffusion(host, tmp, n, d);
+    auto mask = rt.stream<std::uint32_t>({n, n});
+    const seg::Options options{.diffusion = d, .growth = {.low = 0.7f, .high = 1.0f}};
+    const std::vector<rill::int2> seeds = {{static_cast<int>(0.45 * n), static_cast<int>(0.35 * n)}};
+    seg::segment(image, seeds, smooth, mask, options);
+    const std::vector<float> got = smooth.download();
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (!(std::abs(got[i] - host[i]) <= 1e-4f)) rill::bench::fail("diffused pixel " + std::to_string(i) + ": " + std::to_string(got[i]) + " against " + std::to_string(host[i]));
+    std::vector<double> whole;
+    seg::GrowthStats stats;
+    for (int r = 0; r < 3; ++r) {
+        rt.finish();
+        const auto t0 = Clock::now();
+        stats = seg::segment(image, seeds, smooth, mask, options);
+        rt.finish();
+        whole.push_back(ms_since(t0));
+    }
+    std::sort(whole.begin(), whole.end());
+    const double peer = rill::bench::host_median_ms([&] { host = f; }, [&] { host_diffusion(host, tmp, n, d); });
+    std::printf("\n| %lld^2, %d iterations + growth | rill (host wall) | C++ over TBB, diffusion only (%d threads) | peer / rill | growth passes |\n|---|---|---|---|---|\n",
+                static_cast<long long>(n), iterations, static_cast<int>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism)));
+    std::printf("| segmentation | %.2f ms | %.2f ms | %.2f | %d |\n", whole[1], peer, peer / whole[1], stats.passes);
+    out << ",\"segment_ms\":" << whole[1] << ",\"host_peer_ms\":" << peer << ",\"passes\":" << stats.passes;
+
+    // Growth over 1% of a twice larger image, against diffusing the region's tiles alone.
+    const std::int64_t big = 2 * n, radius = static_cast<std::int64_t>(std::sqrt(0.01 * double(big) * double(big) / M_PI));
+    std::vector<float> disc(static_cast<std::size_t>(big * big), 0.0f);
+    for (std::int64_t y = big / 2 - radius; y <= big / 2 + radius; ++y)
+        for (std::int64_t x = big / 2 - radius; x <= big / 2 + radius; ++x)
+            if ((y - big / 2) * (y - big / 2) + (x - big / 2) * (x - big / 2) <= radius * radius) disc[static_cast<std::size_t>(y * big + x)] = 1.0f;
+    auto region_image = rt.stream<float>({big, big}, disc);
+    auto region = rt.stream<std::uint32_t>({big, big});
+    const std::vector<rill::int2> centre = {{static_cast<int>(big / 2), static_cast<int>(big / 2)}};
+    std::vector<double> grown;
+    std::int64_t area = 0;
+    for (int r = 0; r < 3; ++r) {
+        seg::seed_mask(centre, region);
+        rt.finish();
+        const auto t0 = Clock::now();
+        stats = seg::grow(region_image, region, {.low = 0.5f, .high = 1.5f});
+        rt.finish();
+        grown.push_back(ms_since(t0));
+    }
+    for (std::uint32_t m : region.download()) area += m;
+    std::int64_t want = 0;
+    for (float v : disc) want += v > 0.5f;
+    if (area != want) rill::bench::fail("the grown region has " + std::to_string(area) + " pixels, the disc " + std::to_string(want));
+    std::sort(grown.begin(), grown.end());
+    const std::int64_t side = (2 * radius + 1 + 15) / 16 * 16 + 16;  // the disc's tiles and a ring of tiles around it
+    auto tiles_image = rt.stream<float>({side, side});
+    auto tiles_out = rt.stream<float>({side, side});
+    const double region_diffusion = rill::bench::median_ms(1, 5, [&] { seg::diffuse(tiles_image, tiles_out, d); }, rt).host_ms;
+    std::printf("\n| growth over 1%% of %lld^2 | growth (host wall) | passes | tiles processed | %d iterations on the region's %lld^2 tiles | growth / that |\n|---|---|---|---|---|---|\n",
+                static_cast<long long>(big), iterations, static_cast<long long>(side));
+    std::printf("| one seed | %.2f ms | %d | %lld | %.2f ms | %.2f |\n", grown[1], stats.passes, static_cast<long long>(stats.tiles_processed),
+                region_diffusion, grown[1] / region_diffusion);
+    out << ",\"growth_ms\":" << grown[1] << ",\"growth_passes\":" << stats.passes << ",\"region_diffusion_ms\":" << region_diffusion << "}\n";
+    if (!json.empty()) std::ofstream(json) << out.str();
+    return 0;
+}
