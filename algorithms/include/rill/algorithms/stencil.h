@@ -40,9 +40,12 @@ enum class Boundary { Clamp, Mirror, Zero };
 template <class T>
 class Neighbourhood {
 public:
+    /// `interior`: every element within the radius lies inside the stream
+    /// (no boundary rule to apply; known for a whole tile at once).
     Neighbourhood(const Array<T>& in, Expr<std::int32_t> y, Expr<std::int32_t> x, Expr<std::int32_t> h, Expr<std::int32_t> w,
-                  int radius, Boundary boundary)
-        : in_(in), y_(std::move(y)), x_(std::move(x)), h_(std::move(h)), w_(std::move(w)), radius_(radius), boundary_(boundary) {}
+                  int radius, Boundary boundary, bool interior)
+        : in_(in), y_(std::move(y)), x_(std::move(x)), h_(std::move(h)), w_(std::move(w)), i_(y_ * w_ + x_), radius_(radius),
+          boundary_(boundary), interior_(interior) {}
 
     /// The element dy rows and dx columns away, by the boundary rule.
     Expr<T> operator()(int dy, int dx) const {
@@ -50,7 +53,8 @@ public:
             throw Error("rill::Stencil: the body reads n(" + std::to_string(dy) + ", " + std::to_string(dx) +
                         ") but the stencil's radius is " + std::to_string(radius_) + "; give the Stencil a radius of at least " +
                         std::to_string(std::max(std::abs(dy), std::abs(dx))));
-        if (dy == 0 && dx == 0) return in_.load(y_ * w_ + x_);
+        if (dy == 0 && dx == 0) return in_.load(i_);
+        if (interior_) return in_.load(i_ + (dy * w_ + dx));
         auto reflect = [&](const Expr<std::int32_t>& i, const Expr<std::int32_t>& n) -> Expr<std::int32_t> {
             if (boundary_ != Boundary::Mirror) return i;
             return select(i < 0, -i, select(i >= n, 2 * (n - 1) - i, i));
@@ -69,9 +73,10 @@ public:
 
 private:
     const Array<T>& in_;
-    Expr<std::int32_t> y_, x_, h_, w_;
+    Expr<std::int32_t> y_, x_, h_, w_, i_;
     int radius_;
     Boundary boundary_;
+    bool interior_;
 };
 
 template <class T>
@@ -146,16 +151,26 @@ private:
         if (radius < 0 || radius > 16)
             throw Error("rill::Stencil '" + name + "': radius " + std::to_string(radius) + " is outside 0..16; give a radius in that range");
         if (!body) throw Error("rill::Stencil '" + name + "': the body is empty; give a function of the neighbourhood");
+        // Every index is clamped into the stream (whose shape the call
+        // checks), so the arrays need no checks of their own.
         return group_kernel<kWorkgroup>(
-            name + "(in, out, h, w, tiles_x, params)",
+            name + "(in, out, h, w, tiles_x, params)", GroupOptions{.unchecked_arrays = true},
             [body = std::move(body), radius, boundary, tile_w](Array<T> in, Array<T> out, Int h, Int w, Int tiles_x, Float4 params) {
+                const int tile_h = kWorkgroup / tile_w;
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
-                Int y = ty * (kWorkgroup / tile_w) + local_id() / tile_w;
-                Int x = (tile - ty * tiles_x) * tile_w + local_id() % tile_w;
-                If(y < h && x < w, [&] {
-                    Neighbourhood<T> n(in, y, x, h, w, radius, boundary);
+                Int y0 = ty * tile_h, x0 = (tile - ty * tiles_x) * tile_w;
+                Int y = y0 + local_id() / tile_w, x = x0 + local_id() % tile_w;
+                // Most tiles are interior: their body reads without clamps (the same in the whole workgroup).
+                Bool interior = y0 >= radius && y0 + (tile_h + radius) <= h && x0 >= radius && x0 + (tile_w + radius) <= w;
+                If(interior, [&] {
+                    Neighbourhood<T> n(in, y, x, h, w, radius, boundary, true);
                     out.store(y * w + x, body(n, params));
+                }).Else([&] {
+                    If(y < h && x < w, [&] {
+                        Neighbourhood<T> n(in, y, x, h, w, radius, boundary, false);
+                        out.store(y * w + x, body(n, params));
+                    });
                 });
             });
     }
