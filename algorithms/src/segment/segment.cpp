@@ -103,21 +103,6 @@ void mark_seeds(const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& f
            static_cast<std::int32_t>(tiles_x));
 }
 
-/// Clears the flags of the listed tiles (the list holds id + 1; its length is count[0]).
-void clear_flags(const Stream<std::int32_t>& list, const Stream<std::uint32_t>& count, const Stream<std::int32_t>& flags,
-                 std::int64_t groups) {
-    static const auto kernel = group_kernel<256>("segment_clear_flags(list, count, flags)",
-                                                 [](Array<std::int32_t> list, Array<std::uint32_t> count, Array<std::int32_t> flags) {
-        Int n = cast<std::int32_t>(count.load(0));
-        Var<std::int32_t> i = global_id();
-        While([&] { return i < n; }, [&] {
-            flags.store(list.load(i) - 1, 0);
-            i += num_groups() * 256;
-        });
-    });
-    kernel(Groups{groups}, list, count, flags);
-}
-
 /// One pass: every listed tile grows to its fixed point in shared memory
 /// (its neighbours outside the tile read from `mask` as they are); a pixel
 /// that joins on the tile's border activates the tile across that border.
@@ -125,15 +110,20 @@ void clear_flags(const Stream<std::int32_t>& list, const Stream<std::uint32_t>& 
 /// or after that tile sets it are both right: a late one is seen next pass.
 /// The list's length stays on the device: workgroups take tiles g, g + groups,
 /// ... so that any number of workgroups covers it, and the host reads the
-/// count only every few passes. stats[0] += tiles processed, stats[1] += 1
-/// for a pass with any.
+/// count only every few passes. The listed tiles are every nonzero flag of
+/// `listed`; each tile clears its own there, and activations go to `next`
+/// (the other flag array, all zeros: the pass before cleared it), so no pass
+/// of its own clears the flags. stats[0] += tiles processed, stats[1] += 1 for
+/// a pass with any.
 void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& list,
-               const Stream<std::uint32_t>& count, const Stream<std::int32_t>& flags, const Stream<std::uint32_t>& stats,
-               std::int64_t groups, float low, float high, std::int64_t h, std::int64_t w, std::int64_t tiles_x) {
+               const Stream<std::uint32_t>& count, const Stream<std::int32_t>& listed, const Stream<std::int32_t>& next,
+               const Stream<std::uint32_t>& stats, std::int64_t groups, float low, float high, std::int64_t h, std::int64_t w,
+               std::int64_t tiles_x) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "segment_grow(image, mask, list, count, flags, stats, low, high, h, w, tiles_x)",
+        "segment_grow(image, mask, list, count, listed, flags, stats, low, high, h, w, tiles_x)",
         [](Array<float> image, Array<std::uint32_t> mask, Array<std::int32_t> list, Array<std::uint32_t> count,
-           Array<std::int32_t> flags, Array<std::uint32_t> stats, Float low, Float high, Int h, Int w, Int tiles_x) {
+           Array<std::int32_t> listed, Array<std::int32_t> flags, Array<std::uint32_t> stats, Float low, Float high, Int h, Int w,
+           Int tiles_x) {
             Shared<std::uint32_t> labels(kWorkgroup);
             Shared<std::uint32_t> changed(3);  // round k sets slot k % 3 (see the loop)
             Int n = cast<std::int32_t>(count.load(0));
@@ -152,7 +142,10 @@ void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, co
                 Var<std::uint32_t> mine = select(inside, mask.load(i), 0u);
                 labels.store(l, mine);
                 If(l < 3, [&] { changed.store(l, 0u); });
-                If(l == 0, [&] { stats.atomic_add(0, 1u); });
+                If(l == 0, [&] {
+                    stats.atomic_add(0, 1u);
+                    listed.store(tile, 0);
+                });
                 barrier();
                 // A neighbour's label: inside the tile from shared memory, else from mask (0 outside the image).
                 auto neighbour = [&](const Expr<bool>& in_tile, const Expr<std::int32_t>& local, const Expr<bool>& in_image,
@@ -189,19 +182,19 @@ void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, co
                 e += num_groups();
             });
         });
-    kernel(Groups{groups}, image, mask, list, count, flags, stats, low, high, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
-           static_cast<std::int32_t>(tiles_x));
+    kernel(Groups{groups}, image, mask, list, count, listed, next, stats, low, high, static_cast<std::int32_t>(h),
+           static_cast<std::int32_t>(w), static_cast<std::int32_t>(tiles_x));
 }
 
 /// Passes between two reads of the active count: a pass whose list is empty
-/// costs three small dispatches, a read a round trip to the host.
-constexpr int kPassesPerRead = 8;
+/// costs two small dispatches, a read a round trip to the host.
+constexpr int kPassesPerRead = 16;
 
 GrowthStats grow_checked(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Growth& g) {
     const std::int64_t h = image.shape()[0], w = image.shape()[1];
     const std::int64_t tiles_x = (w + kTile - 1) / kTile, tiles = tiles_x * ((h + kTile - 1) / kTile);
     Runtime rt = Runtime::of(image);
-    auto flags = rt.stream<std::int32_t>({tiles});
+    Stream<std::int32_t> flags = rt.stream<std::int32_t>({tiles}), next = rt.stream<std::int32_t>({tiles});
     auto list = rt.scratch<std::int32_t>({tiles});
     auto count = rt.stream<std::uint32_t>({1});
     auto stats = rt.stream<std::uint32_t>({2});
@@ -213,8 +206,8 @@ GrowthStats grow_checked(const Stream<float>& image, const Stream<std::uint32_t>
     while (known > 0 && !(g.max_passes > 0 && dispatched == g.max_passes)) {
         const std::int64_t groups = std::min(tiles, std::max<std::int64_t>(2 * known, 64));
         for (int p = 0; p < kPassesPerRead && !(g.max_passes > 0 && dispatched == g.max_passes); ++p, ++dispatched) {
-            clear_flags(list, count, flags, (groups + 255) / 256);
-            grow_pass(image, mask, list, count, flags, stats, groups, g.low, g.high, h, w, tiles_x);
+            grow_pass(image, mask, list, count, flags, next, stats, groups, g.low, g.high, h, w, tiles_x);
+            std::swap(flags, next);
             active_tiles()(flags, list, count);
         }
         known = count.download()[0];
