@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -40,12 +41,20 @@ enum class Boundary { Clamp, Mirror, Zero };
 template <class T>
 class Neighbourhood {
 public:
-    /// `interior`: every element within the radius lies inside the stream
-    /// (no boundary rule to apply; known for a whole tile at once).
-    Neighbourhood(const Array<T>& in, Expr<std::int32_t> y, Expr<std::int32_t> x, Expr<std::int32_t> h, Expr<std::int32_t> w,
-                  int radius, Boundary boundary, bool interior)
-        : in_(in), y_(std::move(y)), x_(std::move(x)), h_(std::move(h)), w_(std::move(w)), i_(y_ * w_ + x_), radius_(radius),
-          boundary_(boundary), interior_(interior) {}
+    /// Loads already made for this invocation, by (row from the invocation's
+    /// first row, column offset) and the IR block they were made in: an
+    /// element read by the bodies of several rows is loaded once.
+    struct Loads {
+        std::map<std::pair<int, int>, std::pair<ir::BlockId, Expr<T>>> made;
+    };
+
+    /// The element at row y0 + k, column x of the stream. `interior`: every
+    /// element within the radius lies inside the stream (no boundary rule to
+    /// apply; known for a whole tile at once).
+    Neighbourhood(const Array<T>& in, const Expr<std::int32_t>& y0, int k, const Expr<std::int32_t>& x, const Expr<std::int32_t>& h,
+                  const Expr<std::int32_t>& w, int radius, Boundary boundary, bool interior, Loads& loads)
+        : in_(in), y0_(y0), k_(k), y_(y0 + k), x_(x), h_(h), w_(w), i0_(y0 * w + x), radius_(radius), boundary_(boundary),
+          interior_(interior), loads_(loads) {}
 
     /// The element dy rows and dx columns away, by the boundary rule.
     Expr<T> operator()(int dy, int dx) const {
@@ -53,16 +62,12 @@ public:
             throw Error("rill::Stencil: the body reads n(" + std::to_string(dy) + ", " + std::to_string(dx) +
                         ") but the stencil's radius is " + std::to_string(radius_) + "; give the Stencil a radius of at least " +
                         std::to_string(std::max(std::abs(dy), std::abs(dx))));
-        if (dy == 0 && dx == 0) return in_.load(i_);
-        if (interior_) return in_.load(i_ + (dy * w_ + dx));
-        auto reflect = [&](const Expr<std::int32_t>& i, const Expr<std::int32_t>& n) -> Expr<std::int32_t> {
-            if (boundary_ != Boundary::Mirror) return i;
-            return select(i < 0, -i, select(i >= n, 2 * (n - 1) - i, i));
-        };
-        Expr<std::int32_t> yy = reflect(y_ + dy, h_), xx = reflect(x_ + dx, w_);
-        Expr<std::int32_t> cy = clamp(yy, 0, h_ - 1), cx = clamp(xx, 0, w_ - 1);
-        Expr<T> value = in_.load(cy * w_ + cx);
-        if (boundary_ == Boundary::Zero) return select(cy == yy && cx == xx, value, Expr<T>(T{}));
+        const std::pair<int, int> key{k_ + dy, dx};
+        const ir::BlockId block = dsl::builder().current_block();
+        if (auto it = loads_.made.find(key); it != loads_.made.end() && it->second.first == block) return it->second.second;
+        Expr<T> value = load(k_ + dy, dx);
+        loads_.made.erase(key);
+        loads_.made.emplace(key, std::pair<ir::BlockId, Expr<T>>{block, value});
         return value;
     }
     const Expr<std::int32_t>& row() const { return y_; }
@@ -72,11 +77,28 @@ public:
     int radius() const { return radius_; }
 
 private:
+    /// The element at row y0 + r, column x + dx.
+    Expr<T> load(int r, int dx) const {
+        if (interior_) return in_.load(i0_ + (r * w_ + dx));
+        auto reflect = [&](const Expr<std::int32_t>& i, const Expr<std::int32_t>& n) -> Expr<std::int32_t> {
+            if (boundary_ != Boundary::Mirror) return i;
+            return select(i < 0, -i, select(i >= n, 2 * (n - 1) - i, i));
+        };
+        Expr<std::int32_t> yy = reflect(y0_ + r, h_), xx = reflect(x_ + dx, w_);
+        Expr<std::int32_t> cy = clamp(yy, 0, h_ - 1), cx = clamp(xx, 0, w_ - 1);
+        Expr<T> value = in_.load(cy * w_ + cx);
+        if (boundary_ == Boundary::Zero) return select(cy == yy && cx == xx, value, Expr<T>(T{}));
+        return value;
+    }
+
     const Array<T>& in_;
-    Expr<std::int32_t> y_, x_, h_, w_, i_;
+    Expr<std::int32_t> y0_;
+    int k_;
+    Expr<std::int32_t> y_, x_, h_, w_, i0_;
     int radius_;
     Boundary boundary_;
     bool interior_;
+    Loads& loads_;
 };
 
 template <class T>
@@ -84,6 +106,8 @@ class Stencil {
 public:
     using Body = std::function<Expr<T>(const Neighbourhood<T>&, const Expr<float4>&)>;
     static constexpr int kWorkgroup = 256;
+    /// Rows per invocation: reads shared by the rows' neighbourhoods are made once.
+    static constexpr int kRows = 4;
 
     Stencil(std::string name, int radius, Body body, Boundary boundary = Boundary::Clamp)
         : name_(std::move(name)), radius_(radius), boundary_(boundary), tile_width_(tile_width()),
@@ -110,7 +134,7 @@ public:
             if (in.buffer() != out.buffer()) detail::copy_stream(in, out);
             return;
         }
-        const std::int64_t tile_height = kWorkgroup / tile_width_;
+        const std::int64_t tile_height = kWorkgroup / tile_width_ * kRows;
         const std::int64_t tiles_x = (w + tile_width_ - 1) / tile_width_, tiles = tiles_x * ((h + tile_height - 1) / tile_height);
         auto step = [&](const Stream<T>& from, const Stream<T>& to) {
             kernel_(Groups{tiles}, from, to, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
@@ -156,21 +180,29 @@ private:
         return group_kernel<kWorkgroup>(
             name + "(in, out, h, w, tiles_x, params)", GroupOptions{.unchecked_arrays = true},
             [body = std::move(body), radius, boundary, tile_w](Array<T> in, Array<T> out, Int h, Int w, Int tiles_x, Float4 params) {
-                const int tile_h = kWorkgroup / tile_w;
+                const int tile_h = kWorkgroup / tile_w * kRows;
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
                 Int y0 = ty * tile_h, x0 = (tile - ty * tiles_x) * tile_w;
-                Int y = y0 + local_id() / tile_w, x = x0 + local_id() % tile_w;
+                // Each invocation computes kRows consecutive rows of its column.
+                Int y = y0 + local_id() / tile_w * kRows, x = x0 + local_id() % tile_w;
                 // Most tiles are interior: their body reads without clamps (the same in the whole workgroup).
                 Bool interior = y0 >= radius && y0 + (tile_h + radius) <= h && x0 >= radius && x0 + (tile_w + radius) <= w;
                 If(interior, [&] {
-                    Neighbourhood<T> n(in, y, x, h, w, radius, boundary, true);
-                    out.store(y * w + x, body(n, params));
+                    typename Neighbourhood<T>::Loads loads;
+                    for (int k = 0; k < kRows; ++k) {
+                        Neighbourhood<T> n(in, y, k, x, h, w, radius, boundary, true, loads);
+                        out.store((y + k) * w + x, body(n, params));
+                    }
                 }).Else([&] {
-                    If(y < h && x < w, [&] {
-                        Neighbourhood<T> n(in, y, x, h, w, radius, boundary, false);
-                        out.store(y * w + x, body(n, params));
-                    });
+                    // Clamped reads are in the stream for any y and x: every row's
+                    // value is computed, and only those inside are stored.
+                    typename Neighbourhood<T>::Loads loads;
+                    for (int k = 0; k < kRows; ++k) {
+                        Neighbourhood<T> n(in, y, k, x, h, w, radius, boundary, false, loads);
+                        Expr<T> value = body(n, params);
+                        If(y + k < h && x < w, [&] { out.store((y + k) * w + x, value); });
+                    }
                 });
             });
     }
