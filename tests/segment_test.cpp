@@ -16,8 +16,9 @@ class Segment : public BackendTest {};
 
 namespace seg = rill::segment;
 
-// Edge shapes: single pixels, rows, columns, odd sizes, a tile and one past it.
-const std::vector<std::pair<std::int64_t, std::int64_t>> kShapes = {{1, 1}, {1, 37}, {29, 1}, {3, 5}, {16, 16}, {17, 33}, {70, 45}};
+// Edge shapes: single pixels, rows, columns, odd sizes, a tile and one past it, and
+// one with interior tiles (every neighbour inside) at the default tile of 32 x 32.
+const std::vector<std::pair<std::int64_t, std::int64_t>> kShapes = {{1, 1}, {1, 37}, {29, 1}, {3, 5}, {16, 16}, {17, 33}, {70, 45}, {100, 90}};
 
 std::int64_t boundary_index(std::int64_t i, std::int64_t n, Boundary b, bool& zero) {
     if (b == Boundary::Mirror) {

@@ -15,8 +15,9 @@
 // changing them compiles nothing. n.row() and n.column() are the element's
 // position, n.rows() and n.columns() the stream's shape.
 //
-// Each iteration is one dispatch over tiles of 256 elements, a workgroup each
-// (their reads overlap in the caches). in and out may be the same stream; both must be
+// Each iteration is one dispatch over tiles of 32 x 32 elements, a workgroup
+// of 256 invocations each, an invocation 4 consecutive rows of a column (a
+// read that several of its rows share is made once). in and out may be the same stream; both must be
 // dense (a fresh stream or a reshape of one) and of the same 2D shape.
 // Performance: docs/PERFORMANCE.md#stencils.
 #pragma once
@@ -33,7 +34,7 @@
 namespace rill {
 
 /// The default tile width of Stencil's dispatches (docs/PERFORMANCE.md#stencils).
-inline constexpr int kDefaultTileWidth = 16;
+inline constexpr int kDefaultTileWidth = 32;
 
 enum class Boundary { Clamp, Mirror, Zero };
 
@@ -160,7 +161,8 @@ public:
 private:
     using Kernel = rill::Kernel<Array<T>, Array<T>, Int, Int, Int, Float4>;
 
-    /// Tiles of width x (256 / width) elements; RILL_STENCIL_TILE_WIDTH (a
+    /// Workgroups of width x (256 / width) invocations, tiles of width x
+    /// (1024 / width) elements; RILL_STENCIL_TILE_WIDTH (a
     /// tuning knob: 16, 32, 64, 128 or 256) overrides the default.
     static int tile_width() {
         const char* knob = std::getenv("RILL_STENCIL_TILE_WIDTH");
