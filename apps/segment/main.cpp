@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
                     32.0 * pixels * s.diffusion.iterations / (r.diffusion_ms * 1e3));
         std::int64_t region = 0;
         for (std::uint32_t m : r.mask) region += m;
-        std::printf("growth into [%g, %g]: %d passes over %lld active tiles of 16x16, %s, %.1f ms; region %lld pixels (%.2f%%)\n", r.low,
+        std::printf("growth into [%g, %g]: %d passes over %lld active tiles of 32x32, %s, %.1f ms; region %lld pixels (%.2f%%)\n", r.low,
                     r.high, r.growth.passes, static_cast<long long>(r.growth.tiles_processed),
                     r.growth.converged ? "converged" : "stopped by --max-passes", r.growth_ms, static_cast<long long>(region),
                     100.0 * region / pixels);

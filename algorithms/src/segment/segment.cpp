@@ -8,13 +8,16 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace rill::segment {
 
 namespace {
 
-constexpr int kTile = 16;  // growth tiles: kTile x kTile pixels, one workgroup each
-constexpr int kWorkgroup = kTile * kTile;
+constexpr int kTile = 32;  // growth tiles: kTile x kTile pixels, one workgroup each
+constexpr int kWorkgroup = 256;
+constexpr int kRowsApart = kWorkgroup / kTile;        // an invocation's pixels: rows ly, ly + 8, ...
+constexpr int kPixels = kTile * kTile / kWorkgroup;  // pixels per invocation
 
 void check_image(const char* who, const Stream<float>& image) {
     if (image.shape().rank != 2)
@@ -124,53 +127,66 @@ void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, co
         [](Array<float> image, Array<std::uint32_t> mask, Array<std::int32_t> list, Array<std::uint32_t> count,
            Array<std::int32_t> listed, Array<std::int32_t> flags, Array<std::uint32_t> stats, Float low, Float high, Int h, Int w,
            Int tiles_x) {
-            Shared<std::uint32_t> labels(kWorkgroup);
+            Shared<std::uint32_t> labels(kTile * kTile);
             Shared<std::uint32_t> changed(3);  // round k sets slot k % 3 (see the loop)
             Int n = cast<std::int32_t>(count.load(0));
             Int l = local_id();
-            Int ly = l / kTile, lx = l % kTile;
+            Int lx = l % kTile;
             If(l == 0 && group_id() == 0 && n > 0, [&] { stats.atomic_add(1, 1u); });
             Var<std::int32_t> e = group_id();
             While([&] { return e < n; }, [&] {
                 Int tile = list.load(e) - 1;
                 Int ty = tile / tiles_x, tx = tile - (tile / tiles_x) * tiles_x;
-                Int y = ty * kTile + ly, x = tx * kTile + lx;
-                Bool inside = y < h && x < w;
-                Int i = min(y, h - 1) * w + min(x, w - 1);
-                Float v = image.load(i);
-                Bool may_join = inside && v >= low && v <= high;
-                Var<std::uint32_t> mine = select(inside, mask.load(i), 0u);
-                labels.store(l, mine);
+                Int x = tx * kTile + lx;
+                // This invocation's pixels p: row ly[p] of the tile, local index at[p] in labels.
+                std::vector<Expr<std::int32_t>> ly, y, i, at;
+                std::vector<Expr<bool>> may_join;
+                std::vector<Var<std::uint32_t>> mine;
+                mine.reserve(kPixels);  // Vars stay where they were made
+                for (int p = 0; p < kPixels; ++p) {
+                    ly.push_back(l / kTile + p * kRowsApart);
+                    y.push_back(ty * kTile + ly[p]);
+                    at.push_back(ly[p] * kTile + lx);
+                    Bool inside = y[p] < h && x < w;
+                    i.push_back(min(y[p], h - 1) * w + min(x, w - 1));
+                    Float v = image.load(i[p]);
+                    may_join.push_back(inside && v >= low && v <= high);
+                    mine.emplace_back(select(inside, mask.load(i[p]), 0u));
+                    labels.store(at[p], mine[p]);
+                }
                 If(l < 3, [&] { changed.store(l, 0u); });
                 If(l == 0, [&] {
                     stats.atomic_add(0, 1u);
                     listed.store(tile, 0);
                 });
                 barrier();
-                // A neighbour's label: inside the tile from shared memory, else from mask (0 outside the image).
-                auto neighbour = [&](const Expr<bool>& in_tile, const Expr<std::int32_t>& local, const Expr<bool>& in_image,
-                                     const Expr<std::int32_t>& global) -> Expr<std::uint32_t> {
-                    return select(in_tile, labels.load(local), select(in_image, mask.load(select(in_image, global, i)), 0u));
-                };
                 Var<std::int32_t> k = 0;
                 Var<bool> again = true;
                 While([&] { return again; }, [&] {
-                    If(mine == 0u && may_join, [&] {
-                        Expr<std::uint32_t> any = neighbour(ly > 0, l - kTile, y > 0, i - w) |
-                                                  neighbour(ly < kTile - 1, l + kTile, y + 1 < h, i + w) |
-                                                  neighbour(lx > 0, l - 1, x > 0, i - 1) | neighbour(lx < kTile - 1, l + 1, x + 1 < w, i + 1);
-                        If(any != 0u, [&] {
-                            mine = 1u;
-                            labels.store(l, 1u);
-                            mask.store(i, 1u);
-                            changed.store(k % 3, 1u);
-                            auto activate = [&](const Expr<std::int32_t>& t) { flags.store(t, t + 1); };
-                            If(ly == 0 && y > 0, [&] { activate(tile - tiles_x); });
-                            If(ly == kTile - 1 && y + 1 < h, [&] { activate(tile + tiles_x); });
-                            If(lx == 0 && x > 0, [&] { activate(tile - 1); });
-                            If(lx == kTile - 1 && x + 1 < w, [&] { activate(tile + 1); });
+                    for (int p = 0; p < kPixels; ++p) {
+                        // A neighbour's label: inside the tile from shared memory, else from mask (0 outside the image).
+                        auto neighbour = [&](const Expr<bool>& in_tile, const Expr<std::int32_t>& local, const Expr<bool>& in_image,
+                                             const Expr<std::int32_t>& global) -> Expr<std::uint32_t> {
+                            return select(in_tile, labels.load(local), select(in_image, mask.load(select(in_image, global, i[p])), 0u));
+                        };
+                        If(mine[p] == 0u && may_join[p], [&] {
+                            Expr<std::uint32_t> any = neighbour(ly[p] > 0, at[p] - kTile, y[p] > 0, i[p] - w) |
+                                                      neighbour(ly[p] < kTile - 1, at[p] + kTile, y[p] + 1 < h, i[p] + w) |
+                                                      neighbour(lx > 0, at[p] - 1, x > 0, i[p] - 1) |
+                                                      neighbour(lx < kTile - 1, at[p] + 1, x + 1 < w, i[p] + 1);
+                            If(any != 0u, [&] {
+                                mine[p] = 1u;
+                                labels.store(at[p], 1u);
+                                mask.store(i[p], 1u);
+                                changed.store(k % 3, 1u);
+                                auto activate = [&](const Expr<std::int32_t>& t) { flags.store(t, t + 1); };
+                                If(ly[p] == 0 && y[p] > 0, [&] { activate(tile - tiles_x); });
+                                If(ly[p] == kTile - 1 && y[p] + 1 < h, [&] { activate(tile + tiles_x); });
+                                If(lx == 0 && x > 0, [&] { activate(tile - 1); });
+                                If(lx == kTile - 1 && x + 1 < w, [&] { activate(tile + 1); });
+                            });
                         });
-                    });
+                    }
                     // Slot (k + 1) % 3 was last read in round k - 2, which every
                     // invocation finished before the barrier of round k - 1.
                     If(l == 0, [&] { changed.store((k + 1) % 3, 0u); });

@@ -19,7 +19,7 @@
 //
 // Growth: the region is the set of pixels connected to a seed through
 // 4-neighbours whose value lies in [low, high] (seeds belong to it whatever
-// their value). It is grown in tiles of 16 x 16 pixels: each pass grows every
+// their value). It is grown in tiles of 32 x 32 pixels: each pass grows every
 // active tile to its fixed point in shared memory, and a tile is active in the
 // next pass only where a neighbouring tile's border pixels joined the region.
 // The active tiles are found by rill's compaction (Horn's filtering, GPU Gems 2
@@ -65,7 +65,7 @@ struct Growth {
 struct GrowthStats {
     int passes = 0;                    ///< passes over the active tiles
     bool converged = false;            ///< false when max_passes stopped it first
-    std::int64_t tiles_processed = 0;  ///< tiles of 16 x 16 pixels, summed over the passes
+    std::int64_t tiles_processed = 0;  ///< tiles of 32 x 32 pixels, summed over the passes
 };
 
 /// Grows the region of `mask` (nonzero: a seed; same shape as image) into the
