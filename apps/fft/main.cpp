@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "arguments.h"
 #include "filter.h"
 
 namespace {
@@ -30,17 +31,7 @@ const char kUsage[] =
     "  --out-dir DIR        where the PNGs go (default .)\n"
     "RILL_BACKEND=cpu|vulkan|opengl picks the backend (default: the best one here).\n";
 
-[[noreturn]] void usage_error(const std::string& what) {
-    std::fprintf(stderr, "rill-fft: %s\n%s", what.c_str(), kUsage);
-    std::exit(2);
-}
-
-float number(const char* flag, const char* text) {
-    char* end = nullptr;
-    const float v = std::strtof(text, &end);
-    if (!end || *end) usage_error(std::string(flag) + " takes a number, not '" + text + "'");
-    return v;
-}
+const app_args::Usage kArgs{"rill-fft", kUsage};
 
 }  // namespace
 
@@ -55,22 +46,21 @@ int main(int argc, char** argv) {
             std::fputs(kUsage, stdout);
             return 0;
         } else if (arg == "--low-pass" && has_value) {
-            options.filter = fft_app::Filter::LowPass, options.cutoff = number("--low-pass", argv[++a]);
+            options.filter = fft_app::Filter::LowPass, options.cutoff = app_args::number(kArgs, "--low-pass", argv[++a]);
         } else if (arg == "--high-pass" && has_value) {
-            options.filter = fft_app::Filter::HighPass, options.cutoff = number("--high-pass", argv[++a]);
+            options.filter = fft_app::Filter::HighPass, options.cutoff = app_args::number(kArgs, "--high-pass", argv[++a]);
         } else if (arg == "--deconvolve" && has_value) {
-            options.filter = fft_app::Filter::Deconvolve, options.sigma = number("--deconvolve", argv[++a]);
+            options.filter = fft_app::Filter::Deconvolve, options.sigma = app_args::number(kArgs, "--deconvolve", argv[++a]);
         } else if (arg == "--noise" && has_value) {
-            options.noise = number("--noise", argv[++a]);
+            options.noise = app_args::number(kArgs, "--noise", argv[++a]);
         } else if (arg == "--size" && has_value) {
-            if (std::sscanf(argv[++a], "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 16384 || h > 16384)
-                usage_error("--size takes WxH with both from 1 to 16384, not '" + std::string(argv[a]) + "'");
+            app_args::size(kArgs, argv[++a], w, h);
         } else if (arg == "--out-dir" && has_value) {
             dir = argv[++a];
         } else if (arg.rfind("--", 0) != 0 && input.empty()) {
             input = arg;
         } else {
-            usage_error("unknown or incomplete argument '" + arg + "'");
+            app_args::usage_error(kArgs, "unknown or incomplete argument '" + arg + "'");
         }
     }
     try {

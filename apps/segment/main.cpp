@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "arguments.h"
 #include "segment_app.h"
 
 namespace {
@@ -36,24 +37,7 @@ const char kUsage[] =
     "  --out-dir DIR             where the PNGs go (default .)\n"
     "RILL_BACKEND=cpu|vulkan|opengl picks the backend (default: the best one here).\n";
 
-[[noreturn]] void usage_error(const std::string& what) {
-    std::fprintf(stderr, "rill-segment: %s\n%s", what.c_str(), kUsage);
-    std::exit(2);
-}
-
-float number(const char* flag, const char* text) {
-    char* end = nullptr;
-    const float v = std::strtof(text, &end);
-    if (!end || *end || end == text) usage_error(std::string(flag) + " takes a number, not '" + text + "'");
-    return v;
-}
-
-int integer(const char* flag, const char* text) {
-    char* end = nullptr;
-    const long v = std::strtol(text, &end, 10);
-    if (!end || *end || end == text || v < -(1L << 30) || v > (1L << 30)) usage_error(std::string(flag) + " takes an integer, not '" + text + "'");
-    return static_cast<int>(v);
-}
+const app_args::Usage kArgs{"rill-segment", kUsage};
 
 }  // namespace
 
@@ -73,38 +57,37 @@ int main(int argc, char** argv) {
         } else if (arg == "--seed" && has_value) {
             int row = 0, col = 0;
             char rest = 0;
-            if (std::sscanf(argv[++a], "%d,%d%c", &row, &col, &rest) != 2) usage_error("--seed takes ROW,COL, not '" + std::string(argv[a]) + "'");
+            if (std::sscanf(argv[++a], "%d,%d%c", &row, &col, &rest) != 2) app_args::usage_error(kArgs, "--seed takes ROW,COL, not '" + std::string(argv[a]) + "'");
             s.seeds.push_back(rill::int2{row, col});
         } else if (arg == "--low" && has_value) {
-            s.low = number("--low", argv[++a]), low = true;
+            s.low = app_args::number(kArgs, "--low", argv[++a]), low = true;
         } else if (arg == "--high" && has_value) {
-            s.high = number("--high", argv[++a]), high = true;
+            s.high = app_args::number(kArgs, "--high", argv[++a]), high = true;
         } else if (arg == "--tolerance" && has_value) {
-            s.tolerance = number("--tolerance", argv[++a]);
+            s.tolerance = app_args::number(kArgs, "--tolerance", argv[++a]);
         } else if (arg == "--iterations" && has_value) {
-            s.diffusion.iterations = integer("--iterations", argv[++a]);
+            s.diffusion.iterations = app_args::integer(kArgs, "--iterations", argv[++a]);
         } else if (arg == "--time-step" && has_value) {
-            s.diffusion.time_step = number("--time-step", argv[++a]);
+            s.diffusion.time_step = app_args::number(kArgs, "--time-step", argv[++a]);
         } else if (arg == "--contrast" && has_value) {
-            s.diffusion.contrast = number("--contrast", argv[++a]);
+            s.diffusion.contrast = app_args::number(kArgs, "--contrast", argv[++a]);
         } else if (arg == "--conductance" && has_value) {
             const std::string c = argv[++a];
-            if (c != "exp" && c != "rational") usage_error("--conductance takes exp or rational, not '" + c + "'");
+            if (c != "exp" && c != "rational") app_args::usage_error(kArgs, "--conductance takes exp or rational, not '" + c + "'");
             s.diffusion.conductance = c == "exp" ? rill::segment::Conductance::Exponential : rill::segment::Conductance::Rational;
         } else if (arg == "--max-passes" && has_value) {
-            s.max_passes = integer("--max-passes", argv[++a]);
+            s.max_passes = app_args::integer(kArgs, "--max-passes", argv[++a]);
         } else if (arg == "--size" && has_value) {
-            if (std::sscanf(argv[++a], "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 16384 || h > 16384)
-                usage_error("--size takes WxH with both from 1 to 16384, not '" + std::string(argv[a]) + "'");
+            app_args::size(kArgs, argv[++a], w, h);
         } else if (arg == "--out-dir" && has_value) {
             dir = argv[++a];
         } else if (arg.rfind("--", 0) != 0 && input.empty()) {
             input = arg;
         } else {
-            usage_error("unknown or incomplete argument '" + arg + "'");
+            app_args::usage_error(kArgs, "unknown or incomplete argument '" + arg + "'");
         }
     }
-    if (low != high) usage_error("give --low and --high together (or --tolerance)");
+    if (low != high) app_args::usage_error(kArgs, "give --low and --high together (or --tolerance)");
     s.range_given = low;
     try {
         const segment_app::Image image = input.empty() ? segment_app::procedural_image(w, h) : app_images::read_png("rill-segment", input);

@@ -22,3 +22,16 @@ finish() {
     for f in "$O"/*_sass/*.sass; do [ -e "$f" ] && gzip -f "$f"; done
     (cd "$OUT" && tar czf "$run_name.tgz" "$run_name" && rm -rf "$run_name")
 }
+# run_gpu_tests LABEL TESTS APP_TESTS: the gtest filters TESTS (rill-tests) and APP_TESTS
+# (rill-app-tests) on Vulkan and OpenGL, BACKEND in a filter standing for each; GL debug
+# output on (the GPU machine's image has no Vulkan validation layer). Output in $O.
+run_gpu_tests() {
+    local label=$1 tests=$2 app_tests=$3 backend
+    for backend in vulkan opengl; do
+        RILL_GL_DEBUG=1 rill-tests --gtest_filter="${tests//BACKEND/$backend}" > "$O/tests_$backend.txt" 2>&1 \
+            && echo "$label tests on $backend passed" \
+            || { echo "$label tests on $backend FAILED"; grep -E "FAILED|Failure" "$O/tests_$backend.txt" | head; }
+        RILL_GL_DEBUG=1 rill-app-tests --gtest_filter="${app_tests//BACKEND/$backend}" > "$O/app_tests_$backend.txt" 2>&1 \
+            && echo "$label app tests on $backend passed" || echo "$label app tests on $backend FAILED"
+    done
+}

@@ -10,13 +10,7 @@
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
-for backend in vulkan opengl; do
-    # No validation layer on the GPU machine (its image has none); GL debug output is on.
-    RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Fft.*/$backend:Backends/Builtins.ComplexHelpers/$backend" \
-        > "$O/tests_$backend.txt" 2>&1 && echo "FFT tests on $backend passed" || { echo "FFT tests on $backend FAILED"; grep -E "FAILED|Failure" "$O/tests_$backend.txt" | head; }
-    RILL_GL_DEBUG=1 rill-app-tests --gtest_filter="Backends/FftApp.*/$backend" \
-        > "$O/app_tests_$backend.txt" 2>&1 && echo "FFT app tests on $backend passed" || echo "FFT app tests on $backend FAILED"
-done
+run_gpu_tests FFT "Backends/Fft.*/BACKEND:Backends/Builtins.ComplexHelpers/BACKEND" "Backends/FftApp.*/BACKEND"
 el
 python3 bench/gpu/torch_fft.py "$e" > "$O/peer_torch_fft.json" || echo "PyTorch FFT peer failed"
 el

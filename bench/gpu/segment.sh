@@ -11,11 +11,8 @@ set -uo pipefail
 source bench/gpu/device_prologue.sh segment
 k=${1:-11}
 iterations=${2:-200}
+run_gpu_tests Segment "Backends/Segment.*/BACKEND" "Backends/SegmentApp.*/BACKEND"
 for backend in vulkan opengl; do
-    RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Segment.*/$backend" \
-        > "$O/tests_$backend.txt" 2>&1 && echo "Segment tests on $backend passed" || { echo "Segment tests on $backend FAILED"; grep -E "FAILED|Failure" "$O/tests_$backend.txt" | head; }
-    RILL_GL_DEBUG=1 rill-app-tests --gtest_filter="Backends/SegmentApp.*/$backend" \
-        > "$O/app_tests_$backend.txt" 2>&1 && echo "Segment app tests on $backend passed" || echo "Segment app tests on $backend FAILED"
     mkdir -p "$O/app_$backend"
     RILL_BACKEND=$backend rill-segment --size 2048x2048 --out-dir "$O/app_$backend" > "$O/app_$backend/log.txt" 2>&1 || echo "rill-segment on $backend failed"
     tail -3 "$O/app_$backend/log.txt"
