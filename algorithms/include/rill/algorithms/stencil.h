@@ -143,8 +143,9 @@ public:
         };
         // Ping-pong between out and a scratch stream so that the last
         // iteration writes out; the first never writes the stream it reads.
-        const Stream<T> other = Runtime::of(in).template scratch<T>(in.shape());
+        // One iteration from one stream into another needs no scratch.
         const bool same = in.buffer() == out.buffer();
+        const Stream<T> other = iterations == 1 && !same ? Stream<T>() : Runtime::of(in).template scratch<T>(in.shape());
         const Stream<T>* from = &in;
         for (int i = 0; i < iterations; ++i) {
             const Stream<T>* to = from == &out ? &other : from == &other ? &out : (same || iterations % 2 == 0) ? &other : &out;
