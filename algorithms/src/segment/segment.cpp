@@ -138,21 +138,14 @@ void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, co
                 Int tile = list.load(e) - 1;
                 Int ty = tile / tiles_x, tx = tile - (tile / tiles_x) * tiles_x;
                 Int x = tx * kTile + lx;
-                // This invocation's pixels p: row ly[p] of the tile, local index at[p] in labels.
-                std::vector<Expr<std::int32_t>> ly, y, i, at;
-                std::vector<Expr<bool>> may_join;
-                std::vector<Var<std::uint32_t>> mine;
-                mine.reserve(kPixels);  // Vars stay where they were made
+                // The tile's pixels in shared memory: 1 in the region, 2 may join, 0 may not.
                 for (int p = 0; p < kPixels; ++p) {
-                    ly.push_back(l / kTile + p * kRowsApart);
-                    y.push_back(ty * kTile + ly[p]);
-                    at.push_back(ly[p] * kTile + lx);
-                    Bool inside = y[p] < h && x < w;
-                    i.push_back(min(y[p], h - 1) * w + min(x, w - 1));
-                    Float v = image.load(i[p]);
-                    may_join.push_back(inside && v >= low && v <= high);
-                    mine.emplace_back(select(inside, mask.load(i[p]), 0u));
-                    labels.store(at[p], mine[p]);
+                    Int ly = l / kTile + p * kRowsApart;
+                    Int y = ty * kTile + ly;
+                    Bool inside = y < h && x < w;
+                    Int i = min(y, h - 1) * w + min(x, w - 1);
+                    Float v = image.load(i);
+                    labels.store(ly * kTile + lx, select(inside && mask.load(i) != 0u, 1u, select(inside && v >= low && v <= high, 2u, 0u)));
                 }
                 If(l < 3, [&] { changed.store(l, 0u); });
                 If(l == 0, [&] {
@@ -160,33 +153,43 @@ void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, co
                     listed.store(tile, 0);
                 });
                 barrier();
+                // Rounds of sweeps: invocations 0-127 each carry the region along a
+                // row or a column of the tile, in one of the two directions, all at
+                // once (labels only go from 2 to 1, so their races are benign), until
+                // a round changes nothing. A sweep starts from the pixel outside the
+                // tile's edge (from mask), so a neighbouring tile's region enters.
+                Int line = l % kTile, kind = l / kTile;  // kind: 0 rows forward, 1 rows backward, 2 columns down, 3 columns up
                 Var<std::int32_t> k = 0;
                 Var<bool> again = true;
                 While([&] { return again; }, [&] {
-                    for (int p = 0; p < kPixels; ++p) {
-                        // A neighbour's label: inside the tile from shared memory, else from mask (0 outside the image).
-                        auto neighbour = [&](const Expr<bool>& in_tile, const Expr<std::int32_t>& local, const Expr<bool>& in_image,
-                                             const Expr<std::int32_t>& global) -> Expr<std::uint32_t> {
-                            return select(in_tile, labels.load(local), select(in_image, mask.load(select(in_image, global, i[p])), 0u));
+                    If(kind < 4, [&] {
+                        auto place = [&](const Expr<std::int32_t>& step, Var<std::int32_t>& r, Var<std::int32_t>& c) {
+                            Int along = select(kind == 1 || kind == 3, kTile - 1 - step, step);
+                            r = select(kind < 2, line, along);
+                            c = select(kind < 2, along, line);
                         };
-                        If(mine[p] == 0u && may_join[p], [&] {
-                            Expr<std::uint32_t> any = neighbour(ly[p] > 0, at[p] - kTile, y[p] > 0, i[p] - w) |
-                                                      neighbour(ly[p] < kTile - 1, at[p] + kTile, y[p] + 1 < h, i[p] + w) |
-                                                      neighbour(lx > 0, at[p] - 1, x > 0, i[p] - 1) |
-                                                      neighbour(lx < kTile - 1, at[p] + 1, x + 1 < w, i[p] + 1);
-                            If(any != 0u, [&] {
-                                mine[p] = 1u;
-                                labels.store(at[p], 1u);
-                                mask.store(i[p], 1u);
+                        Var<std::int32_t> r = 0, c = 0;
+                        place(Expr<std::int32_t>(-1), r, c);  // the pixel before the first, outside the tile
+                        Int gy = ty * kTile + r, gx = tx * kTile + c;
+                        Var<bool> carry = gy >= 0 && gy < h && gx >= 0 && gx < w && mask.load(max(gy, 0) * w + max(gx, 0)) != 0u;
+                        For(0, kTile, [&](Int step) {
+                            place(step, r, c);
+                            Int at = r * kTile + c;
+                            UInt now = labels.load(at);
+                            If(now == 2u && carry, [&] {
+                                Int y = ty * kTile + r, x = tx * kTile + c;
+                                labels.store(at, 1u);
+                                mask.store(y * w + x, 1u);
                                 changed.store(k % 3, 1u);
                                 auto activate = [&](const Expr<std::int32_t>& t) { flags.store(t, t + 1); };
-                                If(ly[p] == 0 && y[p] > 0, [&] { activate(tile - tiles_x); });
-                                If(ly[p] == kTile - 1 && y[p] + 1 < h, [&] { activate(tile + tiles_x); });
-                                If(lx == 0 && x > 0, [&] { activate(tile - 1); });
-                                If(lx == kTile - 1 && x + 1 < w, [&] { activate(tile + 1); });
+                                If(r == 0 && y > 0, [&] { activate(tile - tiles_x); });
+                                If(r == kTile - 1 && y + 1 < h, [&] { activate(tile + tiles_x); });
+                                If(c == 0 && x > 0, [&] { activate(tile - 1); });
+                                If(c == kTile - 1 && x + 1 < w, [&] { activate(tile + 1); });
                             });
+                            carry = now == 1u || (now == 2u && carry);
                         });
-                    }
+                    });
                     // Slot (k + 1) % 3 was last read in round k - 2, which every
                     // invocation finished before the barrier of round k - 1.
                     If(l == 0, [&] { changed.store((k + 1) % 3, 0u); });
