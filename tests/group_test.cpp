@@ -987,6 +987,62 @@ TEST_P(GroupKernels, MemoryFenceHandsRecordsBetweenWorkgroups) {
     EXPECT_NE(error.find("rill::memory_fence() exists only in group kernels"), std::string::npos) << error;
 }
 
+TEST_P(GroupKernels, LocalArraysBelongToOneInvocation) {
+    // Each invocation pushes a run of its own values on a Local stack (a
+    // length that differs between invocations, so that lanes diverge), writes
+    // out of range at both ends, then pops the run in reverse into a checksum:
+    // sharing between invocations, or a write out of range that lands, shows.
+    auto k = group_kernel<kWg>("local_stack(seeds, out)", [](Array<std::int32_t> seeds, Array<uint4> out) {
+        constexpr int kDepth = 19;
+        Local<std::uint32_t> stack(kDepth);
+        Local<float2> pairs(3);
+        Int i = global_id();
+        Int seed = seeds.load(i);
+        Int n = seed % (kDepth + 1);
+        For(0, n, [&](Int j) { stack.store(j, cast<std::uint32_t>(seed * 32 + j)); });
+        stack.store(-1, 12345u);
+        stack.store(kDepth + seed % 3, 12345u);
+        pairs.store(seed % 3, Float2(cast<float>(seed), 0.5f));
+        UInt checksum = 0u;
+        Int sp = n;
+        While([&] { return sp > 0; }, [&] {
+            sp = sp - 1;
+            checksum = checksum * 31u + stack.load(sp);
+        });
+        Float2 p = pairs.load(seed % 3);
+        out.store(i, UInt4(checksum, stack.load(-1) + stack.load(kDepth), cast<std::uint32_t>(p.x() + p.y() * 2.0f),
+                           cast<std::uint32_t>(n)));
+    });
+    for (std::int64_t groups : {1, 5}) {
+        const std::int64_t count = groups * kWg;
+        std::vector<std::int32_t> seeds(static_cast<std::size_t>(count));
+        std::mt19937 gen(static_cast<std::uint32_t>(groups));
+        for (auto& s : seeds) s = static_cast<std::int32_t>(gen() % 100000);
+        auto out = rt().stream<uint4>({count});
+        k(Groups{groups}, rt().stream<std::int32_t>({count}, seeds), out);
+        std::vector<uint4> got = out.download();
+        for (std::int64_t i = 0; i < count; ++i) {
+            const std::int32_t seed = seeds[i], n = seed % 20;
+            std::uint32_t checksum = 0;
+            for (std::int32_t j = n - 1; j >= 0; --j) checksum = checksum * 31u + std::uint32_t(seed * 32 + j);
+            const uint4 want{checksum, 0u, std::uint32_t(seed + 1), std::uint32_t(n)};
+            ASSERT_EQ(got[i], want) << "invocation " << i << " of " << groups << " groups";
+        }
+    }
+    // It lives in shared memory: a Local too large for the device is refused at launch.
+    auto too_deep = group_kernel<64>("too_deep(v)", [](Array<float> v) {
+        Local<float> deep(std::int64_t{1} << 16);  // 64 invocations x 256 KiB
+        deep.store(0, 1.0f);
+        v.store(global_id(), deep.load(0));
+    });
+    auto v = rt().stream<float>({64});
+    const std::string deep_error = error_message([&] { too_deep(Groups{1}, v); });
+    EXPECT_NE(deep_error.find("too_deep': its Shared<T> and Local<T> arrays take 16777216 bytes"), std::string::npos) << deep_error;
+    const std::string brook_error =
+        error_message([] { kernel("k(out)", [](Out<float> out) { Local<float> l(4); out = l.load(0); }); });
+    EXPECT_NE(brook_error.find("rill::Local<T> exists only in group kernels"), std::string::npos) << brook_error;
+}
+
 TEST_P(GroupKernels, ClearErrors) {
     auto too_much_shared = group_kernel<64>("too_much_shared(v)", [](Array<float> v) {
         Shared<float> big(std::int64_t{1} << 22);  // 16 MiB: more than any device's shared memory
@@ -995,7 +1051,7 @@ TEST_P(GroupKernels, ClearErrors) {
     });
     auto v = rt().stream<float>({64});
     const std::string shared_error = error_message([&] { too_much_shared(Groups{1}, v); });
-    EXPECT_NE(shared_error.find("too_much_shared': its Shared<T> arrays take 16777216 bytes"), std::string::npos)
+    EXPECT_NE(shared_error.find("too_much_shared': its Shared<T> and Local<T> arrays take 16777216 bytes"), std::string::npos)
         << shared_error;
 
     auto wide = group_kernel<1024>("wide(v)", [](Array<float> v) { v.store(global_id(), 1.0f); });

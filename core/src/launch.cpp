@@ -67,9 +67,9 @@ public:
                         std::to_string(info.limits.max_workgroup_size) + " invocations; trace it with a smaller "
                         "rill::group_kernel<N>");
         if (k_.shared_bytes() > info.limits.shared_memory_bytes)
-            throw Error("kernel '" + k_.name + "': its Shared<T> arrays take " + std::to_string(k_.shared_bytes()) +
+            throw Error("kernel '" + k_.name + "': its Shared<T> and Local<T> arrays take " + std::to_string(k_.shared_bytes()) +
                         " bytes but the " + info.name + " device has " + std::to_string(info.limits.shared_memory_bytes) +
-                        " bytes of shared memory per workgroup; use fewer or smaller Shared arrays");
+                        " bytes of shared memory per workgroup; use fewer or smaller Shared and Local arrays (a Local<T> takes its count times the workgroup size)");
         if (const std::uint32_t s = k_.subgroup_size) {
             const DeviceLimits& l = info.limits;
             if (s < l.min_subgroup_size || s > l.max_subgroup_size)

@@ -109,6 +109,27 @@ std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std:
     return static_cast<std::uint16_t>(k.shared.size() - 1);
 }
 
+std::uint16_t add_local(const std::string& type_name, std::uint32_t words, std::int64_t count) {
+    require_group_kernel("Local<T>");
+    ir::Kernel& k = kernel();
+    const std::int64_t wg = k.workgroup_size;
+    if (count < 1 || count * wg > (std::int64_t{1} << 24))
+        throw Error("kernel '" + k.name + "': rill::Local<" + type_name + "> of " + std::to_string(count) +
+                    " elements per invocation; give it 1 to 2^24 / " + std::to_string(wg) +
+                    " elements (it lives in shared memory, whose device limit applies at launch)");
+    return add_shared(type_name, words, count * wg);
+}
+
+ir::ExprId local_slot(std::int64_t count, ir::ExprId index) {
+    ir::Builder& b = builder();
+    const ir::ExprId wg = b.constant_i(static_cast<std::int32_t>(kernel().workgroup_size));
+    const ir::ExprId slot = b.binary(ir::Op::Add, b.binary(ir::Op::Mul, index, wg), b.group_leaf(ir::Op::LocalId));
+    // One unsigned comparison tests both ends.
+    const ir::ExprId inside = b.binary(ir::Op::Lt, b.bitcast(index, Scalar::Uint),
+                                       b.constant_u(static_cast<std::uint32_t>(count)));
+    return b.select(inside, slot, b.constant_i(-1));
+}
+
 ir::ExprId group_value(ir::Op op, const char* what) {
     require_group_kernel((std::string(what) + "()").c_str());
     return builder().group_leaf(op);

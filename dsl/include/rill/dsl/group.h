@@ -67,6 +67,11 @@ ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t,
                          ir::ExprId compare);
 ir::ExprId array_size(std::uint16_t param);
 std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std::int64_t count, bool unchecked = false);
+/// The shared array behind a Local<T> of `count` elements per invocation.
+std::uint16_t add_local(const std::string& type_name, std::uint32_t words, std::int64_t count);
+/// Where element `index` of this invocation's Local array of `count` lies in
+/// that shared array (-1, out of range, for an index outside 0 .. count-1).
+ir::ExprId local_slot(std::int64_t count, ir::ExprId index);
 /// Marks a Shared array whose indices are in range by construction: rill's
 /// own algorithms only (an index out of range is then undefined on GPUs).
 struct Unchecked {};
@@ -237,6 +242,38 @@ public:
         : dsl::Memory<T, dsl::Space::Shared>(dsl::add_shared(element_name<T>::get(), element_words<T>, count)) {}
     Shared(std::int64_t count, dsl::Unchecked)
         : dsl::Memory<T, dsl::Space::Shared>(dsl::add_shared(element_name<T>::get(), element_words<T>, count, true)) {}
+};
+
+/// A per-invocation array of `count` elements, declared in a group kernel's
+/// body: every invocation reads and writes its own `count` elements (a ray
+/// traversal's stack, a short sorted list), which are undefined until written.
+/// Indices outside 0 .. count-1 read zero and write nothing. It lives in
+/// workgroup memory, element i of invocation l at i * workgroup_size + l (the
+/// invocations of a subgroup touch consecutive words: no bank conflicts), so
+/// count * workgroup_size elements count against the device's shared memory
+/// limit (checked at launch); no barrier is needed, as no other invocation
+/// sees the elements.
+template <StreamElement T>
+class Local {
+public:
+    explicit Local(std::int64_t count)
+        : count_(count), memory_(dsl::add_local(element_name<T>::get(), element_words<T>, count)) {}
+    template <class I>
+    dsl::read_t<T> load(const I& index) const {
+        return memory_.load(Expr<std::int32_t>(dsl::FromId{dsl::local_slot(count_, dsl::index_id(index))}));
+    }
+    template <class I, class V>
+    void store(const I& index, const V& value) const {
+        memory_.store(Expr<std::int32_t>(dsl::FromId{dsl::local_slot(count_, dsl::index_id(index))}), value);
+    }
+    std::int64_t size() const { return count_; }
+
+private:
+    struct Memory : dsl::Memory<T, dsl::Space::Shared> {
+        explicit Memory(std::uint16_t id) : dsl::Memory<T, dsl::Space::Shared>(id) {}
+    };
+    std::int64_t count_;
+    Memory memory_;
 };
 
 // --- ids --------------------------------------------------------------------------
