@@ -1,0 +1,107 @@
+// A bounding volume hierarchy over triangles, built on the device from rill's
+// radix sort, and closest-hit and any-hit traversal of ray streams.
+//
+//   #include <rill/algorithms/bvh.h>
+//   rill::bvh::Bvh tree = rill::bvh::Bvh::build(vertices, faces);  // Stream<float4>, Stream<int4>
+//   rill::bvh::closest_hit(tree, origins, directions, hits);        // hits: Stream<float4>
+//   rill::bvh::any_hit(tree, origins, directions, occluded);        // occluded: Stream<uint32_t>
+//   ... move the vertices ...
+//   tree.refit(vertices);
+//
+// The build is Karras's LBVH (2012): the centroid bounds of the triangles by
+// two reductions, a 30-bit Morton code per triangle, rill's radix sort of the
+// codes with the triangle ids, one invocation per internal node to find its
+// range and split from the sorted codes (ties of equal codes broken by the
+// position, so that any input gives a binary tree of n - 1 internal nodes,
+// at most 63 deep), and the boxes bottom up: each leaf walks towards the root
+// and the second invocation to reach a node (an atomic counter) combines its
+// two children. Refit repeats that last step on moved vertices. Every step is
+// a DSL kernel; the host reads two small counts per build (the faces that
+// are bad, the triangles kept) and nothing per refit or per trace.
+//
+// Each internal node holds its two children's boxes (64 bytes: lo0, hi0, lo1,
+// hi1 as float4, the child ids in lo0.w and lo1.w as int bits: >= 0 an internal
+// node, < 0 the leaf ~id, whose triangle is triangles()[3 ~id ..]). Leaves hold
+// one triangle, stored in leaf order (v0, v1, v2 as float4; v0.w holds the
+// input face index as int bits).
+//
+// Rays are two float4 streams: origins (xyz, w = t_min) and directions (xyz,
+// w = t_max; not necessarily normalized, t is in units of the direction).
+// Closest hit writes (t, u, v, face) per ray, u and v the barycentric weights
+// of the face's second and third vertex (Embree's convention) and face the
+// input face index as int bits (float_bits_to_int), -1 and t = t_max for a
+// miss. Any hit writes 1 where something lies in [t_min, t_max], else 0.
+// Traversal is one invocation per ray with a stack of 64 in a rill::Local
+// array (the tree is at most 63 deep), nearer child first; the ray-triangle
+// test is Woop, Benthin and Wald's watertight one (JCGT 2013): rill computes
+// float arithmetic without contraction into fma (docs/SEMANTICS.md), so the
+// two faces of a shared edge evaluate its edge function to the same value of
+// opposite sign, and no ray passes between them.
+//
+// Faces whose vertex indices are outside the vertex stream are an error (the
+// first is named). Faces with a non-finite coordinate or zero area cannot be
+// hit and are left out of the tree (skipped() counts them). An empty mesh
+// gives a tree every ray misses. Performance: docs/PERFORMANCE.md#ray-tracing.
+#pragma once
+
+#include <cstdint>
+
+#include <rill/rill.h>
+
+namespace rill::bvh {
+
+/// One child ids' word that means "no child": the second child of a tree of
+/// one triangle and both of an empty tree (their boxes are empty).
+inline constexpr std::int32_t kNoChild = std::int32_t(0x80000000u);
+
+class Bvh {
+public:
+    /// Builds the tree of the faces (x, y, z: vertex indices; w ignored) over
+    /// vertices (x, y, z; w ignored).
+    static Bvh build(const Stream<float4>& vertices, const Stream<int4>& faces);
+
+    /// Recomputes every box for moved vertices (the same faces, the same
+    /// number of vertices); the tree's shape stays. Faces skipped at build
+    /// stay out; a face that becomes degenerate stays in and is never hit.
+    /// The coordinates must be finite (build again otherwise).
+    void refit(const Stream<float4>& vertices);
+
+    std::int64_t face_count() const { return faces_; }       ///< faces given to build
+    std::int64_t triangle_count() const { return kept_; }    ///< triangles in the tree
+    std::int64_t skipped() const { return faces_ - kept_; }  ///< non-finite or zero-area faces left out
+
+    /// (max(kept - 1, 1)) x 4 float4 (see the file comment); node 0 is the root.
+    const Stream<float4>& nodes() const { return nodes_; }
+    /// kept x 3 float4: the triangles in leaf order.
+    const Stream<float4>& triangles() const { return triangles_; }
+
+    /// The surface area heuristic's cost of the tree (1 per node visited, 1
+    /// per triangle tested, each weighted by its box's area over the root's),
+    /// computed on the host from the downloaded nodes: to compare trees.
+    double sah_cost() const;
+
+    // For the tree's own kernels.
+    const Stream<std::int32_t>& leaf_faces() const { return leaf_faces_; }
+    const Stream<std::int32_t>& parents() const { return parents_; }
+    const Stream<int4>& faces() const { return faces_stream_; }
+
+private:
+    std::int64_t faces_ = 0, kept_ = 0;
+    Stream<float4> nodes_, triangles_;
+    Stream<std::int32_t> leaf_faces_;  // face index of each leaf, in leaf order
+    Stream<std::int32_t> parents_;     // per node, then per leaf: parent * 2 + side (-1 at the root)
+    Stream<std::uint32_t> arrivals_;   // per internal node: children done (zero between fits)
+    Stream<int4> faces_stream_;
+    std::int64_t vertex_count_ = 0;
+};
+
+/// hits[i] = (t, u, v, face bits) of the closest triangle of ray i within
+/// [t_min, t_max], or (t_max, 0, 0, -1).
+void closest_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
+                 const Stream<float4>& hits);
+
+/// occluded[i] = 1 where ray i hits any triangle within [t_min, t_max], else 0.
+void any_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
+             const Stream<std::uint32_t>& occluded);
+
+}  // namespace rill::bvh

@@ -1,0 +1,292 @@
+// LBVH build and refit (rill/algorithms/bvh.h): Karras 2012, every step a
+// DSL kernel on the device.
+#include <rill/algorithms/bvh.h>
+#include <rill/algorithms/compact.h>
+#include <rill/algorithms/radix_sort.h>
+#include <rill/dsl/builtin_reductions.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace rill::bvh {
+
+namespace {
+
+constexpr int kWorkgroup = 256;
+std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgroup; }
+
+/// Where the parents array keeps leaf `pos`: after the internal nodes (at
+/// least one, the root, even for a tree of one triangle).
+std::int64_t leaf_base(std::int64_t kept) { return std::max<std::int64_t>(kept - 1, 1); }
+
+void check_stream(const char* who, const StreamBase& s, const char* name, const StreamBase& vertices) {
+    if (s.runtime_state() != vertices.runtime_state())
+        throw Error(std::string(who) + ": " + name + " belongs to another Runtime than the vertices; make both with one runtime");
+    if (!s.contiguous() || s.is_iterator())
+        throw Error(std::string(who) + ": " + name + " is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+}
+
+/// ids[i] = i for a face that can be hit, -1 for one with a non-finite
+/// coordinate or zero area; stats[0] counts faces with an index outside the
+/// vertices, stats[1] the first of them.
+void classify(const Stream<int4>& faces, const Stream<float4>& vertices, const Stream<std::int32_t>& ids,
+              const Stream<std::uint32_t>& stats) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "bvh_classify(faces, vertices, ids, stats)",
+        [](Array<int4> faces, Array<float4> vertices, Array<std::int32_t> ids, Array<std::uint32_t> stats) {
+            Int i = global_id();
+            If(i < faces.size(), [&] {
+                Int4 f = faces.load(i);
+                Int nv = vertices.size();
+                Bool bad = any(f.xyz() < Int3(0)) || any(f.xyz() >= Int3(nv));
+                If(bad, [&] {
+                    stats.atomic_add(0, 1u);
+                    stats.atomic_min(1, cast<std::uint32_t>(i));
+                    ids.store(i, -1);
+                }).Else([&] {
+                    Float3 a = vertices.load(f.x()).xyz(), b = vertices.load(f.y()).xyz(), c = vertices.load(f.z()).xyz();
+                    Float3 sum = a + b + c;
+                    Bool finite = !any(isnan(sum)) && !any(isinf(sum)) && !any(isinf(a)) && !any(isinf(b));
+                    Bool area = any(cross(b - a, c - a) != Float3(0.0f));
+                    ids.store(i, select(finite && area, i, Int(-1)));
+                });
+            });
+        });
+    kernel(Groups{groups_for(faces.size())}, faces, vertices, ids, stats);
+}
+
+const Filter<std::int32_t>& kept_faces() {
+    static const Filter<std::int32_t> keep("bvh_kept_faces", [](Expr<std::int32_t> id) { return id >= 0; });
+    return keep;
+}
+
+/// The centroid of each kept face.
+void centroids(const Stream<std::int32_t>& ids, const Stream<int4>& faces, const Stream<float4>& vertices,
+               const Stream<float4>& out) {
+    static const auto k = kernel("bvh_centroids(id, faces, vertices, c)",
+                                      [](In<std::int32_t> id, Gather<int4, 1> faces, Gather<float4, 1> vertices, Out<float4> c) {
+        Int4 f = faces[id];
+        Float3 sum = vertices[f.x()].xyz() + vertices[f.y()].xyz() + vertices[f.z()].xyz();
+        c = Float4(sum * (1.0f / 3.0f), 0.0f);
+    });
+    k(ids, faces, vertices, out);
+}
+
+/// The 30-bit Morton code of each centroid in the bounds [lo, hi].
+void morton_codes(const Stream<float4>& c, const Stream<float4>& lo, const Stream<float4>& hi,
+                  const Stream<std::uint32_t>& keys) {
+    static const auto k = kernel("bvh_morton(c, lo, hi, key)",
+                                      [](In<float4> c, Gather<float4, 1> lo, Gather<float4, 1> hi, Out<std::uint32_t> key) {
+        Float3 l = lo[0].xyz();
+        Float3 extent = max(hi[0].xyz() - l, Float3(1e-30f));
+        Float3 p = clamp((c.xyz() - l) / extent * 1024.0f, Float3(0.0f), Float3(1023.0f));
+        auto spread = [](const Expr<std::uint32_t>& v) {  // 10 bits to every third of 30
+            UInt x = v;
+            x = (x | (x << 16u)) & 0x030000FFu;
+            x = (x | (x << 8u)) & 0x0300F00Fu;
+            x = (x | (x << 4u)) & 0x030C30C3u;
+            x = (x | (x << 2u)) & 0x09249249u;
+            return Expr<std::uint32_t>(x);
+        };
+        key = (spread(cast<std::uint32_t>(p.x())) << 2u) | (spread(cast<std::uint32_t>(p.y())) << 1u) |
+              spread(cast<std::uint32_t>(p.z()));
+    });
+    k(c, lo, hi, keys);
+}
+
+/// Karras's hierarchy: internal node i finds the range of sorted keys it
+/// covers and where it splits, and tells its two children their parent.
+void hierarchy(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& parents, std::int64_t kept) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "bvh_hierarchy(keys, parents, m, leaf_base)",
+        [](Array<std::uint32_t> keys, Array<std::int32_t> parents, Int m, Int leaf_base) {
+            Int i = global_id();
+            If(i == 0, [&] { parents.store(0, -1); });
+            If(i < m - 1, [&] {
+                UInt ki = keys.load(i);
+                // The length of the common prefix of keys i and j (positions
+                // break ties: 32 more bits), -1 for j outside the keys.
+                auto delta = [&](const Expr<std::int32_t>& j) -> Expr<std::int32_t> {
+                    UInt kj = keys.load(clamp(j, Int(0), m - 1));
+                    UInt x = ki ^ kj;
+                    Int ties = 32 + 31 - find_msb(cast<std::uint32_t>(i ^ j));
+                    Int d = select(x == 0u, ties, 31 - find_msb(x));
+                    return select(j >= 0 && j < m, d, Int(-1));
+                };
+                Int d = select(delta(i + 1) > delta(i - 1), Int(1), Int(-1));
+                Int d_min = delta(i - d);
+                Var<std::int32_t> l_max = 2;
+                While([&] { return delta(i + l_max * d) > d_min; }, [&] { l_max = l_max * 2; });
+                Var<std::int32_t> l = 0;
+                Var<std::int32_t> t = l_max / 2;
+                While([&] { return t >= 1; }, [&] {
+                    If(delta(i + (l + t) * d) > d_min, [&] { l = l + t; });
+                    t = t / 2;
+                });
+                Int j = i + l * d;
+                Int d_node = delta(j);
+                Var<std::int32_t> s = 0;
+                Var<std::int32_t> step = l;
+                While([&] { return step > 1; }, [&] {
+                    step = (step + 1) / 2;
+                    If(delta(i + (s + step) * d) > d_node, [&] { s = s + step; });
+                });
+                Int split = i + s * d + min(d, Int(0));
+                Int left = select(min(i, j) == split, leaf_base + split, split);
+                Int right = select(max(i, j) == split + 1, leaf_base + split + 1, split + 1);
+                parents.store(left, i * 2);
+                parents.store(right, i * 2 + 1);
+            });
+        });
+    kernel(Groups{groups_for(kept)}, keys, parents, static_cast<std::int32_t>(kept),
+           static_cast<std::int32_t>(leaf_base(kept)));
+}
+
+/// The boxes, bottom up: each leaf writes its triangle and box, then walks
+/// to the root; at each node the first of the two children to arrive stops
+/// (an atomic counter), the second combines both boxes and goes on, and
+/// clears the counter for the next fit.
+void fit(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::uint32_t>& arrivals,
+         const Stream<float4>& nodes, const Stream<float4>& triangles) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "bvh_fit(leaf_faces, faces, vertices, parents, arrivals, nodes, triangles, leaf_base)",
+        [](Array<std::int32_t> leaf_faces, Array<int4> faces, Array<float4> vertices, Array<std::int32_t> parents,
+           Array<std::uint32_t> arrivals, Array<float4> nodes, Array<float4> triangles, Int leaf_base) {
+            Int pos = global_id();
+            If(pos < leaf_faces.size(), [&] {
+                Int face = leaf_faces.load(pos);
+                Int4 f = faces.load(face);
+                Float3 a = vertices.load(f.x()).xyz(), b = vertices.load(f.y()).xyz(), c = vertices.load(f.z()).xyz();
+                triangles.store(3 * pos, Float4(a, int_bits_to_float(face)));
+                triangles.store(3 * pos + 1, Float4(b, 0.0f));
+                triangles.store(3 * pos + 2, Float4(c, 0.0f));
+                Float3 lo_init = min(a, min(b, c));
+                Float3 hi_init = max(a, max(b, c));
+                Var<float3> lo = lo_init, hi = hi_init;
+                Var<std::int32_t> self = ~pos;
+                Var<std::int32_t> up = parents.load(leaf_base + pos);
+                While([&] { return up >= 0; }, [&] {
+                    Int p = up / 2, side = up % 2;
+                    nodes.store(4 * p + 2 * side, Float4(lo, int_bits_to_float(self)));
+                    nodes.store(4 * p + 2 * side + 1, Float4(hi, 0.0f));
+                    memory_fence();
+                    If(arrivals.atomic_add(p, 1u) == 0u, [&] { Break(); });
+                    arrivals.atomic_store(p, 0u);
+                    memory_fence();
+                    Int other = 4 * p + 2 * (1 - side);
+                    lo = min(lo, nodes.load(other).xyz());
+                    hi = max(hi, nodes.load(other + 1).xyz());
+                    self = p;
+                    up = parents.load(p);
+                });
+            });
+        });
+    kernel(Groups{groups_for(tree.triangle_count())}, tree.leaf_faces(), tree.faces(), vertices, tree.parents(), arrivals,
+           nodes, triangles, static_cast<std::int32_t>(leaf_base(tree.triangle_count())));
+}
+
+std::string face_text(const Stream<int4>& faces, std::int64_t i) {
+    const int4 f = faces.reshape({faces.size()}).domain({i}, {i + 1}).download()[0];
+    return std::to_string(f.x) + ", " + std::to_string(f.y) + ", " + std::to_string(f.z);
+}
+
+}  // namespace
+
+Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces) {
+    const char* who = "rill::bvh::Bvh::build";
+    check_stream(who, vertices, "vertices", vertices);
+    check_stream(who, faces, "faces", vertices);
+    const std::int64_t n = faces.size();
+    if (n >= (std::int64_t{1} << 30) || vertices.size() >= (std::int64_t{1} << 31))
+        throw Error(std::string(who) + ": " + std::to_string(n) + " faces over " + std::to_string(vertices.size()) +
+                    " vertices; give fewer than 2^30 faces and 2^31 vertices (split the mesh into several trees)");
+    Runtime rt = Runtime::of(vertices);
+    Bvh t;
+    t.faces_ = n;
+    t.vertex_count_ = vertices.size();
+    t.faces_stream_ = faces.reshape({n});
+    const Stream<float4> flat_vertices = vertices.reshape({vertices.size()});
+    Stream<std::int32_t> kept = rt.scratch<std::int32_t>({std::max<std::int64_t>(n, 1)});
+    std::int64_t m = 0;
+    if (n > 0) {
+        Stream<std::int32_t> ids = rt.scratch<std::int32_t>({n});
+        Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({2}, std::vector<std::uint32_t>{0u, 0xffffffffu});
+        classify(t.faces_stream_, flat_vertices, ids, stats);
+        const std::vector<std::uint32_t> s = stats.download();
+        if (s[0] > 0)
+            throw Error(std::string(who) + ": face " + std::to_string(s[1]) + " has vertex indices " +
+                        face_text(t.faces_stream_, s[1]) + " but there are " + std::to_string(vertices.size()) +
+                        " vertices (" + std::to_string(s[0]) + " faces are like it); give indices in 0 .. " +
+                        std::to_string(vertices.size() - 1));
+        m = kept_faces()(ids, kept);
+    }
+    t.kept_ = m;
+    const std::int64_t base = leaf_base(m);
+    t.nodes_ = rt.stream<float4>({base * 4});
+    t.triangles_ = rt.scratch<float4>({std::max<std::int64_t>(m, 1) * 3});
+    t.parents_ = rt.stream<std::int32_t>({base + std::max<std::int64_t>(m, 1)});
+    t.arrivals_ = rt.stream<std::uint32_t>({base});
+    if (m <= 1) {
+        // The root alone: no child, or the one leaf (its box comes from fit).
+        const float none = std::bit_cast<float>(kNoChild);
+        t.nodes_.upload(std::vector<float4>{{0, 0, 0, none}, {0, 0, 0, 0}, {0, 0, 0, none}, {0, 0, 0, 0}});
+        t.parents_.upload(std::vector<std::int32_t>{-1, m == 1 ? 0 : -1});
+        t.leaf_faces_ = kept.domain({0}, {m});
+        if (m == 1) t.refit(vertices);
+        return t;
+    }
+    Stream<float4> c = rt.scratch<float4>({m});
+    Stream<float4> lo = rt.scratch<float4>({1}), hi = rt.scratch<float4>({1});
+    Stream<std::uint32_t> keys = rt.scratch<std::uint32_t>({m});
+    t.leaf_faces_ = kept.domain({0}, {m});
+    centroids(t.leaf_faces_, t.faces_stream_, flat_vertices, c);
+    reductions::min<float4>()(c, lo);
+    reductions::max<float4>()(c, hi);
+    morton_codes(c, lo, hi, keys);
+    radix_sort(keys, t.leaf_faces_, {.bits = 30});
+    hierarchy(keys, t.parents_, m);
+    t.refit(vertices);
+    return t;
+}
+
+void Bvh::refit(const Stream<float4>& vertices) {
+    const char* who = "rill::bvh::Bvh::refit";
+    check_stream(who, vertices, "vertices", nodes_);
+    if (vertices.size() != vertex_count_)
+        throw Error(std::string(who) + ": " + std::to_string(vertices.size()) + " vertices but the tree was built over " +
+                    std::to_string(vertex_count_) + "; refit moves the same vertices (build a new tree for another mesh)");
+    if (kept_ == 0) return;
+    fit(*this, vertices.reshape({vertices.size()}), arrivals_, nodes_, triangles_);
+}
+
+double Bvh::sah_cost() const {
+    if (kept_ == 0) return 0.0;
+    const std::vector<float4> n = nodes_.download();
+    auto area = [](const float4& lo, const float4& hi) {
+        const double x = double(hi.x) - lo.x, y = double(hi.y) - lo.y, z = double(hi.z) - lo.z;
+        return 2.0 * (x * y + y * z + z * x);
+    };
+    // Every node is visited when a ray hits its box: the root always, each
+    // child (internal node or leaf triangle) as often as its box is hit.
+    double root = 0.0, children = 0.0;
+    const std::int64_t nodes = std::max<std::int64_t>(kept_ - 1, 1);
+    for (std::int64_t i = 0; i < nodes; ++i)
+        for (int side = 0; side < 2; ++side) {
+            const float4& lo = n[4 * i + 2 * side];
+            if (std::bit_cast<std::int32_t>(lo.w) == kNoChild) continue;
+            children += area(lo, n[4 * i + 2 * side + 1]);
+        }
+    float4 rlo = n[0], rhi = n[1];
+    if (std::bit_cast<std::int32_t>(n[2].w) != kNoChild) {
+        rlo = {std::min(n[0].x, n[2].x), std::min(n[0].y, n[2].y), std::min(n[0].z, n[2].z), 0};
+        rhi = {std::max(n[1].x, n[3].x), std::max(n[1].y, n[3].y), std::max(n[1].z, n[3].z), 0};
+    }
+    root = area(rlo, rhi);
+    return root > 0.0 ? 1.0 + children / root : 1.0 + double(kept_);
+}
+
+}  // namespace rill::bvh

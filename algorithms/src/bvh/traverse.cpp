@@ -1,0 +1,195 @@
+// Closest-hit and any-hit traversal of ray streams (rill/algorithms/bvh.h):
+// one invocation per ray, a stack in a rill::Local array, Woop, Benthin and
+// Wald's watertight ray-triangle test.
+#include <rill/algorithms/bvh.h>
+
+#include <string>
+
+namespace rill::bvh {
+
+namespace {
+
+constexpr int kWorkgroup = 64;
+/// The tree is at most 63 deep (bvh.h): the stack never holds more.
+constexpr int kStack = 64;
+
+/// What the ray-triangle test needs of a ray, computed once per ray (Woop
+/// et al. 2013, section 3): the axis where the direction is largest becomes
+/// z, and a shear maps the direction onto it.
+struct RayFrame {
+    Expr<float3> origin;
+    Expr<bool> x_is_0, x_is_1, y_is_0, y_is_1, z_is_0, z_is_1;  // kx, ky, kz as masks
+    Expr<float> sx, sy, sz;
+    Expr<float3> inverse;  // 1 / direction, with zero components nudged off zero
+
+    Expr<float> pick(const Expr<float3>& v, const Expr<bool>& is_0, const Expr<bool>& is_1) const {
+        return select(is_0, v.x(), select(is_1, v.y(), v.z()));
+    }
+};
+
+RayFrame ray_frame(const Float3& o, const Float3& d) {
+    Float3 ad = abs(d);
+    Int kz = select(ad.x() >= ad.y(), select(ad.x() >= ad.z(), Int(0), Int(2)), select(ad.y() >= ad.z(), Int(1), Int(2)));
+    Int kx0 = (kz + 1) % 3;
+    Int ky0 = (kx0 + 1) % 3;
+    Float dz = select(kz == 0, d.x(), select(kz == 1, d.y(), d.z()));
+    // Swapping x and y keeps the winding for a direction along -z.
+    Int kx = select(dz < 0.0f, ky0, kx0), ky = select(dz < 0.0f, kx0, ky0);
+    Float dx = select(kx == 0, d.x(), select(kx == 1, d.y(), d.z()));
+    Float dy = select(ky == 0, d.x(), select(ky == 1, d.y(), d.z()));
+    Float3 nudged = select(ad >= Float3(1e-30f), d, select(d >= Float3(0.0f), Float3(1e-30f), Float3(-1e-30f)));
+    return RayFrame{o, kx == 0, kx == 1, ky == 0, ky == 1, kz == 0, kz == 1, dx / dz, dy / dz, 1.0f / dz,
+                    Float3(1.0f) / nudged};
+}
+
+/// The ray's entry distance into the box, and whether it enters it within
+/// [t_min, t_max]. The far distance is scaled up by 1 + 2 gamma(3) (Ize 2013)
+/// so that rounding never culls a box the ray touches.
+struct BoxHit {
+    Expr<float> t;
+    Expr<bool> hit;
+};
+BoxHit box_hit(const RayFrame& r, const Float4& lo, const Float4& hi, const Expr<float>& t_min, const Expr<float>& t_max) {
+    Float3 a = (lo.xyz() - r.origin) * r.inverse, b = (hi.xyz() - r.origin) * r.inverse;
+    Float3 near = min(a, b), far = max(a, b);
+    Float t_near = max(max(near.x(), near.y()), max(near.z(), t_min));
+    Float t_far = min(min(far.x(), far.y()), far.z()) * 1.00000024f;
+    return BoxHit{t_near, t_near <= min(t_far, t_max)};
+}
+
+/// Woop et al.'s test of leaf `leaf`; on a hit nearer than t_max, updates
+/// t_max, u, v and face. rill keeps float arithmetic uncontracted, so the
+/// edge functions of a shared edge are exact negations in its two faces.
+void intersect(const RayFrame& r, const Array<float4>& triangles, const Expr<std::int32_t>& leaf, const Expr<float>& t_min,
+               Var<float>& t_max, Var<float>& u, Var<float>& v, Var<std::int32_t>& face) {
+    Float4 a4 = triangles.load(3 * leaf), b4 = triangles.load(3 * leaf + 1), c4 = triangles.load(3 * leaf + 2);
+    Float3 A = a4.xyz() - r.origin, B = b4.xyz() - r.origin, C = c4.xyz() - r.origin;
+    Float az = r.pick(A, r.z_is_0, r.z_is_1), bz = r.pick(B, r.z_is_0, r.z_is_1), cz = r.pick(C, r.z_is_0, r.z_is_1);
+    Float ax = r.pick(A, r.x_is_0, r.x_is_1) - r.sx * az, ay = r.pick(A, r.y_is_0, r.y_is_1) - r.sy * az;
+    Float bx = r.pick(B, r.x_is_0, r.x_is_1) - r.sx * bz, by = r.pick(B, r.y_is_0, r.y_is_1) - r.sy * bz;
+    Float cx = r.pick(C, r.x_is_0, r.x_is_1) - r.sx * cz, cy = r.pick(C, r.y_is_0, r.y_is_1) - r.sy * cz;
+    Float U = cx * by - cy * bx;
+    Float V = ax * cy - ay * cx;
+    Float W = bx * ay - by * ax;
+    Bool outside = (U < 0.0f || V < 0.0f || W < 0.0f) && (U > 0.0f || V > 0.0f || W > 0.0f);
+    Float det = U + V + W;
+    Float T = U * (r.sz * az) + V * (r.sz * bz) + W * (r.sz * cz);
+    Float t = T / det;
+    If(!outside && det != 0.0f && t >= t_min && t < t_max, [&] {
+        t_max = t;
+        u = V / det;
+        v = W / det;
+        face = float_bits_to_int(a4.w());
+    });
+}
+
+/// Walks the tree for one ray, nearer child first; `on_leaf` tests a leaf
+/// and, for an any-hit walk (kStops), says whether to stop.
+template <bool kStops, class OnLeaf>
+void traverse(const RayFrame& r, const Array<float4>& nodes, const Expr<float>& t_min, const Var<float>& t_max,
+              OnLeaf&& on_leaf) {
+    Local<std::int32_t> stack(kStack);
+    Var<std::int32_t> node = 0;
+    Var<std::int32_t> depth = 0;
+    While([&] { return depth >= 0; }, [&] {  // until a Break
+        Float4 lo0 = nodes.load(4 * node), hi0 = nodes.load(4 * node + 1);
+        Float4 lo1 = nodes.load(4 * node + 2), hi1 = nodes.load(4 * node + 3);
+        Int c0 = float_bits_to_int(lo0.w()), c1 = float_bits_to_int(lo1.w());
+        BoxHit h0 = box_hit(r, lo0, hi0, t_min, t_max), h1 = box_hit(r, lo1, hi1, t_min, t_max);
+        Bool real0 = c0 != kNoChild, real1 = c1 != kNoChild;
+        if constexpr (kStops) {
+            Var<bool> stop = false;
+            If(h0.hit && real0 && c0 < 0, [&] { stop = on_leaf(~c0); });
+            If(!stop && h1.hit && real1 && c1 < 0, [&] { stop = on_leaf(~c1); });
+            If(stop, [&] { Break(); });
+        } else {
+            If(h0.hit && real0 && c0 < 0, [&] { on_leaf(~c0); });
+            If(h1.hit && real1 && c1 < 0, [&] { on_leaf(~c1); });
+        }
+        Bool go0 = h0.hit && c0 >= 0, go1 = h1.hit && c1 >= 0;
+        If(go0 && go1, [&] {
+            Bool first0 = h0.t <= h1.t;
+            stack.store(depth, select(first0, c1, c0));
+            depth = depth + 1;
+            node = select(first0, c0, c1);
+        }).Elif(go0, [&] { node = c0; }).Elif(go1, [&] { node = c1; }).Else([&] {
+            If(depth == 0, [&] { Break(); });
+            depth = depth - 1;
+            node = stack.load(depth);
+        });
+    });
+}
+
+void check_rays(const char* who, const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
+                const StreamBase& out, const char* out_name) {
+    auto dense = [&](const StreamBase& s, const char* name) {
+        if (s.runtime_state() != tree.nodes().runtime_state())
+            throw Error(std::string(who) + ": " + name + " belongs to another Runtime than the tree; make it with the tree's runtime");
+        if (!s.contiguous() || s.is_iterator())
+            throw Error(std::string(who) + ": " + name + " is a view (domain, stride, repeat or iterator); give a dense stream");
+    };
+    dense(origins, "origins");
+    dense(directions, "directions");
+    dense(out, out_name);
+    if (directions.size() != origins.size() || out.size() != origins.size())
+        throw Error(std::string(who) + ": origins has " + std::to_string(origins.size()) + " rays, directions " +
+                    std::to_string(directions.size()) + " and " + out_name + " " + std::to_string(out.size()) +
+                    "; give one direction and one result per origin");
+    if (origins.size() >= (std::int64_t{1} << 31))
+        throw Error(std::string(who) + ": " + std::to_string(origins.size()) + " rays; give fewer than 2^31 per call");
+}
+
+}  // namespace
+
+void closest_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions, const Stream<float4>& hits) {
+    check_rays("rill::bvh::closest_hit", tree, origins, directions, hits, "hits");
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "bvh_closest_hit(nodes, triangles, origins, directions, hits)",
+        [](Array<float4> nodes, Array<float4> triangles, Array<float4> origins, Array<float4> directions, Array<float4> hits) {
+            Int i = global_id();
+            If(i < origins.size(), [&] {
+                Float4 o = origins.load(i), d = directions.load(i);
+                RayFrame r = ray_frame(o.xyz(), d.xyz());
+                Float t_min = o.w();
+                Var<float> t_max = d.w();
+                Var<float> u = 0.0f, v = 0.0f;
+                Var<std::int32_t> face = -1;
+                traverse<false>(r, nodes, t_min, t_max, [&](const Expr<std::int32_t>& leaf) {
+                    intersect(r, triangles, leaf, t_min, t_max, u, v, face);
+                });
+                hits.store(i, Float4(t_max, u, v, int_bits_to_float(face)));
+            });
+        });
+    if (origins.size() == 0) return;
+    kernel(Groups{(origins.size() + kWorkgroup - 1) / kWorkgroup}, tree.nodes(), tree.triangles(), origins.reshape({origins.size()}),
+           directions.reshape({origins.size()}), hits.reshape({origins.size()}));
+}
+
+void any_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
+             const Stream<std::uint32_t>& occluded) {
+    check_rays("rill::bvh::any_hit", tree, origins, directions, occluded, "occluded");
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "bvh_any_hit(nodes, triangles, origins, directions, occluded)",
+        [](Array<float4> nodes, Array<float4> triangles, Array<float4> origins, Array<float4> directions,
+           Array<std::uint32_t> occluded) {
+            Int i = global_id();
+            If(i < origins.size(), [&] {
+                Float4 o = origins.load(i), d = directions.load(i);
+                RayFrame r = ray_frame(o.xyz(), d.xyz());
+                Float t_min = o.w();
+                Var<float> t_max = d.w();
+                Var<float> u = 0.0f, v = 0.0f;
+                Var<std::int32_t> face = -1;
+                traverse<true>(r, nodes, t_min, t_max, [&](const Expr<std::int32_t>& leaf) {
+                    intersect(r, triangles, leaf, t_min, t_max, u, v, face);
+                    return face >= 0;
+                });
+                occluded.store(i, select(face >= 0, 1u, 0u));
+            });
+        });
+    if (origins.size() == 0) return;
+    kernel(Groups{(origins.size() + kWorkgroup - 1) / kWorkgroup}, tree.nodes(), tree.triangles(), origins.reshape({origins.size()}),
+           directions.reshape({origins.size()}), occluded.reshape({origins.size()}));
+}
+
+}  // namespace rill::bvh
