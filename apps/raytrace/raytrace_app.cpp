@@ -53,6 +53,13 @@ Light light_for(const app_meshes::Mesh& mesh) {
                  {kLightColour.x * power, kLightColour.y * power, kLightColour.z * power}};
 }
 
+/// How far secondary rays start off the surface: a little above rounding at the scene's scale.
+float offset_for(const app_meshes::Mesh& mesh) {
+    float3 lo, hi;
+    app_meshes::bounds(mesh, lo, hi);
+    return lo.x > hi.x ? 1e-4f : 2e-5f * std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-3f});
+}
+
 /// The face's geometric normal, turned against the ray.
 Expr<float3> facing_normal(const Gather<int4, 1>& faces, const Gather<float4, 1>& vertices, const Expr<std::int32_t>& face,
                            const Expr<float3>& direction) {
@@ -234,6 +241,19 @@ void camera_rays(const Settings& s, int sample, const Stream<float4>& origins, c
       float4{float(s.width), float(s.height), t, float(sample)}, origins, directions);
 }
 
+SampleRays sample_rays(Runtime& rt, const bvh::Bvh& tree, const app_meshes::Mesh& mesh, const Stream<int4>& faces,
+                       const Stream<float4>& vertices, const Settings& s, int sample) {
+    const std::int64_t n = std::int64_t{s.width} * s.height;
+    auto fresh = [&] { return rt.scratch<float4>({n}); };
+    SampleRays r{fresh(), fresh(), fresh(), fresh(), fresh(), fresh()};
+    auto hits = fresh(), radiance = fresh(), direct = fresh();
+    camera_rays(s, sample, r.primary_o, r.primary_d);
+    bvh::closest_hit(tree, r.primary_o, r.primary_d, hits);
+    shade_primary(hits, r.primary_o, r.primary_d, faces, vertices, light_for(mesh), offset_for(mesh), sample, radiance, r.shadow_o,
+                  r.shadow_d, direct, r.bounce_o, r.bounce_d);
+    return r;
+}
+
 Result render(Runtime& rt, const app_meshes::Mesh& mesh, const Settings& s, const std::function<void(int, int)>& progress) {
     if (s.width < 1 || s.height < 1 || s.samples < 1)
         throw Error("rill-raytrace: a render of " + std::to_string(s.width) + "x" + std::to_string(s.height) + " pixels and " +
@@ -262,9 +282,7 @@ Result render(Runtime& rt, const app_meshes::Mesh& mesh, const Settings& s, cons
     // (and no hits), but a gather stream must have an element.
     if (mesh.faces.empty()) faces = rt.stream<int4>({1}), vertices = rt.stream<float4>({1});
     const Light light = light_for(mesh);
-    float3 lo, hi;
-    app_meshes::bounds(mesh, lo, hi);
-    const float eps = lo.x > hi.x ? 1e-4f : 2e-5f * std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-3f});
+    const float eps = offset_for(mesh);
     const std::int64_t n = std::int64_t{s.width} * s.height;
     auto fresh = [&] { return rt.scratch<float4>({n}); };
     Stream<float4> o = fresh(), d = fresh(), hits = fresh(), radiance1 = fresh(), shadow_o = fresh(), shadow_d = fresh(),

@@ -52,6 +52,17 @@ Result render(rill::Runtime& rt, const app_meshes::Mesh& mesh, const Settings& s
 void camera_rays(const Settings& s, int sample, const rill::Stream<rill::float4>& origins,
                  const rill::Stream<rill::float4>& directions);
 
+/// The rays of one sample as the renderer makes them: primary rays, and from
+/// their hits a shadow ray towards the light and a diffuse bounce (empty
+/// rays, t_min > t_max, where the primary ray missed). For benchmarks that
+/// trace the same rays through other tracers.
+struct SampleRays {
+    rill::Stream<rill::float4> primary_o, primary_d, shadow_o, shadow_d, bounce_o, bounce_d;
+};
+SampleRays sample_rays(rill::Runtime& rt, const rill::bvh::Bvh& tree, const app_meshes::Mesh& mesh,
+                       const rill::Stream<rill::int4>& faces, const rill::Stream<rill::float4>& vertices, const Settings& s,
+                       int sample);
+
 /// The sky's colour, what a pixel whose every ray misses shows.
 rill::float3 sky();
 

@@ -1,0 +1,155 @@
+// The ray tracer against Embree in one run: BVH build time and SAH cost, and
+// rays per second of primary, shadow (any hit) and diffuse-bounce rays, the
+// same rays through both (rill-raytrace's rays of one sample).
+//
+//   RILL_BACKEND=vulkan rill-bench-raytrace [mesh.obj | --triangles N] [--size WxH] [--threads N]
+//
+// Embree runs on --threads threads (default: all cores), rill's CPU backend
+// on as many. rill's times are device times (GPU timestamps) or host wall
+// times where the backend has none (the CPU, llvmpipe); Embree's are host
+// wall times of rtcIntersect1 / rtcOccluded1 over the rays on a TBB arena.
+// A result that differs from Embree's on more than 1 ray in 10^4 stops the
+// program: a fast wrong answer is no figure.
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+#include <tbb/task_arena.h>
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "embree_scene.h"
+#include "raytrace_app.h"
+#include "timing.h"
+
+namespace {
+
+using namespace rill;
+
+std::vector<std::array<float, 4>> arrays(const std::vector<float4>& v) {
+    std::vector<std::array<float, 4>> out;
+    out.reserve(v.size());
+    for (const float4& x : v) out.push_back({x.x, x.y, x.z, x.w});
+    return out;
+}
+std::vector<std::array<std::int32_t, 4>> arrays(const std::vector<int4>& v) {
+    std::vector<std::array<std::int32_t, 4>> out;
+    out.reserve(v.size());
+    for (const int4& x : v) out.push_back({x.x, x.y, x.z, x.w});
+    return out;
+}
+
+double seconds_since(bench::Clock::time_point t) { return std::chrono::duration<double>(bench::Clock::now() - t).count(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string input;
+    int triangles = 1000000, width = 1920, height = 1080, threads = 0;
+    for (int a = 1; a < argc; ++a) {
+        const std::string arg = argv[a];
+        if (arg == "--triangles" && a + 1 < argc) {
+            triangles = std::atoi(argv[++a]);
+        } else if (arg == "--size" && a + 1 < argc) {
+            if (std::sscanf(argv[++a], "%dx%d", &width, &height) != 2) width = 0;
+        } else if (arg == "--threads" && a + 1 < argc) {
+            threads = std::atoi(argv[++a]);
+        } else if (arg.rfind("--", 0) != 0 && input.empty()) {
+            input = arg;
+        } else {
+            std::fprintf(stderr, "usage: rill-bench-raytrace [mesh.obj | --triangles N] [--size WxH] [--threads N]\n");
+            return 2;
+        }
+    }
+    if (triangles < 1 || width < 1 || height < 1 || threads < 0) {
+        std::fprintf(stderr, "rill-bench-raytrace: give --triangles >= 1, --size WxH of at least 1x1 and --threads >= 0\n");
+        return 2;
+    }
+    const int peer_threads = threads > 0 ? threads : tbb::info::default_concurrency();
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(peer_threads));
+    try {
+        const app_meshes::Mesh mesh = input.empty() ? app_meshes::sphere_field(triangles) : app_meshes::read_obj("rill-bench-raytrace", input);
+        Runtime rt;
+        rt.set_profiling(true);
+        std::printf("backend %s: %s\n", rt.backend_name().c_str(), rt.info().device.c_str());
+        std::printf("mesh %s: %zu triangles; %dx%d rays of each kind; Embree %d threads\n",
+                    input.empty() ? "(built-in sphere field)" : input.c_str(), mesh.faces.size(), width, height, peer_threads);
+        auto vertices = rt.stream<float4>({static_cast<std::int64_t>(mesh.vertices.size())}, mesh.vertices);
+        auto faces = rt.stream<int4>({static_cast<std::int64_t>(mesh.faces.size())}, mesh.faces);
+
+        // Build: rill's whole build (two counts read back by the host) against Embree's commit.
+        bvh::Bvh tree = bvh::Bvh::build(vertices, faces);
+        const double build = bench::median_ms(1, 5, [&] { tree = bvh::Bvh::build(vertices, faces); }, rt).host_ms;
+        const double refit = bench::median_ms(1, 5, [&] { tree.refit(vertices); }, rt).device_ms;
+        const auto v_arrays = arrays(mesh.vertices);
+        const auto f_arrays = arrays(mesh.faces);
+        double embree_build = 1e30;
+        for (int r = 0; r < 3; ++r) {
+            const auto t = bench::Clock::now();
+            peers::EmbreeScene scene(v_arrays, f_arrays, peer_threads, false);
+            embree_build = std::min(embree_build, seconds_since(t) * 1e3);
+        }
+        const double sah = tree.sah_cost(), embree_sah = peers::EmbreeScene::binary_sah_cost(v_arrays, f_arrays);
+
+        raytrace_app::Settings s;
+        s.width = width, s.height = height;
+        s.camera = raytrace_app::frame(mesh, input.empty() ? 0.56f : 1.0f);
+        const raytrace_app::SampleRays rays = raytrace_app::sample_rays(rt, tree, mesh, faces, vertices, s, 1);
+        const std::int64_t n = std::int64_t{width} * height;
+        const peers::EmbreeScene embree(v_arrays, f_arrays, peer_threads, false);
+        tbb::task_arena arena(peer_threads);
+
+        std::printf("\n| rays | rill | Embree (%d threads) | rill / Embree | hits |\n|---|---|---|---|---|\n", peer_threads);
+        auto row = [&](const char* kind, const Stream<float4>& o, const Stream<float4>& d, bool any) {
+            const auto ho = o.download(), hd = d.download();
+            const auto ao = arrays(ho), ad = arrays(hd);
+            auto hits = rt.stream<float4>({n});
+            auto occluded = rt.stream<std::uint32_t>({n});
+            const double ms = bench::median_ms(1, 5, [&] {
+                if (any) bvh::any_hit(tree, o, d, occluded);
+                else bvh::closest_hit(tree, o, d, hits);
+            }, rt).device_ms;
+            std::vector<peers::EmbreeScene::Hit> want;
+            std::vector<std::uint8_t> want_occluded;
+            const double peer_ms = bench::host_median_ms([&] {
+                arena.execute([&] {
+                    if (any) embree.occluded_all(ao, ad, want_occluded);
+                    else embree.closest_all(ao, ad, want);
+                });
+            });
+            std::int64_t differ = 0, hit = 0;
+            if (any) {
+                const auto got = occluded.download();
+                for (std::int64_t i = 0; i < n; ++i) differ += got[i] != want_occluded[i], hit += got[i];
+            } else {
+                const auto got = hits.download();
+                for (std::int64_t i = 0; i < n; ++i) {
+                    const bool h = std::bit_cast<std::int32_t>(got[i].w) >= 0;
+                    hit += h;
+                    differ += h != (want[i].face >= 0) || (h && std::abs(got[i].x - want[i].t) > 1e-4f * want[i].t);
+                }
+            }
+            if (differ > 1 + n / 10000)
+                bench::fail(std::string(kind) + " rays: " + std::to_string(differ) + " of " + std::to_string(n) + " differ from Embree");
+            std::printf("| %s | %.1f Mrays/s (%.3f ms) | %.1f Mrays/s (%.3f ms) | %.2f | %.1f%% |\n", kind, n / (ms * 1e3), ms,
+                        n / (peer_ms * 1e3), peer_ms, peer_ms / ms, 100.0 * hit / n);
+        };
+        row("primary (closest hit)", rays.primary_o, rays.primary_d, false);
+        row("shadow (any hit)", rays.shadow_o, rays.shadow_d, true);
+        row("diffuse bounce (closest hit)", rays.bounce_o, rays.bounce_d, false);
+        std::printf("\n| BVH of %zu triangles | rill | Embree (%d threads) | rill / Embree |\n|---|---|---|---|\n", mesh.faces.size(),
+                    peer_threads);
+        std::printf("| build | %.3f ms (host wall) | %.3f ms (rtcCommitScene, high quality) | %.2f |\n", build, embree_build,
+                    build / embree_build);
+        std::printf("| refit | %.3f ms | - | - |\n", refit);
+        std::printf("| SAH cost (binary, 1 triangle per leaf) | %.2f (LBVH) | %.2f (rtcBuildBVH, high quality) | %.3f |\n", sah,
+                    embree_sah, sah / embree_sah);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
