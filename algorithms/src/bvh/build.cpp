@@ -81,9 +81,13 @@ void morton_codes(const Stream<float4>& c, const Stream<float4>& lo, const Strea
                   const Stream<std::uint32_t>& keys) {
     static const auto k = kernel("bvh_morton(c, lo, hi, key)",
                                       [](In<float4> c, Gather<float4, 1> lo, Gather<float4, 1> hi, Out<std::uint32_t> key) {
+        // One scale for the three axes (the bounds' longest side): cells are
+        // cubes, so that a flat scene's short axis does not take the top
+        // bits of the order and cut every object in two.
         Float3 l = lo[0].xyz();
-        Float3 extent = max(hi[0].xyz() - l, Float3(1e-30f));
-        Float3 p = clamp((c.xyz() - l) / extent * 1024.0f, Float3(0.0f), Float3(1023.0f));
+        Float3 e = hi[0].xyz() - l;
+        Float extent = max(max(max(e.x(), e.y()), e.z()), 1e-30f);
+        Float3 p = clamp((c.xyz() - l) * (1024.0f / extent), Float3(0.0f), Float3(1023.0f));
         auto spread = [](const Expr<std::uint32_t>& v) {  // 10 bits to every third of 30
             UInt x = v;
             x = (x | (x << 16u)) & 0x030000FFu;
