@@ -198,10 +198,12 @@ Traced trace(Runtime& rt, const bvh::Bvh& tree, const Rays& r) {
 }
 
 /// Builds the tree of `m`, checks it, and compares its hits with Embree's.
-Comparison check_mesh(Runtime& rt, const Mesh& m, const Rays& rays, std::int64_t skipped = 0) {
+Comparison check_mesh(Runtime& rt, const Mesh& m, const Rays& rays, std::int64_t skipped = 0,
+                      bvh::BuildQuality quality = bvh::BuildQuality::High) {
     auto v = rt.stream<float4>({static_cast<std::int64_t>(m.vertices.size())}, m.vertices);
     auto f = rt.stream<int4>({static_cast<std::int64_t>(m.faces.size())}, m.faces);
-    const bvh::Bvh tree = bvh::Bvh::build(v, f);
+    const bvh::Bvh tree = bvh::Bvh::build(v, f, quality);
+    EXPECT_LE(tree.height(), bvh::kMaxHeight);
     EXPECT_EQ(tree.face_count(), static_cast<std::int64_t>(m.faces.size()));
     EXPECT_EQ(tree.skipped(), skipped);
     const int depth = check_invariants(tree, m);
@@ -219,13 +221,14 @@ Comparison check_mesh(Runtime& rt, const Mesh& m, const Rays& rays, std::int64_t
 
 TEST_P(Bvh, RandomTrianglesOfEdgeCountsAgreeWithEmbree) {
     const Rays rays = random_rays(3000, 1.5f);
-    for (std::int64_t n : {0, 1, 2, 3, 7, 64, 255, 256, 257, 1000, 4099}) {
-        SCOPED_TRACE("triangles " + std::to_string(n));
-        const Comparison c = check_mesh(rt(), soup(n, 0.3f), rays);
-        if (n >= 1000) {
-            EXPECT_GT(c.hits, 1000) << "a test whose rays mostly miss proves little";
+    for (bvh::BuildQuality quality : {bvh::BuildQuality::Fast, bvh::BuildQuality::High})
+        for (std::int64_t n : {0, 1, 2, 3, 7, 64, 255, 256, 257, 1000, 4099}) {
+            SCOPED_TRACE("triangles " + std::to_string(n) + (quality == bvh::BuildQuality::Fast ? ", LBVH" : ", PLOC"));
+            const Comparison c = check_mesh(rt(), soup(n, 0.3f), rays, 0, quality);
+            if (n >= 1000) {
+                EXPECT_GT(c.hits, 1000) << "a test whose rays mostly miss proves little";
+            }
         }
-    }
 }
 
 TEST_P(Bvh, ClosedMeshesAreWatertight) {
@@ -251,10 +254,11 @@ TEST_P(Bvh, ClosedMeshesAreWatertight) {
 TEST_P(Bvh, DuplicatesDegeneratesAndOutliers) {
     const Rays rays = random_rays(2000, 1.5f);
     {
-        SCOPED_TRACE("one triangle 500 times: equal Morton codes");
+        SCOPED_TRACE("one triangle 500 times: equal Morton codes, equal boxes");
         Mesh m = soup(1, 0.5f);
         for (int i = 0; i < 499; ++i) m.faces.push_back(m.faces[0]);
-        check_mesh(rt(), m, rays);
+        check_mesh(rt(), m, rays, 0, bvh::BuildQuality::Fast);
+        check_mesh(rt(), m, rays, 0, bvh::BuildQuality::High);
     }
     {
         SCOPED_TRACE("every triangle in one point: all skipped, every ray misses");
@@ -295,7 +299,8 @@ TEST_P(Bvh, DuplicatesDegeneratesAndOutliers) {
         m.vertices[0] = {1e6f, 1e6f, 1e6f, 0};
         m.vertices[1] = {1e6f + 1, 1e6f, 1e6f, 0};
         m.vertices[2] = {1e6f, 1e6f + 1, 1e6f, 0};
-        check_mesh(rt(), m, rays);
+        check_mesh(rt(), m, rays, 0, bvh::BuildQuality::Fast);
+        check_mesh(rt(), m, rays, 0, bvh::BuildQuality::High);
     }
 }
 

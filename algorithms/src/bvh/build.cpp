@@ -12,10 +12,19 @@
 #include <string>
 #include <vector>
 
+namespace rill::bvh::detail {
+/// A PLOC cluster: its box, the node or leaf it is in lo.w (int bits).
+struct Cluster {
+    float4 lo, hi;
+};
+}  // namespace rill::bvh::detail
+RILL_STRUCT(rill::bvh::detail::Cluster, lo, hi);
+
 namespace rill::bvh {
 
 namespace {
 
+using detail::Cluster;
 constexpr int kWorkgroup = 256;
 std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgroup; }
 
@@ -150,6 +159,135 @@ void hierarchy(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& pa
            static_cast<std::int32_t>(leaf_base(kept)));
 }
 
+/// PLOC (Meister and Bittner 2018): from the leaves in Morton order as
+/// clusters, every pass finds each cluster's nearest neighbour among the
+/// kPlocRadius on either side (the smallest box around both), merges the
+/// pairs that are each other's nearest into a new node, and compacts the
+/// clusters, until one is left. Nodes are numbered from kept - 2 down, so
+/// that the last merge is the root, node 0. Only the parents are written
+/// here; fit() then computes the boxes as for an LBVH.
+constexpr int kPlocRadius = 16;
+constexpr int kPlocGroup = 256;
+constexpr std::int32_t kMerged = 0x7fffffff;  // a cluster id: taken into its neighbour's node
+
+void ploc_leaves(const Bvh& tree, const Stream<float4>& vertices, const Stream<Cluster>& clusters) {
+    static const auto k = group_kernel<kWorkgroup>(
+        "bvh_ploc_leaves(leaf_faces, faces, vertices, clusters)",
+        [](Array<std::int32_t> leaf_faces, Array<int4> faces, Array<float4> vertices, Array<Cluster> clusters) {
+            Int pos = global_id();
+            If(pos < leaf_faces.size(), [&] {
+                Int4 f = faces.load(leaf_faces.load(pos));
+                Float3 a = vertices.load(f.x()).xyz(), b = vertices.load(f.y()).xyz(), c = vertices.load(f.z()).xyz();
+                Var<Cluster> cl;
+                cl.lo = Float4(min(a, min(b, c)), int_bits_to_float(~pos));
+                cl.hi = Float4(max(a, max(b, c)), 0.0f);
+                clusters.store(pos, cl);
+            });
+        });
+    k(Groups{groups_for(tree.triangle_count())}, tree.leaf_faces(), tree.faces(), vertices, clusters);
+}
+
+/// nearest[i] = the cluster within kPlocRadius of i whose box around both is
+/// smallest (ties: the pair of lower indices), through a window in shared memory.
+void ploc_nearest(const Stream<Cluster>& clusters, const Stream<std::int32_t>& nearest, std::int64_t n) {
+    static const auto k = group_kernel<kPlocGroup>(
+        "bvh_ploc_nearest(clusters, nearest, n)",
+        [](Array<Cluster> clusters, Array<std::int32_t> nearest, Int n) {
+            constexpr int kWindow = kPlocGroup + 2 * kPlocRadius;
+            Shared<float4> lo(kWindow), hi(kWindow);
+            Int base = group_id() * kPlocGroup - kPlocRadius;
+            For(0, (kWindow + kPlocGroup - 1) / kPlocGroup, [&](Int round) {
+                Int w = round * kPlocGroup + local_id();
+                Int j = clamp(base + w, Int(0), max(n - 1, Int(0)));
+                If(w < kWindow, [&] {
+                    Var<Cluster> c = clusters.load(j);
+                    lo.store(w, c.lo);
+                    hi.store(w, c.hi);
+                });
+            });
+            barrier();
+            Int i = global_id();
+            If(i < n, [&] {
+                Int me = local_id() + kPlocRadius;
+                Float3 l = lo.load(me).xyz(), h = hi.load(me).xyz();
+                Var<float> best = 3.0e38f;
+                Var<std::int32_t> best_j = -1;
+                auto consider = [&](const Expr<std::int32_t>& d) {
+                    Int j = i + d;
+                    If(j >= 0 && j < n, [&] {
+                        Float3 e = max(h, hi.load(me + d).xyz()) - min(l, lo.load(me + d).xyz());
+                        Float area = e.x() * e.y() + e.y() * e.z() + e.z() * e.x();
+                        // Equal areas: the lower pair wins, the same pair seen from either end.
+                        If(area < best || (area == best && min(i, j) < min(i, best_j)), [&] {
+                            best = area;
+                            best_j = j;
+                        });
+                    });
+                };
+                For(1, kPlocRadius + 1, [&](Int d) {
+                    consider(-d);
+                    consider(d);
+                });
+                nearest.store(i, best_j);
+            });
+        });
+    k(Groups{(n + kPlocGroup - 1) / kPlocGroup}, clusters, nearest, static_cast<std::int32_t>(n));
+}
+
+/// Pairs that are each other's nearest become a node: the lower index keeps
+/// the merged cluster, the higher one is marked kMerged (compacted away).
+void ploc_merge(const Stream<Cluster>& in, const Stream<std::int32_t>& nearest, const Stream<Cluster>& out,
+                const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents, std::int64_t n, std::int64_t kept) {
+    static const auto k = group_kernel<kWorkgroup>(
+        "bvh_ploc_merge(in, nearest, out, next_node, parents, n, leaf_base)",
+        [](Array<Cluster> in, Array<std::int32_t> nearest, Array<Cluster> out, Array<std::int32_t> next_node,
+           Array<std::int32_t> parents, Int n, Int leaf_base) {
+            Int i = global_id();
+            If(i < n, [&] {
+                Var<Cluster> c = in.load(i);
+                Int j = nearest.load(i);
+                Bool mutual = j >= 0 && nearest.load(j) == i;
+                If(mutual && i < j, [&] {
+                    Var<Cluster> o = in.load(j);
+                    Int node = next_node.atomic_add(0, -1);
+                    auto slot = [&](const Expr<std::int32_t>& id) { return select(id < 0, leaf_base + ~id, id); };
+                    parents.store(slot(float_bits_to_int(c.lo.w())), node * 2);
+                    parents.store(slot(float_bits_to_int(o.lo.w())), node * 2 + 1);
+                    c.lo = Float4(min(c.lo.xyz(), o.lo.xyz()), int_bits_to_float(node));
+                    c.hi = Float4(max(c.hi.xyz(), o.hi.xyz()), 0.0f);
+                }).Elif(mutual, [&] { c.lo = Float4(c.lo.xyz(), int_bits_to_float(Int(kMerged))); });
+                out.store(i, c);
+            });
+        });
+    k(Groups{groups_for(n)}, in, nearest, out, next_node, parents, static_cast<std::int32_t>(n),
+      static_cast<std::int32_t>(leaf_base(kept)));
+}
+
+const Filter<Cluster>& unmerged() {
+    static const Filter<Cluster> keep("bvh_ploc_unmerged",
+                                      [](const Var<Cluster>& c) { return float_bits_to_int(c.lo.w()) != kMerged; });
+    return keep;
+}
+
+/// Builds the parents of a PLOC tree over the leaves (in Morton order).
+void ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int32_t>& parents) {
+    Runtime rt = Runtime::of(vertices);
+    const std::int64_t kept = tree.triangle_count();
+    Stream<Cluster> a = rt.scratch<Cluster>({kept}), b = rt.scratch<Cluster>({kept});
+    Stream<std::int32_t> nearest = rt.scratch<std::int32_t>({kept});
+    Stream<std::int32_t> next_node = rt.stream<std::int32_t>({1}, std::vector<std::int32_t>{static_cast<std::int32_t>(kept - 2)});
+    ploc_leaves(tree, vertices, a);
+    std::int64_t n = kept;
+    while (n > 1) {
+        const Stream<Cluster> in = a.domain({0}, {n}), merged = b.domain({0}, {n});
+        ploc_nearest(in, nearest, n);
+        ploc_merge(in, nearest, merged, next_node, parents, n, kept);
+        const std::int64_t left = unmerged()(merged, in);
+        RILL_ASSERT(left < n, "a PLOC pass merged nothing");
+        n = left;
+    }
+}
+
 /// The boxes, bottom up: each leaf writes its triangle and box, then walks
 /// to the root; at each node the first of the two children to arrive stops
 /// (an atomic counter), the second combines both boxes and goes on, and
@@ -171,19 +309,22 @@ void fit(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::uint
                 Float3 lo_init = min(a, min(b, c));
                 Float3 hi_init = max(a, max(b, c));
                 Var<float3> lo = lo_init, hi = hi_init;
+                Var<float> height = 0.0f;  // of the subtree below `self`, in edges (a leaf: 0)
                 Var<std::int32_t> self = ~pos;
                 Var<std::int32_t> up = parents.load(leaf_base + pos);
                 While([&] { return up >= 0; }, [&] {
                     Int p = up / 2, side = up % 2;
                     nodes.store(4 * p + 2 * side, Float4(lo, int_bits_to_float(self)));
-                    nodes.store(4 * p + 2 * side + 1, Float4(hi, 0.0f));
+                    nodes.store(4 * p + 2 * side + 1, Float4(hi, height));
                     memory_fence();
                     If(arrivals.atomic_add(p, 1u) == 0u, [&] { Break(); });
                     arrivals.atomic_store(p, 0u);
                     memory_fence();
                     Int other = 4 * p + 2 * (1 - side);
                     lo = min(lo, nodes.load(other).xyz());
-                    hi = max(hi, nodes.load(other + 1).xyz());
+                    Float4 other_hi = nodes.load(other + 1);
+                    hi = max(hi, other_hi.xyz());
+                    height = max(height, other_hi.w()) + 1.0f;
                     self = p;
                     up = parents.load(p);
                 });
@@ -200,7 +341,7 @@ std::string face_text(const Stream<int4>& faces, std::int64_t i) {
 
 }  // namespace
 
-Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces) {
+Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQuality quality) {
     const char* who = "rill::bvh::Bvh::build";
     check_stream(who, vertices, "vertices", vertices);
     check_stream(who, faces, "faces", vertices);
@@ -252,8 +393,15 @@ Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces) {
     reductions::max<float4>()(c, hi);
     morton_codes(c, lo, hi, keys);
     radix_sort(keys, t.leaf_faces_, {.bits = 30});
-    hierarchy(keys, t.parents_, m);
+    if (quality == BuildQuality::High) {
+        ploc(t, flat_vertices, t.parents_);
+        // The root has no parent (PLOC writes the others).
+        t.parents_.domain({0}, {1}).upload(std::vector<std::int32_t>{-1});
+    } else {
+        hierarchy(keys, t.parents_, m);
+    }
     t.refit(vertices);
+    if (quality == BuildQuality::High && t.height() > kMaxHeight) return build(vertices, faces, BuildQuality::Fast);
     return t;
 }
 
@@ -265,6 +413,12 @@ void Bvh::refit(const Stream<float4>& vertices) {
                     std::to_string(vertex_count_) + "; refit moves the same vertices (build a new tree for another mesh)");
     if (kept_ == 0) return;
     fit(*this, vertices.reshape({vertices.size()}), arrivals_, nodes_, triangles_);
+}
+
+int Bvh::height() const {
+    if (kept_ <= 1) return kept_ == 1 ? 1 : 0;
+    const std::vector<float4> root = nodes_.domain({0}, {4}).download();
+    return 1 + static_cast<int>(std::max(root[1].w, root[3].w));
 }
 
 double Bvh::sah_cost() const {

@@ -54,11 +54,22 @@ namespace rill::bvh {
 /// one triangle and both of an empty tree (their boxes are empty).
 inline constexpr std::int32_t kNoChild = std::int32_t(0x80000000u);
 
+/// How a tree is built: Fast, Karras's LBVH alone; High, PLOC (Meister and
+/// Bittner 2018) over the same Morton order, whose nodes join the pairs of
+/// clusters that are each other's nearest (smallest box around both) within
+/// 16 places: a lower SAH cost (docs/PERFORMANCE.md#ray-tracing) for a few
+/// passes more, each of which reads the cluster count back to the host.
+enum class BuildQuality { Fast, High };
+
+/// Traversal's stack holds 64 nodes: a High tree taller than this is built
+/// again as an LBVH (at most 64 levels by construction).
+inline constexpr int kMaxHeight = 64;
+
 class Bvh {
 public:
     /// Builds the tree of the faces (x, y, z: vertex indices; w ignored) over
     /// vertices (x, y, z; w ignored).
-    static Bvh build(const Stream<float4>& vertices, const Stream<int4>& faces);
+    static Bvh build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQuality quality = BuildQuality::High);
 
     /// Recomputes every box for moved vertices (the same faces, the same
     /// number of vertices); the tree's shape stays. Faces skipped at build
@@ -69,6 +80,10 @@ public:
     std::int64_t face_count() const { return faces_; }       ///< faces given to build
     std::int64_t triangle_count() const { return kept_; }    ///< triangles in the tree
     std::int64_t skipped() const { return faces_ - kept_; }  ///< non-finite or zero-area faces left out
+
+    /// Levels of nodes on the longest path from the root to a leaf (reads the
+    /// root's two counts back to the host).
+    int height() const;
 
     /// (max(kept - 1, 1)) x 4 float4 (see the file comment); node 0 is the root.
     const Stream<float4>& nodes() const { return nodes_; }
