@@ -3,7 +3,7 @@
 # (rill-tests, rill-app-tests, rill-raytrace and rill-bench-raytrace carried in .device/,
 # Embree among the libraries):
 #
-#   bench/gpu/raytrace.sh [triangles = 1000000] [WxH = 1920x1080]
+#   bench/gpu/raytrace.sh ["triangle counts" = "1000000 10000000"] [WxH = 1920x1080]
 #
 # The BVH, Local-array and app tests on Vulkan and OpenGL (real drivers), the app on
 # both (its PNGs kept), then rill-bench-raytrace on both against Embree on the
@@ -11,7 +11,7 @@
 # (.device/meshes); packs everything as $OUT/raytrace.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh raytrace
-triangles=${1:-1000000}
+triangles=${1:-1000000 10000000}
 size=${2:-1920x1080}
 run_gpu_tests Raytrace "Backends/Bvh.*/BACKEND:Backends/GroupKernels.LocalArrays*/BACKEND" "Backends/RaytraceApp.*/BACKEND"
 el
@@ -22,9 +22,11 @@ for backend in vulkan opengl; do
 done
 el
 for backend in vulkan opengl; do
-    RILL_BACKEND=$backend rill-bench-raytrace --triangles "$triangles" --size "$size" > "$O/bench_$backend.txt" 2>&1 \
-        || echo "rill-bench-raytrace on $backend failed: $(tail -2 "$O/bench_$backend.txt")"
-    cat "$O/bench_$backend.txt"
+    for count in $triangles; do
+        RILL_BACKEND=$backend rill-bench-raytrace --triangles "$count" --size "$size" > "$O/bench_${backend}_$count.txt" 2>&1 \
+            || echo "rill-bench-raytrace on $backend failed: $(tail -2 "$O/bench_${backend}_$count.txt")"
+        cat "$O/bench_${backend}_$count.txt"
+    done
     for mesh in .device/meshes/*.obj; do
         [ -e "$mesh" ] || continue
         RILL_BACKEND=$backend rill-bench-raytrace "$mesh" --size "$size" > "$O/bench_${backend}_$(basename "$mesh" .obj).txt" 2>&1 \
