@@ -1,6 +1,7 @@
 // Compaction and stable partition against std::copy_if / std::stable_partition,
 // on scalars and structs, at small sizes exhaustively and around tile sizes.
 #include <algorithm>
+#include <bit>
 
 #include <rill/algorithms/compact.h>
 
@@ -11,6 +12,12 @@ struct Particle {
     std::int32_t id;
 };
 RILL_STRUCT(Particle, position, id);
+
+// Eight words, as a BVH's cluster (box corners, an id in lo.w).
+struct WideRecord {
+    rill::float4 lo, hi;
+};
+RILL_STRUCT(WideRecord, lo, hi);
 
 namespace rill::test {
 namespace {
@@ -158,6 +165,33 @@ TEST_P(Compaction, StablePartitionOfScalars) {
         small.partition(in, out, count, way.options);
         ASSERT_EQ(count.download()[0], static_cast<std::uint32_t>(mid - want.begin())) << "n = " << n;
         ASSERT_EQ(out.download(), want) << "n = " << n;
+    }
+}
+
+// Filters of an eight-word struct in every way that moves structs (through
+// shared memory), default options first: what rill::bvh's PLOC compacts.
+TEST_P(Compaction, FilterOfWideStructs) {
+    Filter<WideRecord> kept("kept", [](const Var<WideRecord>& r) { return float_bits_to_int(r.lo.w()) >= 0; });
+    for (std::int64_t n : {1, 255, 4099, 70001}) {
+        std::vector<WideRecord> rs(static_cast<std::size_t>(n));
+        std::vector<std::int32_t> ids = random_ints(static_cast<std::size_t>(n), -1000, 3000);
+        for (std::int64_t i = 0; i < n; ++i)
+            rs[i] = WideRecord{{float(i), 1, 2, std::bit_cast<float>(ids[i] < 0 ? -1 : std::int32_t(i))}, {3, 4, 5, float(-i)}};
+        std::vector<WideRecord> want;
+        std::copy_if(rs.begin(), rs.end(), std::back_inserter(want), [](const WideRecord& r) { return std::bit_cast<std::int32_t>(r.lo.w) >= 0; });
+        auto in = rt().stream<WideRecord>({n}, rs);
+        for (int w = -1; w < static_cast<int>(std::size(kWays)); ++w) {
+            const Way way = w < 0 ? Way{CompactOptions{}, std::int64_t{1} << 30, "default"} : kWays[w];
+            if (!runs_here(rt(), way) || way.options.tile.load != TileLoad::Transposed || n > way.max_n) continue;
+            SCOPED_TRACE(std::string(way.name) + ", n = " + std::to_string(n));
+            auto out = rt().stream<WideRecord>({n});
+            ASSERT_EQ(kept(in, out, way.options), static_cast<std::int64_t>(want.size()));
+            std::vector<WideRecord> got = out.download();
+            for (std::size_t i = 0; i < want.size(); ++i) {
+                ASSERT_EQ(got[i].lo.x, want[i].lo.x) << i;
+                ASSERT_EQ(got[i].hi.w, want[i].hi.w) << i;
+            }
+        }
     }
 }
 

@@ -68,8 +68,8 @@ void classify(const Stream<int4>& faces, const Stream<float4>& vertices, const S
     kernel(Groups{groups_for(faces.size())}, faces, vertices, ids, stats);
 }
 
-const Filter<std::int32_t>& kept_faces() {
-    static const Filter<std::int32_t> keep("bvh_kept_faces", [](Expr<std::int32_t> id) { return id >= 0; });
+const Filter<std::int32_t>& non_negative() {
+    static const Filter<std::int32_t> keep("bvh_non_negative", [](Expr<std::int32_t> id) { return id >= 0; });
     return keep;
 }
 
@@ -168,7 +168,6 @@ void hierarchy(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& pa
 /// here; fit() then computes the boxes as for an LBVH.
 constexpr int kPlocRadius = 16;
 constexpr int kPlocGroup = 256;
-constexpr std::int32_t kMerged = 0x7fffffff;  // a cluster id: taken into its neighbour's node
 
 void ploc_leaves(const Bvh& tree, const Stream<float4>& vertices, const Stream<Cluster>& clusters) {
     static const auto k = group_kernel<kWorkgroup>(
@@ -235,13 +234,14 @@ void ploc_nearest(const Stream<Cluster>& clusters, const Stream<std::int32_t>& n
 }
 
 /// Pairs that are each other's nearest become a node: the lower index keeps
-/// the merged cluster, the higher one is marked kMerged (compacted away).
+/// the merged cluster, the higher one is not alive (-1; alive[i] = i otherwise).
 void ploc_merge(const Stream<Cluster>& in, const Stream<std::int32_t>& nearest, const Stream<Cluster>& out,
-                const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents, std::int64_t n, std::int64_t kept) {
+                const Stream<std::int32_t>& alive, const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents,
+                std::int64_t n, std::int64_t kept) {
     static const auto k = group_kernel<kWorkgroup>(
-        "bvh_ploc_merge(in, nearest, out, next_node, parents, n, leaf_base)",
-        [](Array<Cluster> in, Array<std::int32_t> nearest, Array<Cluster> out, Array<std::int32_t> next_node,
-           Array<std::int32_t> parents, Int n, Int leaf_base) {
+        "bvh_ploc_merge(in, nearest, out, alive, next_node, parents, n, leaf_base)",
+        [](Array<Cluster> in, Array<std::int32_t> nearest, Array<Cluster> out, Array<std::int32_t> alive,
+           Array<std::int32_t> next_node, Array<std::int32_t> parents, Int n, Int leaf_base) {
             Int i = global_id();
             If(i < n, [&] {
                 Var<Cluster> c = in.load(i);
@@ -255,18 +255,23 @@ void ploc_merge(const Stream<Cluster>& in, const Stream<std::int32_t>& nearest, 
                     parents.store(slot(float_bits_to_int(o.lo.w())), node * 2 + 1);
                     c.lo = Float4(min(c.lo.xyz(), o.lo.xyz()), int_bits_to_float(node));
                     c.hi = Float4(max(c.hi.xyz(), o.hi.xyz()), 0.0f);
-                }).Elif(mutual, [&] { c.lo = Float4(c.lo.xyz(), int_bits_to_float(Int(kMerged))); });
+                });
                 out.store(i, c);
+                alive.store(i, select(mutual && i > j, Int(-1), i));
             });
         });
-    k(Groups{groups_for(n)}, in, nearest, out, next_node, parents, static_cast<std::int32_t>(n),
+    k(Groups{groups_for(n)}, in, nearest, out, alive, next_node, parents, static_cast<std::int32_t>(n),
       static_cast<std::int32_t>(leaf_base(kept)));
 }
 
-const Filter<Cluster>& unmerged() {
-    static const Filter<Cluster> keep("bvh_ploc_unmerged",
-                                      [](const Var<Cluster>& c) { return float_bits_to_int(c.lo.w()) != kMerged; });
-    return keep;
+/// out[k] = in[index[k]] for the first `count` indices: the clusters left.
+void gather_clusters(const Stream<Cluster>& in, const Stream<std::int32_t>& index, const Stream<Cluster>& out, std::int64_t count) {
+    static const auto k = group_kernel<kWorkgroup>("bvh_ploc_gather(in, index, out, count)",
+                                                   [](Array<Cluster> in, Array<std::int32_t> index, Array<Cluster> out, Int count) {
+        Int i = global_id();
+        If(i < count, [&] { out.store(i, in.load(index.load(i))); });
+    });
+    k(Groups{groups_for(count)}, in, index, out, static_cast<std::int32_t>(count));
 }
 
 /// Builds the parents of a PLOC tree over the leaves (in Morton order).
@@ -275,14 +280,18 @@ void ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int
     const std::int64_t kept = tree.triangle_count();
     Stream<Cluster> a = rt.scratch<Cluster>({kept}), b = rt.scratch<Cluster>({kept});
     Stream<std::int32_t> nearest = rt.scratch<std::int32_t>({kept});
+    Stream<std::int32_t> alive = rt.scratch<std::int32_t>({kept}), left_index = rt.scratch<std::int32_t>({kept});
     Stream<std::int32_t> next_node = rt.stream<std::int32_t>({1}, std::vector<std::int32_t>{static_cast<std::int32_t>(kept - 2)});
     ploc_leaves(tree, vertices, a);
     std::int64_t n = kept;
     while (n > 1) {
         const Stream<Cluster> in = a.domain({0}, {n}), merged = b.domain({0}, {n});
         ploc_nearest(in, nearest, n);
-        ploc_merge(in, nearest, merged, next_node, parents, n, kept);
-        const std::int64_t left = unmerged()(merged, in);
+        ploc_merge(in, nearest, merged, alive.domain({0}, {n}), next_node, parents, n, kept);
+        // The clusters left are compacted by their indices: the one-word
+        // compaction is rill's fastest, and the gather moves each cluster once.
+        const std::int64_t left = non_negative()(alive.domain({0}, {n}), left_index.domain({0}, {n}));
+        gather_clusters(merged, left_index, a, left);
         RILL_ASSERT(left < n, "a PLOC pass merged nothing");
         n = left;
     }
@@ -367,7 +376,7 @@ Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQ
                         face_text(t.faces_stream_, s[1]) + " but there are " + std::to_string(vertices.size()) +
                         " vertices (" + std::to_string(s[0]) + " faces are like it); give indices in 0 .. " +
                         std::to_string(vertices.size() - 1));
-        m = kept_faces()(ids, kept);
+        m = non_negative()(ids, kept);
     }
     t.kept_ = m;
     const std::int64_t base = leaf_base(m);
