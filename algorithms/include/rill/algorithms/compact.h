@@ -287,9 +287,15 @@ private:
     /// (2.6x the two passes at 2^16, 1.35x at 2^24, 1.18x at 2^28); its
     /// transposed tiles were not measured there. The CPU backend's two passes
     /// over rows read the input from cache the second time.
+    ///
+    /// Elements of several words take the two passes through Vulkan: the
+    /// single pass over transposed tiles of an 8-word struct kept 2 of 3047
+    /// elements of 4099 through NVIDIA's Vulkan driver on the H200
+    /// (2026-12-02, Compaction.FilterOfWideStructs), right on every other
+    /// backend, as a 16-byte struct at 256 x 16 before it (#compaction).
     static bool single_pass_pays(const BackendInfo& info, std::int64_t n, bool vectors) {
         if (!detail::look_back::exact_on(info) || n >= detail::look_back::kMostCounted) return false;
-        if (info.name == "vulkan") return vectors || n <= (std::int64_t{1} << 26);
+        if (info.name == "vulkan") return vectors || (element_words<T> == 1 && n <= (std::int64_t{1} << 26));
         return info.name == "opengl" && vectors;
     }
 
