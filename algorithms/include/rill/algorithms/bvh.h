@@ -8,20 +8,24 @@
 //   ... move the vertices ...
 //   tree.refit(vertices);
 //
-// The build is Karras's LBVH (2012): the centroid bounds of the triangles by
-// two reductions, a 30-bit Morton code per triangle, rill's radix sort of the
-// codes with the triangle ids, one invocation per internal node to find its
-// range and split from the sorted codes (ties of equal codes broken by the
-// position, so that any input gives a binary tree of n - 1 internal nodes,
-// at most 63 deep), and the boxes bottom up: each leaf walks towards the root
-// and the second invocation to reach a node (an atomic counter) combines its
-// two children. Refit repeats that last step on moved vertices. Every step is
-// a DSL kernel; the host reads two small counts per build (the faces that
-// are bad, the triangles kept) and nothing per refit or per trace.
+// Both builds start alike: faces classified, the centroid bounds by two
+// reductions, a 30-bit Morton code per triangle in cubic cells, rill's radix
+// sort of the codes with the face ids. BuildQuality::Fast is then Karras's
+// LBVH (2012): one invocation per internal node finds its range and split
+// from the sorted codes (ties of equal codes broken by position, so that any
+// input gives a binary tree of at most 64 levels). BuildQuality::High (the
+// default) is PLOC (Meister and Bittner 2018) over the same order: passes
+// merge the clusters that are each other's nearest (smallest box around
+// both) within 16 places, until one is left. Then the boxes, bottom up: each
+// leaf walks towards the root and the second invocation to reach a node (an
+// atomic counter) combines its two children. Refit repeats that last step
+// on moved vertices. Every step is a DSL kernel; the host reads two counts
+// per build, one more per PLOC pass, and nothing per refit or per trace.
 //
 // Each internal node holds its two children's boxes (64 bytes: lo0, hi0, lo1,
 // hi1 as float4, the child ids in lo0.w and lo1.w as int bits: >= 0 an internal
-// node, < 0 the leaf ~id, whose triangle is triangles()[3 ~id ..]). Leaves hold
+// node, < 0 the leaf ~id, whose triangle is triangles()[3 ~id ..]; hi0.w and
+// hi1.w the height of the child's subtree, 0 for a leaf). Leaves hold
 // one triangle, stored in leaf order (v0, v1, v2 as float4; v0.w holds the
 // input face index as int bits).
 //
@@ -32,8 +36,8 @@
 // input face index as int bits (float_bits_to_int), -1 and t = t_max for a
 // miss. Any hit writes 1 where something lies in [t_min, t_max], else 0.
 // Traversal is one invocation per ray with a stack of 64 in a rill::Local
-// array (the tree is at most 63 deep), nearer child first; the ray-triangle
-// test is Woop, Benthin and Wald's watertight one (JCGT 2013): rill computes
+// array (a PLOC tree taller than kMaxHeight is built again as an LBVH),
+// nearer child first; the ray-triangle test is Woop, Benthin and Wald's watertight one (JCGT 2013): rill computes
 // float arithmetic without contraction into fma (docs/SEMANTICS.md), so the
 // two faces of a shared edge evaluate its edge function to the same value of
 // opposite sign, and no ray passes between them.
