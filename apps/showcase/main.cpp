@@ -3,8 +3,8 @@
 //   rill-showcase [--mesh file.obj] [--size WxH] [--out image.png]
 //
 // SAXPY on 2^22 float4, SGEMV (1024 x 1024) through mul + sum, and primary
-// rays against a triangle mesh (a procedural torus unless --mesh is given),
-// written as a PNG.
+// rays against a triangle mesh (a procedural torus unless --mesh is given)
+// through a BVH built on the device, written as a PNG.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -89,17 +89,19 @@ int run(int argc, char** argv) {
     }
     std::printf("SGEMV   1024x1024     %8.3f ms  max error vs float64 %.2g\n", gemv_ms, err);
 
-    // Ray-triangle intersection (Brook section 3.2's kernel) on a mesh.
+    // Primary rays against a mesh through a BVH built on the device (Brook
+    // section 3.2 tested every ray against every triangle; that kernel is
+    // trace_primary_rays, the tests' reference).
     std::vector<rill::showcase::Triangle> mesh =
         mesh_path.empty() ? rill::showcase::make_torus(48, 24, 0.9f, 0.35f) : rill::showcase::load_obj(mesh_path);
     t0 = Clock::now();
-    rill::showcase::Image img = rill::showcase::trace_primary_rays(rt, mesh, width, height);
+    rill::showcase::Image img = rill::showcase::trace_primary_rays_bvh(rt, mesh, width, height);
     const double trace_ms = ms_since(t0);
     std::size_t hits = 0;
     for (const auto& h : img.hits) hits += h.w >= 0;
     rill::showcase::write_png(out_path, width, height, rill::showcase::shade(img, mesh));
-    std::printf("Rays    %dx%d vs %zu triangles  %8.1f ms (first call, includes tracing)  %.1f M tests/s\n", width,
-                height, mesh.size(), trace_ms, double(width) * height * mesh.size() / trace_ms / 1e3);
+    std::printf("Rays    %dx%d vs %zu triangles  %8.1f ms (first call: tracing, compiling, the BVH build)  %.1f M rays/s\n",
+                width, height, mesh.size(), trace_ms, double(width) * height / trace_ms / 1e3);
     std::printf("        %zu pixels hit the mesh; image written to %s\n", hits, out_path.c_str());
     return 0;
 }

@@ -1,5 +1,7 @@
 #include "scene.h"
 
+#include <rill/algorithms/bvh.h>
+
 #include <cmath>
 #include <limits>
 
@@ -93,7 +95,8 @@ std::vector<Triangle> load_obj(const std::string& path) {
     return tris;
 }
 
-Image trace_primary_rays(Runtime& rt, const std::vector<Triangle>& mesh, int width, int height) {
+/// One primary ray per pixel (rows x columns), from the same camera as camera_ray().
+Stream<ShowcaseRay> camera_rays(Runtime& rt, int width, int height) {
     // Ray generation: one ray per pixel, from the same camera as camera_ray().
     static const auto generate = kernel(
         "generate_rays(eye, basis_x, basis_y, forward, size, rays)",
@@ -106,6 +109,23 @@ Image trace_primary_rays(Runtime& rt, const std::vector<Triangle>& mesh, int wid
             ray.d = fwd + px * bx + py * by;
             ray.tmax = 1e30f;
         });
+    float3 eye, dir00;
+    camera_ray(0, 0, 1, 1, eye, dir00);
+    // The same basis camera_ray builds, passed as constants.
+    float3 f = {-kEye[0], -kEye[1], -kEye[2]};
+    float lf = std::sqrt(f.x * f.x + f.y * f.y + f.z * f.z);
+    f = {f.x / lf, f.y / lf, f.z / lf};
+    float3 r = {-f.z, 0.0f, f.x};
+    float lr = std::sqrt(r.x * r.x + r.z * r.z);
+    r = {r.x / lr, 0.0f, r.z / lr};
+    float3 u = {r.y * f.z - r.z * f.y, r.z * f.x - r.x * f.z, r.x * f.y - r.y * f.x};
+
+    auto rays = rt.stream<ShowcaseRay>({height, width});
+    generate(eye, r, u, f, float2{static_cast<float>(width), static_cast<float>(height)}, rays);
+    return rays;
+}
+
+Image trace_primary_rays(Runtime& rt, const std::vector<Triangle>& mesh, int width, int height) {
     // krnIntersectTriangle (Brook paper, section 3.2), over all triangles.
     static const auto intersect = kernel(
         "intersect_triangles(rays, tris, count, hit)",
@@ -133,26 +153,47 @@ Image trace_primary_rays(Runtime& rt, const std::vector<Triangle>& mesh, int wid
             });
             hit = Float4(best, bu, bv, id);
         });
-    float3 eye, dir00;
-    camera_ray(0, 0, 1, 1, eye, dir00);
-    // The same basis camera_ray builds, passed as constants.
-    float3 f = {-kEye[0], -kEye[1], -kEye[2]};
-    float lf = std::sqrt(f.x * f.x + f.y * f.y + f.z * f.z);
-    f = {f.x / lf, f.y / lf, f.z / lf};
-    float3 r = {-f.z, 0.0f, f.x};
-    float lr = std::sqrt(r.x * r.x + r.z * r.z);
-    r = {r.x / lr, 0.0f, r.z / lr};
-    float3 u = {r.y * f.z - r.z * f.y, r.z * f.x - r.x * f.z, r.x * f.y - r.y * f.x};
-
     auto tris = rt.stream<Triangle>({static_cast<std::int64_t>(mesh.size())}, mesh);
-    auto rays = rt.stream<ShowcaseRay>({height, width});
+    Stream<ShowcaseRay> rays = camera_rays(rt, width, height);
     auto hits = rt.stream<float4>({height, width});
-    generate(eye, r, u, f, float2{static_cast<float>(width), static_cast<float>(height)}, rays);
     intersect(rays, tris, static_cast<std::int32_t>(mesh.size()), hits);
     Image img;
     img.width = width;
     img.height = height;
     img.hits = hits.download();
+    return img;
+}
+
+Image trace_primary_rays_bvh(Runtime& rt, const std::vector<Triangle>& mesh, int width, int height) {
+    static const auto split = kernel("showcase_ray_streams(ray, o, d)", [](In<ShowcaseRay> ray, Out<float4> o, Out<float4> d) {
+        o = Float4(ray.o, 1e-4f);  // t > 1e-4, as the brute-force kernel
+        d = Float4(ray.d, ray.tmax);
+    });
+    // As the brute-force kernel's hits: the triangle index as a float, -1 and t_max on a miss.
+    static const auto to_image = kernel("showcase_hits(hit, out)", [](In<float4> hit, Out<float4> out) {
+        Int face = float_bits_to_int(hit.w());
+        out = Float4(hit.x(), hit.y(), hit.z(), cast<float>(face));
+    });
+    std::vector<float4> vertices;
+    std::vector<int4> faces;
+    for (const Triangle& t : mesh) {
+        const auto b = static_cast<std::int32_t>(vertices.size());
+        for (const float3& v : {t.v0, t.v1, t.v2}) vertices.push_back({v.x, v.y, v.z, 0.0f});
+        faces.push_back({b, b + 1, b + 2, 0});
+    }
+    const bvh::Bvh tree = bvh::Bvh::build(rt.stream<float4>({static_cast<std::int64_t>(vertices.size())}, vertices),
+                                          rt.stream<int4>({static_cast<std::int64_t>(faces.size())}, faces));
+    const std::int64_t n = std::int64_t{width} * height;
+    auto o = rt.stream<float4>({height, width}), d = rt.stream<float4>({height, width});
+    split(camera_rays(rt, width, height), o, d);
+    auto hits = rt.stream<float4>({n});
+    bvh::closest_hit(tree, o.reshape({n}), d.reshape({n}), hits);
+    auto out = rt.stream<float4>({n});
+    to_image(hits, out);
+    Image img;
+    img.width = width;
+    img.height = height;
+    img.hits = out.download();
     return img;
 }
 

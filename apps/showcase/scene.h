@@ -29,6 +29,9 @@ struct Image {
 /// intersects it with every triangle (the Brook paper's krnIntersectTriangle,
 /// without its grid). Returns the nearest hit per pixel.
 Image trace_primary_rays(Runtime& rt, const std::vector<Triangle>& mesh, int width, int height);
+/// The same rays through a BVH built on the device (rill/algorithms/bvh.h):
+/// what the showcase draws with; the brute force stays as its reference.
+Image trace_primary_rays_bvh(Runtime& rt, const std::vector<Triangle>& mesh, int width, int height);
 
 /// Lambert shading of the hits with the triangle normals, as 8-bit RGB.
 std::vector<unsigned char> shade(const Image& image, const std::vector<Triangle>& mesh);

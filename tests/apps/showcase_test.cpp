@@ -42,6 +42,13 @@ TEST_P(Showcase, PrimaryRaysMatchHostReference) {
     expect_hits_match(img, mesh, 1);
 }
 
+TEST_P(Showcase, BvhRaysMatchHostReference) {
+    // What rill-showcase draws: the same rays through a BVH.
+    auto mesh = showcase::make_torus(16, 8, 0.9f, 0.35f);
+    auto img = showcase::trace_primary_rays_bvh(rt(), mesh, 62, 47);
+    expect_hits_match(img, mesh, 1);
+}
+
 TEST_P(Showcase, LoadsObjFiles) {
     // One file per backend: ctest -j runs the backends' tests side by side.
     const auto path = std::filesystem::temp_directory_path() / ("rill-test-tetra-" + rt().backend_name() + ".obj");
