@@ -185,6 +185,12 @@ TEST_P(Compaction, FilterOfWideStructs) {
             if (!runs_here(rt(), way) || way.options.tile.load != TileLoad::Transposed || n > way.max_n) continue;
             SCOPED_TRACE(std::string(way.name) + ", n = " + std::to_string(n));
             auto out = rt().stream<WideRecord>({n});
+            if (single_pass(way) && rt().backend_name() == "vulkan") {  // refused there: NVIDIA's driver miscounted
+                EXPECT_NE(error_message([&] { kept(in, out, way.options); }).find("through Vulkan the single pass moves "
+                                                                                 "elements of one word, not WideRecord"),
+                          std::string::npos);
+                continue;
+            }
             // Every way is tried, so that a failure names all the ways that fail.
             const std::int64_t count = kept(in, out, way.options);
             EXPECT_EQ(count, static_cast<std::int64_t>(want.size()));
@@ -228,6 +234,11 @@ TEST_P(Compaction, StablePartitionOfStructs) {
         auto out = rt().stream<Particle>({n});
         auto count = rt().stream<std::uint32_t>({1});
         const bool filter_only = single_pass(way);
+        if (filter_only && rt().backend_name() == "vulkan") {  // refused there (FilterOfWideStructs)
+            EXPECT_NE(error_message([&] { inside(in, out, count, way.options); }).find("moves elements of one word"),
+                      std::string::npos);
+            continue;
+        }
         if (filter_only) inside(in, out, count, way.options);
         else inside.partition(in, out, count, way.options);
         EXPECT_EQ(count.download()[0], static_cast<std::uint32_t>(mid - want.begin()));

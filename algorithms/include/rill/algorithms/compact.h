@@ -291,8 +291,9 @@ private:
     /// Elements of several words take the two passes through Vulkan: the
     /// single pass over transposed tiles of an 8-word struct kept 2 of 3047
     /// elements of 4099 through NVIDIA's Vulkan driver on the H200
-    /// (2026-12-02, Compaction.FilterOfWideStructs), right on every other
-    /// backend, as a 16-byte struct at 256 x 16 before it (#compaction).
+    /// (2026-12-02, Compaction.FilterOfWideStructs; the two passes were
+    /// right), right on every other backend, as a 16-byte struct at 256 x 16
+    /// before it (#compaction). Asked for, it is refused there (check_single_pass).
     static bool single_pass_pays(const BackendInfo& info, std::int64_t n, bool vectors) {
         if (!detail::look_back::exact_on(info) || n >= detail::look_back::kMostCounted) return false;
         if (info.name == "vulkan") return vectors || (element_words<T> == 1 && n <= (std::int64_t{1} << 26));
@@ -320,6 +321,7 @@ private:
 
     /// Refuses the single pass where it cannot run; `ballot_tile`: asked for
     /// by TileLoad::Ballots, which has no other.
+    static std::string in_type_name() { return element_name<T>::get(); }
     void check_single_pass(const BackendInfo& info, std::int64_t n, bool split, bool ballot_tile) const {
         const std::string fix = ballot_tile ? "TileLoad::Vectors or Transposed (TileLoad::Ballots is a tile of the single pass only)"
                                             : "ScanAlgorithm::Auto";
@@ -330,6 +332,10 @@ private:
         if (split)
             throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
                         "go after all kept ones, whose number is known only when every tile is done; use " + fix);
+        if (info.name == "vulkan" && element_words<T> > 1)
+            throw Error("rill::Filter '" + state_->name + "': through Vulkan the single pass moves elements of one word, "
+                        "not " + in_type_name() + " (" + std::to_string(element_words<T>) + " words: NVIDIA's driver "
+                        "miscounted them); use " + fix);
     }
 
     /// The single pass over a tile ranked by ballots, one of the shapes TileLoad::Ballots lists.
