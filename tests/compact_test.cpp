@@ -234,9 +234,10 @@ TEST_P(Compaction, StablePartitionOfStructs) {
         auto out = rt().stream<Particle>({n});
         auto count = rt().stream<std::uint32_t>({1});
         const bool filter_only = single_pass(way);
-        if (filter_only && rt().backend_name() == "vulkan") {  // refused there (FilterOfWideStructs)
-            EXPECT_NE(error_message([&] { inside(in, out, count, way.options); }).find("moves elements of one word"),
-                      std::string::npos);
+        if (filter_only && rt().backend_name() == "vulkan") {  // refused there (FilterOfWideStructs); 0 elements: nothing to refuse
+            if (n > 0)
+                EXPECT_NE(error_message([&] { inside(in, out, count, way.options); }).find("moves elements of one word"),
+                          std::string::npos);
             continue;
         }
         if (filter_only) inside(in, out, count, way.options);

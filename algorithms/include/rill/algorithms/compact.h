@@ -332,7 +332,7 @@ private:
         if (split)
             throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
                         "go after all kept ones, whose number is known only when every tile is done; use " + fix);
-        if (info.name == "vulkan" && element_words<T> > 1)
+        if (info.name == "vulkan" && element_words<T> > 1 && !ballot_tile)  // ballots say it their way
             throw Error("rill::Filter '" + state_->name + "': through Vulkan the single pass moves elements of one word, "
                         "not " + in_type_name() + " (" + std::to_string(element_words<T>) + " words: NVIDIA's driver "
                         "miscounted them); use " + fix);
