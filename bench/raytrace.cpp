@@ -29,18 +29,6 @@ namespace {
 
 using namespace rill;
 
-std::vector<std::array<float, 4>> arrays(const std::vector<float4>& v) {
-    std::vector<std::array<float, 4>> out;
-    out.reserve(v.size());
-    for (const float4& x : v) out.push_back({x.x, x.y, x.z, x.w});
-    return out;
-}
-std::vector<std::array<std::int32_t, 4>> arrays(const std::vector<int4>& v) {
-    std::vector<std::array<std::int32_t, 4>> out;
-    out.reserve(v.size());
-    for (const int4& x : v) out.push_back({x.x, x.y, x.z, x.w});
-    return out;
-}
 
 double seconds_since(bench::Clock::time_point t) { return std::chrono::duration<double>(bench::Clock::now() - t).count(); }
 
@@ -86,8 +74,8 @@ int main(int argc, char** argv) {
         bvh::Bvh tree = bvh::Bvh::build(vertices, faces);
         const double build = bench::median_ms(1, 5, [&] { tree = bvh::Bvh::build(vertices, faces); }, rt).host_ms;
         const double refit = bench::median_ms(1, 5, [&] { tree.refit(vertices); }, rt).device_ms;
-        const auto v_arrays = arrays(mesh.vertices);
-        const auto f_arrays = arrays(mesh.faces);
+        const auto v_arrays = peers::rows<float>(mesh.vertices);
+        const auto f_arrays = peers::rows<std::int32_t>(mesh.faces);
         double embree_build = 1e30;
         for (int r = 0; r < 3; ++r) {
             const auto t = bench::Clock::now();
@@ -108,7 +96,7 @@ int main(int argc, char** argv) {
         std::printf("\n| rays | rill | Embree (%d threads) | rill / Embree | hits |\n|---|---|---|---|---|\n", peer_threads);
         auto row = [&](const char* kind, const Stream<float4>& o, const Stream<float4>& d, bool any) {
             const auto ho = o.download(), hd = d.download();
-            const auto ao = arrays(ho), ad = arrays(hd);
+            const auto ao = peers::rows<float>(ho), ad = peers::rows<float>(hd);
             auto hits = rt.stream<float4>({n});
             auto occluded = rt.stream<std::uint32_t>({n});
             const double ms = bench::median_ms(1, 5, [&] {

@@ -13,6 +13,16 @@ struct RTCSceneTy;
 
 namespace rill::peers {
 
+/// Rows of four numbers from any 4-component structs with fields x, y, z, w
+/// (rill's float4 and int4), as EmbreeScene takes them.
+template <class T, class V>
+std::vector<std::array<T, 4>> rows(const std::vector<V>& v) {
+    std::vector<std::array<T, 4>> out;
+    out.reserve(v.size());
+    for (const V& x : v) out.push_back({x.x, x.y, x.z, x.w});
+    return out;
+}
+
 class EmbreeScene {
 public:
     /// vertices: x, y, z, (ignored) per vertex; faces: three indices per face.

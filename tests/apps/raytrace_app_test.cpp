@@ -14,16 +14,6 @@ namespace {
 
 class RaytraceApp : public BackendTest {};
 
-std::vector<std::array<float, 4>> arrays(const std::vector<float4>& v) {
-    std::vector<std::array<float, 4>> out;
-    for (const float4& x : v) out.push_back({x.x, x.y, x.z, x.w});
-    return out;
-}
-std::vector<std::array<std::int32_t, 4>> arrays(const std::vector<int4>& v) {
-    std::vector<std::array<std::int32_t, 4>> out;
-    for (const int4& x : v) out.push_back({x.x, x.y, x.z, x.w});
-    return out;
-}
 
 struct Rays {
     std::vector<float4> origins, directions;
@@ -49,7 +39,7 @@ void expect_primary_hits_agree(Runtime& rt, const app_meshes::Mesh& mesh, int wi
     auto hits = rt.stream<float4>({n});
     bvh::closest_hit(tree, rt.stream<float4>({n}, rays.origins), rt.stream<float4>({n}, rays.directions), hits);
     const std::vector<float4> got = hits.download();
-    const peers::EmbreeScene embree(arrays(mesh.vertices), arrays(mesh.faces), 2);
+    const peers::EmbreeScene embree(peers::rows<float>(mesh.vertices), peers::rows<std::int32_t>(mesh.faces), 2);
     std::int64_t differ = 0, hit = 0;
     for (std::int64_t i = 0; i < n; ++i) {
         const auto want = embree.closest({rays.origins[i].x, rays.origins[i].y, rays.origins[i].z, rays.origins[i].w},
@@ -87,7 +77,7 @@ TEST_P(RaytraceApp, TheSkyShowsWhereNothingIsHit) {
     EXPECT_EQ(r.stats.primary_rays, 64 * 40);
     EXPECT_EQ(r.stats.shadow_rays, 2 * 64 * 40);
     const Rays rays = camera(rt(), s, 1);  // the render's first sample
-    const peers::EmbreeScene embree(arrays(mesh.vertices), arrays(mesh.faces), 2);
+    const peers::EmbreeScene embree(peers::rows<float>(mesh.vertices), peers::rows<std::int32_t>(mesh.faces), 2);
     const float3 sky = raytrace_app::sky();
     const float want[3] = {std::pow(sky.x, 1 / 2.2f), std::pow(sky.y, 1 / 2.2f), std::pow(sky.z, 1 / 2.2f)};
     std::int64_t sky_pixels = 0, wrong = 0;

@@ -141,11 +141,18 @@ void check_rays(const char* who, const Bvh& tree, const Stream<float4>& origins,
 
 }  // namespace
 
-void closest_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions, const Stream<float4>& hits) {
-    check_rays("rill::bvh::closest_hit", tree, origins, directions, hits, "hits");
+namespace {
+
+/// The kernel of closest_hit (kAny false: hits get (t, u, v, face)) or of
+/// any_hit (kAny: stops at the first hit; results get 1 or 0).
+template <bool kAny, class Result>
+void trace(const char* who, const char* result_name, const Bvh& tree, const Stream<float4>& origins,
+           const Stream<float4>& directions, const Stream<Result>& results) {
+    check_rays(who, tree, origins, directions, results, result_name);
     static const auto kernel = group_kernel<kWorkgroup>(
-        "bvh_closest_hit(nodes, triangles, origins, directions, hits)",
-        [](Array<float4> nodes, Array<float4> triangles, Array<float4> origins, Array<float4> directions, Array<float4> hits) {
+        kAny ? "bvh_any_hit(nodes, triangles, origins, directions, occluded)"
+             : "bvh_closest_hit(nodes, triangles, origins, directions, hits)",
+        [](Array<float4> nodes, Array<float4> triangles, Array<float4> origins, Array<float4> directions, Array<Result> out) {
             Int i = global_id();
             If(i < origins.size(), [&] {
                 Float4 o = origins.load(i), d = directions.load(i);
@@ -154,42 +161,29 @@ void closest_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<fl
                 Var<float> t_max = d.w();
                 Var<float> u = 0.0f, v = 0.0f;
                 Var<std::int32_t> face = -1;
-                traverse<false>(r, nodes, t_min, t_max, [&](const Expr<std::int32_t>& leaf) {
+                traverse<kAny>(r, nodes, t_min, t_max, [&](const Expr<std::int32_t>& leaf) {
                     intersect(r, triangles, leaf, t_min, t_max, u, v, face);
+                    if constexpr (kAny) return face >= 0;
                 });
-                hits.store(i, Float4(t_max, u, v, int_bits_to_float(face)));
+                if constexpr (kAny) out.store(i, select(face >= 0, 1u, 0u));
+                else out.store(i, Float4(t_max, u, v, int_bits_to_float(face)));
             });
         });
-    if (origins.size() == 0) return;
-    kernel(Groups{(origins.size() + kWorkgroup - 1) / kWorkgroup}, tree.nodes(), tree.triangles(), origins.reshape({origins.size()}),
-           directions.reshape({origins.size()}), hits.reshape({origins.size()}));
+    const std::int64_t n = origins.size();
+    if (n == 0) return;
+    kernel(Groups{(n + kWorkgroup - 1) / kWorkgroup}, tree.nodes(), tree.triangles(), origins.reshape({n}),
+           directions.reshape({n}), results.reshape({n}));
+}
+
+}  // namespace
+
+void closest_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions, const Stream<float4>& hits) {
+    trace<false>("rill::bvh::closest_hit", "hits", tree, origins, directions, hits);
 }
 
 void any_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
              const Stream<std::uint32_t>& occluded) {
-    check_rays("rill::bvh::any_hit", tree, origins, directions, occluded, "occluded");
-    static const auto kernel = group_kernel<kWorkgroup>(
-        "bvh_any_hit(nodes, triangles, origins, directions, occluded)",
-        [](Array<float4> nodes, Array<float4> triangles, Array<float4> origins, Array<float4> directions,
-           Array<std::uint32_t> occluded) {
-            Int i = global_id();
-            If(i < origins.size(), [&] {
-                Float4 o = origins.load(i), d = directions.load(i);
-                RayFrame r = ray_frame(o.xyz(), d.xyz());
-                Float t_min = o.w();
-                Var<float> t_max = d.w();
-                Var<float> u = 0.0f, v = 0.0f;
-                Var<std::int32_t> face = -1;
-                traverse<true>(r, nodes, t_min, t_max, [&](const Expr<std::int32_t>& leaf) {
-                    intersect(r, triangles, leaf, t_min, t_max, u, v, face);
-                    return face >= 0;
-                });
-                occluded.store(i, select(face >= 0, 1u, 0u));
-            });
-        });
-    if (origins.size() == 0) return;
-    kernel(Groups{(origins.size() + kWorkgroup - 1) / kWorkgroup}, tree.nodes(), tree.triangles(), origins.reshape({origins.size()}),
-           directions.reshape({origins.size()}), occluded.reshape({origins.size()}));
+    trace<true>("rill::bvh::any_hit", "occluded", tree, origins, directions, occluded);
 }
 
 }  // namespace rill::bvh
