@@ -265,6 +265,25 @@ TEST_P(Bvh, DuplicatesDegeneratesAndOutliers) {
         check_mesh(rt(), m, rays, 0, bvh::BuildQuality::High);
     }
     {
+        // PLOC merges one pair per pass here (each new cluster's nearest is
+        // the next larger triangle), a chain 79 deep: taller than the
+        // traversal's stack, so the build falls back to an LBVH (check_mesh
+        // checks the height).
+        SCOPED_TRACE("80 nested triangles, each 1.1 times the one before");
+        Mesh m;
+        float scale = 0.01f;
+        for (int i = 0; i < 80; ++i, scale *= 1.1f) {
+            m.vertices.insert(m.vertices.end(), {{-scale, -scale, 0.1f, 0}, {scale, -scale, 0.1f, 0}, {0, scale, 0.1f, 0}});
+            m.faces.push_back({3 * i, 3 * i + 1, 3 * i + 2, 0});
+        }
+        check_mesh(rt(), m, rays, 0, bvh::BuildQuality::High);
+        auto v = rt().stream<float4>({240}, m.vertices);
+        auto f = rt().stream<int4>({80}, m.faces);
+        EXPECT_EQ(bvh::Bvh::build(v, f, bvh::BuildQuality::High).sah_cost(),
+                  bvh::Bvh::build(v, f, bvh::BuildQuality::Fast).sah_cost())
+            << "the High build is not the LBVH it falls back to";
+    }
+    {
         SCOPED_TRACE("every triangle in one point: all skipped, every ray misses");
         Mesh m;
         for (int i = 0; i < 300; ++i) {
