@@ -317,6 +317,18 @@ TEST_P(Bvh, DuplicatesDegeneratesAndOutliers) {
         compare(hits, rays, peers::EmbreeScene(peers::rows<float>(reference.vertices), peers::rows<std::int32_t>(reference.faces), 2));
     }
     {
+        SCOPED_TRACE("coordinates near the float range: kept (finite), and both builds valid");
+        Mesh m = soup(500, 0.3f);
+        for (float4& p : m.vertices) p = {p.x * 2.4e38f, p.y * 2.4e38f, p.z * 1e30f, 0};
+        auto v = rt().stream<float4>({1500}, m.vertices);
+        auto f = rt().stream<int4>({500}, m.faces);
+        for (bvh::BuildQuality quality : {bvh::BuildQuality::Fast, bvh::BuildQuality::High}) {
+            const bvh::Bvh tree = bvh::Bvh::build(v, f, quality);
+            EXPECT_EQ(tree.skipped(), 0);
+            EXPECT_LE(check_invariants(tree, m), bvh::kMaxHeight);
+        }
+    }
+    {
         SCOPED_TRACE("a far outlier squeezes every other centroid into few Morton cells");
         Mesh m = soup(2000, 0.05f);
         m.vertices[0] = {1e6f, 1e6f, 1e6f, 0};

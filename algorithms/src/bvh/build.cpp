@@ -58,8 +58,8 @@ void classify(const Stream<int4>& faces, const Stream<float4>& vertices, const S
                     ids.store(i, -1);
                 }).Else([&] {
                     Float3 a = vertices.load(f.x()).xyz(), b = vertices.load(f.y()).xyz(), c = vertices.load(f.z()).xyz();
-                    Float3 sum = a + b + c;
-                    Bool finite = !any(isnan(sum)) && !any(isinf(sum)) && !any(isinf(a)) && !any(isinf(b));
+                    auto finite3 = [](const Float3& p) { return !any(isnan(p)) && !any(isinf(p)); };
+                    Bool finite = finite3(a) && finite3(b) && finite3(c);
                     Bool area = any(cross(b - a, c - a) != Float3(0.0f));
                     ids.store(i, select(finite && area, i, Int(-1)));
                 });
@@ -79,8 +79,9 @@ void centroids(const Stream<std::int32_t>& ids, const Stream<int4>& faces, const
     static const auto k = kernel("bvh_centroids(id, faces, vertices, c)",
                                       [](In<std::int32_t> id, Gather<int4, 1> faces, Gather<float4, 1> vertices, Out<float4> c) {
         Int4 f = faces[id];
-        Float3 sum = vertices[f.x()].xyz() + vertices[f.y()].xyz() + vertices[f.z()].xyz();
-        c = Float4(sum * (1.0f / 3.0f), 0.0f);
+        // Each vertex divided first: a sum of coordinates near the float range would overflow.
+        const float third = 1.0f / 3.0f;
+        c = Float4(vertices[f.x()].xyz() * third + vertices[f.y()].xyz() * third + vertices[f.z()].xyz() * third, 0.0f);
     });
     k(ids, faces, vertices, out);
 }
@@ -214,7 +215,8 @@ void ploc_nearest(const Stream<Cluster>& clusters, const Stream<std::int32_t>& n
                 auto consider = [&](const Expr<std::int32_t>& d) {
                     Int j = i + d;
                     If(j >= 0 && j < n, [&] {
-                        Float3 e = max(h, hi.load(me + d).xyz()) - min(l, lo.load(me + d).xyz());
+                        // Sides capped at 1e18: areas of boxes near the float range stay finite (no inf, no 0 x inf).
+                        Float3 e = min(max(h, hi.load(me + d).xyz()) - min(l, lo.load(me + d).xyz()), Float3(1e18f));
                         Float area = e.x() * e.y() + e.y() * e.z() + e.z() * e.x();
                         // Equal areas: the lower pair wins, the same pair seen from either end.
                         If(area < best || (area == best && min(i, j) < min(i, best_j)), [&] {
@@ -274,8 +276,10 @@ void gather_clusters(const Stream<Cluster>& in, const Stream<std::int32_t>& inde
     k(Groups{groups_for(count)}, in, index, out, static_cast<std::int32_t>(count));
 }
 
-/// Builds the parents of a PLOC tree over the leaves (in Morton order).
-void ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int32_t>& parents) {
+/// Builds the parents of a PLOC tree over the leaves (in Morton order);
+/// false if a pass merged nothing (which symmetric, finite areas rule out),
+/// and the caller builds an LBVH instead.
+bool ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int32_t>& parents) {
     Runtime rt = Runtime::of(vertices);
     const std::int64_t kept = tree.triangle_count();
     Stream<Cluster> a = rt.scratch<Cluster>({kept}), b = rt.scratch<Cluster>({kept});
@@ -292,9 +296,10 @@ void ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int
         // compaction is rill's fastest, and the gather moves each cluster once.
         const std::int64_t left = non_negative()(alive.domain({0}, {n}), left_index.domain({0}, {n}));
         gather_clusters(merged, left_index, a, left);
-        RILL_ASSERT(left < n, "a PLOC pass merged nothing");
+        if (left >= n) return false;
         n = left;
     }
+    return true;
 }
 
 /// The boxes, bottom up: each leaf writes its triangle and box, then walks
@@ -403,7 +408,7 @@ Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQ
     morton_codes(c, lo, hi, keys);
     radix_sort(keys, t.leaf_faces_, {.bits = 30});
     if (quality == BuildQuality::High) {
-        ploc(t, flat_vertices, t.parents_);
+        if (!ploc(t, flat_vertices, t.parents_)) return build(vertices, faces, BuildQuality::Fast);
         // The root has no parent (PLOC writes the others).
         t.parents_.domain({0}, {1}).upload(std::vector<std::int32_t>{-1});
     } else {
