@@ -60,7 +60,12 @@ void classify(const Stream<int4>& faces, const Stream<float4>& vertices, const S
                     Float3 a = vertices.load(f.x()).xyz(), b = vertices.load(f.y()).xyz(), c = vertices.load(f.z()).xyz();
                     auto finite3 = [](const Float3& p) { return !any(isnan(p)) && !any(isinf(p)); };
                     Bool finite = finite3(a) && finite3(b) && finite3(c);
-                    Bool area = any(cross(b - a, c - a) != Float3(0.0f));
+                    // Faces with coordinates above 2^60 are scaled by 2^-80 (exact) for
+                    // the area test, so that no difference or product overflows:
+                    // NVIDIA's OpenGL compared the resulting NaNs with 0 as equal.
+                    Float3 m = max(abs(a), max(abs(b), abs(c)));
+                    Float s = select(max(m.x(), max(m.y(), m.z())) > 1.152921504606846976e18f, 8.271806125530277e-25f, 1.0f);
+                    Bool area = any(cross(b * s - a * s, c * s - a * s) != Float3(0.0f));
                     ids.store(i, select(finite && area, i, Int(-1)));
                 });
             });
