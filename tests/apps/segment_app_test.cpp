@@ -33,7 +33,8 @@ TEST_P(SegmentApp, TheDiscIsFoundThroughTheNoise) {
         EXPECT_GT(double(both) / double(either), 0.97) << "the region is not the disc (intersection over union)";
         const segment_app::Image over = segment_app::overlay(img, r.mask);
         EXPECT_EQ(over.channels, 3);
-        const std::string path = ::testing::TempDir() + "segment_app_test.png";
+        // One file per backend: ctest -j runs the backends' tests side by side.
+        const std::string path = ::testing::TempDir() + "segment_app_test_" + rt().backend_name() + ".png";
         app_images::write_png("rill-segment", path, over);
         const segment_app::Image back = app_images::read_png("rill-segment", path);
         ASSERT_EQ(back.pixels.size(), over.pixels.size());
