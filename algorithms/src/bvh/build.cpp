@@ -2,6 +2,7 @@
 // DSL kernel on the device.
 #include <rill/algorithms/bvh.h>
 #include <rill/algorithms/compact.h>
+#include <rill/algorithms/detail/dense_streams.h>
 #include <rill/algorithms/radix_sort.h>
 #include <rill/dsl/builtin_reductions.h>
 
@@ -33,10 +34,8 @@ std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgro
 std::int64_t leaf_base(std::int64_t kept) { return std::max<std::int64_t>(kept - 1, 1); }
 
 void check_stream(const char* who, const StreamBase& s, const char* name, const StreamBase& vertices) {
-    if (s.runtime_state() != vertices.runtime_state())
-        throw Error(std::string(who) + ": " + name + " belongs to another Runtime than the vertices; make both with one runtime");
-    if (!s.contiguous() || s.is_iterator())
-        throw Error(std::string(who) + ": " + name + " is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+    rill::detail::require_runtime_of(who, s, name, vertices, "the vertex stream");
+    rill::detail::require_dense(who, s, name);
 }
 
 /// ids[i] = i for a face that can be hit, -1 for one with a non-finite
@@ -426,7 +425,8 @@ Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQ
 
 void Bvh::refit(const Stream<float4>& vertices) {
     const char* who = "rill::bvh::Bvh::refit";
-    check_stream(who, vertices, "vertices", nodes_);
+    rill::detail::require_runtime_of(who, vertices, "vertices", nodes_, "the tree");
+    rill::detail::require_dense(who, vertices, "vertices");
     if (vertices.size() != vertex_count_)
         throw Error(std::string(who) + ": " + std::to_string(vertices.size()) + " vertices but the tree was built over " +
                     std::to_string(vertex_count_) + "; refit moves the same vertices (build a new tree for another mesh)");

@@ -2,6 +2,7 @@
 // one invocation per ray, a stack in a rill::Local array, Woop, Benthin and
 // Wald's watertight ray-triangle test.
 #include <rill/algorithms/bvh.h>
+#include <rill/algorithms/detail/dense_streams.h>
 
 #include <string>
 
@@ -123,10 +124,8 @@ void traverse(const RayFrame& r, const Array<float4>& nodes, const Expr<float>& 
 void check_rays(const char* who, const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
                 const StreamBase& out, const char* out_name) {
     auto dense = [&](const StreamBase& s, const char* name) {
-        if (s.runtime_state() != tree.nodes().runtime_state())
-            throw Error(std::string(who) + ": " + name + " belongs to another Runtime than the tree; make it with the tree's runtime");
-        if (!s.contiguous() || s.is_iterator())
-            throw Error(std::string(who) + ": " + name + " is a view (domain, stride, repeat or iterator); give a dense stream");
+        detail::require_runtime_of(who, s, name, tree.nodes(), "the tree");
+        detail::require_dense(who, s, name);
     };
     dense(origins, "origins");
     dense(directions, "directions");

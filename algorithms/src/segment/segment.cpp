@@ -1,6 +1,7 @@
 // Perona-Malik diffusion as a Stencil, and region growing over the active
 // tiles found by compaction (rill/algorithms/segment.h).
 #include <rill/algorithms/compact.h>
+#include <rill/algorithms/detail/dense_streams.h>
 #include <rill/algorithms/segment.h>
 
 #include <algorithm>
@@ -31,10 +32,8 @@ void check_same(const char* who, const Stream<float>& image, const StreamBase& s
     if (!(s.shape() == image.shape()))
         throw Error(std::string(who) + ": " + name + " has shape " + s.shape().str() + " but the image " + image.shape().str() +
                     "; give " + name + " of the image's shape");
-    if (s.runtime_state() != image.runtime_state())
-        throw Error(std::string(who) + ": " + name + " belongs to another Runtime than the image; make it with the image's runtime");
-    if (!s.contiguous() || s.is_iterator())
-        throw Error(std::string(who) + ": " + name + " is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+    detail::require_runtime_of(who, s, name, image, "the image");
+    detail::require_dense(who, s, name);
 }
 
 void check_diffusion(const char* who, const Diffusion& d) {
@@ -292,8 +291,7 @@ void seed_mask(const std::vector<int2>& seeds, const Stream<std::uint32_t>& mask
     const char* who = "rill::segment::seed_mask";
     if (mask.shape().rank != 2)
         throw Error(std::string(who) + ": the mask has shape " + mask.shape().str() + "; give a 2D stream (rows x columns)");
-    if (!mask.contiguous() || mask.is_iterator())
-        throw Error(std::string(who) + ": the mask is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+    detail::require_dense(who, mask, "the mask");
     check_seeds(who, seeds, mask.shape());
     write_seeds(seeds, mask);
 }

@@ -30,6 +30,7 @@
 #include <utility>
 
 #include <rill/rill.h>
+#include <rill/algorithms/detail/dense_streams.h>
 
 namespace rill {
 
@@ -122,10 +123,8 @@ public:
         if (!(in.shape() == out.shape()))
             throw Error(who + ": the input has shape " + in.shape().str() + " but the output " + out.shape().str() +
                         "; give an output of the input's shape");
-        for (const StreamBase* s : {static_cast<const StreamBase*>(&in), static_cast<const StreamBase*>(&out)})
-            if (!s->contiguous() || s->is_iterator())
-                throw Error(who + ": " + (s == &in ? "the input" : "the output") +
-                            " is a view (domain, stride, repeat or iterator); give a dense stream (copy the view first)");
+        detail::require_dense(who, in, "the input");
+        detail::require_dense(who, out, "the output");
         if (iterations < 0)
             throw Error(who + ": iterations is " + std::to_string(iterations) + "; give 0 or more");
         const std::int64_t h = in.shape()[0], w = in.shape()[1];
