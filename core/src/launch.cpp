@@ -271,7 +271,7 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t
         if (!slot) {
             std::ostringstream name;
             name << k.name << "-" << std::hex << ks.ir_hash << ".ir.txt";
-            dump_file(name.str(), ir::print(k));
+            if (std::getenv("RILL_DUMP")) dump_file(name.str(), ir::print(k));
             slot = rt->backend->compile(k, sig);
             ++rt->programs_compiled;
         }

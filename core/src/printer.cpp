@@ -1,6 +1,7 @@
 // The IR as text: what RILL_DUMP writes and what pass tests compare.
 #include <bit>
 #include <sstream>
+#include <unordered_map>
 
 #include "rill/core/error.h"
 #include "rill/core/ir.h"
@@ -44,7 +45,18 @@ public:
 private:
     void indent(int depth) { out_ << std::string(2 * depth, ' '); }
 
+    /// An expression's text, each node's made once: a node that many others
+    /// share would otherwise be printed again under each of them, and the
+    /// text of a long straight-line kernel grows exponentially. Text longer
+    /// than kLongest prints as the node's name, "n<id>...".
     std::string expr(ExprId id) {
+        if (auto it = texts_.find(id); it != texts_.end()) return it->second;
+        std::string text = expr_text(id);
+        if (text.size() > kLongest) text = "n" + std::to_string(id) + "...";
+        return texts_.emplace(id, std::move(text)).first->second;
+    }
+
+    std::string expr_text(ExprId id) {
         const Node& n = k_.node(id);
         std::ostringstream s;
         switch (n.op) {
@@ -194,8 +206,10 @@ private:
         }
     }
 
+    static constexpr std::size_t kLongest = 4096;
     const Kernel& k_;
     std::ostringstream out_;
+    std::unordered_map<ExprId, std::string> texts_;
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
 // How a traced kernel becomes the IR every backend compiles. Read top to bottom.
+#include <cstdlib>
 #include <sstream>
 
 #include "rill/core/launch.h"
@@ -8,6 +9,7 @@ namespace rill::ir {
 
 namespace {
 void log_stage(const Kernel& k, const char* stage) {
+    if (!std::getenv("RILL_DUMP")) return;
     std::ostringstream name;
     name << k.name << "-" << std::hex << k.hash() << "." << stage << ".ir.txt";
     detail::dump_file(name.str(), print(k));

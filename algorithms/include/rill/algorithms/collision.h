@@ -1,0 +1,111 @@
+// Collision detection between triangle meshes with OBB trees (Gottschalk, Lin
+// and Manocha's RAPID, 1996), traversed breadth first on the device as in
+// Horn's stream-reduction chapter (GPU Gems 2, section 36.2), for a batch of
+// poses at once.
+//
+//   #include <rill/algorithms/collision.h>
+//   auto a = rill::collision::ObbTree::build(vertices_a, faces_a);   // Stream<float4>, Stream<int4>
+//   auto b = rill::collision::ObbTree::build(vertices_b, faces_b);
+//   rill::collision::Collisions c = rill::collision::collide(a, b, poses);  // poses: 3 float4 per pose
+//   c.pairs   // (pose, face of a, face of b, 0) per intersecting pair
+//   c.counts  // per pose: its pairs; 0 = no collision; -1 = not a rigid pose
+//
+// The tree: the shape of rill's BVH (bvh.h: Morton order, PLOC), with an
+// oriented box per node. A node's axes are the eigenvectors of the covariance
+// of its triangles (area-weighted over their surfaces, as in RAPID), combined
+// bottom up from per-triangle moments and diagonalized by Jacobi rotations;
+// its extents are the exact extremes of its triangles' vertices along those
+// axes (each triangle walks to the root and widens every ancestor by atomic
+// minimum and maximum). A leaf's box lies in its triangle's plane, along its
+// first edge. Every box is widened by 1e-6 of its coordinates' size, so that
+// rounding never lets a triangle stick out.
+//
+// The query: a stream of candidate pairs (pose, node of a, node of b) starts
+// with the two roots per pose. Each level tests every candidate's boxes with
+// the 15 separating axes of RAPID, drops the pairs that are apart and
+// replaces the others by the pairs of their children (both trees descend at
+// once; a leaf stays while the other side descends); a pair of leaves whose
+// triangles intersect stays in the stream as a found pair. Each level is one
+// rill::VariableOutput (count, scan, write: the compaction of Horn's section
+// 36.1) and reads its length back to the host: max(height(a), height(b)) + 1
+// round trips per query, whatever the number of poses.
+//
+// Triangles intersect when no one of the 17 separating axes of two triangles
+// (the two normals, the 9 cross products of their edges, and the 6 edge
+// normals in each plane that decide coplanar pairs) separates them by more
+// than 1e-5 of the size of their coordinates. So intersecting and touching
+// triangles (a shared vertex or edge, one lying on the other) are always
+// found, and pairs closer than about 1e-5 of their coordinates' size may be
+// found too. A mesh entirely inside the other, no surfaces crossing, is not a
+// collision (as in RAPID and FCL): the query tests surfaces, not volumes.
+//
+// Faces with a non-finite coordinate or zero area are left out of the tree
+// (skipped()), faces with an index outside the vertices are an error, as in
+// bvh.h. A pose is 3 float4 (the rows of [R | t]) that take b's coordinates
+// into a's: x_a = R x_b + t. A pose whose R is not a rotation (R R^T
+// farther than 1e-3 from the identity in an entry, or a non-finite entry)
+// tests nothing and gets count -1. Performance and Horn's per-level counts:
+// docs/PERFORMANCE.md#collision-detection.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <rill/algorithms/bvh.h>
+#include <rill/rill.h>
+
+namespace rill::collision {
+
+/// Triangles closer than this fraction of their coordinates' size may be
+/// reported as intersecting (see the file comment).
+inline constexpr float kTolerance = 1e-5f;
+
+class ObbTree {
+public:
+    /// Builds the tree of the faces (x, y, z: vertex indices; w ignored) over
+    /// vertices (x, y, z; w ignored); both dense streams of one Runtime.
+    static ObbTree build(const Stream<float4>& vertices, const Stream<int4>& faces);
+
+    std::int64_t face_count() const { return bvh_.face_count(); }
+    std::int64_t triangle_count() const { return bvh_.triangle_count(); }
+    std::int64_t skipped() const { return bvh_.skipped(); }  ///< non-finite or zero-area faces left out
+    int height() const { return height_; }                   ///< levels of nodes, root to deepest leaf
+
+    /// Per internal node (bvh().nodes() numbering), then per leaf (leaf
+    /// order): 4 float4, the axes a0, a1, a2 with the half extents in w, then
+    /// the centre (w = 0). A point x is inside when |a_i . (x - centre)| <= e_i.
+    const Stream<float4>& boxes() const { return boxes_; }
+    /// The tree's shape and its triangles in leaf order.
+    const bvh::Bvh& bvh() const { return bvh_; }
+
+private:
+    bvh::Bvh bvh_;
+    Stream<float4> boxes_;
+    int height_ = 0;
+};
+
+struct QueryOptions {
+    /// At most this many pairs per pose (the first ones found, level by
+    /// level); a pose stops descending once it has them, so that 1 answers
+    /// "does it collide?" quickest. 0: every pair.
+    std::int64_t max_pairs_per_pose = 0;
+};
+
+struct Collisions {
+    /// (pose, face of a, face of b, 0) for each pair of intersecting faces
+    /// (input face indices), poses in increasing order.
+    Stream<int4> pairs;
+    /// Per pose: the number of its pairs in `pairs`; -1 where the pose is not
+    /// a rigid transform (see the file comment).
+    Stream<std::int32_t> counts;
+    /// The candidate pairs tested at each level (the first level: the valid
+    /// poses), Horn's measure of the traversal's work.
+    std::vector<std::int64_t> candidates_per_level;
+};
+
+/// The faces of `a` and `b` that intersect under each pose (b posed in a's
+/// frame). `poses`: a dense Stream<float4> of 3 rows per pose (any shape
+/// whose size is a multiple of 3), on the trees' Runtime.
+Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& poses, const QueryOptions& options = {});
+
+}  // namespace rill::collision
