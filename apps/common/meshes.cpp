@@ -55,6 +55,23 @@ Mesh sphere(int rings, int segments, float r, rill::float3 c) {
     return m;
 }
 
+Mesh torus(int nu, int nv, float major, float minor) {
+    Mesh m;
+    for (int i = 0; i < nu; ++i)
+        for (int j = 0; j < nv; ++j) {
+            const double u = 2 * std::numbers::pi * i / nu, v = 2 * std::numbers::pi * j / nv;
+            const double ring = major + minor * std::cos(v);
+            m.vertices.push_back({float(ring * std::cos(u)), float(minor * std::sin(v)), float(ring * std::sin(u)), 0});
+        }
+    auto at = [&](int i, int j) { return (i % nu) * nv + (j % nv); };
+    for (int i = 0; i < nu; ++i)
+        for (int j = 0; j < nv; ++j) {
+            m.faces.push_back({at(i, j), at(i, j + 1), at(i + 1, j + 1), 0});
+            m.faces.push_back({at(i, j), at(i + 1, j + 1), at(i + 1, j), 0});
+        }
+    return m;
+}
+
 Mesh quad(rill::float3 a, rill::float3 b, rill::float3 c, rill::float3 d) {
     Mesh m;
     for (const rill::float3& p : {a, b, c, d}) m.vertices.push_back({p.x, p.y, p.z, 0});

@@ -20,6 +20,8 @@ Mesh read_obj(const std::string& program, const std::string& path);
 
 /// A closed UV sphere: rings x segments quads, the poles as fans.
 Mesh sphere(int rings, int segments, float radius, rill::float3 centre);
+/// A closed torus about the y axis: nu x nv quads (two triangles each).
+Mesh torus(int nu, int nv, float major, float minor);
 /// A quad of two triangles (corners in order).
 Mesh quad(rill::float3 a, rill::float3 b, rill::float3 c, rill::float3 d);
 /// Appends `m`, its vertices moved by `offset`, to `to`.
