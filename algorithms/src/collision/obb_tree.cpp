@@ -218,10 +218,10 @@ void centres(const bvh::Bvh& tree, const Stream<float4>& boxes, const Stream<std
 
 }  // namespace
 
-ObbTree ObbTree::build(const Stream<float4>& vertices, const Stream<int4>& faces) {
+ObbTree ObbTree::build(const Stream<float4>& vertices, const Stream<int4>& faces, bvh::BuildQuality quality) {
     ObbTree t;
     try {
-        t.bvh_ = bvh::Bvh::build(vertices, faces, bvh::BuildQuality::High);
+        t.bvh_ = bvh::Bvh::build(vertices, faces, quality);
     } catch (const Error& e) {
         const std::string what = e.what(), from = "rill::bvh::Bvh::build";
         throw Error("rill::collision::ObbTree::build" + (what.rfind(from, 0) == 0 ? what.substr(from.size()) : ": " + what));

@@ -64,50 +64,117 @@ std::array<Float3, 3> triangle(const Array<float4>& triangles, const Expr<std::i
     return {triangles.load(3 * leaf).xyz(), triangles.load(3 * leaf + 1).xyz(), triangles.load(3 * leaf + 2).xyz()};
 }
 
-/// One level: found pairs stay, candidates whose boxes are apart go, the
-/// rest become their children's pairs (or a found pair of leaves).
-const auto& expand() {
-    static const VariableOutput<int4, int4, float4, float4, float4, float4, float4, float4, float4, std::uint32_t> kernel(
-        "collide_level",
-        [](const Expr<int4>& c, const Int&, Emitter<int4>& emit, const Array<float4>& boxes_a, const Array<float4>& nodes_a,
-           const Array<float4>& triangles_a, const Array<float4>& boxes_b, const Array<float4>& nodes_b,
-           const Array<float4>& triangles_b, const Array<float4>& poses, const Array<std::uint32_t>& full) {
-            Int pose_id = c.x(), a = c.y(), b = c.z();
-            If(c.w() == kFound, [&] { emit(c); }).Elif(c.w() == kTest && full.load(pose_id) == 0u, [&] {
-                detail::Pose pose{{poses.load(3 * pose_id), poses.load(3 * pose_id + 1), poses.load(3 * pose_id + 2)}};
-                detail::Box box_a = detail::load_box(boxes_a, box_index(nodes_a, a));
-                detail::Box box_b = detail::posed(pose, detail::load_box(boxes_b, box_index(nodes_b, b)));
-                If(!detail::boxes_apart(box_a, box_b), [&] {
-                    If(a < 0 && b < 0, [&] {
-                        std::array<Float3, 3> q = triangle(triangles_b, ~b);
-                        for (auto& v : q) v = pose.apply(v);
-                        If(!detail::triangles_apart(triangle(triangles_a, ~a), q), [&] { emit(Int4(pose_id, a, b, kFound)); });
-                    }).Else([&] {
-                        std::array<Int, 2> ca = children(nodes_a, a), cb = children(nodes_b, b);
-                        for (const Int& x : ca)
-                            for (const Int& y : cb)
-                                If(x != kNoChild && y != kNoChild, [&] { emit(Int4(pose_id, x, y, kTest)); });
+// One level of the traversal is a compaction (Horn, section 36.1) in three
+// kernels and a scan: `test` gives each candidate a mask of what it emits
+// (bit 4: itself as a found pair; bits 0-3: the pairs of its children whose
+// boxes overlap), rill's inclusive scan of the masks' sizes places the
+// emits, `write` moves them. Candidates in the stream are pairs whose boxes
+// overlap (the roots excepted): each box test is made once, at the parent.
+// The count of candidates stays on the device: kernels run over a bound the
+// host knows (at most 4 emits per candidate) and read the count there, so a
+// level reads nothing back until the bound passes kReadBackAbove.
+constexpr std::int64_t kReadBackAbove = std::int64_t{1} << 14;
+constexpr std::uint32_t kSelf = 16u;
+
+const auto& test_kernel() {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "collide_test(candidates, count, masks, sizes, boxes_a, nodes_a, triangles_a, boxes_b, nodes_b, triangles_b, poses, full)",
+        [](Array<int4> candidates, Array<std::uint32_t> count, Array<std::uint32_t> masks, Array<std::uint32_t> sizes,
+           Array<float4> boxes_a, Array<float4> nodes_a, Array<float4> triangles_a, Array<float4> boxes_b, Array<float4> nodes_b,
+           Array<float4> triangles_b, Array<float4> poses, Array<std::uint32_t> full) {
+            Int i = global_id();
+            If(i < masks.size(), [&] {
+                Var<std::uint32_t> mask = 0u;
+                If(i < cast<std::int32_t>(count.load(0)), [&] {
+                    Int4 c = candidates.load(i);
+                    Int pose_id = c.x(), a = c.y(), b = c.z();
+                    If(c.w() == kFound, [&] { mask = kSelf; }).Elif(c.w() == kTest && full.load(pose_id) == 0u, [&] {
+                        detail::Pose pose{{poses.load(3 * pose_id), poses.load(3 * pose_id + 1), poses.load(3 * pose_id + 2)}};
+                        If(a < 0 && b < 0, [&] {
+                            std::array<Float3, 3> q = triangle(triangles_b, ~b);
+                            for (auto& v : q) v = pose.apply(v);
+                            If(!detail::triangles_apart(triangle(triangles_a, ~a), q), [&] { mask = kSelf; });
+                        }).Else([&] {
+                            std::array<Int, 2> ca = children(nodes_a, a), cb = children(nodes_b, b);
+                            for (int k = 0; k < 2; ++k) {
+                                If(ca[k] != kNoChild, [&] {
+                                    detail::Box box_a = detail::load_box(boxes_a, box_index(nodes_a, ca[k]));
+                                    for (int l = 0; l < 2; ++l)
+                                        If(cb[l] != kNoChild, [&] {
+                                            detail::Box box_b = detail::posed(pose, detail::load_box(boxes_b, box_index(nodes_b, cb[l])));
+                                            If(!detail::boxes_apart(box_a, box_b), [&] { mask = mask | (1u << (2 * k + l)); });
+                                        });
+                                });
+                            }
+                        });
                     });
+                });
+                masks.store(i, mask);
+                sizes.store(i, cast<std::uint32_t>(bit_count(mask)));
+            });
+        });
+    return kernel;
+}
+
+/// next_count[0] = where the last candidate's emits end (the next level's
+/// count); stats[level] = this level's count.
+const auto& total_kernel() {
+    static const auto kernel = group_kernel<64>(
+        "collide_total(count, ends, next_count, stats, level)",
+        [](Array<std::uint32_t> count, Array<std::uint32_t> ends, Array<std::uint32_t> next_count, Array<std::uint32_t> stats,
+           Int level) {
+            If(global_id() == 0, [&] {
+                UInt n = count.load(0);
+                next_count.store(0, select(n > 0u, ends.load(cast<std::int32_t>(n) - 1), UInt(0u)));
+                stats.store(level, n);
+            });
+        });
+    return kernel;
+}
+
+const auto& write_kernel() {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "collide_write(candidates, count, masks, ends, out, nodes_a, nodes_b)",
+        [](Array<int4> candidates, Array<std::uint32_t> count, Array<std::uint32_t> masks, Array<std::uint32_t> ends,
+           Array<int4> out, Array<float4> nodes_a, Array<float4> nodes_b) {
+            Int i = global_id();
+            If(i < cast<std::int32_t>(count.load(0)) && i < masks.size(), [&] {
+                UInt mask = masks.load(i);
+                If(mask != 0u, [&] {
+                    Int4 c = candidates.load(i);
+                    Var<std::int32_t> at = cast<std::int32_t>(ends.load(i - 1));  // ends[-1] reads 0
+                    If((mask & kSelf) != 0u, [&] {
+                        out.store(at, Int4(c.x(), c.y(), c.z(), kFound));
+                        at = at + 1;
+                    });
+                    std::array<Int, 2> ca = children(nodes_a, c.y()), cb = children(nodes_b, c.z());
+                    for (int k = 0; k < 2; ++k)
+                        for (int l = 0; l < 2; ++l)
+                            If((mask & (1u << (2 * k + l))) != 0u, [&] {
+                                out.store(at, Int4(c.x(), ca[k], cb[l], kTest));
+                                at = at + 1;
+                            });
                 });
             });
         });
     return kernel;
 }
 
-/// counts[p] = found pairs of pose p (poses of count -1 stay -1); with
-/// limit > 0, full[p] = 1 once pose p has `limit` of them.
-void count_found(const Stream<int4>& candidates, const Stream<std::int32_t>& counts, const Stream<std::uint32_t>& full,
-                 std::int64_t limit) {
+/// counts[p] = found pairs of pose p among the first count[0] candidates
+/// (poses of count -1 stay -1; `every`: each element is a found pair, as in
+/// the result's pairs); with limit > 0, full[p] = 1 once pose p has `limit`.
+void count_found(const Stream<int4>& candidates, const Stream<std::uint32_t>& count, std::int64_t bound,
+                 const Stream<std::int32_t>& counts, const Stream<std::uint32_t>& full, std::int64_t limit, bool every = false) {
     static const auto reset = group_kernel<kWorkgroup>("collide_reset(counts)", [](Array<std::int32_t> counts) {
         Int p = global_id();
         If(p < counts.size() && counts.load(p) > 0, [&] { counts.store(p, 0); });
     });
-    static const auto add = group_kernel<kWorkgroup>("collide_count(candidates, counts)",
-                                                     [](Array<int4> candidates, Array<std::int32_t> counts) {
+    static const auto add = group_kernel<kWorkgroup>("collide_count(candidates, count, counts, every)",
+                                                     [](Array<int4> candidates, Array<std::uint32_t> count, Array<std::int32_t> counts, Int every) {
         Int i = global_id();
-        If(i < candidates.size(), [&] {
+        If(i < cast<std::int32_t>(count.load(0)) && i < candidates.size(), [&] {
             Int4 c = candidates.load(i);
-            If(c.w() == kFound, [&] { counts.atomic_add(c.x(), 1); });
+            If(c.w() == kFound || every != 0, [&] { counts.atomic_add(c.x(), 1); });
         });
     });
     static const auto mark = group_kernel<kWorkgroup>(
@@ -116,7 +183,7 @@ void count_found(const Stream<int4>& candidates, const Stream<std::int32_t>& cou
             If(p < counts.size(), [&] { full.store(p, select(limit > 0 && counts.load(p) >= limit, 1u, 0u)); });
         });
     reset(Groups{groups_for(counts.size())}, counts);
-    if (candidates.size() > 0) add(Groups{groups_for(candidates.size())}, candidates, counts);
+    if (bound > 0) add(Groups{groups_for(bound)}, candidates, count, counts, every ? 1 : 0);
     mark(Groups{groups_for(counts.size())}, counts, full, static_cast<std::int32_t>(std::min<std::int64_t>(limit, 1 << 30)));
 }
 
@@ -136,17 +203,18 @@ void first_of_each(const Stream<int4>& pairs, const Stream<std::uint32_t>& start
     kernel(Groups{groups_for(pairs.size())}, pairs, starts, keep, static_cast<std::int32_t>(std::min<std::int64_t>(limit, 1 << 30)));
 }
 
-/// Leaves to input face indices, in place: (pose, face of a, face of b, 0).
-void to_faces(const Stream<int4>& pairs, const bvh::Bvh& a, const bvh::Bvh& b) {
+/// The found pairs' leaves as input face indices: (pose, face of a, face of b, 0).
+void to_faces(const Stream<int4>& found, const Stream<int4>& pairs, const bvh::Bvh& a, const bvh::Bvh& b) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "collide_faces(pairs, triangles_a, triangles_b)", [](Array<int4> pairs, Array<float4> ta, Array<float4> tb) {
+        "collide_faces(found, pairs, triangles_a, triangles_b)",
+        [](Array<int4> found, Array<int4> pairs, Array<float4> ta, Array<float4> tb) {
             Int i = global_id();
             If(i < pairs.size(), [&] {
-                Int4 c = pairs.load(i);
+                Int4 c = found.load(i);
                 pairs.store(i, Int4(c.x(), float_bits_to_int(ta.load(3 * ~c.y()).w()), float_bits_to_int(tb.load(3 * ~c.z()).w()), 0));
             });
         });
-    if (pairs.size() > 0) kernel(Groups{groups_for(pairs.size())}, pairs, a.triangles(), b.triangles());
+    if (pairs.size() > 0) kernel(Groups{groups_for(pairs.size())}, found, pairs, a.triangles(), b.triangles());
 }
 
 }  // namespace
@@ -168,23 +236,48 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     Runtime rt = Runtime::of(poses);
     Collisions result;
     result.counts = rt.stream<std::int32_t>({n_poses});
-    Stream<int4> candidates = rt.scratch<int4>({n_poses});
+    Stream<int4> candidates = rt.scratch<int4>({std::max<std::int64_t>(n_poses, 1)});
     const Stream<float4> flat_poses = poses.reshape({poses.size()});
     if (n_poses > 0) start(flat_poses, candidates, result.counts);
     const bool empty = a.triangle_count() == 0 || b.triangle_count() == 0 || n_poses == 0;
-    if (empty) candidates = rt.stream<int4>({0});
     Stream<std::uint32_t> full = rt.stream<std::uint32_t>({std::max<std::int64_t>(n_poses, 1)});
     const std::int64_t limit = options.max_pairs_per_pose;
     // A pair of leaves at depth d is made at level d - 1 and tested at level d.
-    const int levels = std::max(a.height(), b.height()) + 1;
-    for (int level = 0; level < levels && candidates.size() > 0; ++level) {
-        result.candidates_per_level.push_back(candidates.size());
-        if (limit > 0 && level > 0) count_found(candidates, result.counts, full, limit);
-        candidates = expand()(candidates, a.boxes(), a.bvh().nodes(), a.bvh().triangles(), b.boxes(), b.bvh().nodes(),
-                              b.bvh().triangles(), flat_poses, full);
+    const int levels = empty ? 0 : std::max(a.height(), b.height()) + 1;
+    Stream<std::uint32_t> count = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{std::uint32_t(empty ? 0 : n_poses)});
+    Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({std::max(levels, 1)});
+    std::int64_t bound = empty ? 0 : n_poses;  // at least the count on the device
+    bool exact = true;                         // the bound is the count
+    int level = 0;
+    for (; level < levels && bound > 0; ++level) {
+        if (limit > 0 && level > 0) count_found(candidates, count, bound, result.counts, full, limit);
+        Stream<std::uint32_t> masks = rt.scratch<std::uint32_t>({bound}), ends = rt.scratch<std::uint32_t>({bound});
+        test_kernel()(Groups{groups_for(bound)}, candidates, count, masks, ends, a.boxes(), a.bvh().nodes(), a.bvh().triangles(),
+                      b.boxes(), b.bvh().nodes(), b.bvh().triangles(), flat_poses, full);
+        inclusive_scan(ends, ends);
+        Stream<std::uint32_t> next_count = rt.stream<std::uint32_t>({1});
+        total_kernel()(Groups{1}, count, ends, next_count, stats, level);
+        std::int64_t capacity = 4 * bound;
+        exact = capacity > kReadBackAbove;
+        if (exact) capacity = next_count.download()[0];
+        if (capacity >= (std::int64_t{1} << 31) - 4096)
+            throw Error(std::string(who) + ": " + std::to_string(capacity) + " candidate pairs at level " + std::to_string(level) +
+                        "; give fewer poses per call");
+        Stream<int4> next = rt.scratch<int4>({std::max<std::int64_t>(capacity, 1)});
+        write_kernel()(Groups{groups_for(bound)}, candidates, count, masks, ends, next, a.bvh().nodes(), b.bvh().nodes());
+        candidates = next;
+        count = next_count;
+        bound = capacity;
     }
-    if (n_poses > 0) count_found(candidates, result.counts, full, 0);
-    if (limit > 0 && candidates.size() > 0) {
+    const std::int64_t found = exact ? bound : count.download()[0];
+    if (level > 0) {
+        const std::vector<std::uint32_t> per_level = stats.domain({0}, {level}).download();
+        result.candidates_per_level.assign(per_level.begin(), per_level.end());
+    }
+    if (n_poses > 0) count_found(candidates, count, found, result.counts, full, 0);
+    result.pairs = rt.scratch<int4>({found});
+    to_faces(candidates, result.pairs, a.bvh(), b.bvh());
+    if (limit > 0 && found > 0) {
         // Poses reach the limit within a level: keep the first `limit` of each.
         static const auto nonnegative = group_kernel<kWorkgroup>(
             "collide_nonnegative(counts, sizes)", [](Array<std::int32_t> counts, Array<std::uint32_t> sizes) {
@@ -194,17 +287,16 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
         Stream<std::uint32_t> starts = rt.scratch<std::uint32_t>({n_poses});
         nonnegative(Groups{groups_for(n_poses)}, result.counts, starts);
         exclusive_scan(starts, starts);
-        Stream<std::uint32_t> keep = rt.scratch<std::uint32_t>({candidates.size()});
-        first_of_each(candidates, starts, keep, limit);
+        Stream<std::uint32_t> keep = rt.scratch<std::uint32_t>({found});
+        first_of_each(result.pairs, starts, keep, limit);
         static const VariableOutput<int4, int4, std::uint32_t> kept(
             "collide_keep", [](const Expr<int4>& c, const Int& i, Emitter<int4>& emit, const Array<std::uint32_t>& keep) {
                 If(keep.load(i) != 0u, [&] { emit(c); });
             });
-        candidates = kept(candidates, keep);
-        count_found(candidates, result.counts, full, 0);
+        result.pairs = kept(result.pairs, keep);
+        Stream<std::uint32_t> kept_count = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{std::uint32_t(result.pairs.size())});
+        count_found(result.pairs, kept_count, result.pairs.size(), result.counts, full, 0, true);
     }
-    to_faces(candidates, a.bvh(), b.bvh());
-    result.pairs = candidates;
     return result;
 }
 

@@ -63,8 +63,10 @@ inline constexpr float kTolerance = 1e-5f;
 class ObbTree {
 public:
     /// Builds the tree of the faces (x, y, z: vertex indices; w ignored) over
-    /// vertices (x, y, z; w ignored); both dense streams of one Runtime.
-    static ObbTree build(const Stream<float4>& vertices, const Stream<int4>& faces);
+    /// vertices (x, y, z; w ignored); both dense streams of one Runtime. The
+    /// tree's shape is rill's BVH of that quality (bvh.h).
+    static ObbTree build(const Stream<float4>& vertices, const Stream<int4>& faces,
+                         bvh::BuildQuality quality = bvh::BuildQuality::Fast);
 
     std::int64_t face_count() const { return bvh_.face_count(); }
     std::int64_t triangle_count() const { return bvh_.triangle_count(); }

@@ -1,0 +1,157 @@
+// Collision detection against FCL in one run: poses per second of a batch
+// (yes/no per pose, and every pair), one pose end to end, the tree build, and
+// Horn's per-level candidate counts for a colliding and a separate pose.
+//
+//   RILL_BACKEND=vulkan rill-bench-collide [a.obj [b.obj]] [--poses N] [--spread S] [--threads N]
+//                                          [--build-triangles N]
+//
+// No mesh: two tori. FCL (OBBRSS trees) answers each pose with collide() and
+// one contact, on 1 thread and on --threads threads (default: all cores; TBB
+// over the poses). rill's times are host wall times of the whole query, its
+// read-backs included, until the counts are on the host. A yes/no that
+// differs from FCL's on more than 1 pose in 1000 stops the program.
+#include <tbb/info.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "collide_app.h"
+#include "fcl_meshes.h"
+#include "timing.h"
+
+namespace {
+
+using namespace rill;
+
+peers::FclMesh fcl_mesh(const app_meshes::Mesh& m) {
+    std::vector<std::array<float, 4>> v;
+    std::vector<std::array<std::int32_t, 4>> f;
+    for (const float4& x : m.vertices) v.push_back({x.x, x.y, x.z, 0});
+    for (const int4& x : m.faces) f.push_back({x.x, x.y, x.z, 0});
+    return peers::FclMesh(v, f);
+}
+
+struct Trees {
+    collision::ObbTree a, b;
+};
+
+std::string levels(const std::vector<std::int64_t>& c) {
+    std::string s;
+    for (std::int64_t x : c) s += (s.empty() ? "" : " ") + std::to_string(x);
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> inputs;
+    int poses = 10000, threads = 0, build_triangles = 1000000;
+    float spread = 0.5f;
+    for (int a = 1; a < argc; ++a) {
+        const std::string arg = argv[a];
+        if (arg == "--poses" && a + 1 < argc) poses = std::atoi(argv[++a]);
+        else if (arg == "--spread" && a + 1 < argc) spread = std::strtof(argv[++a], nullptr);
+        else if (arg == "--threads" && a + 1 < argc) threads = std::atoi(argv[++a]);
+        else if (arg == "--build-triangles" && a + 1 < argc) build_triangles = std::atoi(argv[++a]);
+        else if (arg.rfind("--", 0) != 0 && inputs.size() < 2) inputs.push_back(arg);
+        else {
+            std::fprintf(stderr, "usage: rill-bench-collide [a.obj [b.obj]] [--poses N] [--spread S] [--threads N] [--build-triangles N]\n");
+            return 2;
+        }
+    }
+    if (poses < 1 || threads < 0 || build_triangles < 1) {
+        std::fprintf(stderr, "rill-bench-collide: give --poses >= 1, --threads >= 0 and --build-triangles >= 1\n");
+        return 2;
+    }
+    const int peer_threads = threads > 0 ? threads : tbb::info::default_concurrency();
+    try {
+        const app_meshes::Mesh a = inputs.empty() ? app_meshes::torus(192, 64, 1.0f, 0.3f) : app_meshes::read_obj("rill-bench-collide", inputs[0]);
+        const app_meshes::Mesh b = inputs.size() > 1 ? app_meshes::read_obj("rill-bench-collide", inputs[1])
+                                   : inputs.empty()  ? app_meshes::torus(128, 48, 0.8f, 0.25f)
+                                                     : a;
+        Runtime rt;
+        rt.set_profiling(true);
+        std::printf("backend %s: %s\n", rt.backend_name().c_str(), rt.info().device.c_str());
+        std::printf("a: %s, %zu triangles; b: %s, %zu triangles; %d poses (spread %.2f); FCL on 1 and %d threads\n",
+                    inputs.empty() ? "torus" : inputs[0].c_str(), a.faces.size(),
+                    inputs.size() > 1 ? inputs[1].c_str() : inputs.empty() ? "torus" : "a", b.faces.size(), poses, spread, peer_threads);
+        const std::vector<collide_app::Pose> batch = collide_app::random_poses(a, b, poses, 1, spread);
+        auto va = rt.stream<float4>({std::int64_t(a.vertices.size())}, a.vertices);
+        auto fa = rt.stream<int4>({std::int64_t(a.faces.size())}, a.faces);
+        auto vb = rt.stream<float4>({std::int64_t(b.vertices.size())}, b.vertices);
+        auto fb = rt.stream<int4>({std::int64_t(b.faces.size())}, b.faces);
+        const Stream<float4> p = collide_app::upload_poses(rt, batch);
+        const collision::ObbTree ta = collision::ObbTree::build(va, fa), tb = collision::ObbTree::build(vb, fb);
+
+        // The answers first: rill's yes/no against FCL's.
+        const peers::FclMesh fcl_a = fcl_mesh(a), fcl_b = fcl_mesh(b);
+        std::vector<peers::PoseRows> rows(batch.begin(), batch.end());
+        std::vector<std::uint8_t> want;
+        const double fcl_1 = bench::host_median_ms([&] { want = peers::fcl_collides_all(fcl_a, fcl_b, rows, 1); });
+        const double fcl_n = bench::host_median_ms([&] { want = peers::fcl_collides_all(fcl_a, fcl_b, rows, peer_threads); });
+        std::vector<std::int32_t> counts;
+        collision::Collisions any;
+        auto yes_no = [&] {
+            any = collision::collide(ta, tb, p, {.max_pairs_per_pose = 1});
+            counts = any.counts.download();
+        };
+        const double rill_any = bench::median_ms(1, 5, yes_no, rt).host_ms;
+        std::int64_t differ = 0, colliding = 0;
+        for (int i = 0; i < poses; ++i) differ += (counts[i] > 0) != (want[i] != 0), colliding += want[i] != 0;
+        if (differ > poses / 1000)
+            bench::fail(std::to_string(differ) + " of " + std::to_string(poses) + " poses' yes/no differ from FCL's");
+        collision::Collisions all;
+        std::int64_t pairs = 0;
+        const double rill_all = bench::median_ms(1, 5, [&] {
+            all = collision::collide(ta, tb, p);
+            counts = all.counts.download();
+        }, rt).host_ms;
+        for (std::int32_t c : counts) pairs += std::max(c, 0);
+
+        auto per_s = [](int n, double ms) { return n / (ms * 1e-3); };
+        std::printf("\n%lld of %d poses collide (FCL agrees on all but %lld); %lld intersecting pairs in all\n\n",
+                    static_cast<long long>(colliding), poses, static_cast<long long>(differ), static_cast<long long>(pairs));
+        std::printf("| query | rill | FCL, 1 thread | FCL, %d threads | rill / FCL 1 | rill / FCL %d |\n|---|---|---|---|---|---|\n",
+                    peer_threads, peer_threads);
+        std::printf("| %d poses, yes/no | %.3f ms (%.0f poses/s) | %.3f ms (%.0f poses/s) | %.3f ms (%.0f poses/s) | %.2f | %.2f |\n", poses,
+                    rill_any, per_s(poses, rill_any), fcl_1, per_s(poses, fcl_1), fcl_n, per_s(poses, fcl_n), fcl_1 / rill_any,
+                    fcl_n / rill_any);
+        std::printf("| %d poses, every pair | %.3f ms (%.0f poses/s) | - | - | %.2f | %.2f |\n", poses, rill_all, per_s(poses, rill_all),
+                    fcl_1 / rill_all, fcl_n / rill_all);
+
+        // One pose end to end, a colliding one and a separate one; Horn's per-level counts.
+        std::size_t hit = 0, miss = 0;
+        while (hit < want.size() && !want[hit]) ++hit;
+        while (miss < want.size() && want[miss]) ++miss;
+        for (std::size_t which : {hit, miss}) {
+            if (which >= batch.size()) continue;
+            const Stream<float4> one = collide_app::upload_poses(rt, {batch[which]});
+            collision::Collisions c;
+            const double ms = bench::median_ms(1, 9, [&] {
+                c = collision::collide(ta, tb, one);
+                counts = c.counts.download();
+            }, rt).host_ms;
+            const double fcl_ms = bench::host_median_ms([&] { (void)peers::fcl_pairs(fcl_a, fcl_b, rows[which]); });
+            std::printf("| one %s pose, every pair | %.3f ms | %.3f ms (all contacts) | - | %.2f | - |\n",
+                        which == hit ? "colliding" : "separate", ms, fcl_ms, fcl_ms / ms);
+            std::printf("|   candidate pairs per level (%zu levels, %d pairs) | %s | | | | |\n", c.candidates_per_level.size(),
+                        counts[0], levels(c.candidates_per_level).c_str());
+        }
+
+        // The tree build of a large mesh.
+        const app_meshes::Mesh big = app_meshes::sphere_field(build_triangles);
+        auto vbig = rt.stream<float4>({std::int64_t(big.vertices.size())}, big.vertices);
+        auto fbig = rt.stream<int4>({std::int64_t(big.faces.size())}, big.faces);
+        collision::ObbTree tree = collision::ObbTree::build(vbig, fbig);
+        const double build = bench::median_ms(1, 5, [&] { tree = collision::ObbTree::build(vbig, fbig); }, rt).host_ms;
+        const double fcl_build = bench::host_median_ms([&] { (void)fcl_mesh(big); });
+        std::printf("| OBB tree of %zu triangles | %.3f ms | %.3f ms (BVHModel<OBBRSS>) | - | %.2f | - |\n", big.faces.size(), build,
+                    fcl_build, fcl_build / build);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
