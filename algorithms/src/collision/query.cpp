@@ -78,12 +78,12 @@ constexpr std::uint32_t kSelf = 16u;
 
 const auto& test_kernel() {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "collide_test(candidates, count, masks, sizes, boxes_a, nodes_a, triangles_a, boxes_b, nodes_b, triangles_b, poses, full)",
-        [](Array<int4> candidates, Array<std::uint32_t> count, Array<std::uint32_t> masks, Array<std::uint32_t> sizes,
+        "collide_test(candidates, count, bound, masks, sizes, boxes_a, nodes_a, triangles_a, boxes_b, nodes_b, triangles_b, poses, full)",
+        [](Array<int4> candidates, Array<std::uint32_t> count, Int bound, Array<std::uint32_t> masks, Array<std::uint32_t> sizes,
            Array<float4> boxes_a, Array<float4> nodes_a, Array<float4> triangles_a, Array<float4> boxes_b, Array<float4> nodes_b,
            Array<float4> triangles_b, Array<float4> poses, Array<std::uint32_t> full) {
             Int i = global_id();
-            If(i < masks.size(), [&] {
+            If(i < bound, [&] {
                 Var<std::uint32_t> mask = 0u;
                 If(i < cast<std::int32_t>(count.load(0)), [&] {
                     Int4 c = candidates.load(i);
@@ -134,11 +134,11 @@ const auto& total_kernel() {
 
 const auto& write_kernel() {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "collide_write(candidates, count, masks, ends, out, nodes_a, nodes_b)",
-        [](Array<int4> candidates, Array<std::uint32_t> count, Array<std::uint32_t> masks, Array<std::uint32_t> ends,
+        "collide_write(candidates, count, bound, masks, ends, out, nodes_a, nodes_b)",
+        [](Array<int4> candidates, Array<std::uint32_t> count, Int bound, Array<std::uint32_t> masks, Array<std::uint32_t> ends,
            Array<int4> out, Array<float4> nodes_a, Array<float4> nodes_b) {
             Int i = global_id();
-            If(i < cast<std::int32_t>(count.load(0)) && i < masks.size(), [&] {
+            If(i < cast<std::int32_t>(count.load(0)) && i < bound, [&] {
                 UInt mask = masks.load(i);
                 If(mask != 0u, [&] {
                     Int4 c = candidates.load(i);
@@ -236,7 +236,13 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     Runtime rt = Runtime::of(poses);
     Collisions result;
     result.counts = rt.stream<std::int32_t>({n_poses});
-    Stream<int4> candidates = rt.scratch<int4>({std::max<std::int64_t>(n_poses, 1)});
+    // The level's buffers grow to what a level needs and are reused after
+    // (allocating them per level took longer than a small level's kernels).
+    auto grow = [&rt]<class T>(Stream<T>& buffer, std::int64_t n) {
+        if (buffer.size() < n) buffer = rt.template scratch<T>({std::max(n, 2 * buffer.size())});
+    };
+    Stream<int4> candidates = rt.scratch<int4>({std::max<std::int64_t>(n_poses, 1)}), next = rt.scratch<int4>({1});
+    Stream<std::uint32_t> masks = rt.scratch<std::uint32_t>({1}), ends = rt.scratch<std::uint32_t>({1});
     const Stream<float4> flat_poses = poses.reshape({poses.size()});
     if (n_poses > 0) start(flat_poses, candidates, result.counts);
     const bool empty = a.triangle_count() == 0 || b.triangle_count() == 0 || n_poses == 0;
@@ -245,17 +251,19 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     // A pair of leaves at depth d is made at level d - 1 and tested at level d.
     const int levels = empty ? 0 : std::max(a.height(), b.height()) + 1;
     Stream<std::uint32_t> count = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{std::uint32_t(empty ? 0 : n_poses)});
+    Stream<std::uint32_t> next_count = rt.scratch<std::uint32_t>({1});
     Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({std::max(levels, 1)});
     std::int64_t bound = empty ? 0 : n_poses;  // at least the count on the device
     bool exact = true;                         // the bound is the count
     int level = 0;
     for (; level < levels && bound > 0; ++level) {
         if (limit > 0 && level > 0) count_found(candidates, count, bound, result.counts, full, limit);
-        Stream<std::uint32_t> masks = rt.scratch<std::uint32_t>({bound}), ends = rt.scratch<std::uint32_t>({bound});
-        test_kernel()(Groups{groups_for(bound)}, candidates, count, masks, ends, a.boxes(), a.bvh().nodes(), a.bvh().triangles(),
-                      b.boxes(), b.bvh().nodes(), b.bvh().triangles(), flat_poses, full);
-        inclusive_scan(ends, ends);
-        Stream<std::uint32_t> next_count = rt.stream<std::uint32_t>({1});
+        grow(masks, bound);
+        grow(ends, bound);
+        const auto b32 = static_cast<std::int32_t>(bound);
+        test_kernel()(Groups{groups_for(bound)}, candidates, count, b32, masks, ends, a.boxes(), a.bvh().nodes(),
+                      a.bvh().triangles(), b.boxes(), b.bvh().nodes(), b.bvh().triangles(), flat_poses, full);
+        inclusive_scan(ends.domain({0}, {bound}), ends.domain({0}, {bound}));
         total_kernel()(Groups{1}, count, ends, next_count, stats, level);
         std::int64_t capacity = 4 * bound;
         exact = capacity > kReadBackAbove;
@@ -263,10 +271,10 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
         if (capacity >= (std::int64_t{1} << 31) - 4096)
             throw Error(std::string(who) + ": " + std::to_string(capacity) + " candidate pairs at level " + std::to_string(level) +
                         "; give fewer poses per call");
-        Stream<int4> next = rt.scratch<int4>({std::max<std::int64_t>(capacity, 1)});
-        write_kernel()(Groups{groups_for(bound)}, candidates, count, masks, ends, next, a.bvh().nodes(), b.bvh().nodes());
-        candidates = next;
-        count = next_count;
+        grow(next, std::max<std::int64_t>(capacity, 1));
+        write_kernel()(Groups{groups_for(bound)}, candidates, count, b32, masks, ends, next, a.bvh().nodes(), b.bvh().nodes());
+        std::swap(candidates, next);
+        std::swap(count, next_count);
         bound = capacity;
     }
     const std::int64_t found = exact ? bound : count.download()[0];
