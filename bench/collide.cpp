@@ -37,6 +37,28 @@ struct Trees {
     collision::ObbTree a, b;
 };
 
+/// The kernels of one call of f, longest first: where its time goes.
+template <class F>
+std::string breakdown(Runtime& rt, F&& f) {
+    rt.finish();
+    rt.reset_kernel_times();
+    f();
+    rt.finish();
+    std::vector<KernelTime> t = rt.kernel_times();
+    std::sort(t.begin(), t.end(), [](const KernelTime& x, const KernelTime& y) { return x.total_ms > y.total_ms; });
+    double all = 0;
+    for (const KernelTime& k : t) all += k.total_ms;
+    char line[160];
+    std::snprintf(line, sizeof line, "%.3f ms in %zu kernels:", all, t.size());
+    std::string s = line;
+    for (std::size_t i = 0; i < t.size() && i < 6; ++i) {
+        std::snprintf(line, sizeof line, " %s %.3f (%llu calls)%s", t[i].kernel.c_str(), t[i].total_ms,
+                      static_cast<unsigned long long>(t[i].calls), i + 1 < std::min<std::size_t>(t.size(), 6) ? "," : "");
+        s += line;
+    }
+    return s;
+}
+
 std::string levels(const std::vector<std::int64_t>& c) {
     std::string s;
     for (std::int64_t x : c) s += (s.empty() ? "" : " ") + std::to_string(x);
@@ -138,6 +160,7 @@ int main(int argc, char** argv) {
                         which == hit ? "colliding" : "separate", ms, fcl_ms, fcl_ms / ms);
             std::printf("|   candidate pairs per level (%zu levels, %d pairs) | %s | | | | |\n", c.candidates_per_level.size(),
                         counts[0], levels(c.candidates_per_level).c_str());
+            std::printf("|   device time | %s | | | | |\n", breakdown(rt, [&] { c = collision::collide(ta, tb, one); }).c_str());
         }
 
         // The tree build of a large mesh.
@@ -149,6 +172,7 @@ int main(int argc, char** argv) {
         const double fcl_build = bench::host_median_ms([&] { (void)fcl_mesh(big); });
         std::printf("| OBB tree of %zu triangles | %.3f ms | %.3f ms (BVHModel<OBBRSS>) | - | %.2f | - |\n", big.faces.size(), build,
                     fcl_build, fcl_build / build);
+        std::printf("|   device time | %s | | | | |\n", breakdown(rt, [&] { tree = collision::ObbTree::build(vbig, fbig); }).c_str());
     } catch (const Error& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 1;

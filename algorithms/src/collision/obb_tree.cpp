@@ -27,6 +27,17 @@ Float3 reference_point(const Array<float4>& nodes) {
     return (nodes.load(0).xyz() + nodes.load(1).xyz()) * 0.5f;
 }
 
+/// Subtrees up to kExactHeight levels get their extents from their
+/// triangles' vertices; the nodes above, from the boxes of those subtrees
+/// (slightly larger boxes for the few nodes near the root, and each triangle
+/// widens at most kExactHeight ancestors instead of every one up to the root).
+constexpr int kExactHeight = 10;
+
+/// Levels below internal node `node` (bvh.h keeps each child's in its hi.w).
+Expr<float> node_height(const Array<float4>& nodes, const Expr<std::int32_t>& node) {
+    return 1.0f + max(nodes.load(4 * node + 1).w(), nodes.load(4 * node + 3).w());
+}
+
 /// A triangle's moments about `o`, area-weighted over its surface (RAPID):
 /// (area * centroid, area), then the second moments (xx, yy, zz, xy), (xz, yz).
 std::array<Float4, 3> triangle_moments(const Float3& p, const Float3& q, const Float3& r) {
@@ -181,7 +192,7 @@ void extents(const bvh::Bvh& tree, const Stream<float4>& boxes, const Stream<std
                 // one lane widens it (the root would otherwise take an
                 // atomic from every triangle, one after another).
                 Var<std::int32_t> up = parents.load(leaf);
-                While([&] { return up >= 0; }, [&] {
+                While([&] { return up >= 0 && node_height(nodes, up / 2) <= float(kExactHeight); }, [&] {
                     Int node = up / 2;
                     Bool shared = subgroup_all(node == subgroup_broadcast_first(node));
                     for (int i = 0; i < 3; ++i) {
@@ -207,13 +218,15 @@ void extents(const bvh::Bvh& tree, const Stream<float4>& boxes, const Stream<std
            static_cast<std::int32_t>(leaf_base(tree.triangle_count())));
 }
 
-/// Per internal node: half extents and centre from the extremes.
-void centres(const bvh::Bvh& tree, const Stream<float4>& boxes, const Stream<std::uint32_t>& extremes, std::int64_t internal) {
+/// Per internal node up to kExactHeight (upper: above it): half extents and
+/// centre from the extremes.
+void centres(const bvh::Bvh& tree, const Stream<float4>& boxes, const Stream<std::uint32_t>& extremes, std::int64_t internal,
+             bool upper) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "obb_centres(nodes, boxes, extremes, internal)",
-        [](Array<float4> nodes, Array<float4> boxes, Array<std::uint32_t> extremes, Int internal) {
+        "obb_centres(nodes, boxes, extremes, internal, upper)",
+        [](Array<float4> nodes, Array<float4> boxes, Array<std::uint32_t> extremes, Int internal, Int upper) {
             Int node = global_id();
-            If(node < internal, [&] {
+            If(node < internal && (node_height(nodes, node) > float(kExactHeight)) == (upper != 0), [&] {
                 Float3 o = reference_point(nodes);
                 Float size_o = max(abs(o.x()), max(abs(o.y()), abs(o.z())));
                 Var<float3> centre = o;
@@ -227,7 +240,43 @@ void centres(const bvh::Bvh& tree, const Stream<float4>& boxes, const Stream<std
                 boxes.store(4 * node + 3, Float4(centre, 0.0f));
             });
         });
-    kernel(Groups{groups_for(internal)}, tree.nodes(), boxes, extremes, static_cast<std::int32_t>(internal));
+    kernel(Groups{groups_for(internal)}, tree.nodes(), boxes, extremes, static_cast<std::int32_t>(internal), upper ? 1 : 0);
+}
+
+/// The nodes above kExactHeight: each node of at most that height (or
+/// leaf) whose parent is higher widens every ancestor to its own box (a
+/// box's projection on an axis a: a . centre +- sum_i e_i |a . axis_i|). A
+/// million triangles have about a thousand such nodes, so the atomics are few.
+void upper_extents(const bvh::Bvh& tree, const Stream<float4>& boxes, const Stream<std::uint32_t>& extremes, std::int64_t internal) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "obb_upper(nodes, parents, boxes, extremes, internal, elements)",
+        [](Array<float4> nodes, Array<std::int32_t> parents, Array<float4> boxes, Array<std::uint32_t> extremes, Int internal,
+           Int elements) {
+            Int e = global_id();  // an internal node, or the leaf e - internal
+            If(e < elements, [&] {
+                Float height = select(e < internal, node_height(nodes, e), Float(0.0f));
+                Var<std::int32_t> up = parents.load(e);
+                If(height <= float(kExactHeight) && up >= 0 && node_height(nodes, max(up / 2, Int(0))) > float(kExactHeight), [&] {
+                    Float3 o = reference_point(nodes);
+                    Float4 b0 = boxes.load(4 * e), b1 = boxes.load(4 * e + 1), b2 = boxes.load(4 * e + 2);
+                    Float3 centre = boxes.load(4 * e + 3).xyz() - o;
+                    While([&] { return up >= 0; }, [&] {
+                        Int p = up / 2;
+                        for (int i = 0; i < 3; ++i) {
+                            Float3 a = boxes.load(4 * p + i).xyz();
+                            Float reach = b0.w() * abs(dot(a, b0.xyz())) + b1.w() * abs(dot(a, b1.xyz())) + b2.w() * abs(dot(a, b2.xyz()));
+                            Float mid = dot(a, centre);
+                            extremes.atomic_min(6 * p + i, ordered_bits(mid - reach));
+                            extremes.atomic_max(6 * p + 3 + i, ordered_bits(mid + reach));
+                        }
+                        up = parents.load(p);
+                    });
+                });
+            });
+        });
+    const std::int64_t m = tree.triangle_count();
+    kernel(Groups{groups_for(internal + m)}, tree.nodes(), tree.parents(), boxes, extremes, static_cast<std::int32_t>(internal),
+           static_cast<std::int32_t>(internal + m));
 }
 
 }  // namespace
@@ -252,7 +301,11 @@ ObbTree ObbTree::build(const Stream<float4>& vertices, const Stream<int4>& faces
     moments(t.bvh_, arrivals, sums);
     axes(sums, t.boxes_, extremes, internal);
     extents(t.bvh_, t.boxes_, extremes);
-    centres(t.bvh_, t.boxes_, extremes, internal);
+    centres(t.bvh_, t.boxes_, extremes, internal, false);
+    if (t.height_ > kExactHeight) {
+        upper_extents(t.bvh_, t.boxes_, extremes, internal);
+        centres(t.bvh_, t.boxes_, extremes, internal, true);
+    }
     return t;
 }
 
