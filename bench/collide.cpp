@@ -61,7 +61,10 @@ std::string breakdown(Runtime& rt, F&& f) {
 
 std::string levels(const std::vector<std::int64_t>& c) {
     std::string s;
-    for (std::int64_t x : c) s += (s.empty() ? "" : " ") + std::to_string(x);
+    for (std::int64_t x : c) {
+        if (!s.empty()) s += ' ';
+        s += std::to_string(x);
+    }
     return s;
 }
 

@@ -44,6 +44,20 @@ TEST(Ir, TracedKernelPrintsReadably) {
     EXPECT_NE(text.find("out.result@0"), std::string::npos) << text;
 }
 
+TEST(Ir, SharedExpressionsPrintOnceEach) {
+    // 80 doublings make a chain whose tree has 2^80 leaves: the printer makes
+    // each node's text once (long ones print by name) and finishes at once.
+    auto k = kernel("doubling(x, r)", [](In<float> x, Out<float> r) {
+        Float y = x;
+        for (int i = 0; i < 80; ++i) y = y * 0.5f + y;
+        r = y;
+    });
+    const std::string text = ir::print(k.ir());
+    EXPECT_LT(text.size(), 100000u);
+    EXPECT_NE(text.find("out.r@0 = "), std::string::npos) << text.substr(0, 2000);
+    EXPECT_NE(text.find("..."), std::string::npos) << "the longest texts print as their node's name";
+}
+
 TEST(Ir, HashIsStableAndContentBased) {
     auto make = [](float c) {
         return kernel("k(x, r)", [c](In<float> x, Out<float> r) { r = x * c; });

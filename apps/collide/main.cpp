@@ -2,9 +2,10 @@
 // poses, through rill's OBB trees (rill/algorithms/collision.h); writes a
 // picture of the first colliding pose with its intersecting faces marked.
 //
-//   rill-collide [a.obj [b.obj]] [--poses N] [--spread S] [--seed S] [--first K]
-//                [--size WxH] [--out FILE.png]
+//   rill-collide [a.obj [b.obj]] [--pose AX,AY,AZ,TX,TY,TZ | --poses N] [--spread S]
+//                [--seed S] [--first K] [--size WxH] [--out FILE.png]
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -20,6 +21,8 @@ const char kUsage[] =
     "Prints the trees' build time, the query's time and poses per second, the colliding poses\n"
     "and pairs, and the candidate pairs per level; writes a PNG of the first colliding pose.\n"
     "  a.obj b.obj     Wavefront OBJ files; b defaults to a; none: two tori\n"
+    "  --pose AX,AY,AZ,TX,TY,TZ   one pose instead: b turned AX, AY, AZ degrees about x, y\n"
+    "                  and z (in that order), then moved by TX, TY, TZ\n"
     "  --poses N       poses in the batch (default 1000; 0 tests none)\n"
     "  --spread S      how far b's centre strays from a's, in the sum of their radii (default 0.5)\n"
     "  --seed S        the poses' random seed (default 1)\n"
@@ -30,6 +33,23 @@ const char kUsage[] =
 
 const app_args::Usage kArgs{"rill-collide", kUsage};
 
+/// --pose AX,AY,AZ,TX,TY,TZ: rotations about x, then y, then z (degrees), then a move.
+collide_app::Pose pose_from(const char* text) {
+    float v[6];
+    char rest = 0;
+    if (std::sscanf(text, "%f,%f,%f,%f,%f,%f%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &rest) != 6)
+        app_args::usage_error(kArgs, std::string("--pose takes AX,AY,AZ,TX,TY,TZ, not '") + text + "'");
+    const double r = 3.14159265358979323846 / 180.0;
+    const double cx = std::cos(v[0] * r), sx = std::sin(v[0] * r), cy = std::cos(v[1] * r), sy = std::sin(v[1] * r);
+    const double cz = std::cos(v[2] * r), sz = std::sin(v[2] * r);
+    // R = Rz Ry Rx
+    const double m[9] = {cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx,
+                         sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx,
+                         -sy,     cy * sx,                cy * cx};
+    return {float(m[0]), float(m[1]), float(m[2]), v[3], float(m[3]), float(m[4]), float(m[5]), v[4],
+            float(m[6]), float(m[7]), float(m[8]), v[5]};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,12 +57,15 @@ int main(int argc, char** argv) {
     std::string out = "collide.png";
     int poses = 1000, width = 960, height = 540, seed = 1, first = 0;
     float spread = 0.5f;
+    std::vector<collide_app::Pose> given;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         const bool has_value = a + 1 < argc;
         if (arg == "--help" || arg == "-h") {
             std::fputs(kUsage, stdout);
             return 0;
+        } else if (arg == "--pose" && has_value) {
+            given.push_back(pose_from(argv[++a]));
         } else if (arg == "--poses" && has_value) {
             poses = app_args::integer(kArgs, "--poses", argv[++a]);
             if (poses < 0 || poses > 100000000) app_args::usage_error(kArgs, "--poses takes 0 to 100000000");
@@ -73,7 +96,9 @@ int main(int argc, char** argv) {
         std::printf("backend %s: %s\n", rt.backend_name().c_str(), rt.info().device.c_str());
         std::printf("mesh a %s: %zu faces; mesh b %s: %zu faces\n", inputs.empty() ? "(torus)" : inputs[0].c_str(), a.faces.size(),
                     inputs.size() > 1 ? inputs[1].c_str() : inputs.empty() ? "(torus)" : "(a)", b.faces.size());
-        const std::vector<collide_app::Pose> batch = collide_app::random_poses(a, b, poses, std::uint32_t(seed), spread);
+        const std::vector<collide_app::Pose> batch =
+            given.empty() ? collide_app::random_poses(a, b, poses, std::uint32_t(seed), spread) : given;
+        poses = static_cast<int>(batch.size());
         const collide_app::Run r = collide_app::run(rt, a, b, batch, {.max_pairs_per_pose = first});
         const std::int64_t colliding = std::count_if(r.counts.begin(), r.counts.end(), [](std::int32_t c) { return c > 0; });
         std::printf("OBB trees: %lld + %lld triangles (%lld skipped: non-finite or zero area), built in %.2f ms\n",

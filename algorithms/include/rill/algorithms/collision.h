@@ -10,25 +10,32 @@
 //   c.pairs   // (pose, face of a, face of b, 0) per intersecting pair
 //   c.counts  // per pose: its pairs; 0 = no collision; -1 = not a rigid pose
 //
-// The tree: the shape of rill's BVH (bvh.h: Morton order, PLOC), with an
-// oriented box per node. A node's axes are the eigenvectors of the covariance
-// of its triangles (area-weighted over their surfaces, as in RAPID), combined
-// bottom up from per-triangle moments and diagonalized by Jacobi rotations;
-// its extents are the exact extremes of its triangles' vertices along those
-// axes (each triangle walks to the root and widens every ancestor by atomic
-// minimum and maximum). A leaf's box lies in its triangle's plane, along its
-// first edge. Every box is widened by 1e-6 of its coordinates' size, so that
+// The tree: the shape of rill's BVH (bvh.h; the LBVH by default), with an
+// oriented box per node. A node's axes are the eigenvectors of the
+// covariance of its triangles (area-weighted over their surfaces, as in
+// RAPID), combined bottom up from per-triangle moments and diagonalized by
+// Jacobi rotations. Its extents are the exact extremes of its triangles'
+// vertices along those axes for subtrees of up to 10 levels (each triangle
+// widens those ancestors by atomic minimum and maximum); a node higher up
+// is fitted to the boxes of its 10-level subtrees, slightly larger than
+// exact and far cheaper (a root would otherwise take an atomic from every
+// triangle). A leaf's box lies in its triangle's plane, along its first
+// edge. Every box is widened by 1e-6 of its coordinates' size, so that
 // rounding never lets a triangle stick out.
 //
 // The query: a stream of candidate pairs (pose, node of a, node of b) starts
-// with the two roots per pose. Each level tests every candidate's boxes with
-// the 15 separating axes of RAPID, drops the pairs that are apart and
-// replaces the others by the pairs of their children (both trees descend at
-// once; a leaf stays while the other side descends); a pair of leaves whose
-// triangles intersect stays in the stream as a found pair. Each level is one
-// rill::VariableOutput (count, scan, write: the compaction of Horn's section
-// 36.1) and reads its length back to the host: max(height(a), height(b)) + 1
-// round trips per query, whatever the number of poses.
+// with the two roots per pose. Each level is a compaction, as in Horn's
+// section 36.1: a test kernel gives each candidate a mask of what it emits
+// (the pairs of its children whose boxes overlap by RAPID's 15 separating
+// axes, both trees descending at once and a leaf staying while the other
+// side descends; or, for two leaves whose triangles intersect, itself as a
+// found pair, which stays to the end), rill's scan of the masks' sizes
+// places them, a write kernel moves them. The count stays on the device:
+// the kernels run over a bound the host knows (each candidate emits at most
+// 4) and read the count there, so the host reads a count back only where
+// the bound passes 2^14 candidates, and once at the end: a few times per
+// query for one pose, once per level for a large batch; never more than
+// max(height(a), height(b)) + 2 times.
 //
 // Triangles intersect when no one of the 17 separating axes of two triangles
 // (the two normals, the 9 cross products of their edges, and the 6 edge
@@ -100,8 +107,9 @@ struct Collisions {
     /// Per pose: the number of its pairs in `pairs`; -1 where the pose is not
     /// a rigid transform (see the file comment).
     Stream<std::int32_t> counts;
-    /// The candidate pairs tested at each level (the first level: the valid
-    /// poses), Horn's measure of the traversal's work.
+    /// The candidate pairs at each level (the first: one per pose; then the
+    /// pairs whose boxes overlap, found pairs included), Horn's measure of
+    /// the traversal's work.
     std::vector<std::int64_t> candidates_per_level;
 };
 
