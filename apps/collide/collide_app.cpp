@@ -135,7 +135,7 @@ app_images::Image render(Runtime& rt, const app_meshes::Mesh& a, const app_meshe
     const Uploaded u = upload(rt, both);
     const bvh::Bvh tree = bvh::Bvh::build(u.vertices, u.faces);
     raytrace_app::Settings s;
-    s.width = width, s.height = height, s.camera = raytrace_app::frame(both, 0.65f);
+    s.width = width, s.height = height, s.camera = raytrace_app::frame(both, 0.8f);
     const std::int64_t n = std::int64_t(width) * height;
     Stream<float4> o = rt.scratch<float4>({n}), d = rt.scratch<float4>({n}), hits = rt.scratch<float4>({n});
     raytrace_app::camera_rays(s, 0, o, d);
