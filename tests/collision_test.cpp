@@ -164,6 +164,19 @@ TEST_P(Collision, IdenticalMeshesAtTheIdentityTouchEverywhere) {
     EXPECT_GE(c.counts.download()[0], 7 * std::int32_t(m.faces.size()));  // itself and 6 neighbours at least
 }
 
+TEST_P(Collision, FewPosesWithManyPairs) {
+    // One pose of 2,880 faces against themselves: over 16,384 pairs at the last levels, more than
+    // a query of few poses keeps in one workgroup's levels (it goes on level by level); 17 poses
+    // take the many-pose levels from the start: both find what the brute force finds.
+    const Mesh m = torus(60, 24, 1.0f, 0.4f);
+    expect_matches_brute_force(m, m, {ref::identity_pose()});
+    const collision::ObbTree t = tree(m);
+    const std::vector<ref::Pairs> one = found(collision::collide(t, t, poses({ref::identity_pose()})), 1);
+    EXPECT_GT(one[0].size(), 16384u);
+    const std::vector<ref::Pairs> many = found(collision::collide(t, t, poses(std::vector<PoseRows>(17, ref::identity_pose()))), 17);
+    for (const ref::Pairs& p : many) EXPECT_EQ(p, one[0]);
+}
+
 TEST_P(Collision, TouchingAndNestedMeshes) {
     const Mesh a = cube(3, 1.0f);
     // Face to face at x = 1, edge to edge, and corner to corner: touching is a collision.

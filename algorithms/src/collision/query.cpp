@@ -74,7 +74,69 @@ std::array<Float3, 3> triangle(const Array<float4>& triangles, const Expr<std::i
 // host knows (at most 4 emits per candidate) and read the count there, so a
 // level reads nothing back until the bound passes kReadBackAbove.
 constexpr std::int64_t kReadBackAbove = std::int64_t{1} << 14;
+// Queries of at most kSmallBatch poses run their levels in one workgroup
+// while a level's candidates fit kSmallCapacity / 4.
+constexpr std::int64_t kSmallBatch = 16;
+constexpr std::int64_t kSmallCapacity = std::int64_t{1} << 16;
 constexpr std::uint32_t kSelf = 16u;
+
+/// The arrays of the two trees and the poses, as the level kernels bind them.
+struct Scene {
+    const Array<float4>& boxes_a;
+    const Array<float4>& nodes_a;
+    const Array<float4>& triangles_a;
+    const Array<float4>& boxes_b;
+    const Array<float4>& nodes_b;
+    const Array<float4>& triangles_b;
+    const Array<float4>& poses;
+    const Array<std::uint32_t>& full;
+};
+
+/// What candidate c emits (see above).
+Expr<std::uint32_t> candidate_mask(const Int4& c, const Scene& s) {
+    Var<std::uint32_t> mask = 0u;
+    Int pose_id = c.x(), a = c.y(), b = c.z();
+    If(c.w() == kFound, [&] { mask = kSelf; }).Elif(c.w() == kTest && s.full.load(pose_id) == 0u, [&] {
+        detail::Pose pose{{s.poses.load(3 * pose_id), s.poses.load(3 * pose_id + 1), s.poses.load(3 * pose_id + 2)}};
+        If(a < 0 && b < 0, [&] {
+            std::array<Float3, 3> q = triangle(s.triangles_b, ~b);
+            for (auto& v : q) v = pose.apply(v);
+            If(!detail::triangles_apart(triangle(s.triangles_a, ~a), q), [&] { mask = kSelf; });
+        }).Else([&] {
+            std::array<Int, 2> ca = children(s.nodes_a, a), cb = children(s.nodes_b, b);
+            for (int k = 0; k < 2; ++k) {
+                If(ca[k] != kNoChild, [&] {
+                    detail::Box box_a = detail::load_box(s.boxes_a, box_index(s.nodes_a, ca[k]));
+                    for (int l = 0; l < 2; ++l)
+                        If(cb[l] != kNoChild, [&] {
+                            detail::Box box_b = detail::posed(pose, detail::load_box(s.boxes_b, box_index(s.nodes_b, cb[l])));
+                            If(!detail::boxes_apart(box_a, box_b), [&] { mask = mask | (1u << (2 * k + l)); });
+                        });
+                });
+            }
+        });
+    });
+    return mask;
+}
+
+/// Writes what candidate c emits under `mask`, from out[at] on.
+void emit_candidate(const Int4& c, const Expr<std::uint32_t>& mask, const Expr<std::int32_t>& first, const Array<int4>& out,
+                    const Array<float4>& nodes_a, const Array<float4>& nodes_b) {
+    If(mask != 0u, [&] {
+        Var<std::int32_t> at = first;
+        If((mask & kSelf) != 0u, [&] {
+            out.store(at, Int4(c.x(), c.y(), c.z(), kFound));
+            at = at + 1;
+        });
+        std::array<Int, 2> ca = children(nodes_a, c.y()), cb = children(nodes_b, c.z());
+        for (int k = 0; k < 2; ++k)
+            for (int l = 0; l < 2; ++l)
+                If((mask & (1u << (2 * k + l))) != 0u, [&] {
+                    out.store(at, Int4(c.x(), ca[k], cb[l], kTest));
+                    at = at + 1;
+                });
+    });
+}
 
 const auto& test_kernel() {
     static const auto kernel = group_kernel<kWorkgroup>(
@@ -86,31 +148,67 @@ const auto& test_kernel() {
             If(i < bound, [&] {
                 Var<std::uint32_t> mask = 0u;
                 If(i < cast<std::int32_t>(count.load(0)), [&] {
-                    Int4 c = candidates.load(i);
-                    Int pose_id = c.x(), a = c.y(), b = c.z();
-                    If(c.w() == kFound, [&] { mask = kSelf; }).Elif(c.w() == kTest && full.load(pose_id) == 0u, [&] {
-                        detail::Pose pose{{poses.load(3 * pose_id), poses.load(3 * pose_id + 1), poses.load(3 * pose_id + 2)}};
-                        If(a < 0 && b < 0, [&] {
-                            std::array<Float3, 3> q = triangle(triangles_b, ~b);
-                            for (auto& v : q) v = pose.apply(v);
-                            If(!detail::triangles_apart(triangle(triangles_a, ~a), q), [&] { mask = kSelf; });
-                        }).Else([&] {
-                            std::array<Int, 2> ca = children(nodes_a, a), cb = children(nodes_b, b);
-                            for (int k = 0; k < 2; ++k) {
-                                If(ca[k] != kNoChild, [&] {
-                                    detail::Box box_a = detail::load_box(boxes_a, box_index(nodes_a, ca[k]));
-                                    for (int l = 0; l < 2; ++l)
-                                        If(cb[l] != kNoChild, [&] {
-                                            detail::Box box_b = detail::posed(pose, detail::load_box(boxes_b, box_index(nodes_b, cb[l])));
-                                            If(!detail::boxes_apart(box_a, box_b), [&] { mask = mask | (1u << (2 * k + l)); });
-                                        });
-                                });
-                            }
-                        });
-                    });
+                    mask = candidate_mask(candidates.load(i), Scene{boxes_a, nodes_a, triangles_a, boxes_b, nodes_b, triangles_b, poses, full});
                 });
                 masks.store(i, mask);
                 sizes.store(i, cast<std::uint32_t>(bit_count(mask)));
+            });
+        });
+    return kernel;
+}
+
+/// A whole level in one workgroup, for queries of a few poses: chunks of
+/// 256 candidates tested, their emits placed by a scan in shared memory,
+/// written, the next count left on the device. A level whose candidates
+/// could emit more than `next` holds sets state[0] and writes nothing; the
+/// levels after it then do nothing either, and the host goes on from that
+/// level's input with the multi-kernel levels. state[1] = that level,
+/// state[2] = the last count written.
+const auto& small_level_kernel() {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "collide_small_level(candidates, count, next, next_count, state, stats, level, boxes_a, nodes_a, triangles_a, boxes_b, "
+        "nodes_b, triangles_b, poses, full)",
+        [](Array<int4> candidates, Array<std::uint32_t> count, Array<int4> next, Array<std::uint32_t> next_count,
+           Array<std::uint32_t> state, Array<std::uint32_t> stats, Int level, Array<float4> boxes_a, Array<float4> nodes_a,
+           Array<float4> triangles_a, Array<float4> boxes_b, Array<float4> nodes_b, Array<float4> triangles_b,
+           Array<float4> poses, Array<std::uint32_t> full) {
+            Shared<std::uint32_t> sums(kWorkgroup);
+            Int l = local_id();
+            Int n = cast<std::int32_t>(count.load(0));
+            Bool skipped = state.load(0) != 0u;
+            Bool overflows = n > next.size() / 4;
+            If(!skipped && overflows && l == 0, [&] {
+                state.store(0, 1u);
+                state.store(1, cast<std::uint32_t>(level));
+            });
+            If(!skipped && !overflows, [&] {
+                const Scene scene{boxes_a, nodes_a, triangles_a, boxes_b, nodes_b, triangles_b, poses, full};
+                Var<std::int32_t> base = 0;
+                For(0, (n + (kWorkgroup - 1)) / kWorkgroup, [&](Int chunk) {
+                    Int i = chunk * kWorkgroup + l;
+                    Int4 c = candidates.load(i);
+                    Var<std::uint32_t> mask = 0u;
+                    If(i < n, [&] { mask = candidate_mask(c, scene); });
+                    UInt own = cast<std::uint32_t>(bit_count(mask));
+                    sums.store(l, own);
+                    barrier();
+                    for (int d = 1; d < kWorkgroup; d *= 2) {  // Hillis-Steele, inclusive
+                        UInt left = select(l >= d, sums.load(l - d), UInt(0u));
+                        barrier();
+                        sums.store(l, sums.load(l) + left);
+                        barrier();
+                    }
+                    UInt ends = sums.load(l);
+                    UInt total = sums.load(kWorkgroup - 1);
+                    barrier();
+                    emit_candidate(c, mask, base + cast<std::int32_t>(ends - own), next, nodes_a, nodes_b);
+                    base = base + cast<std::int32_t>(total);
+                });
+                If(l == 0, [&] {
+                    next_count.store(0, cast<std::uint32_t>(base));
+                    stats.store(level, cast<std::uint32_t>(n));
+                    state.store(2, cast<std::uint32_t>(base));
+                });
             });
         });
     return kernel;
@@ -139,22 +237,8 @@ const auto& write_kernel() {
            Array<int4> out, Array<float4> nodes_a, Array<float4> nodes_b) {
             Int i = global_id();
             If(i < cast<std::int32_t>(count.load(0)) && i < bound, [&] {
-                UInt mask = masks.load(i);
-                If(mask != 0u, [&] {
-                    Int4 c = candidates.load(i);
-                    Var<std::int32_t> at = cast<std::int32_t>(ends.load(i - 1));  // ends[-1] reads 0
-                    If((mask & kSelf) != 0u, [&] {
-                        out.store(at, Int4(c.x(), c.y(), c.z(), kFound));
-                        at = at + 1;
-                    });
-                    std::array<Int, 2> ca = children(nodes_a, c.y()), cb = children(nodes_b, c.z());
-                    for (int k = 0; k < 2; ++k)
-                        for (int l = 0; l < 2; ++l)
-                            If((mask & (1u << (2 * k + l))) != 0u, [&] {
-                                out.store(at, Int4(c.x(), ca[k], cb[l], kTest));
-                                at = at + 1;
-                            });
-                });
+                // ends[-1] reads 0
+                emit_candidate(candidates.load(i), masks.load(i), cast<std::int32_t>(ends.load(i - 1)), out, nodes_a, nodes_b);
             });
         });
     return kernel;
@@ -241,7 +325,12 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     auto grow = [&rt]<class T>(Stream<T>& buffer, std::int64_t n) {
         if (buffer.size() < n) buffer = rt.template scratch<T>({std::max(n, 2 * buffer.size())});
     };
-    Stream<int4> candidates = rt.scratch<int4>({std::max<std::int64_t>(n_poses, 1)}), next = rt.scratch<int4>({1});
+    // A few poses (every pair): levels of one workgroup, no read-back until
+    // the end unless a level outgrows kSmallCapacity.
+    const bool small = options.max_pairs_per_pose == 0 && n_poses <= kSmallBatch;
+    const std::int64_t first_capacity = small ? kSmallCapacity : 1;
+    Stream<int4> candidates = rt.scratch<int4>({std::max<std::int64_t>(n_poses, first_capacity)});
+    Stream<int4> next = rt.scratch<int4>({first_capacity});
     Stream<std::uint32_t> masks = rt.scratch<std::uint32_t>({1}), ends = rt.scratch<std::uint32_t>({1});
     const Stream<float4> flat_poses = poses.reshape({poses.size()});
     if (n_poses > 0) start(flat_poses, candidates, result.counts);
@@ -256,6 +345,23 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     std::int64_t bound = empty ? 0 : n_poses;  // at least the count on the device
     bool exact = true;                         // the bound is the count
     int level = 0;
+    if (small && bound > 0) {
+        Stream<std::uint32_t> state = rt.stream<std::uint32_t>({3});
+        Stream<int4> buffer[2] = {candidates, next};
+        Stream<std::uint32_t> counts[2] = {count, next_count};
+        for (int l = 0; l < levels; ++l)
+            small_level_kernel()(Groups{1}, buffer[l % 2], counts[l % 2], buffer[(l + 1) % 2], counts[(l + 1) % 2], state, stats, l,
+                                 a.boxes(), a.bvh().nodes(), a.bvh().triangles(), b.boxes(), b.bvh().nodes(), b.bvh().triangles(),
+                                 flat_poses, full);
+        const std::vector<std::uint32_t> s = state.download();
+        // Done, or on from the level that outgrew the buffers, with its input.
+        level = s[0] ? static_cast<int>(s[1]) : levels;
+        candidates = buffer[level % 2];
+        next = buffer[(level + 1) % 2];
+        count = counts[level % 2];
+        next_count = counts[(level + 1) % 2];
+        bound = s[0] ? count.download()[0] : s[2];
+    }
     for (; level < levels && bound > 0; ++level) {
         if (limit > 0 && level > 0) count_found(candidates, count, bound, result.counts, full, limit);
         grow(masks, bound);
@@ -281,6 +387,10 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     if (level > 0) {
         const std::vector<std::uint32_t> per_level = stats.domain({0}, {level}).download();
         result.candidates_per_level.assign(per_level.begin(), per_level.end());
+        // The one-workgroup levels run to the end: the empty ones after the last are not levels.
+        while (result.candidates_per_level.size() > 1 && result.candidates_per_level.back() == 0 &&
+               result.candidates_per_level[result.candidates_per_level.size() - 2] == 0)
+            result.candidates_per_level.pop_back();
     }
     if (n_poses > 0) count_found(candidates, count, found, result.counts, full, 0);
     result.pairs = rt.scratch<int4>({found});
