@@ -33,9 +33,11 @@
 // places them, a write kernel moves them. The count stays on the device:
 // the kernels run over a bound the host knows (each candidate emits at most
 // 4) and read the count there, so the host reads a count back only where
-// the bound passes 2^14 candidates, and once at the end: a few times per
-// query for one pose, once per level for a large batch; never more than
-// max(height(a), height(b)) + 2 times.
+// the bound passes 2^14 candidates, and once at the end: once per level for
+// a large batch, never more than max(height(a), height(b)) + 2 times.
+// Queries of up to 16 poses run each level as one workgroup (test, a scan in
+// shared memory, write) and read back once, at the end, unless a level
+// outgrows 2^14 candidates, from where they go on as above.
 //
 // Triangles intersect when no one of the 17 separating axes of two triangles
 // (the two normals, the 9 cross products of their edges, and the 6 edge
