@@ -1,0 +1,360 @@
+// Uniform Loop subdivision (rill/algorithms/subdivision.h): every step a DSL
+// kernel, rill's radix sort or scan on the device; the host reads the edge
+// count of each level (and the input's checks once).
+#include <rill/algorithms/detail/dense_streams.h>
+#include <rill/algorithms/radix_sort.h>
+#include <rill/algorithms/scan.h>
+#include <rill/algorithms/subdivision.h>
+
+#include <bit>
+#include <string>
+#include <vector>
+
+namespace rill::subdivision {
+
+namespace {
+
+constexpr int kWorkgroup = 256;
+std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgroup; }
+
+// stats: [0] faces with an index outside the vertices, [1] the first;
+// [2] faces naming a vertex twice, [3] the first; [4] vertices no face uses,
+// [5] the first; [6] edges of three or more faces, [7] where the first is
+// among the sorted half-edges; [8] the number of edges.
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+void check_faces(const Stream<int4>& faces, std::int64_t vertices, const Stream<std::uint32_t>& used,
+                 const Stream<std::uint32_t>& stats) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_check_faces(faces, used, stats, vertices)",
+        [](Array<int4> faces, Array<std::uint32_t> used, Array<std::uint32_t> stats, Int vertices) {
+            Int i = global_id();
+            If(i < faces.size(), [&] {
+                Int4 f = faces.load(i);
+                If(any(f.xyz() < Int3(0)) || any(f.xyz() >= Int3(vertices)), [&] {
+                    stats.atomic_add(0, 1u);
+                    stats.atomic_min(1, cast<std::uint32_t>(i));
+                }).Else([&] {
+                    If(f.x() == f.y() || f.y() == f.z() || f.z() == f.x(), [&] {
+                        stats.atomic_add(2, 1u);
+                        stats.atomic_min(3, cast<std::uint32_t>(i));
+                    });
+                    used.store(f.x(), 1u);
+                    used.store(f.y(), 1u);
+                    used.store(f.z(), 1u);
+                });
+            });
+        });
+    static const auto unused = group_kernel<kWorkgroup>("loop_unused(used, stats)", [](Array<std::uint32_t> used, Array<std::uint32_t> stats) {
+        Int v = global_id();
+        If(v < used.size() && used.load(v) == 0u, [&] {
+            stats.atomic_add(4, 1u);
+            stats.atomic_min(5, cast<std::uint32_t>(v));
+        });
+    });
+    if (faces.size() > 0) kernel(Groups{groups_for(faces.size())}, faces, used, stats, static_cast<std::int32_t>(vertices));
+    unused(Groups{groups_for(vertices)}, used, stats);
+}
+
+/// Half-edge h = 3 f + k runs from corner k of face f to corner k + 1;
+/// its key is its edge's vertex pair as a 64-bit number (min high, max low).
+void edge_keys(const Stream<int4>& faces, const Stream<uint2>& keys, const Stream<std::int32_t>& ids) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_edge_keys(faces, keys, ids)", [](Array<int4> faces, Array<uint2> keys, Array<std::int32_t> ids) {
+            Int h = global_id();
+            If(h < keys.size(), [&] {
+                Int4 f = faces.load(h / 3);
+                Int k = h % 3;
+                Int u = select(k == 0, f.x(), select(k == 1, f.y(), f.z()));
+                Int v = select(k == 0, f.y(), select(k == 1, f.z(), f.x()));
+                keys.store(h, UInt2(cast<std::uint32_t>(max(u, v)), cast<std::uint32_t>(min(u, v))));
+                ids.store(h, h);
+            });
+        });
+    kernel(Groups{groups_for(keys.size())}, faces, keys, ids);
+}
+
+/// heads[i] = 1 where the sorted half-edge i starts an edge; the
+/// non-manifold count; then, one invocation, the edge count into stats[8].
+void edge_heads(const Stream<uint2>& keys, const Stream<std::uint32_t>& heads, const Stream<std::uint32_t>& stats) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_edge_heads(keys, heads, stats)", [](Array<uint2> keys, Array<std::uint32_t> heads, Array<std::uint32_t> stats) {
+            Int i = global_id();
+            If(i < keys.size(), [&] {
+                UInt2 k = keys.load(i);
+                heads.store(i, select(i == 0 || any(keys.load(i - 1) != k), 1u, 0u));
+                If(i >= 2 && all(keys.load(i - 2) == k), [&] {
+                    stats.atomic_add(6, 1u);
+                    stats.atomic_min(7, cast<std::uint32_t>(i));
+                });
+            });
+        });
+    kernel(Groups{groups_for(keys.size())}, keys, heads, stats);
+}
+
+/// edge_of[h] = h's edge; halves[2 e], halves[2 e + 1] = edge e's
+/// half-edges (the second -1 on a boundary).
+void edges(const Stream<uint2>& keys, const Stream<std::int32_t>& ids, const Stream<std::uint32_t>& heads,
+           const Stream<std::uint32_t>& index, const Stream<std::int32_t>& edge_of, const Stream<std::int32_t>& halves,
+           const Stream<std::uint32_t>& stats) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_edges(keys, ids, heads, index, edge_of, halves, stats)",
+        [](Array<uint2> keys, Array<std::int32_t> ids, Array<std::uint32_t> heads, Array<std::uint32_t> index,
+           Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::uint32_t> stats) {
+            Int i = global_id();
+            Int n = keys.size();
+            If(i < n, [&] {
+                Int e = cast<std::int32_t>(index.load(i)) - 1;
+                Int h = ids.load(i);
+                edge_of.store(h, e);
+                If(heads.load(i) != 0u, [&] {
+                    Bool twin = i + 1 < n && all(keys.load(i + 1) == keys.load(i));
+                    halves.store(2 * e, h);
+                    halves.store(2 * e + 1, select(twin, ids.load(i + 1), Int(-1)));
+                });
+                If(i == n - 1, [&] { stats.store(8, index.load(i)); });
+            });
+        });
+    kernel(Groups{groups_for(keys.size())}, keys, ids, heads, index, edge_of, halves, stats);
+}
+
+Int corner(const Int4& f, const Expr<std::int32_t>& k) { return select(k == 0, f.x(), select(k == 1, f.y(), f.z())); }
+
+/// Edge points at out[vertices + e]; each edge's two (vertex, neighbour)
+/// entries, the neighbour's top bit set on a boundary edge.
+void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, const Stream<float4>& vertices,
+                 const Stream<float4>& out, const Stream<std::uint32_t>& owner, const Stream<std::uint32_t>& neighbour) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_edge_points(halves, faces, vertices, out, owner, neighbour)",
+        [](Array<std::int32_t> halves, Array<int4> faces, Array<float4> vertices, Array<float4> out, Array<std::uint32_t> owner,
+           Array<std::uint32_t> neighbour) {
+            Int e = global_id();
+            If(e < owner.size() / 2, [&] {
+                Int h0 = halves.load(2 * e), h1 = halves.load(2 * e + 1);
+                Int4 f0 = faces.load(h0 / 3);
+                Int k0 = h0 % 3;
+                Int u = corner(f0, k0), v = corner(f0, (k0 + 1) % 3), c = corner(f0, (k0 + 2) % 3);
+                Float3 pu = vertices.load(u).xyz(), pv = vertices.load(v).xyz();
+                Bool boundary = h1 < 0;
+                Int d = corner(faces.load(max(h1, Int(0)) / 3), (max(h1, Int(0)) % 3 + 2) % 3);
+                Float3 smooth = (pu + pv) * 0.375f + (vertices.load(c).xyz() + vertices.load(d).xyz()) * 0.125f;
+                out.store(vertices.size() + e, Float4(select(boundary, (pu + pv) * 0.5f, smooth), 0.0f));
+                UInt flag = select(boundary, 0x80000000u, 0u);
+                owner.store(2 * e, cast<std::uint32_t>(u));
+                neighbour.store(2 * e, cast<std::uint32_t>(v) | flag);
+                owner.store(2 * e + 1, cast<std::uint32_t>(v));
+                neighbour.store(2 * e + 1, cast<std::uint32_t>(u) | flag);
+            });
+        });
+    kernel(Groups{groups_for(owner.size() / 2)}, halves, faces, vertices, out, owner, neighbour);
+}
+
+/// Each vertex's range of the (vertex, neighbour) entries sorted by vertex.
+void ranges(const Stream<std::uint32_t>& owner, const Stream<std::int32_t>& first, const Stream<std::int32_t>& last) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_ranges(owner, first, last)", [](Array<std::uint32_t> owner, Array<std::int32_t> first, Array<std::int32_t> last) {
+            Int i = global_id();
+            Int n = owner.size();
+            If(i < n, [&] {
+                UInt v = owner.load(i);
+                Int at = cast<std::int32_t>(v);
+                If(i == 0 || owner.load(i - 1) != v, [&] { first.store(at, i); });
+                If(i == n - 1 || owner.load(i + 1) != v, [&] { last.store(at, i + 1); });
+            });
+        });
+    kernel(Groups{groups_for(owner.size())}, owner, first, last);
+}
+
+/// faces[v] = the faces around vertex v, outgoing[v] = one half-edge from it.
+void around(const Stream<int4>& faces, const Stream<std::uint32_t>& count, const Stream<std::int32_t>& outgoing) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_around(faces, count, outgoing)", [](Array<int4> faces, Array<std::uint32_t> count, Array<std::int32_t> outgoing) {
+            Int h = global_id();
+            If(h < 3 * faces.size(), [&] {
+                Int v = corner(faces.load(h / 3), h % 3);
+                count.atomic_add(v, 1u);
+                outgoing.atomic_max(v, h);
+            });
+        });
+    kernel(Groups{groups_for(3 * faces.size())}, faces, count, outgoing);
+}
+
+/// The half-edge opposite h on its edge, or -1 on a boundary.
+Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, const Expr<std::int32_t>& h) {
+    Int e = edge_of.load(h);
+    Int a = halves.load(2 * e), b = halves.load(2 * e + 1);
+    return select(a == h, b, a);
+}
+
+/// Vertex points at out[v]: Loop's weights inside, 3/4 and 1/8 + 1/8 on a
+/// boundary. A vertex whose faces are not one fan (walking from face to face
+/// across its edges does not reach them all: two cones meeting at a point,
+/// say), or that is on more than two boundary edges, stays where it is, as
+/// OpenSubdiv keeps such non-manifold vertices.
+struct Fans {
+    const Stream<std::uint32_t>& count;
+    const Stream<std::int32_t>& outgoing;
+    const Stream<std::int32_t>& edge_of;
+    const Stream<std::int32_t>& halves;
+};
+
+void vertex_points(const Stream<float4>& vertices, const Stream<std::int32_t>& first, const Stream<std::int32_t>& last,
+                   const Stream<std::uint32_t>& neighbour, const Fans& fans, const Stream<float4>& out) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_vertex_points(vertices, first, last, neighbour, count, outgoing, edge_of, halves, out)",
+        [](Array<float4> vertices, Array<std::int32_t> first, Array<std::int32_t> last, Array<std::uint32_t> neighbour,
+           Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> edge_of, Array<std::int32_t> halves,
+           Array<float4> out) {
+            Int v = global_id();
+            If(v < vertices.size(), [&] {
+                // Around the vertex one way (h -> the twin of the half-edge before h in its
+                // face), and from the start the other way where a boundary stopped it.
+                Int total = cast<std::int32_t>(count.load(v));
+                Int start = outgoing.load(v);
+                Var<std::int32_t> visited = 1;
+                Var<std::int32_t> h = start;
+                Var<bool> open = false;
+                While([&] { return visited <= total; }, [&] {
+                    Int t = twin(edge_of, halves, 3 * (h / 3) + (h % 3 + 2) % 3);
+                    If(t < 0, [&] {
+                        open = true;
+                        Break();
+                    });
+                    If(t == start, [&] { Break(); });
+                    h = t;
+                    visited = visited + 1;
+                });
+                If(open, [&] {
+                    h = start;
+                    While([&] { return visited <= total; }, [&] {
+                        Int q = twin(edge_of, halves, h);
+                        If(q < 0, [&] { Break(); });
+                        h = 3 * (q / 3) + (q % 3 + 1) % 3;
+                        visited = visited + 1;
+                    });
+                });
+                Bool one_fan = visited == total;
+                Float3 p = vertices.load(v).xyz();
+                Var<float3> sum = Float3(0.0f), boundary_sum = Float3(0.0f);
+                Var<std::int32_t> boundary = 0;
+                Int from = first.load(v), to = last.load(v);
+                For(from, to, [&](Int i) {
+                    UInt nb = neighbour.load(i);
+                    Float3 q = vertices.load(cast<std::int32_t>(nb & 0x7fffffffu)).xyz();
+                    sum = sum + q;
+                    If((nb & 0x80000000u) != 0u, [&] {
+                        boundary_sum = boundary_sum + q;
+                        boundary = boundary + 1;
+                    });
+                });
+                Float n = cast<float>(max(to - from, Int(1)));
+                Float w = 0.375f + 0.25f * cos(6.28318530717958647692f / n);
+                Float beta = (0.625f - w * w) / n;
+                Float3 smooth = p * (1.0f - n * beta) + sum * beta;
+                Float3 crease = p * 0.75f + boundary_sum * 0.125f;
+                Float3 moved = select(boundary == 0, smooth, select(boundary == 2, crease, p));
+                out.store(v, Float4(select(one_fan, moved, p), 0.0f));
+            });
+        });
+    kernel(Groups{groups_for(vertices.size())}, vertices, first, last, neighbour, fans.count, fans.outgoing, fans.edge_of, fans.halves,
+           out);
+}
+
+/// Face f's four children at 4 f .. 4 f + 3.
+void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_faces(faces, edge_of, out, vertices)", [](Array<int4> faces, Array<std::int32_t> edge_of, Array<int4> out, Int vertices) {
+            Int f = global_id();
+            If(f < faces.size(), [&] {
+                Int4 t = faces.load(f);
+                Int ab = vertices + edge_of.load(3 * f), bc = vertices + edge_of.load(3 * f + 1), ca = vertices + edge_of.load(3 * f + 2);
+                out.store(4 * f, Int4(t.x(), ab, ca, 0));
+                out.store(4 * f + 1, Int4(ab, t.y(), bc, 0));
+                out.store(4 * f + 2, Int4(ca, bc, t.z(), 0));
+                out.store(4 * f + 3, Int4(ab, bc, ca, 0));
+            });
+        });
+    kernel(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
+}
+
+int bits_for(std::int64_t n) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n)))); }
+
+/// One level; `check`: the input's checks first (errors name the call).
+Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, bool check) {
+    const char* who = "rill::subdivision::loop";
+    Runtime rt = Runtime::of(vertices);
+    const std::int64_t nv = vertices.size(), nf = faces.size(), nh = 3 * nf;
+    Stream<std::uint32_t> stats =
+        rt.stream<std::uint32_t>({9}, std::vector<std::uint32_t>{0, kNone, 0, kNone, 0, kNone, 0, kNone, 0});
+    auto face_text = [&](std::uint32_t f) {
+        const int4 t = faces.domain({f}, {f + 1}).download()[0];
+        return "face " + std::to_string(f) + " (" + std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) + ")";
+    };
+    if (check) {
+        Stream<std::uint32_t> used = rt.stream<std::uint32_t>({nv});
+        check_faces(faces, nv, used, stats);
+        const std::vector<std::uint32_t> s = stats.download();
+        if (s[0] > 0)
+            throw Error(std::string(who) + ": " + face_text(s[1]) + " has a vertex index outside 0 .. " + std::to_string(nv - 1) + " (" +
+                        std::to_string(s[0]) + " faces are like it); give indices of the vertex stream");
+        if (s[2] > 0)
+            throw Error(std::string(who) + ": " + face_text(s[3]) + " names a vertex twice (" + std::to_string(s[2]) +
+                        " faces are like it); remove degenerate faces first");
+        if (s[4] > 0)
+            throw Error(std::string(who) + ": vertex " + std::to_string(s[5]) + " is in no face (" + std::to_string(s[4]) +
+                        " vertices are like it); remove unused vertices first");
+    }
+    Stream<uint2> keys = rt.scratch<uint2>({nh});
+    Stream<std::int32_t> ids = rt.scratch<std::int32_t>({nh});
+    edge_keys(faces, keys, ids);
+    radix_sort(keys, ids, {.bits = 32 + bits_for(nv)});
+    Stream<std::uint32_t> heads = rt.scratch<std::uint32_t>({nh}), index = rt.scratch<std::uint32_t>({nh});
+    edge_heads(keys, heads, stats);
+    inclusive_scan(heads, index);  // the edge of sorted half-edge i: index[i] - 1
+    Stream<std::int32_t> edge_of = rt.scratch<std::int32_t>({nh}), halves = rt.scratch<std::int32_t>({2 * nh});
+    edges(keys, ids, heads, index, edge_of, halves, stats);
+    const std::vector<std::uint32_t> s = stats.download();
+    if (s[6] > 0) {
+        const uint2 k = keys.domain({s[7]}, {s[7] + 1}).download()[0];
+        throw Error(std::string(who) + ": the edge of vertices " + std::to_string(k.y) + " and " + std::to_string(k.x) +
+                    " belongs to three or more faces (" + std::to_string(s[6]) +
+                    " such edges); Loop subdivision needs a manifold mesh (split the mesh at those edges)");
+    }
+    const std::int64_t ne = s[8];
+    if (nv + ne >= (std::int64_t{1} << 31) || 4 * nf >= (std::int64_t{1} << 31))
+        throw Error(std::string(who) + ": the next level would have " + std::to_string(nv + ne) + " vertices and " +
+                    std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
+    Mesh out{rt.scratch<float4>({nv + ne}), rt.scratch<int4>({4 * nf})};
+    Stream<std::uint32_t> owner = rt.scratch<std::uint32_t>({2 * ne}), neighbour = rt.scratch<std::uint32_t>({2 * ne});
+    edge_points(halves, faces, vertices, out.vertices, owner, neighbour);
+    radix_sort(owner, neighbour, {.bits = bits_for(nv)});
+    Stream<std::int32_t> first = rt.stream<std::int32_t>({nv}), last = rt.stream<std::int32_t>({nv});
+    ranges(owner, first, last);
+    Stream<std::uint32_t> around_count = rt.stream<std::uint32_t>({nv});
+    Stream<std::int32_t> outgoing = rt.stream<std::int32_t>({nv});
+    around(faces, around_count, outgoing);
+    vertex_points(vertices, first, last, neighbour, Fans{around_count, outgoing, edge_of, halves}, out.vertices);
+    child_faces(faces, edge_of, nv, out.faces);
+    return out;
+}
+
+}  // namespace
+
+Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels) {
+    const char* who = "rill::subdivision::loop";
+    rill::detail::require_dense(who, vertices, "vertices");
+    rill::detail::require_dense(who, faces, "faces");
+    rill::detail::require_runtime_of(who, faces, "faces", vertices, "the vertex stream");
+    if (levels < 0 || levels > 12)
+        throw Error(std::string(who) + ": levels is " + std::to_string(levels) + "; give 0 to 12");
+    Runtime rt = Runtime::of(vertices);
+    Mesh m{vertices.reshape({vertices.size()}), faces.reshape({faces.size()})};
+    if (faces.size() == 0 && vertices.size() == 0) return m;
+    if (faces.size() == 0)
+        throw Error(std::string(who) + ": " + std::to_string(vertices.size()) +
+                    " vertices but no faces; give faces (or no vertices for an empty mesh)");
+    for (int l = 0; l < levels; ++l) m = one_level(m.vertices, m.faces, l == 0);
+    return m;
+}
+
+}  // namespace rill::subdivision

@@ -1,0 +1,22 @@
+// OpenSubdiv's uniform Loop refinement (Far::TopologyRefiner with
+// Sdc::SCHEME_LOOP and VTX_BOUNDARY_EDGE_ONLY, positions by
+// Far::PrimvarRefinerReal<double>), for the subdivision tests' reference and
+// the benchmarks' CPU peer.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace rill::peers {
+
+struct OsdMesh {
+    std::vector<std::array<double, 3>> vertices;
+    std::vector<std::array<std::int32_t, 3>> faces;
+};
+
+/// vertices: x, y, z, (ignored); faces: three indices, (ignored).
+OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
+                 int levels);
+
+}  // namespace rill::peers

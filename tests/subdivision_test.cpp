@@ -1,0 +1,137 @@
+// Uniform Loop subdivision against OpenSubdiv (peers/osd_loop.h): the same
+// vertex positions within 1e-5 of the bounding box's diagonal and the same
+// faces (matched by position), on closed and open meshes of any valence;
+// closed meshes stay watertight; edge meshes and errors.
+#include <rill/algorithms/subdivision.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "backend_fixture.h"
+#include "subdivision_reference.h"
+
+namespace rill::test {
+namespace {
+
+class Subdivision : public BackendTest {};
+
+using subdivision_reference::Mesh;
+using subdivision_reference::Result;
+using subdivision_reference::expect_matches_opensubdiv;
+using subdivision_reference::subdivide;
+
+Mesh tetrahedron() {
+    return {{{1, 1, 1, 0}, {1, -1, -1, 0}, {-1, 1, -1, 0}, {-1, -1, 1, 0}}, {{0, 1, 2, 0}, {0, 3, 1, 0}, {0, 2, 3, 0}, {1, 3, 2, 0}}};
+}
+
+/// A closed double cone over an n-gon: both apexes of valence n.
+Mesh bipyramid(int n) {
+    Mesh m;
+    for (int i = 0; i < n; ++i) {
+        const double a = 2 * std::numbers::pi * i / n;
+        m.vertices.push_back({float(std::cos(a)), float(std::sin(a)), 0.1f * float(i % 3), 0});
+    }
+    m.vertices.push_back({0, 0, 1.5f, 0});
+    m.vertices.push_back({0, 0, -1.2f, 0});
+    for (int i = 0; i < n; ++i) {
+        m.faces.push_back({i, (i + 1) % n, n, 0});
+        m.faces.push_back({(i + 1) % n, i, n + 1, 0});
+    }
+    return m;
+}
+
+/// An open fan of n triangles around a centre (a disc with a boundary), and a
+/// strip of triangles hanging off it (boundary vertices of valence 2 and 3).
+Mesh disc(int n) {
+    Mesh m;
+    m.vertices.push_back({0, 0, 0.3f, 0});
+    for (int i = 0; i < n; ++i) {
+        const double a = 2 * std::numbers::pi * i / n;
+        m.vertices.push_back({float(std::cos(a)), float(std::sin(a)), 0.05f * float(i % 2), 0});
+    }
+    for (int i = 0; i < n; ++i) m.faces.push_back({0, 1 + i, 1 + (i + 1) % n, 0});
+    const auto base = static_cast<std::int32_t>(m.vertices.size());
+    m.vertices.push_back({2.0f, 0.3f, 0, 0});
+    m.vertices.push_back({2.2f, -0.5f, 0.2f, 0});
+    m.faces.push_back({1, base, 2, 0});
+    m.faces.push_back({1, base + 1, base, 0});
+    return m;
+}
+
+/// A torus of nu x nv quads, two triangles each (every vertex of valence 6).
+Mesh torus(int nu, int nv) {
+    Mesh m;
+    for (int i = 0; i < nu; ++i)
+        for (int j = 0; j < nv; ++j) {
+            const double u = 2 * std::numbers::pi * i / nu, v = 2 * std::numbers::pi * j / nv;
+            m.vertices.push_back({float((1 + 0.4 * std::cos(v)) * std::cos(u)), float((1 + 0.4 * std::cos(v)) * std::sin(u)),
+                                  float(0.4 * std::sin(v)), 0});
+        }
+    auto at = [&](int i, int j) { return std::int32_t((i % nu) * nv + (j % nv)); };
+    for (int i = 0; i < nu; ++i)
+        for (int j = 0; j < nv; ++j) {
+            m.faces.push_back({at(i, j), at(i + 1, j), at(i + 1, j + 1), 0});
+            m.faces.push_back({at(i, j), at(i + 1, j + 1), at(i, j + 1), 0});
+        }
+    return m;
+}
+
+TEST_P(Subdivision, ClosedMeshesMatchOpenSubdiv) {
+    for (int levels : {1, 2, 3}) {
+        expect_matches_opensubdiv(rt(), tetrahedron(), levels, true);
+        expect_matches_opensubdiv(rt(), bipyramid(12), levels, true);  // two vertices of valence 12
+        expect_matches_opensubdiv(rt(), bipyramid(3), levels, true);
+    }
+    expect_matches_opensubdiv(rt(), torus(12, 7), 2, true);
+    // Two tetrahedra meeting at one vertex: every edge in two faces, but that vertex's
+    // faces are two fans; OpenSubdiv, and rill, keep it where it is.
+    Mesh touching = tetrahedron();
+    for (const auto& v : {std::array<float, 4>{2, 1, 3, 0}, {3, 2, 1, 0}, {1, 3, 2, 0}}) touching.vertices.push_back(v);
+    for (const auto& f : tetrahedron().faces)
+        touching.faces.push_back({f[0] == 0 ? 0 : f[0] + 3, f[1] == 0 ? 0 : f[1] + 3, f[2] == 0 ? 0 : f[2] + 3, 0});
+    for (int levels : {1, 2}) expect_matches_opensubdiv(rt(), touching, levels, true);
+    expect_matches_opensubdiv(rt(), tetrahedron(), 5, true);
+}
+
+TEST_P(Subdivision, BoundariesMatchOpenSubdiv) {
+    for (int levels : {1, 2, 3}) expect_matches_opensubdiv(rt(), disc(7), levels, false);
+    expect_matches_opensubdiv(rt(), Mesh{{{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0.5f, 0}}, {{0, 1, 2, 0}}}, 3, false);
+}
+
+TEST_P(Subdivision, LevelZeroAndEmptyMeshes) {
+    const Mesh t = tetrahedron();
+    const Result same = subdivide(rt(), t, 0);
+    EXPECT_EQ(same.faces.size(), 4u);
+    EXPECT_EQ(same.vertices[3].z, 1.0f);
+    const Result none = subdivide(rt(), Mesh{}, 3);
+    EXPECT_TRUE(none.vertices.empty());
+    EXPECT_TRUE(none.faces.empty());
+}
+
+TEST_P(Subdivision, BadMeshesAreErrors) {
+    auto message = [&](const Mesh& m, int levels = 1) { return error_message([&] { subdivide(rt(), m, levels); }); };
+    Mesh m = tetrahedron();
+    m.faces[2] = {0, 2, 9, 0};
+    EXPECT_EQ(message(m), "rill::subdivision::loop: face 2 (0, 2, 9) has a vertex index outside 0 .. 3 (1 faces are like it); "
+                          "give indices of the vertex stream");
+    m = tetrahedron();
+    m.faces[1] = {0, 3, 3, 0};
+    EXPECT_EQ(message(m), "rill::subdivision::loop: face 1 (0, 3, 3) names a vertex twice (1 faces are like it); remove "
+                          "degenerate faces first");
+    m = tetrahedron();
+    m.vertices.push_back({5, 5, 5, 0});
+    EXPECT_EQ(message(m), "rill::subdivision::loop: vertex 4 is in no face (1 vertices are like it); remove unused vertices first");
+    m = tetrahedron();
+    m.vertices.push_back({0, 0, -3, 0});
+    m.faces.push_back({0, 1, 4, 0});  // edge 0-1 now in three faces
+    EXPECT_EQ(message(m), "rill::subdivision::loop: the edge of vertices 0 and 1 belongs to three or more faces (1 such edges); "
+                          "Loop subdivision needs a manifold mesh (split the mesh at those edges)");
+    EXPECT_EQ(message(tetrahedron(), 13), "rill::subdivision::loop: levels is 13; give 0 to 12");
+    EXPECT_EQ(message(Mesh{{{0, 0, 0, 0}}, {}}),
+              "rill::subdivision::loop: 1 vertices but no faces; give faces (or no vertices for an empty mesh)");
+}
+
+RILL_INSTANTIATE_FOR_BACKENDS(Subdivision);
+
+}  // namespace
+}  // namespace rill::test
