@@ -103,6 +103,21 @@ Mesh sphere_field(std::int64_t triangles) {
     return m;
 }
 
+Mesh without_unused_vertices(const Mesh& m, std::size_t& dropped) {
+    std::vector<std::int32_t> index(m.vertices.size(), -1);
+    Mesh out;
+    for (const rill::int4& f : m.faces)
+        for (std::int32_t i : {f.x, f.y, f.z})
+            if (i >= 0 && std::size_t(i) < m.vertices.size() && index[std::size_t(i)] < 0) {
+                index[std::size_t(i)] = static_cast<std::int32_t>(out.vertices.size());
+                out.vertices.push_back(m.vertices[std::size_t(i)]);
+            }
+    auto at = [&](std::int32_t i) { return i >= 0 && std::size_t(i) < m.vertices.size() ? index[std::size_t(i)] : i; };
+    for (const rill::int4& f : m.faces) out.faces.push_back({at(f.x), at(f.y), at(f.z), 0});
+    dropped = m.vertices.size() - out.vertices.size();
+    return out;
+}
+
 void bounds(const Mesh& m, rill::float3& lo, rill::float3& hi) {
     lo = {1e30f, 1e30f, 1e30f};
     hi = {-1e30f, -1e30f, -1e30f};

@@ -32,6 +32,10 @@ void append(Mesh& to, const Mesh& m, rill::float3 offset = {0, 0, 0});
 /// intersecting: for renders and for benchmarks of any size up to ~10^8.
 Mesh sphere_field(std::int64_t triangles);
 
+/// The mesh without the vertices no face uses (faces renumbered); `dropped`
+/// gets how many there were.
+Mesh without_unused_vertices(const Mesh& m, std::size_t& dropped);
+
 /// The axis-aligned bounds of the vertices that faces use.
 void bounds(const Mesh& m, rill::float3& lo, rill::float3& hi);
 
