@@ -21,8 +21,8 @@
 // edge points (in the order of their vertex pairs); face f's children are
 // 4f .. 4f + 3 (corner of its first, second, third vertex, then the middle).
 //
-// Not yet: adaptive subdivision, creases, normals (docs/PERFORMANCE.md has no
-// figures for it yet).
+// Not yet: adaptive subdivision, creases, normals. Performance:
+// docs/PERFORMANCE.md#loop-subdivision.
 //
 // Errors, before any work: a face index outside the vertices, a face that
 // names a vertex twice, a vertex no face uses, an edge of three or more
