@@ -7,10 +7,10 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <set>
 
 #include "backend_fixture.h"
+#include "cube_surface.h"
 #include "embree_scene.h"
 
 namespace rill::test {
@@ -26,34 +26,18 @@ struct Mesh {
     std::vector<int4> faces;
 };
 
-/// A closed cube surface of 6 k^2 quads (two triangles each, every edge shared
-/// by two faces), turned off the axes so that its edges lie at odd angles.
+/// A closed cube surface (cube_surface.h) turned off the axes so that its
+/// edges lie at odd angles.
 Mesh cube(int k, float half, float3 centre) {
-    Mesh m;
-    std::map<std::array<int, 3>, std::int32_t> index;
+    const CubeSurface c = cube_surface(k);
     const float cz = std::cos(0.37f), sz = std::sin(0.37f), cx = std::cos(0.21f), sx = std::sin(0.21f);
-    auto vertex = [&](std::array<int, 3> g) {
-        auto [it, fresh] = index.try_emplace(g, static_cast<std::int32_t>(m.vertices.size()));
-        if (fresh) {
-            const float x = (2.0f * g[0] / k - 1) * half, y = (2.0f * g[1] / k - 1) * half, z = (2.0f * g[2] / k - 1) * half;
-            const float x1 = cz * x - sz * y, y1 = sz * x + cz * y;  // about z, then about x
-            m.vertices.push_back({centre.x + x1, centre.y + cx * y1 - sx * z, centre.z + sx * y1 + cx * z, 0});
-        }
-        return it->second;
-    };
-    for (int axis = 0; axis < 3; ++axis)
-        for (int side : {0, k})
-            for (int u = 0; u < k; ++u)
-                for (int v = 0; v < k; ++v) {
-                    auto at = [&](int du, int dv) {
-                        std::array<int, 3> g{};
-                        g[axis] = side, g[(axis + 1) % 3] = u + du, g[(axis + 2) % 3] = v + dv;
-                        return vertex(g);
-                    };
-                    const std::int32_t a = at(0, 0), b = at(1, 0), c = at(1, 1), d = at(0, 1);
-                    m.faces.push_back({a, b, c, 0});
-                    m.faces.push_back({a, c, d, 0});
-                }
+    Mesh m;
+    for (const auto& p : c.points) {
+        const float x = p[0] * half, y = p[1] * half, z = p[2] * half;
+        const float x1 = cz * x - sz * y, y1 = sz * x + cz * y;  // about z, then about x
+        m.vertices.push_back({centre.x + x1, centre.y + cx * y1 - sx * z, centre.z + sx * y1 + cx * z, 0});
+    }
+    for (const auto& f : c.faces) m.faces.push_back({f[0], f[1], f[2], 0});
     return m;
 }
 

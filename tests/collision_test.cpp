@@ -5,10 +5,10 @@
 
 #include <bit>
 #include <cmath>
-#include <map>
 
 #include "backend_fixture.h"
 #include "collision_reference.h"
+#include "cube_surface.h"
 #include "fcl_meshes.h"
 
 namespace rill::test {
@@ -97,27 +97,10 @@ Mesh torus(int nu, int nv, float major, float minor) {
 
 /// The surface of the axis-aligned cube [c - half, c + half]^3, k x k quads per side.
 Mesh cube(int k, float half, std::array<float, 3> c = {0, 0, 0}) {
+    const CubeSurface s = cube_surface(k);
     Mesh m;
-    std::map<std::array<int, 3>, std::int32_t> index;
-    auto vertex = [&](std::array<int, 3> g) {
-        auto [it, fresh] = index.try_emplace(g, std::int32_t(m.vertices.size()));
-        if (fresh)
-            m.vertices.push_back({c[0] + (2.0f * g[0] / k - 1) * half, c[1] + (2.0f * g[1] / k - 1) * half,
-                                  c[2] + (2.0f * g[2] / k - 1) * half, 0});
-        return it->second;
-    };
-    for (int axis = 0; axis < 3; ++axis)
-        for (int side : {0, k})
-            for (int u = 0; u < k; ++u)
-                for (int v = 0; v < k; ++v) {
-                    auto at = [&](int du, int dv) {
-                        std::array<int, 3> g{};
-                        g[axis] = side, g[(axis + 1) % 3] = u + du, g[(axis + 2) % 3] = v + dv;
-                        return vertex(g);
-                    };
-                    m.faces.push_back({at(0, 0), at(1, 0), at(1, 1), 0});
-                    m.faces.push_back({at(0, 0), at(1, 1), at(0, 1), 0});
-                }
+    for (const auto& p : s.points) m.vertices.push_back({c[0] + p[0] * half, c[1] + p[1] * half, c[2] + p[2] * half, 0});
+    for (const auto& f : s.faces) m.faces.push_back({f[0], f[1], f[2], 0});
     return m;
 }
 
