@@ -10,7 +10,7 @@
 #include <set>
 
 #include "backend_fixture.h"
-#include "cube_surface.h"
+#include "surfaces.h"
 #include "embree_scene.h"
 
 namespace rill::test {
@@ -26,10 +26,10 @@ struct Mesh {
     std::vector<int4> faces;
 };
 
-/// A closed cube surface (cube_surface.h) turned off the axes so that its
+/// A closed cube surface (surfaces.h) turned off the axes so that its
 /// edges lie at odd angles.
 Mesh cube(int k, float half, float3 centre) {
-    const CubeSurface c = cube_surface(k);
+    const Surface c = cube_surface(k);
     const float cz = std::cos(0.37f), sz = std::sin(0.37f), cx = std::cos(0.21f), sx = std::sin(0.21f);
     Mesh m;
     for (const auto& p : c.points) {

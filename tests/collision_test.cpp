@@ -8,7 +8,7 @@
 
 #include "backend_fixture.h"
 #include "collision_reference.h"
-#include "cube_surface.h"
+#include "surfaces.h"
 #include "fcl_meshes.h"
 
 namespace rill::test {
@@ -79,25 +79,16 @@ protected:
 
 /// A torus of nu x nv quads (two triangles each) about the z axis.
 Mesh torus(int nu, int nv, float major, float minor) {
+    const Surface s = torus_surface(nu, nv, major, minor);
     Mesh m;
-    for (int i = 0; i < nu; ++i)
-        for (int j = 0; j < nv; ++j) {
-            const double u = 2 * M_PI * i / nu, v = 2 * M_PI * j / nv;
-            m.vertices.push_back({float((major + minor * std::cos(v)) * std::cos(u)),
-                                  float((major + minor * std::cos(v)) * std::sin(u)), float(minor * std::sin(v)), 0});
-        }
-    auto at = [&](int i, int j) { return std::int32_t((i % nu) * nv + (j % nv)); };
-    for (int i = 0; i < nu; ++i)
-        for (int j = 0; j < nv; ++j) {
-            m.faces.push_back({at(i, j), at(i + 1, j), at(i + 1, j + 1), 0});
-            m.faces.push_back({at(i, j), at(i + 1, j + 1), at(i, j + 1), 0});
-        }
+    for (const auto& p : s.points) m.vertices.push_back({p[0], p[1], p[2], 0});
+    for (const auto& f : s.faces) m.faces.push_back({f[0], f[1], f[2], 0});
     return m;
 }
 
 /// The surface of the axis-aligned cube [c - half, c + half]^3, k x k quads per side.
 Mesh cube(int k, float half, std::array<float, 3> c = {0, 0, 0}) {
-    const CubeSurface s = cube_surface(k);
+    const Surface s = cube_surface(k);
     Mesh m;
     for (const auto& p : s.points) m.vertices.push_back({c[0] + p[0] * half, c[1] + p[1] * half, c[2] + p[2] * half, 0});
     for (const auto& f : s.faces) m.faces.push_back({f[0], f[1], f[2], 0});

@@ -9,6 +9,7 @@
 
 #include "backend_fixture.h"
 #include "subdivision_reference.h"
+#include "surfaces.h"
 
 namespace rill::test {
 namespace {
@@ -60,19 +61,10 @@ Mesh disc(int n) {
 
 /// A torus of nu x nv quads, two triangles each (every vertex of valence 6).
 Mesh torus(int nu, int nv) {
+    const Surface s = torus_surface(nu, nv, 1.0, 0.4);
     Mesh m;
-    for (int i = 0; i < nu; ++i)
-        for (int j = 0; j < nv; ++j) {
-            const double u = 2 * std::numbers::pi * i / nu, v = 2 * std::numbers::pi * j / nv;
-            m.vertices.push_back({float((1 + 0.4 * std::cos(v)) * std::cos(u)), float((1 + 0.4 * std::cos(v)) * std::sin(u)),
-                                  float(0.4 * std::sin(v)), 0});
-        }
-    auto at = [&](int i, int j) { return std::int32_t((i % nu) * nv + (j % nv)); };
-    for (int i = 0; i < nu; ++i)
-        for (int j = 0; j < nv; ++j) {
-            m.faces.push_back({at(i, j), at(i + 1, j), at(i + 1, j + 1), 0});
-            m.faces.push_back({at(i, j), at(i + 1, j + 1), at(i, j + 1), 0});
-        }
+    for (const auto& p : s.points) m.vertices.push_back({p[0], p[1], p[2], 0});
+    for (const auto& f : s.faces) m.faces.push_back({f[0], f[1], f[2], 0});
     return m;
 }
 
