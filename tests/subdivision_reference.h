@@ -60,13 +60,9 @@ inline void expect_matches_opensubdiv(Runtime& rt, const Mesh& m, int levels, bo
     std::map<std::array<std::int64_t, 3>, std::vector<std::int32_t>> grid;
     for (std::size_t i = 0; i < want.vertices.size(); ++i)
         grid[cell(want.vertices[i][0], want.vertices[i][1], want.vertices[i][2])].push_back(std::int32_t(i));
-    std::vector<std::int32_t> match(got.vertices.size(), -1);
-    std::vector<char> taken(want.vertices.size(), 0);
-    int missed = 0;
-    for (std::size_t i = 0; i < got.vertices.size(); ++i) {
-        const float4 p = got.vertices[i];
-        const auto c = cell(p.x, p.y, p.z);
-        double best = tol;
+    // visit(j, distance) for OpenSubdiv's vertices in the 27 cells about (x, y, z).
+    auto near = [&](double x, double y, double z, auto&& visit) {
+        const auto c = cell(x, y, z);
         for (int dx = -1; dx <= 1; ++dx)
             for (int dy = -1; dy <= 1; ++dy)
                 for (int dz = -1; dz <= 1; ++dz) {
@@ -74,10 +70,19 @@ inline void expect_matches_opensubdiv(Runtime& rt, const Mesh& m, int levels, bo
                     if (it == grid.end()) continue;
                     for (std::int32_t j : it->second) {
                         const auto& q = want.vertices[std::size_t(j)];
-                        const double d = std::hypot(p.x - q[0], p.y - q[1], p.z - q[2]);
-                        if (d <= best && !taken[std::size_t(j)]) best = d, match[i] = j;
+                        visit(j, std::hypot(x - q[0], y - q[1], z - q[2]));
                     }
                 }
+    };
+    std::vector<std::int32_t> match(got.vertices.size(), -1);
+    std::vector<char> taken(want.vertices.size(), 0);
+    int missed = 0;
+    for (std::size_t i = 0; i < got.vertices.size(); ++i) {
+        const float4 p = got.vertices[i];
+        double best = tol;
+        near(p.x, p.y, p.z, [&](std::int32_t j, double d) {
+            if (d <= best && !taken[std::size_t(j)]) best = d, match[i] = j;
+        });
         if (match[i] < 0) {
             if (++missed <= 5) ADD_FAILURE() << "vertex " << i << " (" << p.x << ", " << p.y << ", " << p.z << ") is no OpenSubdiv vertex";
         } else {
@@ -89,18 +94,10 @@ inline void expect_matches_opensubdiv(Runtime& rt, const Mesh& m, int levels, bo
     std::vector<std::int32_t> place(want.vertices.size());
     for (std::size_t j = 0; j < want.vertices.size(); ++j) {
         const auto& q = want.vertices[j];
-        const auto c = cell(q[0], q[1], q[2]);
         place[j] = std::int32_t(j);
-        for (int dx = -1; dx <= 1; ++dx)
-            for (int dy = -1; dy <= 1; ++dy)
-                for (int dz = -1; dz <= 1; ++dz) {
-                    auto it = grid.find({c[0] + dx, c[1] + dy, c[2] + dz});
-                    if (it == grid.end()) continue;
-                    for (std::int32_t k : it->second) {
-                        const auto& r = want.vertices[std::size_t(k)];
-                        if (k < place[j] && std::hypot(q[0] - r[0], q[1] - r[1], q[2] - r[2]) <= 1e-9 * diagonal) place[j] = k;
-                    }
-                }
+        near(q[0], q[1], q[2], [&](std::int32_t k, double d) {
+            if (k < place[j] && d <= 1e-9 * diagonal) place[j] = k;
+        });
     }
     auto sorted = [&](std::array<std::int32_t, 3> t) {
         for (auto& x : t) x = place[std::size_t(x)];

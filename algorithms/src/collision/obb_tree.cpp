@@ -187,28 +187,14 @@ void extents(const bvh::Bvh& tree, const Stream<float4>& boxes, const Stream<std
                     centre = centre + axis[i] * ((mn + mx) * 0.5f);
                 }
                 boxes.store(4 * leaf + 3, Float4(centre + o, 0.0f));
-                // Consecutive leaves share their upper ancestors: where a
-                // subgroup's lanes are at one node, they combine first and
-                // one lane widens it (the root would otherwise take an
-                // atomic from every triangle, one after another).
                 Var<std::int32_t> up = parents.load(leaf);
                 While([&] { return up >= 0 && node_height(nodes, up / 2) <= float(kExactHeight); }, [&] {
                     Int node = up / 2;
-                    Bool shared = subgroup_all(node == subgroup_broadcast_first(node));
                     for (int i = 0; i < 3; ++i) {
                         Float3 a = boxes.load(4 * node + i).xyz();
                         Float x = dot(a, p), y = dot(a, q), z = dot(a, r);
-                        UInt lo = ordered_bits(min(x, min(y, z))), hi = ordered_bits(max(x, max(y, z)));
-                        If(shared, [&] {
-                            UInt group_lo = subgroup_min(lo), group_hi = subgroup_max(hi);
-                            If(subgroup_elect(), [&] {
-                                extremes.atomic_min(6 * node + i, group_lo);
-                                extremes.atomic_max(6 * node + 3 + i, group_hi);
-                            });
-                        }).Else([&] {
-                            extremes.atomic_min(6 * node + i, lo);
-                            extremes.atomic_max(6 * node + 3 + i, hi);
-                        });
+                        extremes.atomic_min(6 * node + i, ordered_bits(min(x, min(y, z))));
+                        extremes.atomic_max(6 * node + 3 + i, ordered_bits(max(x, max(y, z))));
                     }
                     up = parents.load(node);
                 });

@@ -1,6 +1,6 @@
 // The breadth-first collision query (rill/algorithms/collision.h): a stream
-// of candidate pairs per level, expanded and compacted by one
-// rill::VariableOutput, as in Horn's GPU Gems 2 chapter 36.
+// of candidate pairs per level, tested, expanded and compacted (a scan of
+// per-candidate masks) on the device, as in Horn's GPU Gems 2 chapter 36.
 #include <rill/algorithms/collision.h>
 #include <rill/algorithms/detail/dense_streams.h>
 #include <rill/algorithms/scan.h>
