@@ -128,6 +128,35 @@ TEST_P(Sampling, ElementCentresReadTheElementsExactly) {
     EXPECT_EQ(out.download(), values);
 }
 
+TEST_P(Sampling, InAGroupKernel) {
+    // Gathers in group kernels take the CPU backend's compiled path too
+    // (cpu_native_Sampling), with a strided view as the field.
+    auto k = group_kernel<64>("sample_group(f, p, r)", [](Gather<float, 3> f, Array<float3> p, Array<float> r) {
+        Int i = global_id();
+        If(i < p.size(), [&] { r.store(i, sample_linear(f, p.load(i))); });
+    });
+    const std::vector<std::int64_t> dims{4, 6, 10};
+    const std::vector<float> values = random_floats(4 * 6 * 10, -5, 5);
+    auto whole = rt().stream<float>({4, 6, 10}, values);
+    auto field = whole.stride({1, 1, 2});  // {4, 6, 5}
+    std::vector<float> strided;
+    for (int z = 0; z < 4; ++z)
+        for (int y = 0; y < 6; ++y)
+            for (int x = 0; x < 5; ++x) strided.push_back(values[(z * 6 + y) * 10 + 2 * x]);
+    const std::size_t n = 1000;
+    const std::vector<float> raw = coordinates(n, {4, 6, 5});
+    std::vector<float3> points(n);
+    std::memcpy(static_cast<void*>(points.data()), raw.data(), raw.size() * sizeof(float));
+    auto p = rt().stream<float3>({std::int64_t(n)}, points);
+    auto out = rt().stream<float>({std::int64_t(n)});
+    k(Groups{(std::int64_t(n) + 63) / 64}, field, p, out);
+    const std::vector<float> got = out.download();
+    for (std::size_t i = 0; i < n; ++i) {
+        const double want = reference(strided, {4, 6, 5}, 1, {raw[3 * i], raw[3 * i + 1], raw[3 * i + 2]}, 0);
+        ASSERT_TRUE(close(got[i], want, 1e-4, 1e-5)) << "point " << i << ": " << got[i] << ", want " << want;
+    }
+}
+
 RILL_INSTANTIATE_FOR_BACKENDS(Sampling);
 
 }  // namespace

@@ -28,7 +28,22 @@ struct Memory {
     /// Large enough (RILL_CPU_STREAMING_BYTES) that what a loop writes in
     /// order goes past the caches (store_streamed).
     bool streamed = false;
+    /// A Gather parameter's shape and element strides, for its edge clamp.
+    std::int64_t dims[4]{};
+    std::int64_t strides[4]{};
 };
+
+/// The element a Gather reads at index (i...), each clamped to the stream's edge.
+template <class... I>
+inline std::int64_t gather_at(const Memory& m, I... i) {
+    const std::int64_t index[] = {static_cast<std::int64_t>(i)...};
+    std::int64_t e = 0;
+    for (std::size_t d = 0; d < sizeof...(I); ++d) {
+        const std::int64_t hi = m.dims[d] - 1;
+        e += (index[d] < 0 ? 0 : index[d] > hi ? hi : index[d]) * m.strides[d];
+    }
+    return e;
+}
 
 /// Everything a compiled workgroup reads besides its own code. The generated
 /// function is `extern "C" int rill_workgroup(const Args*, std::int64_t group,

@@ -210,6 +210,16 @@ private:
             case Op::GroupId: e[0] = "static_cast<std::int32_t>(group)"; break;
             case Op::NumGroups: e[0] = "static_cast<std::int32_t>(a->num_groups)"; break;
             case Op::ArraySize: e[0] = "static_cast<std::int32_t>(N" + std::to_string(n.aux) + ")"; break;
+            case Op::GatherLoad: {
+                // Gathered streams are read-only in the kernel: a pure expression.
+                std::string at = "rill::cpu::native::gather_at(a->arrays[" + std::to_string(n.aux) + "]";
+                for (int d = 0; d < arg_type(0).width; ++d) at += ", " + arg(0, d);
+                at += ") * " + std::to_string(k_.params[n.aux].words);
+                for (int c = 0; c < w; ++c)
+                    e[c] = "rill::cpu::native::from_bits<" + t + ">(A" + std::to_string(n.aux) + "[" + at + " + " +
+                           std::to_string(n.imm[0] + c) + "])";
+                break;
+            }
             case Op::SubgroupSize: e[0] = "std::int32_t{" + std::to_string(sg_) + "}"; break;
             case Op::SubgroupInvocation: e[0] = "static_cast<std::int32_t>(l % " + std::to_string(sg_) + ")"; break;
             case Op::Splat:
@@ -851,7 +861,7 @@ private:
             "    const std::uint32_t* const U = a->uniforms;\n"
             "    (void)U;\n";
         for (std::size_t i = 0; i < k_.params.size(); ++i) {
-            if (k_.params[i].kind != ir::ParamKind::Array) continue;
+            if (k_.params[i].kind != ir::ParamKind::Array && k_.params[i].kind != ir::ParamKind::Gather) continue;
             const std::string s = std::to_string(i);
             p += "    std::uint32_t* const A" + s + " = a->arrays[" + s + "].words;\n";
             p += "    const std::int64_t N" + s + " = a->arrays[" + s + "].count;\n";

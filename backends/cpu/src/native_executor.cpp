@@ -40,8 +40,13 @@ NativeDispatch::NativeDispatch(const CpuProgram& program, const Dispatch& d)
     const ir::Kernel& k = program.kernel();
     arrays_.resize(k.params.size());
     for (std::size_t i = 0; i < k.params.size(); ++i) {
-        if (k.params[i].kind != ir::ParamKind::Array || !d.streams[i].buffer) continue;
+        const bool gather = k.params[i].kind == ir::ParamKind::Gather;
+        if ((k.params[i].kind != ir::ParamKind::Array && !gather) || !d.streams[i].buffer) continue;
         const StreamBinding& b = d.streams[i];
+        for (int r = 0; r < b.shape.rank; ++r) {
+            arrays_[i].dims[r] = b.shape.dims[r];
+            arrays_[i].strides[r] = b.strides[r];
+        }
         arrays_[i].words = static_cast<CpuBuffer*>(b.buffer)->words() + static_cast<std::size_t>(b.offset) * k.params[i].words;
         arrays_[i].count = b.shape.size();
         arrays_[i].streamed = arrays_[i].count * k.params[i].words * std::int64_t{4} >= program.streaming_bytes();

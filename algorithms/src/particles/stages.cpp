@@ -1,0 +1,194 @@
+// The particle engine's grid stages: cell keys, the gather into key order
+// with the cell table, contacts and the pair list, and emission.
+#include <rill/algorithms/scan.h>
+
+#include <string>
+
+#include "grid.h"
+#include "kernels.h"
+
+namespace rill::particles::detail {
+
+namespace {
+
+constexpr int kWorkgroup = 256;
+std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgroup; }
+
+
+}  // namespace
+
+void cell_keys(const Stream<Particle>& items, const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& ids, const GridParams& g,
+               float time) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "particles_keys(items, keys, ids, grid, dims, time)",
+        [](Array<Particle> items, Array<std::uint32_t> keys, Array<std::int32_t> ids, Float4 grid, Int4 dims, Float time) {
+            Int i = global_id();
+            If(i < items.size(), [&] {
+                Var<Particle> p = items.load(i);
+                Bool born = p.birth <= time;
+                Bool live = born && time < p.birth + p.life;
+                Int key = select(live, key_of(cell_of(p.position, grid, dims), dims), select(born, dims.w() + 1, dims.w()));
+                keys.store(i, cast<std::uint32_t>(key));
+                ids.store(i, i);
+            });
+        });
+    kernel(Groups{groups_for(items.size())}, items, keys, ids, g.grid, int4{g.dims.x, g.dims.y, g.dims.z, g.dims.w}, time);
+}
+
+void gather_sorted(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& ids, const Stream<Particle>& items, const Sorted& out,
+                   const GridParams& g) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "particles_gather(keys, ids, items, sorted, positions, velocities, start, end, info, dims)",
+        [](Array<std::uint32_t> keys, Array<std::int32_t> ids, Array<Particle> items, Array<Particle> sorted, Array<float4> positions,
+           Array<float4> velocities, Array<std::int32_t> start, Array<std::int32_t> end, Array<std::uint32_t> info, Int4 dims) {
+            Int i = global_id();
+            Int n = keys.size();
+            If(i < n, [&] {
+                UInt k = keys.load(i);
+                Var<Particle> p = items.load(ids.load(i));
+                sorted.store(i, p);
+                positions.store(i, Float4(p.position, 0.0f));
+                velocities.store(i, Float4(p.velocity, 0.0f));
+                UInt cells = cast<std::uint32_t>(dims.w()), gone = cells + 1u;
+                Bool first = i == 0 || keys.load(i - 1) != k;
+                Bool last = i == n - 1 || keys.load(i + 1) != k;
+                If(k < cells, [&] {
+                    If(first, [&] { start.store(cast<std::int32_t>(k), i); });
+                    If(last, [&] { end.store(cast<std::int32_t>(k), i + 1); });
+                });
+                If(k == gone && first, [&] { info.store(0, cast<std::uint32_t>(i)); });
+                If(i == n - 1 && k != gone, [&] { info.store(0, cast<std::uint32_t>(n)); });
+            });
+        });
+    kernel(Groups{groups_for(keys.size())}, keys, ids, items, out.items, out.positions, out.velocities, out.start, out.end, out.info,
+           int4{g.dims.x, g.dims.y, g.dims.z, g.dims.w});
+}
+
+void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<float4>& dv, const Stream<float4>& dp, const GridParams& g,
+              const Options& o, float dt) {
+    // contact = (diameter, stiffness, damping, dt); response = (0 springs / 1 nearest, restitution).
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "particles_contacts(positions, velocities, keys, start, end, dv, dp, grid, dims, contact, response)",
+        [](Array<float4> positions, Array<float4> velocities, Array<std::uint32_t> keys, Array<std::int32_t> start,
+           Array<std::int32_t> end, Array<float4> dv, Array<float4> dp, Float4 grid, Int4 dims, Float4 contact, Float2 response) {
+            Int i = global_id();
+            If(i < positions.size(), [&] {
+                Var<float4> out_v = Float4(0.0f), out_p = Float4(0.0f);
+                If(keys.load(i) < cast<std::uint32_t>(dims.w()), [&] {
+                    Float3 p = positions.load(i).xyz(), v = velocities.load(i).xyz();
+                    Float diameter = contact.x(), reach = diameter * diameter, dt = contact.w();
+                    If(response.x() == 0.0f, [&] {
+                        Var<float3> f = Float3(0.0f);
+                        for_each_neighbour(keys, start, end, grid, dims, p, [&](const Int& j) {
+                            Float3 d = p - positions.load(j).xyz();
+                            Float d2 = dot(d, d);
+                            If(d2 < reach && d2 > 0.0f, [&] {
+                                Float dist = sqrt(d2);
+                                Float3 n = d / dist;
+                                Float3 relative = v - velocities.load(j).xyz();
+                                f = f + n * (contact.y() * (diameter - dist) - contact.z() * dot(relative, n));
+                            });
+                        });
+                        out_v = Float4(f * dt, 0.0f);
+                    }).Else([&] {
+                        Var<float> best = reach;
+                        Var<std::int32_t> partner = -1;
+                        for_each_neighbour(keys, start, end, grid, dims, p, [&](const Int& j) {
+                            Float3 d = p - positions.load(j).xyz();
+                            Float d2 = dot(d, d);
+                            If(d2 < best && d2 > 0.0f && dot(v - velocities.load(j).xyz(), d) < 0.0f, [&] {
+                                best = d2;
+                                partner = j;
+                            });
+                        });
+                        If(partner >= 0, [&] {
+                            Float3 d = p - positions.load(partner).xyz();
+                            Float dist = sqrt(dot(d, d));
+                            Float3 n = d / dist;
+                            Float vn = dot(v - velocities.load(partner).xyz(), n);
+                            out_v = Float4(n * (-(1.0f + response.y()) * 0.5f * vn), 0.0f);
+                            out_p = Float4(n * ((diameter - dist) * 0.5f), 0.0f);
+                        });
+                    });
+                });
+                dv.store(i, out_v);
+                dp.store(i, out_p);
+            });
+        });
+    const float diameter = 2 * o.radius;
+    kernel(Groups{groups_for(keys.size())}, s.positions, s.velocities, keys, s.start, s.end, dv, dp, g.grid,
+           int4{g.dims.x, g.dims.y, g.dims.z, g.dims.w}, float4{diameter, o.stiffness, o.damping, dt},
+           float2{o.response == Response::SpringDamper ? 0.0f : 1.0f, o.restitution});
+}
+
+Stream<int2> pairs_within(const Sorted& s, const Stream<std::uint32_t>& keys, const GridParams& g, float diameter) {
+    // write = 0: counts[i] = the partners j > i; 1: pairs from ends[i] - counts[i] on.
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "particles_pairs(positions, keys, start, end, counts, ends, pairs, grid, dims, diameter, write)",
+        [](Array<float4> positions, Array<std::uint32_t> keys, Array<std::int32_t> start, Array<std::int32_t> end,
+           Array<std::uint32_t> counts, Array<std::uint32_t> ends, Array<int2> pairs, Float4 grid, Int4 dims, Float diameter, Int write) {
+            Int i = global_id();
+            If(i < positions.size(), [&] {
+                Var<std::int32_t> found = 0;
+                Var<std::int32_t> at = 0;
+                If(write != 0, [&] { at = cast<std::int32_t>(ends.load(i) - counts.load(i)); });
+                If(keys.load(i) < cast<std::uint32_t>(dims.w()), [&] {
+                    Float3 p = positions.load(i).xyz();
+                    for_each_neighbour(keys, start, end, grid, dims, p, [&](const Int& j) {
+                        Float3 d = p - positions.load(j).xyz();
+                        If(j > i && dot(d, d) < diameter * diameter, [&] {
+                            If(write != 0, [&] { pairs.store(at + found, Int2(i, j)); });
+                            found = found + 1;
+                        });
+                    });
+                });
+                If(write == 0, [&] { counts.store(i, cast<std::uint32_t>(found)); });
+            });
+        });
+    Runtime rt = Runtime::of(keys);
+    const std::int64_t n = keys.size();
+    Stream<std::uint32_t> counts = rt.scratch<std::uint32_t>({n}), ends = rt.scratch<std::uint32_t>({n});
+    Stream<int2> none = rt.stream<int2>({1});
+    const int4 dims = g.dims;
+    kernel(Groups{groups_for(n)}, s.positions, keys, s.start, s.end, counts, ends, none, g.grid, dims, diameter, 0);
+    inclusive_scan(counts, ends);
+    const std::int64_t total = ends.domain({n - 1}, {n}).download()[0];
+    Stream<int2> pairs = rt.stream<int2>({total});
+    if (total > 0) kernel(Groups{groups_for(n)}, s.positions, keys, s.start, s.end, counts, ends, pairs, g.grid, dims, diameter, 1);
+    return pairs;
+}
+
+void emit(const Stream<Particle>& items, const Stream<std::uint32_t>& info, const Emitter& e, std::int32_t offset, std::int32_t count,
+          float birth, std::uint32_t seed) {
+    // where = (position, jitter), speed = (velocity, jitter), timing = (birth, life); slots = (offset, count, seed).
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "particles_emit(items, info, where, speed, colour, timing, slots)",
+        [](Array<Particle> items, Array<std::uint32_t> info, Float4 where, Float4 speed, Float4 colour, Float2 timing, Int4 slots) {
+            Int j = global_id();
+            Int slot = cast<std::int32_t>(info.load(0)) + slots.x() + j;
+            If(j < slots.y() && slot < items.size(), [&] {
+                // PCG hashes (O'Neill) of (seed, j): six uniform numbers in [-1, 1).
+                Var<std::uint32_t> state = cast<std::uint32_t>(j) * 0x9E3779B9u + cast<std::uint32_t>(slots.z());
+                auto uniform = [&] {
+                    state = state * 747796405u + 2891336453u;
+                    UInt word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+                    UInt bits = (word >> 22u) ^ word;
+                    return cast<float>(bits >> 8u) * (2.0f / 16777216.0f) - 1.0f;
+                };
+                Float3 dp = Float3(uniform(), uniform(), uniform());
+                Float3 dv = Float3(uniform(), uniform(), uniform());
+                Var<Particle> p = items.load(slot);
+                p.position = where.xyz() + dp * where.w();
+                p.velocity = speed.xyz() + dv * speed.w();
+                p.birth = timing.x();
+                p.life = timing.y();
+                p.colour = colour;
+                items.store(slot, p);
+            });
+        });
+    kernel(Groups{groups_for(count)}, items, info, float4{e.position.x, e.position.y, e.position.z, e.position_jitter},
+           float4{e.velocity.x, e.velocity.y, e.velocity.z, e.velocity_jitter}, e.colour, float2{birth, e.life},
+           int4{offset, count, static_cast<std::int32_t>(seed), 0});
+}
+
+}  // namespace rill::particles::detail
