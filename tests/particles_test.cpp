@@ -288,6 +288,26 @@ TEST_P(Particles, EmittersFillFreeSlotsAndParticlesDieOnTime) {
             }
         EXPECT_EQ(live, std::min(5 * s, 25)) << "step " << s;
     }
+    // Emission among live particles places no particle inside one of them.
+    std::vector<Particle> lattice;
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j)
+            for (int k = 0; k < 8; ++k) lattice.push_back(make(-0.2f + 0.05f * float(i), -0.2f + 0.05f * float(j), -0.2f + 0.05f * float(k), 0));
+    lattice.resize(lattice.size() + 200, make(0, 0, 0, 1, 0, 0));  // free slots
+    particles::Engine among(upload(lattice), {.radius = 0.01f, .gravity = {0, 0, 0}, .response = particles::Response::None});
+    among.add_emitter({.position_jitter = 0.2f, .rate = 100000, .life = 1, .colour = {0, 0, 1, 1}});
+    among.step(1e-3f);
+    int born = 0;
+    for (const Particle& p : among.particles().download()) {
+        if (p.colour.z != 1) continue;
+        ++born;
+        for (const Particle& q : lattice) {
+            if (q.life == 0) continue;
+            const float dx = p.position.x - q.position.x, dy = p.position.y - q.position.y, dz = p.position.z - q.position.z;
+            EXPECT_GE(dx * dx + dy * dy + dz * dz, 0.02f * 0.02f * 0.999f) << "an emitted particle inside a live one";
+        }
+    }
+    EXPECT_GT(born, 50);
     // More emitted than fit: the slots fill up and nothing else breaks.
     particles::Engine full(rt(), 64, {.radius = 0.01f, .response = particles::Response::None});
     full.add_emitter({.rate = 1e6f, .life = 10});

@@ -321,7 +321,7 @@ void Engine::step(float dt, StageTimes* times) {
             s.carry[e] -= whole;
             const std::int32_t count = static_cast<std::int32_t>(std::min<double>(whole, static_cast<double>(s.n - offset)));
             if (count <= 0) continue;
-            detail::emit(s.items, s.sorted.info, s.emitters[e], offset, count, static_cast<float>(s.time),
+            detail::emit(s.items, s.sorted, s.keys, s.grid, 2 * o.radius, s.emitters[e], offset, count, static_cast<float>(s.time),
                          static_cast<std::uint32_t>(s.steps * 7919u + e * 104729u));
             offset += count;
         }

@@ -37,9 +37,11 @@ void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<f
 /// Pairs closer than 2 radius, (i, j) with i < j, places in the sorted order.
 Stream<int2> pairs_within(const Sorted& s, const Stream<std::uint32_t>& keys, const GridParams& g, float diameter);
 
-/// Emits `count` particles of `e` into the slots from info[0] + offset on.
-void emit(const Stream<Particle>& items, const Stream<std::uint32_t>& info, const Emitter& e, std::int32_t offset, std::int32_t count,
-          float birth, std::uint32_t seed);
+/// Emits `count` particles of `e` into the slots from s.info[0] + offset
+/// on, each at a random place closer than `diameter` to no particle of the
+/// grid `s` (8 tries; a slot stays free when all of them are taken).
+void emit(const Stream<Particle>& items, const Sorted& s, const Stream<std::uint32_t>& keys, const GridParams& g, float diameter,
+          const Emitter& e, std::int32_t offset, std::int32_t count, float birth, std::uint32_t seed);
 
 /// Draws the particles live at `time` into image (render.cpp).
 void draw(const Stream<Particle>& items, float radius, float time, const Camera& camera, const Stream<float4>& image,

@@ -158,16 +158,17 @@ Stream<int2> pairs_within(const Sorted& s, const Stream<std::uint32_t>& keys, co
     return pairs;
 }
 
-void emit(const Stream<Particle>& items, const Stream<std::uint32_t>& info, const Emitter& e, std::int32_t offset, std::int32_t count,
-          float birth, std::uint32_t seed) {
-    // where = (position, jitter), speed = (velocity, jitter), timing = (birth, life); slots = (offset, count, seed).
+void emit(const Stream<Particle>& items, const Sorted& s, const Stream<std::uint32_t>& keys, const GridParams& g, float diameter,
+          const Emitter& e, std::int32_t offset, std::int32_t count, float birth, std::uint32_t seed) {
+    // where = (position, jitter), speed = (velocity, jitter), timing = (birth, life, diameter); slots = (offset, count, seed).
     static const auto kernel = group_kernel<kWorkgroup>(
-        "particles_emit(items, info, where, speed, colour, timing, slots)",
-        [](Array<Particle> items, Array<std::uint32_t> info, Float4 where, Float4 speed, Float4 colour, Float2 timing, Int4 slots) {
+        "particles_emit(items, info, positions, keys, start, end, where, speed, colour, timing, slots, grid, dims)",
+        [](Array<Particle> items, Array<std::uint32_t> info, Array<float4> positions, Array<std::uint32_t> keys, Array<std::int32_t> start,
+           Array<std::int32_t> end, Float4 where, Float4 speed, Float4 colour, Float3 timing, Int4 slots, Float4 grid, Int4 dims) {
             Int j = global_id();
             Int slot = cast<std::int32_t>(info.load(0)) + slots.x() + j;
             If(j < slots.y() && slot < items.size(), [&] {
-                // PCG hashes (O'Neill) of (seed, j): six uniform numbers in [-1, 1).
+                // PCG hashes (O'Neill) of (seed, j): uniform numbers in [-1, 1).
                 Var<std::uint32_t> state = cast<std::uint32_t>(j) * 0x9E3779B9u + cast<std::uint32_t>(slots.z());
                 auto uniform = [&] {
                     state = state * 747796405u + 2891336453u;
@@ -175,20 +176,38 @@ void emit(const Stream<Particle>& items, const Stream<std::uint32_t>& info, cons
                     UInt bits = (word >> 22u) ^ word;
                     return cast<float>(bits >> 8u) * (2.0f / 16777216.0f) - 1.0f;
                 };
-                Float3 dp = Float3(uniform(), uniform(), uniform());
-                Float3 dv = Float3(uniform(), uniform(), uniform());
-                Var<Particle> p = items.load(slot);
-                p.position = where.xyz() + dp * where.w();
-                p.velocity = speed.xyz() + dv * speed.w();
-                p.birth = timing.x();
-                p.life = timing.y();
-                p.colour = colour;
-                items.store(slot, p);
+                // Up to 8 random places, the first that overlaps no particle of
+                // the step's grid: a newborn particle inside another would be
+                // thrown out by the contact springs.
+                Var<float3> p = Float3(0.0f);
+                Var<bool> free = false;
+                For(0, 8, [&](Int) {
+                    p = where.xyz() + Float3(uniform(), uniform(), uniform()) * where.w();
+                    Var<bool> clear = true;
+                    for_each_neighbour(keys, start, end, grid, dims, p, [&](const Int& k) {
+                        Float3 d = p - positions.load(k).xyz();
+                        If(dot(d, d) < timing.z() * timing.z(), [&] { clear = false; });
+                    });
+                    If(clear, [&] {
+                        free = true;
+                        Break();
+                    });
+                });
+                If(free, [&] {
+                    Var<Particle> q = items.load(slot);
+                    q.position = p;
+                    q.velocity = speed.xyz() + Float3(uniform(), uniform(), uniform()) * speed.w();
+                    q.birth = timing.x();
+                    q.life = timing.y();
+                    q.colour = colour;
+                    items.store(slot, q);
+                });
             });
         });
-    kernel(Groups{groups_for(count)}, items, info, float4{e.position.x, e.position.y, e.position.z, e.position_jitter},
-           float4{e.velocity.x, e.velocity.y, e.velocity.z, e.velocity_jitter}, e.colour, float2{birth, e.life},
-           int4{offset, count, static_cast<std::int32_t>(seed), 0});
+    kernel(Groups{groups_for(count)}, items, s.info, s.positions, keys, s.start, s.end,
+           float4{e.position.x, e.position.y, e.position.z, e.position_jitter},
+           float4{e.velocity.x, e.velocity.y, e.velocity.z, e.velocity_jitter}, e.colour, float3{birth, e.life, diameter},
+           int4{offset, count, static_cast<std::int32_t>(seed), 0}, g.grid, g.dims);
 }
 
 }  // namespace rill::particles::detail

@@ -101,9 +101,13 @@ struct Box {
 };
 
 /// Emits `rate` particles per second (fractions carried from step to step)
-/// into free slots, at `position` plus a uniform random offset in a cube of
-/// half-size `position_jitter`, with `velocity` plus one in a cube of
-/// half-size `velocity_jitter`.
+/// into free slots (those of particles gone; none when every slot is live),
+/// at `position` plus a uniform random offset in a cube of half-size
+/// `position_jitter`, with `velocity` plus one in a cube of half-size
+/// `velocity_jitter`. A particle is placed only where it overlaps no
+/// particle of the step (up to 8 random tries, else it is not emitted that
+/// step): one born inside another would be thrown out by the springs. Keep
+/// rate * (2 radius)^3 well below the cube's face * speed, or most tries fail.
 struct Emitter {
     float3 position{};
     float position_jitter = 0;
