@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include <unistd.h>
+
 #include "arguments.h"
 #include "particles_app.h"
 
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
         int timed = 0, untimed = 0;
         double untimed_ms = 0, render_ms = 0;
         int rendered = 0;
+        const bool progress = isatty(STDERR_FILENO);  // a progress line, on a terminal only
         for (int f = 1; f <= frames; ++f) {
             // Every 10th frame's first step is timed stage by stage (the
             // device finishing each stage); the rest run as they would.
@@ -102,12 +105,13 @@ int main(int argc, char** argv) {
                 char name[64];
                 std::snprintf(name, sizeof name, "_%04d.png", f);
                 app_images::write_png("rill-particles", prefix + name, particles_app::to_image(frame));
-                std::fprintf(stderr, "\rframe %d/%d, wrote %s%s   ", f, frames, prefix.c_str(), name);
-            } else {
+                if (progress) std::fprintf(stderr, "\rframe %d/%d, wrote %s%s   ", f, frames, prefix.c_str(), name);
+                else std::printf("frame %d: wrote %s%s\n", f, prefix.c_str(), name);
+            } else if (progress) {
                 std::fprintf(stderr, "\rframe %d/%d   ", f, frames);
             }
         }
-        std::fprintf(stderr, "\n");
+        if (progress) std::fprintf(stderr, "\n");
         s.engine.check();
         auto avg = [&](double v) { return v / std::max(timed, 1); };
         std::printf("stages of a step (ms, averaged over %d timed steps): keys %.3f, sort %.3f, neighbours %.3f, collide %.3f, "

@@ -20,6 +20,9 @@ inline Expr<std::int32_t> key_of(const Expr<int3>& c, const Int4& dims) { return
 /// Calls body(j) for every particle j (a place in the sorted order) in the
 /// cells around position p. start[k], end[k]: the sorted particles of cell
 /// k, valid only where keys[start[k]] == k (the table is never cleared).
+/// The three cells of a row along x are consecutive keys, so their
+/// particles are one run of the sorted order: one loop per row, from the
+/// first occupied cell's start to the last one's end.
 template <class F>
 void for_each_neighbour(const Array<std::uint32_t>& keys, const Array<std::int32_t>& start, const Array<std::int32_t>& end,
                         const Float4& grid, const Int4& dims, const Expr<float3>& p, F body) {
@@ -28,10 +31,19 @@ void for_each_neighbour(const Array<std::uint32_t>& keys, const Array<std::int32
     For(lo.z(), hi.z() + 1, [&](Int z) {
         For(lo.y(), hi.y() + 1, [&](Int y) {
             Int row = (z * dims.y() + y) * dims.x();
-            For(row + lo.x(), row + hi.x() + 1, [&](Int k) {
-                Int s = start.load(k);
-                If(keys.load(s) == cast<std::uint32_t>(k), [&] { For(s, end.load(k), [&](Int j) { body(j); }); });
-            });
+            Var<std::int32_t> from = keys.size(), to = 0;
+            for (int dx = -1; dx <= 1; ++dx) {
+                Int x = c.x() + dx;
+                If(x >= 0 && x < dims.x(), [&] {
+                    Int k = row + x;
+                    Int s = start.load(k);
+                    If(keys.load(s) == cast<std::uint32_t>(k), [&] {
+                        from = min(from, s);
+                        to = max(to, end.load(k));
+                    });
+                });
+            }
+            For(from, to, [&](Int j) { body(j); });
         });
     });
 }
