@@ -9,6 +9,10 @@
 
 #include <unistd.h>
 
+#ifdef RILL_PARTICLES_GL_POINTS
+#include <rill/backends/opengl.h>
+#endif
+
 #include "arguments.h"
 #include "particles_app.h"
 
@@ -25,6 +29,8 @@ const char kUsage[] =
     "  --every K         write every K-th frame, and the last (default 30; 0: only the last)\n"
     "  --out PREFIX      frames go to PREFIX_0030.png ... (default particles)\n"
     "  --size WxH        the frames' size (default 960x540)\n"
+    "  --gl-points       OpenGL only: also draw the last frame as GL points straight from the\n"
+    "                    particle stream's buffer (rill's interop, UberFlow's way) to PREFIX_points.png\n"
     "RILL_BACKEND=cpu|vulkan|opengl picks the backend (default: the best one here).\n";
 
 const app_args::Usage kArgs{"rill-particles", kUsage};
@@ -38,6 +44,7 @@ int main(int argc, char** argv) {
     std::string scene = "fountain", prefix = "particles";
     int frames = 120, every = 30, width = 960, height = 540;
     std::int64_t count = 65536;
+    bool gl_points = false;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         const bool has_value = a + 1 < argc;
@@ -55,6 +62,8 @@ int main(int argc, char** argv) {
             if (every < 0) app_args::usage_error(kArgs, "--every takes 0 or more");
         } else if (arg == "--out" && has_value) {
             prefix = argv[++a];
+        } else if (arg == "--gl-points") {
+            gl_points = true;
         } else if (arg == "--size" && has_value) {
             app_args::size(kArgs, argv[++a], width, height);
         } else if (arg.rfind("--", 0) != 0 && a == 1) {
@@ -66,6 +75,14 @@ int main(int argc, char** argv) {
     try {
         rill::Runtime rt;
         std::printf("backend %s: %s\n", rt.backend_name().c_str(), rt.info().device.c_str());
+#ifdef RILL_PARTICLES_GL_POINTS
+        const bool gl_built = true;
+#else
+        const bool gl_built = false;
+#endif
+        if (gl_points && (!gl_built || rt.backend_name() != "opengl"))
+            throw rill::Error("rill-particles: --gl-points draws through OpenGL; run with RILL_BACKEND=opengl (this run has " +
+                              rt.backend_name() + ")");
         particles_app::Scene s = particles_app::make_scene(rt, scene, count);
         const rill::int3 g = s.engine.grid();
         std::printf("scene %s: %s; %lld particles of radius %g, grid %dx%dx%d, %d steps per frame\n", scene.c_str(),
@@ -122,6 +139,17 @@ int main(int argc, char** argv) {
                         1e3 * untimed / untimed_ms, 1e3 * untimed / untimed_ms / s.substeps, s.substeps);
         std::printf("render %dx%d: %.3f ms per frame (%d frames; the first includes compiling)\n", width, height, render_ms / rendered,
                     rendered);
+#ifdef RILL_PARTICLES_GL_POINTS
+        if (gl_points) {
+            const rill::Stream<rill::float2> points = particles_app::screen_points(rt, s, width, height);
+            rill::opengl::OffscreenRenderer gl(rt, width, height);
+            const rill::float4 b = s.render.background;
+            gl.clear(b);
+            gl.draw_points(points, 2.0f, rill::float4{0.45f, 0.7f, 1.0f, 1.0f});
+            gl.save_png(prefix + "_points.png");
+            std::printf("wrote %s_points.png (GL points from the stream's buffer)\n", prefix.c_str());
+        }
+#endif
     } catch (const rill::Error& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 1;

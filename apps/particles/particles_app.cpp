@@ -142,6 +142,34 @@ Scene make_scene(rill::Runtime& rt, const std::string& name, std::int64_t n) {
     throw rill::Error("rill-particles: no scene '" + name + "'; give one of " + known);
 }
 
+rill::Stream<rill::float2> screen_points(rill::Runtime& rt, Scene& scene, int width, int height) {
+    using namespace rill;
+    static const auto project = kernel(
+        "particles_screen_points(items, eye, right, up, forward, time, ndc)",
+        [](In<Particle> p, Float4 eye, Float4 right, Float4 up, Float4 forward, Float time, Out<float2> ndc) {
+            Float3 q = p.position - eye.xyz();
+            Float z = dot(q, forward.xyz());
+            Bool shown = p.birth <= time && time < p.birth + p.life && z > 1e-6f;
+            // eye.w: the focal length over half the height; right.w: the aspect (height / width).
+            Float2 at = Float2(eye.w() * right.w() * dot(q, right.xyz()) / z, eye.w() * dot(q, up.xyz()) / z);
+            ndc = select(shown, at, Float2(4.0f, 4.0f));
+        });
+    const particles::Camera& c = scene.camera;
+    auto sub = [](float3 a, float3 b) { return float3{a.x - b.x, a.y - b.y, a.z - b.z}; };
+    auto cross = [](float3 a, float3 b) { return float3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; };
+    auto unit = [](float3 a) {
+        const float l = std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
+        return float3{a.x / l, a.y / l, a.z / l};
+    };
+    const float3 f = unit(sub(c.target, c.eye)), r = unit(cross(f, c.up)), u = cross(r, f);
+    const float focal = static_cast<float>(1 / std::tan(c.fov_y_degrees * kPi / 360));
+    const Stream<Particle>& items = scene.engine.particles();
+    Stream<float2> ndc = rt.stream<float2>({items.size()});
+    project(items, float4{c.eye.x, c.eye.y, c.eye.z, focal}, float4{r.x, r.y, r.z, static_cast<float>(height) / width},
+            float4{u.x, u.y, u.z, 0}, float4{f.x, f.y, f.z, 0}, static_cast<float>(scene.engine.time()), ndc);
+    return ndc;
+}
+
 app_images::Image to_image(const rill::Stream<rill::float4>& frame) {
     const int h = static_cast<int>(frame.shape()[0]), w = static_cast<int>(frame.shape()[1]);
     const std::vector<float4> px = frame.download();
