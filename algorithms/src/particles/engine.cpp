@@ -234,12 +234,18 @@ Engine::Engine(const Stream<Particle>& particles, const Options& options) {
     State& s = *s_;
     Runtime& rt = s.rt;
     s.grid = grid_for(who, options);
+    const std::uint64_t table = 8 * static_cast<std::uint64_t>(s.grid.dims.w), limit = rt.info().limits.max_buffer_bytes;
+    if (limit > 0 && table > limit)
+        throw Error(std::string(who) + ": the grid of " + std::to_string(s.grid.dims.w) + " cells (box " + text(options.box.lo) + " to " +
+                    text(options.box.hi) + ", radius " + text(options.radius) + ") needs a cell table of " + std::to_string(table) +
+                    " bytes, more than the largest stream of this device (" + std::to_string(limit) +
+                    " bytes); make the radius larger or the box smaller");
     s.key_bits = std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(s.grid.dims.w + 1))));
     s.n = n;
     s.items = rt.stream<Particle>({n});
     rill::detail::copy_stream(particles.reshape({n}), s.items);
-    s.sorted = {rt.scratch<Particle>({n}), rt.scratch<float4>({n}), rt.scratch<float4>({n}), rt.stream<std::int32_t>({s.grid.dims.w}),
-                rt.stream<std::int32_t>({s.grid.dims.w}), rt.stream<std::uint32_t>({1})};
+    s.sorted = {rt.scratch<Particle>({n}), rt.scratch<float4>({n}), rt.scratch<float4>({n}),
+                rt.stream<std::int32_t>({2 * std::int64_t{s.grid.dims.w}}), rt.stream<std::uint32_t>({1})};
     s.keys = rt.scratch<std::uint32_t>({n});
     s.ids = rt.scratch<std::int32_t>({n});
     s.dv = rt.stream<float4>({n});

@@ -18,28 +18,29 @@ inline Expr<int3> cell_of(const Expr<float3>& p, const Float4& grid, const Int4&
 inline Expr<std::int32_t> key_of(const Expr<int3>& c, const Int4& dims) { return (c.z() * dims.y() + c.y()) * dims.x() + c.x(); }
 
 /// Calls body(j) for every particle j (a place in the sorted order) in the
-/// cells around position p. start[k], end[k]: the sorted particles of cell
-/// k, valid only where keys[start[k]] == k (the table is never cleared).
-/// The three cells of a row along x are consecutive keys, so their
-/// particles are one run of the sorted order: one loop per row, from the
-/// first occupied cell's start to the last one's end.
+/// cells around position p. cells[2 k], cells[2 k + 1] = start and end of
+/// cell k's run of the sorted order, read in one 8-byte access; valid only
+/// where keys[start] == k (the table is never cleared, so an entry left
+/// from an earlier grid points at another cell's particle or at none). The
+/// three cells of a row along x are consecutive keys, so their particles
+/// are one run of the sorted order: one loop per row, from the first
+/// occupied cell's start to the last one's end.
 template <class F>
-void for_each_neighbour(const Array<std::uint32_t>& keys, const Array<std::int32_t>& start, const Array<std::int32_t>& end,
-                        const Float4& grid, const Int4& dims, const Expr<float3>& p, F body) {
+void for_each_neighbour(const Array<std::uint32_t>& keys, const Array<std::int32_t>& cells, const Float4& grid, const Int4& dims,
+                        const Expr<float3>& p, F body) {
     Int3 c = cell_of(p, grid, dims);
     Int3 lo = max(c - 1, Int3(0)), hi = min(c + 1, dims.xyz() - 1);
     For(lo.z(), hi.z() + 1, [&](Int z) {
         For(lo.y(), hi.y() + 1, [&](Int y) {
             Int row = (z * dims.y() + y) * dims.x();
-            Var<std::int32_t> from = keys.size(), to = 0;
+            Var<std::int32_t> from = 0x7fffffff, to = 0;
             for (int dx = -1; dx <= 1; ++dx) {
                 Int x = c.x() + dx;
                 If(x >= 0 && x < dims.x(), [&] {
-                    Int k = row + x;
-                    Int s = start.load(k);
-                    If(keys.load(s) == cast<std::uint32_t>(k), [&] {
-                        from = min(from, s);
-                        to = max(to, end.load(k));
+                    Int2 t = cells.load_vector<2>(row + x);
+                    If(keys.load(t.x()) == cast<std::uint32_t>(row + x), [&] {
+                        from = min(from, t.x());
+                        to = max(to, t.y());
                     });
                 });
             }

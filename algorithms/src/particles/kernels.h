@@ -19,12 +19,13 @@ void cell_keys(const Stream<Particle>& items, const Stream<std::uint32_t>& keys,
                float time);
 
 /// The sorted order's streams: particles, positions and velocities as float4,
-/// each occupied cell's range in start / end, and info[0] = the first place
+/// the cell table (cells[2 k], cells[2 k + 1] = start and end of cell k's
+/// run, valid where the key at start is k), and info[0] = the first place
 /// of a particle that is gone (the size when none is).
 struct Sorted {
     Stream<Particle> items;
     Stream<float4> positions, velocities;
-    Stream<std::int32_t> start, end;
+    Stream<std::int32_t> cells;
     Stream<std::uint32_t> info;
 };
 void gather_sorted(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& ids, const Stream<Particle>& items, const Sorted& out,

@@ -38,9 +38,9 @@ void cell_keys(const Stream<Particle>& items, const Stream<std::uint32_t>& keys,
 void gather_sorted(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& ids, const Stream<Particle>& items, const Sorted& out,
                    const GridParams& g) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "particles_gather(keys, ids, items, sorted, positions, velocities, start, end, info, dims)",
+        "particles_gather(keys, ids, items, sorted, positions, velocities, cells, info, dims)",
         [](Array<std::uint32_t> keys, Array<std::int32_t> ids, Array<Particle> items, Array<Particle> sorted, Array<float4> positions,
-           Array<float4> velocities, Array<std::int32_t> start, Array<std::int32_t> end, Array<std::uint32_t> info, Int4 dims) {
+           Array<float4> velocities, Array<std::int32_t> cells, Array<std::uint32_t> info, Int4 dims) {
             Int i = global_id();
             Int n = keys.size();
             If(i < n, [&] {
@@ -49,28 +49,28 @@ void gather_sorted(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>
                 sorted.store(i, p);
                 positions.store(i, Float4(p.position, 0.0f));
                 velocities.store(i, Float4(p.velocity, 0.0f));
-                UInt cells = cast<std::uint32_t>(dims.w()), gone = cells + 1u;
+                UInt count = cast<std::uint32_t>(dims.w()), gone = count + 1u;
                 Bool first = i == 0 || keys.load(i - 1) != k;
                 Bool last = i == n - 1 || keys.load(i + 1) != k;
-                If(k < cells, [&] {
-                    If(first, [&] { start.store(cast<std::int32_t>(k), i); });
-                    If(last, [&] { end.store(cast<std::int32_t>(k), i + 1); });
+                If(k < count, [&] {
+                    Int at = 2 * cast<std::int32_t>(k);
+                    If(first, [&] { cells.store(at, i); });
+                    If(last, [&] { cells.store(at + 1, i + 1); });
                 });
                 If(k == gone && first, [&] { info.store(0, cast<std::uint32_t>(i)); });
                 If(i == n - 1 && k != gone, [&] { info.store(0, cast<std::uint32_t>(n)); });
             });
         });
-    kernel(Groups{groups_for(keys.size())}, keys, ids, items, out.items, out.positions, out.velocities, out.start, out.end, out.info,
-           int4{g.dims.x, g.dims.y, g.dims.z, g.dims.w});
+    kernel(Groups{groups_for(keys.size())}, keys, ids, items, out.items, out.positions, out.velocities, out.cells, out.info, g.dims);
 }
 
 void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<float4>& dv, const Stream<float4>& dp, const GridParams& g,
               const Options& o, float dt) {
     // contact = (diameter, stiffness, damping, dt); response = (0 springs / 1 nearest, restitution).
     static const auto kernel = group_kernel<kWorkgroup>(
-        "particles_contacts(positions, velocities, keys, start, end, dv, dp, grid, dims, contact, response)",
-        [](Array<float4> positions, Array<float4> velocities, Array<std::uint32_t> keys, Array<std::int32_t> start,
-           Array<std::int32_t> end, Array<float4> dv, Array<float4> dp, Float4 grid, Int4 dims, Float4 contact, Float2 response) {
+        "particles_contacts(positions, velocities, keys, cells, dv, dp, grid, dims, contact, response)",
+        [](Array<float4> positions, Array<float4> velocities, Array<std::uint32_t> keys, Array<std::int32_t> cells, Array<float4> dv,
+           Array<float4> dp, Float4 grid, Int4 dims, Float4 contact, Float2 response) {
             Int i = global_id();
             If(i < positions.size(), [&] {
                 Var<float4> out_v = Float4(0.0f), out_p = Float4(0.0f);
@@ -79,7 +79,7 @@ void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<f
                     Float diameter = contact.x(), reach = diameter * diameter, dt = contact.w();
                     If(response.x() == 0.0f, [&] {
                         Var<float3> f = Float3(0.0f);
-                        for_each_neighbour(keys, start, end, grid, dims, p, [&](const Int& j) {
+                        for_each_neighbour(keys, cells, grid, dims, p, [&](const Int& j) {
                             Float3 d = p - positions.load(j).xyz();
                             Float d2 = dot(d, d);
                             If(d2 < reach && d2 > 0.0f, [&] {
@@ -93,7 +93,7 @@ void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<f
                     }).Else([&] {
                         Var<float> best = reach;
                         Var<std::int32_t> partner = -1;
-                        for_each_neighbour(keys, start, end, grid, dims, p, [&](const Int& j) {
+                        for_each_neighbour(keys, cells, grid, dims, p, [&](const Int& j) {
                             Float3 d = p - positions.load(j).xyz();
                             Float d2 = dot(d, d);
                             If(d2 < best && d2 > 0.0f && dot(v - velocities.load(j).xyz(), d) < 0.0f, [&] {
@@ -116,7 +116,7 @@ void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<f
             });
         });
     const float diameter = 2 * o.radius;
-    kernel(Groups{groups_for(keys.size())}, s.positions, s.velocities, keys, s.start, s.end, dv, dp, g.grid,
+    kernel(Groups{groups_for(keys.size())}, s.positions, s.velocities, keys, s.cells, dv, dp, g.grid,
            int4{g.dims.x, g.dims.y, g.dims.z, g.dims.w}, float4{diameter, o.stiffness, o.damping, dt},
            float2{o.response == Response::SpringDamper ? 0.0f : 1.0f, o.restitution});
 }
@@ -124,9 +124,9 @@ void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<f
 Stream<int2> pairs_within(const Sorted& s, const Stream<std::uint32_t>& keys, const GridParams& g, float diameter) {
     // write = 0: counts[i] = the partners j > i; 1: pairs from ends[i] - counts[i] on.
     static const auto kernel = group_kernel<kWorkgroup>(
-        "particles_pairs(positions, keys, start, end, counts, ends, pairs, grid, dims, diameter, write)",
-        [](Array<float4> positions, Array<std::uint32_t> keys, Array<std::int32_t> start, Array<std::int32_t> end,
-           Array<std::uint32_t> counts, Array<std::uint32_t> ends, Array<int2> pairs, Float4 grid, Int4 dims, Float diameter, Int write) {
+        "particles_pairs(positions, keys, cells, counts, ends, pairs, grid, dims, diameter, write)",
+        [](Array<float4> positions, Array<std::uint32_t> keys, Array<std::int32_t> cells, Array<std::uint32_t> counts,
+           Array<std::uint32_t> ends, Array<int2> pairs, Float4 grid, Int4 dims, Float diameter, Int write) {
             Int i = global_id();
             If(i < positions.size(), [&] {
                 Var<std::int32_t> found = 0;
@@ -134,7 +134,7 @@ Stream<int2> pairs_within(const Sorted& s, const Stream<std::uint32_t>& keys, co
                 If(write != 0, [&] { at = cast<std::int32_t>(ends.load(i) - counts.load(i)); });
                 If(keys.load(i) < cast<std::uint32_t>(dims.w()), [&] {
                     Float3 p = positions.load(i).xyz();
-                    for_each_neighbour(keys, start, end, grid, dims, p, [&](const Int& j) {
+                    for_each_neighbour(keys, cells, grid, dims, p, [&](const Int& j) {
                         Float3 d = p - positions.load(j).xyz();
                         If(j > i && dot(d, d) < diameter * diameter, [&] {
                             If(write != 0, [&] { pairs.store(at + found, Int2(i, j)); });
@@ -150,11 +150,11 @@ Stream<int2> pairs_within(const Sorted& s, const Stream<std::uint32_t>& keys, co
     Stream<std::uint32_t> counts = rt.scratch<std::uint32_t>({n}), ends = rt.scratch<std::uint32_t>({n});
     Stream<int2> none = rt.stream<int2>({1});
     const int4 dims = g.dims;
-    kernel(Groups{groups_for(n)}, s.positions, keys, s.start, s.end, counts, ends, none, g.grid, dims, diameter, 0);
+    kernel(Groups{groups_for(n)}, s.positions, keys, s.cells, counts, ends, none, g.grid, dims, diameter, 0);
     inclusive_scan(counts, ends);
     const std::int64_t total = ends.domain({n - 1}, {n}).download()[0];
     Stream<int2> pairs = rt.stream<int2>({total});
-    if (total > 0) kernel(Groups{groups_for(n)}, s.positions, keys, s.start, s.end, counts, ends, pairs, g.grid, dims, diameter, 1);
+    if (total > 0) kernel(Groups{groups_for(n)}, s.positions, keys, s.cells, counts, ends, pairs, g.grid, dims, diameter, 1);
     return pairs;
 }
 
@@ -162,9 +162,9 @@ void emit(const Stream<Particle>& items, const Sorted& s, const Stream<std::uint
           const Emitter& e, std::int32_t offset, std::int32_t count, float birth, std::uint32_t seed) {
     // where = (position, jitter), speed = (velocity, jitter), timing = (birth, life, diameter); slots = (offset, count, seed).
     static const auto kernel = group_kernel<kWorkgroup>(
-        "particles_emit(items, info, positions, keys, start, end, where, speed, colour, timing, slots, grid, dims)",
-        [](Array<Particle> items, Array<std::uint32_t> info, Array<float4> positions, Array<std::uint32_t> keys, Array<std::int32_t> start,
-           Array<std::int32_t> end, Float4 where, Float4 speed, Float4 colour, Float3 timing, Int4 slots, Float4 grid, Int4 dims) {
+        "particles_emit(items, info, positions, keys, cells, where, speed, colour, timing, slots, grid, dims)",
+        [](Array<Particle> items, Array<std::uint32_t> info, Array<float4> positions, Array<std::uint32_t> keys, Array<std::int32_t> cells,
+           Float4 where, Float4 speed, Float4 colour, Float3 timing, Int4 slots, Float4 grid, Int4 dims) {
             Int j = global_id();
             Int slot = cast<std::int32_t>(info.load(0)) + slots.x() + j;
             If(j < slots.y() && slot < items.size(), [&] {
@@ -184,7 +184,7 @@ void emit(const Stream<Particle>& items, const Sorted& s, const Stream<std::uint
                 For(0, 8, [&](Int) {
                     p = where.xyz() + Float3(uniform(), uniform(), uniform()) * where.w();
                     Var<bool> clear = true;
-                    for_each_neighbour(keys, start, end, grid, dims, p, [&](const Int& k) {
+                    for_each_neighbour(keys, cells, grid, dims, p, [&](const Int& k) {
                         Float3 d = p - positions.load(k).xyz();
                         If(dot(d, d) < timing.z() * timing.z(), [&] { clear = false; });
                     });
@@ -204,7 +204,7 @@ void emit(const Stream<Particle>& items, const Sorted& s, const Stream<std::uint
                 });
             });
         });
-    kernel(Groups{groups_for(count)}, items, s.info, s.positions, keys, s.start, s.end,
+    kernel(Groups{groups_for(count)}, items, s.info, s.positions, keys, s.cells,
            float4{e.position.x, e.position.y, e.position.z, e.position_jitter},
            float4{e.velocity.x, e.velocity.y, e.velocity.z, e.velocity_jitter}, e.colour, float3{birth, e.life, diameter},
            int4{offset, count, static_cast<std::int32_t>(seed), 0}, g.grid, g.dims);
