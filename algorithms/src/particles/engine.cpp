@@ -75,7 +75,7 @@ void distance_response(const Gather<float, 3>& sdf, const Int4& field, const Flo
 auto make_motion(const std::string& name, Force force) {
     return group_kernel<kWorkgroup>(
         name + "_motion(sorted, keys, dv, dp, out, height, sdf, status, lo, hi, motion, clock, flags, height_dims, sdf_dims)",
-        [force](Array<Particle> sorted, Array<std::uint32_t> keys, Array<float4> dv, Array<float4> dp, Array<Particle> out,
+        [force](Array<Particle> sorted, Array<std::uint32_t> keys, Array<float> dv, Array<float> dp, Array<Particle> out,
                 Gather<float, 2> height, Gather<float, 3> sdf, Array<std::uint32_t> status, Float4 lo, Float4 hi, Float4 motion,
                 Float2 clock, Int4 flags, Int4 height_dims, Int4 sdf_dims) {
             Int i = global_id();
@@ -85,8 +85,8 @@ auto make_motion(const std::string& name, Force force) {
                     Float3 p0 = q.position, v0 = q.velocity;
                     Var<float3> a = motion.xyz() - v0 * motion.w();
                     if (force) a = a + force(p0, v0, clock.x());
-                    Var<float3> v = v0 + a * clock.y() + dv.load(i).xyz();
-                    Var<float3> p = p0 + v * clock.y() + dp.load(i).xyz();
+                    Var<float3> v = v0 + a * clock.y() + dv.load_vector<4>(i).xyz();
+                    Var<float3> p = p0 + v * clock.y() + dp.load_vector<4>(i).xyz();
                     If(flags.x() != 0, [&] {
                         Float3 low = lo.xyz() + lo.w(), high = hi.xyz() - lo.w();
                         Float3 back = v * -hi.w();
@@ -141,7 +141,7 @@ struct Engine::State {
     detail::Sorted sorted;   // sorted.items doubles as the motion kernel's output
     Stream<std::uint32_t> keys;
     Stream<std::int32_t> ids;
-    Stream<float4> dv, dp;
+    Stream<float> dv, dp;  // 4 floats a particle
     Stream<std::uint32_t> status;
     Stream<float> height, sdf;
     bool has_height = false, has_sdf = false;
@@ -244,12 +244,12 @@ Engine::Engine(const Stream<Particle>& particles, const Options& options) {
     s.n = n;
     s.items = rt.stream<Particle>({n});
     rill::detail::copy_stream(particles.reshape({n}), s.items);
-    s.sorted = {rt.scratch<Particle>({n}), rt.scratch<float4>({n}), rt.scratch<float4>({n}),
+    s.sorted = {rt.scratch<Particle>({n}), rt.scratch<float>({4 * n}), rt.scratch<float>({4 * n}),
                 rt.stream<std::int32_t>({2 * std::int64_t{s.grid.dims.w}}), rt.stream<std::uint32_t>({1})};
     s.keys = rt.scratch<std::uint32_t>({n});
     s.ids = rt.scratch<std::int32_t>({n});
-    s.dv = rt.stream<float4>({n});
-    s.dp = rt.stream<float4>({n});
+    s.dv = rt.stream<float>({4 * n});
+    s.dp = rt.stream<float>({4 * n});
     s.status = rt.stream<std::uint32_t>({9});
     s.height = rt.stream<float>({1, 1});
     s.sdf = rt.stream<float>({1, 1, 1});

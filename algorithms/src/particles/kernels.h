@@ -18,13 +18,14 @@ struct GridParams {
 void cell_keys(const Stream<Particle>& items, const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& ids, const GridParams& g,
                float time);
 
-/// The sorted order's streams: particles, positions and velocities as float4,
+/// The sorted order's streams: particles, positions and velocities (4 floats
+/// a particle, read as one 16-byte access by the neighbour loops),
 /// the cell table (cells[2 k], cells[2 k + 1] = start and end of cell k's
 /// run, valid where the key at start is k), and info[0] = the first place
 /// of a particle that is gone (the size when none is).
 struct Sorted {
     Stream<Particle> items;
-    Stream<float4> positions, velocities;
+    Stream<float> positions, velocities;
     Stream<std::int32_t> cells;
     Stream<std::uint32_t> info;
 };
@@ -32,7 +33,7 @@ void gather_sorted(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>
                    const GridParams& g);
 
 /// Velocity and position changes from contacts, per sorted particle.
-void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<float4>& dv, const Stream<float4>& dp, const GridParams& g,
+void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<float>& dv, const Stream<float>& dp, const GridParams& g,
               const Options& o, float dt);
 
 /// Pairs closer than 2 radius, (i, j) with i < j, places in the sorted order.

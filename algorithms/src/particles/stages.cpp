@@ -39,16 +39,16 @@ void gather_sorted(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>
                    const GridParams& g) {
     static const auto kernel = group_kernel<kWorkgroup>(
         "particles_gather(keys, ids, items, sorted, positions, velocities, cells, info, dims)",
-        [](Array<std::uint32_t> keys, Array<std::int32_t> ids, Array<Particle> items, Array<Particle> sorted, Array<float4> positions,
-           Array<float4> velocities, Array<std::int32_t> cells, Array<std::uint32_t> info, Int4 dims) {
+        [](Array<std::uint32_t> keys, Array<std::int32_t> ids, Array<Particle> items, Array<Particle> sorted, Array<float> positions,
+           Array<float> velocities, Array<std::int32_t> cells, Array<std::uint32_t> info, Int4 dims) {
             Int i = global_id();
             Int n = keys.size();
             If(i < n, [&] {
                 UInt k = keys.load(i);
                 Var<Particle> p = items.load(ids.load(i));
                 sorted.store(i, p);
-                positions.store(i, Float4(p.position, 0.0f));
-                velocities.store(i, Float4(p.velocity, 0.0f));
+                positions.store_vector<4>(i, Float4(p.position, 0.0f));
+                velocities.store_vector<4>(i, Float4(p.velocity, 0.0f));
                 UInt count = cast<std::uint32_t>(dims.w()), gone = count + 1u;
                 Bool first = i == 0 || keys.load(i - 1) != k;
                 Bool last = i == n - 1 || keys.load(i + 1) != k;
@@ -64,28 +64,28 @@ void gather_sorted(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>
     kernel(Groups{groups_for(keys.size())}, keys, ids, items, out.items, out.positions, out.velocities, out.cells, out.info, g.dims);
 }
 
-void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<float4>& dv, const Stream<float4>& dp, const GridParams& g,
+void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<float>& dv, const Stream<float>& dp, const GridParams& g,
               const Options& o, float dt) {
     // contact = (diameter, stiffness, damping, dt); response = (0 springs / 1 nearest, restitution).
     static const auto kernel = group_kernel<kWorkgroup>(
         "particles_contacts(positions, velocities, keys, cells, dv, dp, grid, dims, contact, response)",
-        [](Array<float4> positions, Array<float4> velocities, Array<std::uint32_t> keys, Array<std::int32_t> cells, Array<float4> dv,
-           Array<float4> dp, Float4 grid, Int4 dims, Float4 contact, Float2 response) {
+        [](Array<float> positions, Array<float> velocities, Array<std::uint32_t> keys, Array<std::int32_t> cells, Array<float> dv,
+           Array<float> dp, Float4 grid, Int4 dims, Float4 contact, Float2 response) {
             Int i = global_id();
-            If(i < positions.size(), [&] {
+            If(i < keys.size(), [&] {
                 Var<float4> out_v = Float4(0.0f), out_p = Float4(0.0f);
                 If(keys.load(i) < cast<std::uint32_t>(dims.w()), [&] {
-                    Float3 p = positions.load(i).xyz(), v = velocities.load(i).xyz();
+                    Float3 p = positions.load_vector<4>(i).xyz(), v = velocities.load_vector<4>(i).xyz();
                     Float diameter = contact.x(), reach = diameter * diameter, dt = contact.w();
                     If(response.x() == 0.0f, [&] {
                         Var<float3> f = Float3(0.0f);
                         for_each_neighbour(keys, cells, grid, dims, p, [&](const Int& j) {
-                            Float3 d = p - positions.load(j).xyz();
+                            Float3 d = p - positions.load_vector<4>(j).xyz();
                             Float d2 = dot(d, d);
                             If(d2 < reach && d2 > 0.0f, [&] {
                                 Float dist = sqrt(d2);
                                 Float3 n = d / dist;
-                                Float3 relative = v - velocities.load(j).xyz();
+                                Float3 relative = v - velocities.load_vector<4>(j).xyz();
                                 f = f + n * (contact.y() * (diameter - dist) - contact.z() * dot(relative, n));
                             });
                         });
@@ -94,25 +94,25 @@ void contacts(const Sorted& s, const Stream<std::uint32_t>& keys, const Stream<f
                         Var<float> best = reach;
                         Var<std::int32_t> partner = -1;
                         for_each_neighbour(keys, cells, grid, dims, p, [&](const Int& j) {
-                            Float3 d = p - positions.load(j).xyz();
+                            Float3 d = p - positions.load_vector<4>(j).xyz();
                             Float d2 = dot(d, d);
-                            If(d2 < best && d2 > 0.0f && dot(v - velocities.load(j).xyz(), d) < 0.0f, [&] {
+                            If(d2 < best && d2 > 0.0f && dot(v - velocities.load_vector<4>(j).xyz(), d) < 0.0f, [&] {
                                 best = d2;
                                 partner = j;
                             });
                         });
                         If(partner >= 0, [&] {
-                            Float3 d = p - positions.load(partner).xyz();
+                            Float3 d = p - positions.load_vector<4>(partner).xyz();
                             Float dist = sqrt(dot(d, d));
                             Float3 n = d / dist;
-                            Float vn = dot(v - velocities.load(partner).xyz(), n);
+                            Float vn = dot(v - velocities.load_vector<4>(partner).xyz(), n);
                             out_v = Float4(n * (-(1.0f + response.y()) * 0.5f * vn), 0.0f);
                             out_p = Float4(n * ((diameter - dist) * 0.5f), 0.0f);
                         });
                     });
                 });
-                dv.store(i, out_v);
-                dp.store(i, out_p);
+                dv.store_vector<4>(i, out_v);
+                dp.store_vector<4>(i, out_p);
             });
         });
     const float diameter = 2 * o.radius;
@@ -125,17 +125,17 @@ Stream<int2> pairs_within(const Sorted& s, const Stream<std::uint32_t>& keys, co
     // write = 0: counts[i] = the partners j > i; 1: pairs from ends[i] - counts[i] on.
     static const auto kernel = group_kernel<kWorkgroup>(
         "particles_pairs(positions, keys, cells, counts, ends, pairs, grid, dims, diameter, write)",
-        [](Array<float4> positions, Array<std::uint32_t> keys, Array<std::int32_t> cells, Array<std::uint32_t> counts,
+        [](Array<float> positions, Array<std::uint32_t> keys, Array<std::int32_t> cells, Array<std::uint32_t> counts,
            Array<std::uint32_t> ends, Array<int2> pairs, Float4 grid, Int4 dims, Float diameter, Int write) {
             Int i = global_id();
-            If(i < positions.size(), [&] {
+            If(i < keys.size(), [&] {
                 Var<std::int32_t> found = 0;
                 Var<std::int32_t> at = 0;
                 If(write != 0, [&] { at = cast<std::int32_t>(ends.load(i) - counts.load(i)); });
                 If(keys.load(i) < cast<std::uint32_t>(dims.w()), [&] {
-                    Float3 p = positions.load(i).xyz();
+                    Float3 p = positions.load_vector<4>(i).xyz();
                     for_each_neighbour(keys, cells, grid, dims, p, [&](const Int& j) {
-                        Float3 d = p - positions.load(j).xyz();
+                        Float3 d = p - positions.load_vector<4>(j).xyz();
                         If(j > i && dot(d, d) < diameter * diameter, [&] {
                             If(write != 0, [&] { pairs.store(at + found, Int2(i, j)); });
                             found = found + 1;
@@ -163,7 +163,7 @@ void emit(const Stream<Particle>& items, const Sorted& s, const Stream<std::uint
     // where = (position, jitter), speed = (velocity, jitter), timing = (birth, life, diameter); slots = (offset, count, seed).
     static const auto kernel = group_kernel<kWorkgroup>(
         "particles_emit(items, info, positions, keys, cells, where, speed, colour, timing, slots, grid, dims)",
-        [](Array<Particle> items, Array<std::uint32_t> info, Array<float4> positions, Array<std::uint32_t> keys, Array<std::int32_t> cells,
+        [](Array<Particle> items, Array<std::uint32_t> info, Array<float> positions, Array<std::uint32_t> keys, Array<std::int32_t> cells,
            Float4 where, Float4 speed, Float4 colour, Float3 timing, Int4 slots, Float4 grid, Int4 dims) {
             Int j = global_id();
             Int slot = cast<std::int32_t>(info.load(0)) + slots.x() + j;
@@ -185,7 +185,7 @@ void emit(const Stream<Particle>& items, const Sorted& s, const Stream<std::uint
                     p = where.xyz() + Float3(uniform(), uniform(), uniform()) * where.w();
                     Var<bool> clear = true;
                     for_each_neighbour(keys, cells, grid, dims, p, [&](const Int& k) {
-                        Float3 d = p - positions.load(k).xyz();
+                        Float3 d = p - positions.load_vector<4>(k).xyz();
                         If(dot(d, d) < timing.z() * timing.z(), [&] { clear = false; });
                     });
                     If(clear, [&] {
