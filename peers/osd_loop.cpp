@@ -3,6 +3,7 @@
 #include <opensubdiv/far/primvarRefiner.h>
 #include <opensubdiv/far/topologyDescriptor.h>
 
+#include <cmath>
 #include <memory>
 
 namespace rill::peers {
@@ -19,10 +20,15 @@ struct Point {
     }
 };
 
-}  // namespace
+/// The refiner after `levels` uniform levels and every level's points (the
+/// last level's from `last` on).
+struct Refined {
+    std::unique_ptr<Far::TopologyRefiner> refiner;
+    std::vector<Point> points;
+    std::size_t last = 0;
+};
 
-OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
-                 int levels) {
+Refined refine(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces, int levels) {
     using Descriptor = Far::TopologyDescriptor;
     std::vector<int> counts(faces.size(), 3), indices;
     for (const auto& f : faces) indices.insert(indices.end(), {f[0], f[1], f[2]});
@@ -33,19 +39,31 @@ OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::v
     d.vertIndicesPerFace = indices.data();
     Sdc::Options options;
     options.SetVtxBoundaryInterpolation(Sdc::Options::VTX_BOUNDARY_EDGE_ONLY);
-    std::unique_ptr<Far::TopologyRefiner> refiner(Far::TopologyRefinerFactory<Descriptor>::Create(
-        d, Far::TopologyRefinerFactory<Descriptor>::Options(Sdc::SCHEME_LOOP, options)));
-    refiner->RefineUniform(Far::TopologyRefiner::UniformOptions(levels));
-    std::vector<Point> buffer(static_cast<std::size_t>(refiner->GetNumVerticesTotal()));
-    for (std::size_t i = 0; i < vertices.size(); ++i) buffer[i] = Point{{vertices[i][0], vertices[i][1], vertices[i][2]}};
-    Far::PrimvarRefinerReal<double> primvars(*refiner);
-    Point* src = buffer.data();
+    Refined r;
+    r.refiner.reset(Far::TopologyRefinerFactory<Descriptor>::Create(d, Far::TopologyRefinerFactory<Descriptor>::Options(Sdc::SCHEME_LOOP, options)));
+    Far::TopologyRefiner::UniformOptions uniform(levels);
+    uniform.fullTopologyInLastLevel = true;  // the limit masks need the last level's edges and faces about each vertex
+    r.refiner->RefineUniform(uniform);
+    r.points.resize(static_cast<std::size_t>(r.refiner->GetNumVerticesTotal()));
+    for (std::size_t i = 0; i < vertices.size(); ++i) r.points[i] = Point{{vertices[i][0], vertices[i][1], vertices[i][2]}};
+    Far::PrimvarRefinerReal<double> primvars(*r.refiner);
+    Point* src = r.points.data();
     for (int level = 1; level <= levels; ++level) {
-        Point* dst = src + refiner->GetLevel(level - 1).GetNumVertices();
+        Point* dst = src + r.refiner->GetLevel(level - 1).GetNumVertices();
         primvars.Interpolate(level, src, dst);
         src = dst;
     }
-    const Far::TopologyLevel& last = refiner->GetLevel(levels);
+    r.last = static_cast<std::size_t>(src - r.points.data());
+    return r;
+}
+
+}  // namespace
+
+OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
+                 int levels) {
+    const Refined r = refine(vertices, faces, levels);
+    const Far::TopologyLevel& last = r.refiner->GetLevel(levels);
+    const Point* src = r.points.data() + r.last;
     OsdMesh m;
     for (int v = 0; v < last.GetNumVertices(); ++v) m.vertices.push_back({src[v].p[0], src[v].p[1], src[v].p[2]});
     for (int f = 0; f < last.GetNumFaces(); ++f) {
@@ -53,6 +71,28 @@ OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::v
         m.faces.push_back({fv[0], fv[1], fv[2]});
     }
     return m;
+}
+
+OsdLimit osd_loop_limit_normals(const std::vector<std::array<float, 4>>& vertices,
+                                const std::vector<std::array<std::int32_t, 4>>& faces, int levels) {
+    const Refined r = refine(vertices, faces, levels);
+    const Far::TopologyLevel& last = r.refiner->GetLevel(levels);
+    const std::size_t n = static_cast<std::size_t>(last.GetNumVertices());
+    std::vector<Point> position(n), tan1(n), tan2(n);
+    const Point* src = r.points.data() + r.last;
+    Point *pos = position.data(), *t1 = tan1.data(), *t2 = tan2.data();
+    Far::PrimvarRefinerReal<double>(*r.refiner).Limit(src, pos, t1, t2);
+    OsdLimit out;
+    for (std::size_t v = 0; v < n; ++v) {
+        const double* a = tan1[v].p;
+        const double* b = tan2[v].p;
+        std::array<double, 3> c{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+        const double l = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        for (double& x : c) x = l > 0 ? x / l : 0;
+        out.normals.push_back(c);
+        out.manifold.push_back(!last.IsVertexNonManifold(static_cast<Far::Index>(v)));
+    }
+    return out;
 }
 
 }  // namespace rill::peers

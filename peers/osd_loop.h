@@ -1,7 +1,7 @@
 // OpenSubdiv's uniform Loop refinement (Far::TopologyRefiner with
 // Sdc::SCHEME_LOOP and VTX_BOUNDARY_EDGE_ONLY, positions by
-// Far::PrimvarRefinerReal<double>), for the subdivision tests' reference and
-// the benchmarks' CPU peer.
+// Far::PrimvarRefinerReal<double>), and its limit normals, for the
+// subdivision tests' reference and the benchmarks' CPU peer.
 #pragma once
 
 #include <array>
@@ -18,5 +18,15 @@ struct OsdMesh {
 /// vertices: x, y, z, (ignored); faces: three indices, (ignored).
 OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
                  int levels);
+
+/// OpenSubdiv's limit normals at the vertices of level `levels` (1 or more):
+/// tan1 x tan2 of Far::PrimvarRefiner::Limit, normalized; `manifold` is 0
+/// where OpenSubdiv marks the vertex non-manifold (no single limit normal).
+struct OsdLimit {
+    std::vector<std::array<double, 3>> normals;
+    std::vector<char> manifold;
+};
+OsdLimit osd_loop_limit_normals(const std::vector<std::array<float, 4>>& vertices,
+                                const std::vector<std::array<std::int32_t, 4>>& faces, int levels);
 
 }  // namespace rill::peers

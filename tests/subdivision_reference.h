@@ -1,7 +1,8 @@
 // The subdivision tests' comparison with OpenSubdiv (peers/osd_loop.h): each
 // vertex rill makes at one of OpenSubdiv's (one to one) within 1e-5 of the
 // bounding box's diagonal, the same faces by position, and on closed meshes
-// every edge in two faces of opposite directions.
+// every edge in two faces of opposite directions; and the limit normals of
+// rill::subdivision::limit_normals against OpenSubdiv's Far::PrimvarRefiner::Limit.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -108,6 +109,34 @@ inline void expect_matches_opensubdiv(Runtime& rt, const Mesh& m, int levels, bo
     for (const auto& f : want.faces) want_faces.insert(sorted(f));
     for (const int4& f : got.faces) got_faces.insert(sorted({match[std::size_t(f.x)], match[std::size_t(f.y)], match[std::size_t(f.z)]}));
     EXPECT_TRUE(got_faces == want_faces) << "the faces differ from OpenSubdiv's";
+    // Limit normals, vertex by vertex, where OpenSubdiv has one (manifold vertices).
+    if (levels >= 1) {
+        std::vector<float4> v(got.vertices);
+        const std::vector<float4> normals =
+            subdivision::limit_normals(rt.stream<float4>({std::int64_t(v.size())}, v),
+                                       rt.stream<int4>({std::int64_t(got.faces.size())}, got.faces))
+                .download();
+        const peers::OsdLimit limit = peers::osd_loop_limit_normals(m.vertices, m.faces, levels);
+        // Vertices at one place (a mesh's seams) may be matched to each other's
+        // OpenSubdiv vertex: any of them with the same normal will do. Where
+        // OpenSubdiv's tangents vanish (a degenerate spot) it has no normal.
+        int wrong = 0;
+        for (std::size_t i = 0; i < got.vertices.size(); ++i) {
+            const std::size_t j = std::size_t(match[i]);
+            const auto& w = limit.normals[j];
+            if (!limit.manifold[j] || (w[0] == 0 && w[1] == 0 && w[2] == 0)) continue;
+            const float4 n = normals[i];
+            double d = std::hypot(n.x - w[0], n.y - w[1], n.z - w[2]);
+            near(got.vertices[i].x, got.vertices[i].y, got.vertices[i].z, [&](std::int32_t k, double distance) {
+                const auto& o = limit.normals[std::size_t(k)];
+                if (distance <= tol) d = std::min(d, std::hypot(n.x - o[0], n.y - o[1], n.z - o[2]));
+            });
+            if (!(d < 1e-3) && ++wrong <= 5)
+                ADD_FAILURE() << "vertex " << i << ": normal (" << n.x << ", " << n.y << ", " << n.z << "), OpenSubdiv's (" << w[0] << ", "
+                              << w[1] << ", " << w[2] << ")";
+        }
+        EXPECT_EQ(wrong, 0) << "limit normals differing from OpenSubdiv's";
+    }
     if (closed) {
         // Watertight: every edge in exactly two faces, once in each direction.
         std::map<std::pair<std::int32_t, std::int32_t>, int> directed;

@@ -279,9 +279,18 @@ void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of,
 
 int bits_for(std::int64_t n) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n)))); }
 
-/// One level; `check`: the input's checks first (errors name the call).
-Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, bool check) {
-    const char* who = "rill::subdivision::loop";
+/// A mesh's half-edge connectivity: edge_of[h] = the edge of half-edge h,
+/// halves[2 e], halves[2 e + 1] = edge e's half-edges (the second -1 on a
+/// boundary), `edges` of them.
+struct Connectivity {
+    Stream<std::int32_t> edge_of, halves;
+    std::int64_t edges = 0;
+    Stream<uint2> keys;  // the half-edges' vertex pairs, sorted
+};
+
+/// The connectivity of (vertices, faces); `check`: the faces' checks first.
+/// Errors name `who`.
+Connectivity connect(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, bool check) {
     Runtime rt = Runtime::of(vertices);
     const std::int64_t nv = vertices.size(), nf = faces.size(), nh = 3 * nf;
     Stream<std::uint32_t> stats =
@@ -304,38 +313,144 @@ Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, bool c
             throw Error(std::string(who) + ": vertex " + std::to_string(s[5]) + " is in no face (" + std::to_string(s[4]) +
                         " vertices are like it); remove unused vertices first");
     }
-    Stream<uint2> keys = rt.scratch<uint2>({nh});
+    Connectivity c;
+    c.keys = rt.scratch<uint2>({nh});
     Stream<std::int32_t> ids = rt.scratch<std::int32_t>({nh});
-    edge_keys(faces, keys, ids);
-    radix_sort(keys, ids, {.bits = 32 + bits_for(nv)});
+    edge_keys(faces, c.keys, ids);
+    radix_sort(c.keys, ids, {.bits = 32 + bits_for(nv)});
     Stream<std::uint32_t> heads = rt.scratch<std::uint32_t>({nh}), index = rt.scratch<std::uint32_t>({nh});
-    edge_heads(keys, heads, stats);
+    edge_heads(c.keys, heads, stats);
     inclusive_scan(heads, index);  // the edge of sorted half-edge i: index[i] - 1
-    Stream<std::int32_t> edge_of = rt.scratch<std::int32_t>({nh}), halves = rt.scratch<std::int32_t>({2 * nh});
-    edges(keys, ids, heads, index, edge_of, halves, stats);
+    c.edge_of = rt.scratch<std::int32_t>({nh});
+    c.halves = rt.scratch<std::int32_t>({2 * nh});
+    edges(c.keys, ids, heads, index, c.edge_of, c.halves, stats);
     const std::vector<std::uint32_t> s = stats.download();
     if (s[6] > 0) {
-        const uint2 k = keys.domain({s[7]}, {s[7] + 1}).download()[0];
+        const uint2 k = c.keys.domain({s[7]}, {s[7] + 1}).download()[0];
         throw Error(std::string(who) + ": the edge of vertices " + std::to_string(k.y) + " and " + std::to_string(k.x) +
                     " belongs to three or more faces (" + std::to_string(s[6]) +
                     " such edges); Loop subdivision needs a manifold mesh (split the mesh at those edges)");
     }
-    const std::int64_t ne = s[8];
+    c.edges = s[8];
+    return c;
+}
+
+/// One level; `check`: the input's checks first (errors name the call).
+Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, bool check) {
+    const char* who = "rill::subdivision::loop";
+    Runtime rt = Runtime::of(vertices);
+    const std::int64_t nv = vertices.size(), nf = faces.size();
+    const Connectivity c = connect(who, vertices, faces, check);
+    const std::int64_t ne = c.edges;
     if (nv + ne >= (std::int64_t{1} << 31) || 4 * nf >= (std::int64_t{1} << 31))
         throw Error(std::string(who) + ": the next level would have " + std::to_string(nv + ne) + " vertices and " +
                     std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
     Mesh out{rt.scratch<float4>({nv + ne}), rt.scratch<int4>({4 * nf})};
     Stream<std::uint32_t> owner = rt.scratch<std::uint32_t>({2 * ne}), neighbour = rt.scratch<std::uint32_t>({2 * ne});
-    edge_points(halves, faces, vertices, out.vertices, owner, neighbour);
+    edge_points(c.halves, faces, vertices, out.vertices, owner, neighbour);
     radix_sort(owner, neighbour, {.bits = bits_for(nv)});
     Stream<std::int32_t> first = rt.stream<std::int32_t>({nv}), last = rt.stream<std::int32_t>({nv});
     ranges(owner, first, last);
     Stream<std::uint32_t> around_count = rt.stream<std::uint32_t>({nv});
     Stream<std::int32_t> outgoing = rt.stream<std::int32_t>({nv});
     around(faces, around_count, outgoing);
-    vertex_points(vertices, first, last, neighbour, Fans{around_count, outgoing, edge_of, halves}, out.vertices);
-    child_faces(faces, edge_of, nv, out.faces);
+    vertex_points(vertices, first, last, neighbour, Fans{around_count, outgoing, c.edge_of, c.halves}, out.vertices);
+    child_faces(faces, c.edge_of, nv, out.faces);
     return out;
+}
+
+/// acc[4 v ..] += the area normals (cross products of two edges) of v's faces.
+void area_normals(const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<float>& acc) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_area_normals(vertices, faces, acc)", [](Array<float4> vertices, Array<int4> faces, Array<float> acc) {
+            Int f = global_id();
+            If(f < faces.size(), [&] {
+                Int4 t = faces.load(f);
+                Float3 a = vertices.load(t.x()).xyz(), b = vertices.load(t.y()).xyz(), c = vertices.load(t.z()).xyz();
+                Float3 n = cross(b - a, c - a);
+                for (int k = 0; k < 3; ++k) {
+                    Int v = k == 0 ? Int(t.x()) : k == 1 ? Int(t.y()) : Int(t.z());
+                    acc.atomic_add(4 * v, n.x());
+                    acc.atomic_add(4 * v + 1, n.y());
+                    acc.atomic_add(4 * v + 2, n.z());
+                }
+            });
+        });
+    kernel(Groups{groups_for(faces.size())}, vertices, faces, acc);
+}
+
+/// normals[v]: the limit surface's normal at v from the tangent masks of
+/// OpenSubdiv's Loop scheme (Sdc::Scheme<SCHEME_LOOP>, smooth and crease /
+/// boundary), over v's neighbours in counter-clockwise order (the faces'
+/// winding); where v's faces are not one fan, the sum of their area normals.
+void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const Fans& fans, const Stream<float>& acc,
+                const Stream<float4>& normals) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_limit_normals(vertices, faces, count, outgoing, edge_of, halves, acc, normals)",
+        [](Array<float4> vertices, Array<int4> faces, Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> edge_of,
+           Array<std::int32_t> halves, Array<float> acc, Array<float4> normals) {
+            Int v = global_id();
+            If(v < vertices.size(), [&] {
+                Int total = cast<std::int32_t>(count.load(v));
+                Int start = outgoing.load(v);
+                // Clockwise to the leading boundary half-edge, or once around.
+                Var<std::int32_t> first = start;
+                Var<bool> open = false;
+                Var<std::int32_t> steps = 0;
+                While([&] { return steps < total; }, [&] {
+                    Int q = twin(edge_of, halves, first);
+                    If(q < 0, [&] {
+                        open = true;
+                        Break();
+                    });
+                    Int before = 3 * (q / 3) + (q % 3 + 1) % 3;
+                    If(before == start, [&] { Break(); });
+                    first = before;
+                    steps = steps + 1;
+                });
+                // Counter-clockwise from there: neighbour i is the target of the i-th
+                // outgoing half-edge; on a boundary the last face adds one more.
+                Float3 p = vertices.load(v).xyz();
+                Float n = cast<float>(max(total, Int(1)));
+                Float theta = 3.14159265358979323846f / n;  // boundary: pi / faces
+                Var<float3> t1 = Float3(0.0f), t2 = Float3(0.0f), inner = Float3(0.0f);
+                Var<float3> q0 = Float3(0.0f), qk = Float3(0.0f);
+                Var<std::int32_t> h = first, visited = 0;
+                While([&] { return visited < total; }, [&] {
+                    Int4 f = faces.load(h / 3);
+                    Float3 q = vertices.load(corner(f, (h % 3 + 1) % 3)).xyz();
+                    Float i = cast<float>(visited);
+                    t1 = t1 + q * cos(2.0f * theta * i);
+                    t2 = t2 + q * sin(2.0f * theta * i);
+                    If(visited == 0, [&] { q0 = q; });
+                    If(visited > 0, [&] { inner = inner + q * sin(theta * i); });
+                    visited = visited + 1;
+                    Int t = twin(edge_of, halves, 3 * (h / 3) + (h % 3 + 2) % 3);
+                    If(t < 0, [&] {
+                        qk = vertices.load(corner(f, (h % 3 + 2) % 3)).xyz();
+                        Break();
+                    });
+                    If(t == first, [&] { Break(); });  // around: one fan of fewer faces than v has
+                    h = t;
+                });
+                Bool one_fan = visited == total;
+                If(open, [&] {
+                    Int k = total;  // faces; k - 1 interior edges
+                    t1 = (q0 - qk) * 1.5f;
+                    Float root3 = 1.73205080756887729352f;
+                    t2 = select(k == 1, p * -6.0f + (q0 + qk) * 3.0f,
+                                select(k == 2, (inner / sin(theta) - p) * 3.0f,
+                                       select(k == 3, p * -root3 - (q0 + qk) * (0.5f * root3) + inner * (root3 / sin(theta)),
+                                              (q0 + qk) * (-3.0f * sin(theta)) + inner * (-6.0f * (cos(theta) - 1.0f)))));
+                });
+                Float3 c = cross(t1, t2);
+                Float c2 = dot(c, c);
+                Float3 sum = Float3(acc.load(4 * v), acc.load(4 * v + 1), acc.load(4 * v + 2));
+                Float3 fallback = sum * inversesqrt(max(dot(sum, sum), 1e-37f));
+                normals.store(v, Float4(select(one_fan && c2 > 0.0f, c * inversesqrt(max(c2, 1e-37f)), fallback), 0.0f));
+            });
+        });
+    kernel(Groups{groups_for(vertices.size())}, vertices, faces, fans.count, fans.outgoing, fans.edge_of, fans.halves, acc, normals);
 }
 
 }  // namespace
@@ -355,6 +470,32 @@ Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels)
                     " vertices but no faces; give faces (or no vertices for an empty mesh)");
     for (int l = 0; l < levels; ++l) m = one_level(m.vertices, m.faces, l == 0);
     return m;
+}
+
+Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>& faces) {
+    const char* who = "rill::subdivision::limit_normals";
+    rill::detail::require_dense(who, vertices, "vertices");
+    rill::detail::require_dense(who, faces, "faces");
+    rill::detail::require_runtime_of(who, faces, "faces", vertices, "the vertex stream");
+    Runtime rt = Runtime::of(vertices);
+    const std::int64_t nv = vertices.size();
+    Stream<float4> normals = rt.stream<float4>({nv});
+    if (faces.size() == 0) {
+        if (nv > 0)
+            throw Error(std::string(who) + ": " + std::to_string(nv) +
+                        " vertices but no faces; give faces (or no vertices for an empty mesh)");
+        return normals;
+    }
+    const Stream<float4> v = vertices.reshape({nv});
+    const Stream<int4> f = faces.reshape({faces.size()});
+    const Connectivity c = connect(who, v, f, true);
+    Stream<std::uint32_t> around_count = rt.stream<std::uint32_t>({nv});
+    Stream<std::int32_t> outgoing = rt.stream<std::int32_t>({nv});
+    around(f, around_count, outgoing);
+    Stream<float> acc = rt.stream<float>({4 * nv});
+    area_normals(v, f, acc);
+    normals_at(v, f, Fans{around_count, outgoing, c.edge_of, c.halves}, acc, normals);
+    return normals;
 }
 
 }  // namespace rill::subdivision

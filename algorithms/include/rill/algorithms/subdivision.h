@@ -21,7 +21,14 @@
 // edge points (in the order of their vertex pairs); face f's children are
 // 4f .. 4f + 3 (corner of its first, second, third vertex, then the middle).
 //
-// Not yet: adaptive subdivision, creases, normals. Performance:
+// Normals: limit_normals(vertices, faces) gives each vertex the normal of
+// the Loop limit surface there, from the tangent masks OpenSubdiv's Loop
+// scheme uses (Far::PrimvarRefiner::Limit): cos / sin weights around an
+// interior vertex, the boundary curve's tangent and the masks across it
+// on a boundary; a vertex whose faces are not one fan (no single limit
+// normal) gets the normalized sum of its faces' area normals.
+//
+// Not yet: adaptive subdivision, creases. Performance:
 // docs/PERFORMANCE.md#loop-subdivision.
 //
 // Errors, before any work: a face index outside the vertices, a face that
@@ -42,5 +49,10 @@ struct Mesh {
 /// vertices: x, y, z (w ignored); faces: x, y, z vertex indices (w ignored);
 /// dense streams of one Runtime.
 Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels = 1);
+
+/// Unit normals of the Loop limit surface at the mesh's vertices (x, y, z,
+/// 0), facing the side from which the faces wind counter-clockwise. The
+/// mesh's checks and errors are loop()'s.
+Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>& faces);
 
 }  // namespace rill::subdivision
