@@ -28,7 +28,8 @@ struct Refined {
     std::size_t last = 0;
 };
 
-Refined refine(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces, int levels) {
+Refined refine(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces, int levels,
+               const std::vector<std::array<std::int32_t, 2>>& creases) {
     using Descriptor = Far::TopologyDescriptor;
     std::vector<int> counts(faces.size(), 3), indices;
     for (const auto& f : faces) indices.insert(indices.end(), {f[0], f[1], f[2]});
@@ -37,6 +38,12 @@ Refined refine(const std::vector<std::array<float, 4>>& vertices, const std::vec
     d.numFaces = static_cast<int>(faces.size());
     d.numVertsPerFace = counts.data();
     d.vertIndicesPerFace = indices.data();
+    std::vector<int> crease_pairs;
+    for (const auto& c : creases) crease_pairs.insert(crease_pairs.end(), {c[0], c[1]});
+    const std::vector<float> sharpness(creases.size(), Sdc::Crease::SHARPNESS_INFINITE);
+    d.numCreases = static_cast<int>(creases.size());
+    d.creaseVertexIndexPairs = crease_pairs.data();
+    d.creaseWeights = sharpness.data();
     Sdc::Options options;
     options.SetVtxBoundaryInterpolation(Sdc::Options::VTX_BOUNDARY_EDGE_ONLY);
     Refined r;
@@ -60,8 +67,8 @@ Refined refine(const std::vector<std::array<float, 4>>& vertices, const std::vec
 }  // namespace
 
 OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
-                 int levels) {
-    const Refined r = refine(vertices, faces, levels);
+                 int levels, const std::vector<std::array<std::int32_t, 2>>& creases) {
+    const Refined r = refine(vertices, faces, levels, creases);
     const Far::TopologyLevel& last = r.refiner->GetLevel(levels);
     const Point* src = r.points.data() + r.last;
     OsdMesh m;
@@ -75,7 +82,7 @@ OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::v
 
 OsdLimit osd_loop_limit_normals(const std::vector<std::array<float, 4>>& vertices,
                                 const std::vector<std::array<std::int32_t, 4>>& faces, int levels) {
-    const Refined r = refine(vertices, faces, levels);
+    const Refined r = refine(vertices, faces, levels, {});
     const Far::TopologyLevel& last = r.refiner->GetLevel(levels);
     const std::size_t n = static_cast<std::size_t>(last.GetNumVertices());
     std::vector<Point> position(n), tan1(n), tan2(n);

@@ -15,9 +15,10 @@ struct OsdMesh {
     std::vector<std::array<std::int32_t, 3>> faces;
 };
 
-/// vertices: x, y, z, (ignored); faces: three indices, (ignored).
+/// vertices: x, y, z, (ignored); faces: three indices, (ignored); creases:
+/// pairs of vertex indices, infinitely sharp (Sdc::Crease::SHARPNESS_INFINITE).
 OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
-                 int levels);
+                 int levels, const std::vector<std::array<std::int32_t, 2>>& creases = {});
 
 /// OpenSubdiv's limit normals at the vertices of level `levels` (1 or more):
 /// tan1 x tan2 of Far::PrimvarRefiner::Limit, normalized; `manifold` is 0

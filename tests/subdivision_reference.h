@@ -23,6 +23,7 @@ namespace rill::test::subdivision_reference {
 struct Mesh {
     std::vector<std::array<float, 4>> vertices;
     std::vector<std::array<std::int32_t, 4>> faces;
+    std::vector<std::array<std::int32_t, 2>> creases = {};  ///< infinitely sharp edges
 };
 
 struct Result {
@@ -35,8 +36,17 @@ inline Result subdivide(Runtime& rt, const Mesh& m, int levels) {
     for (const auto& x : m.vertices) v.push_back({x[0], x[1], x[2], x[3]});
     std::vector<int4> f;
     for (const auto& x : m.faces) f.push_back({x[0], x[1], x[2], x[3]});
+    subdivision::LoopOptions options;
+    if (!m.creases.empty()) {
+        std::vector<int2> c;
+        for (const auto& x : m.creases) c.push_back({x[0], x[1]});
+        options.creases = rt.stream<int2>({std::int64_t(c.size())}, c);
+    }
     const subdivision::Mesh out = subdivision::loop(rt.stream<float4>({std::int64_t(v.size())}, v),
-                                                    rt.stream<int4>({std::int64_t(f.size())}, f), levels);
+                                                    rt.stream<int4>({std::int64_t(f.size())}, f), levels, options);
+    if (!m.creases.empty()) {
+        EXPECT_EQ(out.creases.size(), std::int64_t(m.creases.size()) << levels) << "each crease splits in two per level";
+    }
     return {out.vertices.download(), out.faces.download()};
 }
 
@@ -45,7 +55,7 @@ inline Result subdivide(Runtime& rt, const Mesh& m, int levels) {
 inline void expect_matches_opensubdiv(Runtime& rt, const Mesh& m, int levels, bool closed) {
     SCOPED_TRACE("level " + std::to_string(levels));
     const Result got = subdivide(rt, m, levels);
-    const peers::OsdMesh want = peers::osd_loop(m.vertices, m.faces, levels);
+    const peers::OsdMesh want = peers::osd_loop(m.vertices, m.faces, levels, m.creases);
     ASSERT_EQ(got.vertices.size(), want.vertices.size());
     ASSERT_EQ(got.faces.size(), m.faces.size() << (2 * levels));
     ASSERT_EQ(got.faces.size(), want.faces.size());
@@ -109,8 +119,9 @@ inline void expect_matches_opensubdiv(Runtime& rt, const Mesh& m, int levels, bo
     for (const auto& f : want.faces) want_faces.insert(sorted(f));
     for (const int4& f : got.faces) got_faces.insert(sorted({match[std::size_t(f.x)], match[std::size_t(f.y)], match[std::size_t(f.z)]}));
     EXPECT_TRUE(got_faces == want_faces) << "the faces differ from OpenSubdiv's";
-    // Limit normals, vertex by vertex, where OpenSubdiv has one (manifold vertices).
-    if (levels >= 1) {
+    // Limit normals, vertex by vertex, where OpenSubdiv has one (manifold
+    // vertices); limit_normals knows no creases.
+    if (levels >= 1 && m.creases.empty()) {
         std::vector<float4> v(got.vertices);
         const std::vector<float4> normals =
             subdivision::limit_normals(rt.stream<float4>({std::int64_t(v.size())}, v),

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <set>
 
 #include "backend_fixture.h"
 #include "subdivision_reference.h"
@@ -90,6 +91,48 @@ TEST_P(Subdivision, BoundariesMatchOpenSubdiv) {
     expect_matches_opensubdiv(rt(), Mesh{{{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0.5f, 0}}, {{0, 1, 2, 0}}}, 3, false);
 }
 
+/// The cube of 8 corners (vertex i at the bits of i: x, y, z), two
+/// triangles a side, wound counter-clockwise seen from outside.
+Mesh cube() {
+    Mesh m;
+    for (int i = 0; i < 8; ++i) m.vertices.push_back({float(i & 1), float((i >> 1) & 1), float((i >> 2) & 1), 0});
+    const int quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (const auto& q : quads) {
+        m.faces.push_back({q[0], q[1], q[2], 0});
+        m.faces.push_back({q[0], q[2], q[3], 0});
+    }
+    return m;
+}
+
+TEST_P(Subdivision, CreasesMatchOpenSubdiv) {
+    // The cube's 12 edges sharp, its diagonals not: every corner on three creases.
+    Mesh sharp_cube = cube();
+    std::set<std::pair<int, int>> seen;
+    for (const auto& f : sharp_cube.faces)
+        for (auto [a, b] : {std::pair{f[0], f[1]}, std::pair{f[1], f[2]}, std::pair{f[2], f[0]}}) {
+            const auto& p = sharp_cube.vertices[std::size_t(a)];
+            const auto& q = sharp_cube.vertices[std::size_t(b)];
+            const int same = (p[0] == q[0]) + (p[1] == q[1]) + (p[2] == q[2]);
+            if (same == 2 && seen.insert({std::min(a, b), std::max(a, b)}).second) sharp_cube.creases.push_back({a, b});
+        }
+    ASSERT_EQ(sharp_cube.creases.size(), 12u);
+    for (int levels : {1, 2, 3}) expect_matches_opensubdiv(rt(), sharp_cube, levels, true);
+    // A ring of the torus sharp (every vertex on it on two creases: the crease rule),
+    // given in both directions.
+    Mesh ring = torus(12, 7);
+    for (int i = 0; i < 12; ++i) ring.creases.push_back(i % 2 ? std::array<std::int32_t, 2>{i * 7, ((i + 1) % 12) * 7}
+                                                              : std::array<std::int32_t, 2>{((i + 1) % 12) * 7, i * 7});
+    for (int levels : {1, 2}) expect_matches_opensubdiv(rt(), ring, levels, true);
+    // A dart: one crease from an apex of valence 5 to the rim.
+    Mesh dart = bipyramid(5);
+    dart.creases.push_back({5, 0});
+    for (int levels : {1, 2}) expect_matches_opensubdiv(rt(), dart, levels, true);
+    // A crease from the centre of the disc to its boundary: a corner where it meets it.
+    Mesh cut = disc(7);
+    cut.creases.push_back({0, 3});
+    for (int levels : {1, 2}) expect_matches_opensubdiv(rt(), cut, levels, false);
+}
+
 TEST_P(Subdivision, LevelZeroAndEmptyMeshes) {
     const Mesh t = tetrahedron();
     const Result same = subdivide(rt(), t, 0);
@@ -119,6 +162,10 @@ TEST_P(Subdivision, BadMeshesAreErrors) {
     EXPECT_EQ(message(m), "rill::subdivision::loop: the edge of vertices 0 and 1 belongs to three or more faces (1 such edges); "
                           "Loop subdivision needs a manifold mesh (split the mesh at those edges)");
     EXPECT_EQ(message(tetrahedron(), 13), "rill::subdivision::loop: levels is 13; give 0 to 12");
+    m = tetrahedron();
+    m.creases = {{0, 1}, {2, 2}, {1, 9}};
+    EXPECT_EQ(message(m), "rill::subdivision::loop: crease 1 (2, 2) is no edge of the mesh (2 creases are like it); give pairs of "
+                          "vertices that a face joins");
     EXPECT_EQ(message(Mesh{{{0, 0, 0, 0}}, {}}),
               "rill::subdivision::loop: 1 vertices but no faces; give faces (or no vertices for an empty mesh)");
 }

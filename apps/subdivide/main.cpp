@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
         std::printf("mesh %s: %zu vertices, %zu faces (%zu unused vertices dropped)\n", input.empty() ? "(torus)" : input.c_str(),
                     mesh.vertices.size(), mesh.faces.size(), dropped);
         rill::subdivision::Mesh m{rt.stream<rill::float4>({std::int64_t(mesh.vertices.size())}, mesh.vertices),
-                                  rt.stream<rill::int4>({std::int64_t(mesh.faces.size())}, mesh.faces)};
+                                  rt.stream<rill::int4>({std::int64_t(mesh.faces.size())}, mesh.faces), {}};
         for (int level = 1; level <= levels; ++level) {
             rt.finish();
             const auto t0 = Clock::now();

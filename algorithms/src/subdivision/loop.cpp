@@ -121,13 +121,14 @@ void edges(const Stream<uint2>& keys, const Stream<std::int32_t>& ids, const Str
 Int corner(const Int4& f, const Expr<std::int32_t>& k) { return select(k == 0, f.x(), select(k == 1, f.y(), f.z())); }
 
 /// Edge points at out[vertices + e]; each edge's two (vertex, neighbour)
-/// entries, the neighbour's top bit set on a boundary edge.
-void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, const Stream<float4>& vertices,
+/// entries, the neighbour's top bit set on a boundary or sharp edge
+/// (sharp[e] != 0), whose edge point is its midpoint.
+void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, const Stream<float4>& vertices, const Stream<std::uint32_t>& sharp,
                  const Stream<float4>& out, const Stream<std::uint32_t>& owner, const Stream<std::uint32_t>& neighbour) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_edge_points(halves, faces, vertices, out, owner, neighbour)",
-        [](Array<std::int32_t> halves, Array<int4> faces, Array<float4> vertices, Array<float4> out, Array<std::uint32_t> owner,
-           Array<std::uint32_t> neighbour) {
+        "loop_edge_points(halves, faces, vertices, sharp, out, owner, neighbour)",
+        [](Array<std::int32_t> halves, Array<int4> faces, Array<float4> vertices, Array<std::uint32_t> sharp, Array<float4> out,
+           Array<std::uint32_t> owner, Array<std::uint32_t> neighbour) {
             Int e = global_id();
             If(e < owner.size() / 2, [&] {
                 Int h0 = halves.load(2 * e), h1 = halves.load(2 * e + 1);
@@ -135,7 +136,7 @@ void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, 
                 Int k0 = h0 % 3;
                 Int u = corner(f0, k0), v = corner(f0, (k0 + 1) % 3), c = corner(f0, (k0 + 2) % 3);
                 Float3 pu = vertices.load(u).xyz(), pv = vertices.load(v).xyz();
-                Bool boundary = h1 < 0;
+                Bool boundary = h1 < 0 || sharp.load(e) != 0u;  // sharp: a 1-element 0 when there are no creases
                 Int d = corner(faces.load(max(h1, Int(0)) / 3), (max(h1, Int(0)) % 3 + 2) % 3);
                 Float3 smooth = (pu + pv) * 0.375f + (vertices.load(c).xyz() + vertices.load(d).xyz()) * 0.125f;
                 out.store(vertices.size() + e, Float4(select(boundary, (pu + pv) * 0.5f, smooth), 0.0f));
@@ -146,7 +147,7 @@ void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, 
                 neighbour.store(2 * e + 1, cast<std::uint32_t>(u) | flag);
             });
         });
-    kernel(Groups{groups_for(owner.size() / 2)}, halves, faces, vertices, out, owner, neighbour);
+    kernel(Groups{groups_for(owner.size() / 2)}, halves, faces, vertices, sharp, out, owner, neighbour);
 }
 
 /// Each vertex's range of the (vertex, neighbour) entries sorted by vertex.
@@ -252,7 +253,9 @@ void vertex_points(const Stream<float4>& vertices, const Stream<std::int32_t>& f
                 Float beta = (0.625f - w * w) / n;
                 Float3 smooth = p * (1.0f - n * beta) + sum * beta;
                 Float3 crease = p * 0.75f + boundary_sum * 0.125f;
-                Float3 moved = select(boundary == 0, smooth, select(boundary == 2, crease, p));
+                // Sharp edges (boundaries and creases) about the vertex: none or one (a
+                // dart), the smooth rule; two, the crease rule; more, a corner that stays.
+                Float3 moved = select(boundary <= 1, smooth, select(boundary == 2, crease, p));
                 out.store(v, Float4(select(one_fan, moved, p), 0.0f));
             });
         });
@@ -285,7 +288,8 @@ int bits_for(std::int64_t n) { return std::max(1, static_cast<int>(std::bit_widt
 struct Connectivity {
     Stream<std::int32_t> edge_of, halves;
     std::int64_t edges = 0;
-    Stream<uint2> keys;  // the half-edges' vertex pairs, sorted
+    Stream<uint2> keys;             // the half-edges' vertex pairs (max, min), sorted
+    Stream<std::uint32_t> index;    // the edge of sorted half-edge i: index[i] - 1
 };
 
 /// The connectivity of (vertices, faces); `check`: the faces' checks first.
@@ -318,12 +322,13 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
     Stream<std::int32_t> ids = rt.scratch<std::int32_t>({nh});
     edge_keys(faces, c.keys, ids);
     radix_sort(c.keys, ids, {.bits = 32 + bits_for(nv)});
-    Stream<std::uint32_t> heads = rt.scratch<std::uint32_t>({nh}), index = rt.scratch<std::uint32_t>({nh});
+    Stream<std::uint32_t> heads = rt.scratch<std::uint32_t>({nh});
+    c.index = rt.scratch<std::uint32_t>({nh});
     edge_heads(c.keys, heads, stats);
-    inclusive_scan(heads, index);  // the edge of sorted half-edge i: index[i] - 1
+    inclusive_scan(heads, c.index);
     c.edge_of = rt.scratch<std::int32_t>({nh});
     c.halves = rt.scratch<std::int32_t>({2 * nh});
-    edges(c.keys, ids, heads, index, c.edge_of, c.halves, stats);
+    edges(c.keys, ids, heads, c.index, c.edge_of, c.halves, stats);
     const std::vector<std::uint32_t> s = stats.download();
     if (s[6] > 0) {
         const uint2 k = c.keys.domain({s[7]}, {s[7] + 1}).download()[0];
@@ -335,8 +340,49 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
     return c;
 }
 
+/// sharp[e] = 1 for the edge e of each crease (a, b), found by a binary
+/// search of the sorted half-edge keys; next[2 c], next[2 c + 1] = the two
+/// halves the crease becomes at the next level, (a, m) and (m, b) with m the
+/// edge point's index. stats[0] counts creases that are no edge, stats[1]
+/// the first of them.
+void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, const Stream<std::uint32_t>& sharp,
+                  const Stream<int2>& next, const Stream<std::uint32_t>& stats) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_mark_creases(creases, keys, index, sharp, next, stats, vertices)",
+        [](Array<int2> creases, Array<uint2> keys, Array<std::uint32_t> index, Array<std::uint32_t> sharp, Array<int2> next,
+           Array<std::uint32_t> stats, Int vertices) {
+            Int i = global_id();
+            If(i < creases.size(), [&] {
+                Int2 ab = creases.load(i);
+                UInt hi = cast<std::uint32_t>(max(ab.x(), ab.y())), lo = cast<std::uint32_t>(min(ab.x(), ab.y()));
+                // The first sorted key not below (lo, hi): ordered by the min, then the max.
+                Var<std::int32_t> first = 0, count = keys.size();
+                While([&] { return count > 0; }, [&] {
+                    Int half = count / 2;
+                    UInt2 k = keys.load(first + half);
+                    If(k.y() < lo || (k.y() == lo && k.x() < hi), [&] {
+                        first = first + half + 1;
+                        count = count - half - 1;
+                    }).Else([&] { count = half; });
+                });
+                Bool in_range = all(ab >= Int2(0)) && all(ab < Int2(vertices)) && ab.x() != ab.y();
+                Bool found = in_range && first < keys.size() && all(keys.load(first) == UInt2(hi, lo));
+                If(found, [&] {
+                    Int e = cast<std::int32_t>(index.load(first)) - 1;
+                    sharp.store(e, 1u);
+                    next.store(2 * i, Int2(ab.x(), vertices + e));
+                    next.store(2 * i + 1, Int2(vertices + e, ab.y()));
+                }).Else([&] {
+                    stats.atomic_add(0, 1u);
+                    stats.atomic_min(1, cast<std::uint32_t>(i));
+                });
+            });
+        });
+    kernel(Groups{groups_for(creases.size())}, creases, c.keys, c.index, sharp, next, stats, static_cast<std::int32_t>(vertices));
+}
+
 /// One level; `check`: the input's checks first (errors name the call).
-Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, bool check) {
+Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check) {
     const char* who = "rill::subdivision::loop";
     Runtime rt = Runtime::of(vertices);
     const std::int64_t nv = vertices.size(), nf = faces.size();
@@ -345,9 +391,22 @@ Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, bool c
     if (nv + ne >= (std::int64_t{1} << 31) || 4 * nf >= (std::int64_t{1} << 31))
         throw Error(std::string(who) + ": the next level would have " + std::to_string(nv + ne) + " vertices and " +
                     std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
-    Mesh out{rt.scratch<float4>({nv + ne}), rt.scratch<int4>({4 * nf})};
+    Mesh out{rt.scratch<float4>({nv + ne}), rt.scratch<int4>({4 * nf}), rt.stream<int2>({2 * creases.size()})};
+    Stream<std::uint32_t> sharp = rt.stream<std::uint32_t>({creases.size() > 0 ? ne : 1});
+    if (creases.size() > 0) {
+        Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({2}, std::vector<std::uint32_t>{0, kNone});
+        mark_creases(creases, c, nv, sharp, out.creases, stats);
+        if (check) {
+            const std::vector<std::uint32_t> st = stats.download();
+            if (st[0] > 0) {
+                const int2 e = creases.domain({st[1]}, {st[1] + 1}).download()[0];
+                throw Error(std::string(who) + ": crease " + std::to_string(st[1]) + " (" + std::to_string(e.x) + ", " + std::to_string(e.y) +
+                            ") is no edge of the mesh (" + std::to_string(st[0]) + " creases are like it); give pairs of vertices that a face joins");
+            }
+        }
+    }
     Stream<std::uint32_t> owner = rt.scratch<std::uint32_t>({2 * ne}), neighbour = rt.scratch<std::uint32_t>({2 * ne});
-    edge_points(c.halves, faces, vertices, out.vertices, owner, neighbour);
+    edge_points(c.halves, faces, vertices, sharp, out.vertices, owner, neighbour);
     radix_sort(owner, neighbour, {.bits = bits_for(nv)});
     Stream<std::int32_t> first = rt.stream<std::int32_t>({nv}), last = rt.stream<std::int32_t>({nv});
     ranges(owner, first, last);
@@ -455,7 +514,7 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
 
 }  // namespace
 
-Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels) {
+Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels, const LoopOptions& options) {
     const char* who = "rill::subdivision::loop";
     rill::detail::require_dense(who, vertices, "vertices");
     rill::detail::require_dense(who, faces, "faces");
@@ -463,12 +522,18 @@ Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels)
     if (levels < 0 || levels > 12)
         throw Error(std::string(who) + ": levels is " + std::to_string(levels) + "; give 0 to 12");
     Runtime rt = Runtime::of(vertices);
-    Mesh m{vertices.reshape({vertices.size()}), faces.reshape({faces.size()})};
+    Stream<int2> creases = rt.stream<int2>({0});
+    if (options.creases && options.creases->size() > 0) {
+        rill::detail::require_dense(who, *options.creases, "LoopOptions::creases");
+        rill::detail::require_runtime_of(who, *options.creases, "LoopOptions::creases", vertices, "the vertex stream");
+        creases = options.creases->reshape({options.creases->size()});
+    }
+    Mesh m{vertices.reshape({vertices.size()}), faces.reshape({faces.size()}), creases};
     if (faces.size() == 0 && vertices.size() == 0) return m;
     if (faces.size() == 0)
         throw Error(std::string(who) + ": " + std::to_string(vertices.size()) +
                     " vertices but no faces; give faces (or no vertices for an empty mesh)");
-    for (int l = 0; l < levels; ++l) m = one_level(m.vertices, m.faces, l == 0);
+    for (int l = 0; l < levels; ++l) m = one_level(m.vertices, m.faces, m.creases, l == 0);
     return m;
 }
 

@@ -28,13 +28,18 @@
 // on a boundary; a vertex whose faces are not one fan (no single limit
 // normal) gets the normalized sum of its faces' area normals.
 //
-// Not yet: adaptive subdivision, creases. Performance:
+// Creases: LoopOptions::creases marks edges infinitely sharp (OpenSubdiv's
+// rules for them); the refined mesh carries its sharp edges on.
+//
+// Not yet: adaptive subdivision, semi-sharp creases. Performance:
 // docs/PERFORMANCE.md#loop-subdivision.
 //
 // Errors, before any work: a face index outside the vertices, a face that
 // names a vertex twice, a vertex no face uses, an edge of three or more
 // faces (each naming the first). An empty mesh stays empty.
 #pragma once
+
+#include <optional>
 
 #include <rill/rill.h>
 
@@ -43,12 +48,25 @@ namespace rill::subdivision {
 struct Mesh {
     Stream<float4> vertices;  ///< x, y, z, 0
     Stream<int4> faces;       ///< three vertex indices, 0
+    /// The sharp edges (pairs of vertex indices): LoopOptions::creases, each
+    /// split in two per level; pass them on to refine further.
+    Stream<int2> creases;
+};
+
+struct LoopOptions {
+    /// Edges that stay infinitely sharp (OpenSubdiv's sharpness
+    /// SHARPNESS_INFINITE), as pairs of vertex indices in either order: an
+    /// edge point at its midpoint; a vertex on two sharp edges (boundaries
+    /// count) moves by the crease rule (3/4, 1/8, 1/8), one on three or
+    /// more stays (a corner), one on a single crease (a dart) moves by the
+    /// smooth rule. A pair that is no edge of the mesh is an error.
+    std::optional<Stream<int2>> creases = std::nullopt;
 };
 
 /// The mesh after `levels` (0 to 12) levels of uniform Loop subdivision.
 /// vertices: x, y, z (w ignored); faces: x, y, z vertex indices (w ignored);
 /// dense streams of one Runtime.
-Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels = 1);
+Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels = 1, const LoopOptions& options = {});
 
 /// Unit normals of the Loop limit surface at the mesh's vertices (x, y, z,
 /// 0), facing the side from which the faces wind counter-clockwise. The
