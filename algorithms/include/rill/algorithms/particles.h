@@ -201,6 +201,8 @@ public:
     void check();
 
     /// The particles, in the grid order of the last step (live ones first).
+    /// The engine steps between two buffers: a copy of this handle shows
+    /// the particles of now, not of later steps (ask again after step()).
     const Stream<Particle>& particles();
     /// Every pair of live particles closer than 2 radius now, as (i, j),
     /// i < j, places in particles() (which this sorts by cell first).
