@@ -155,13 +155,7 @@ rill::Stream<rill::float2> screen_points(rill::Runtime& rt, Scene& scene, int wi
             ndc = select(shown, at, Float2(4.0f, 4.0f));
         });
     const particles::Camera& c = scene.camera;
-    auto sub = [](float3 a, float3 b) { return float3{a.x - b.x, a.y - b.y, a.z - b.z}; };
-    auto cross = [](float3 a, float3 b) { return float3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; };
-    auto unit = [](float3 a) {
-        const float l = std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
-        return float3{a.x / l, a.y / l, a.z / l};
-    };
-    const float3 f = unit(sub(c.target, c.eye)), r = unit(cross(f, c.up)), u = cross(r, f);
+    const auto [f, r, u] = particles::frame_of(c);
     const float focal = static_cast<float>(1 / std::tan(c.fov_y_degrees * kPi / 360));
     const Stream<Particle>& items = scene.engine.particles();
     Stream<float2> ndc = rt.stream<float2>({items.size()});

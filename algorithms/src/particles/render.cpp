@@ -19,15 +19,6 @@ std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgro
 /// that one particle in front of the lens cannot stall the pass.
 constexpr float kMaxPixels = 48;
 
-float3 sub(const float3& a, const float3& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-float3 cross3(const float3& a, const float3& b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-float3 unit(const float3& a) {
-    const float l = std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
-    if (!(l > 0) || !std::isfinite(l)) throw Error("rill::particles::Engine::render: the camera's eye, target and up give no view direction; "
-                                                   "give an eye apart from the target and an up not along the view");
-    return {a.x / l, a.y / l, a.z / l};
-}
-
 /// The camera as the kernels take it: (eye, focal length in pixels),
 /// (right, width), (up, height), (forward, radius).
 struct View {
@@ -112,9 +103,7 @@ void draw(const Stream<Particle>& items, float radius, float time, const Camera&
     if (!(camera.fov_y_degrees > 0 && camera.fov_y_degrees < 180))
         throw Error("rill::particles::Engine::render: Camera::fov_y_degrees is " + std::to_string(camera.fov_y_degrees) +
                     "; give an angle between 0 and 180 degrees");
-    const float3 forward = unit(sub(camera.target, camera.eye));
-    const float3 right = unit(cross3(forward, camera.up));
-    const float3 up = cross3(right, forward);
+    const auto [forward, right, up] = frame_of(camera);
     const float focal = static_cast<float>(0.5 * static_cast<double>(height) / std::tan(camera.fov_y_degrees * 3.14159265358979 / 360));
     const View v{{camera.eye.x, camera.eye.y, camera.eye.z, focal},
                  {right.x, right.y, right.z, static_cast<float>(width)},
@@ -137,3 +126,21 @@ void draw(const Stream<Particle>& items, float radius, float time, const Camera&
 }
 
 }  // namespace rill::particles::detail
+
+namespace rill::particles {
+
+CameraFrame frame_of(const Camera& c) {
+    auto sub = [](const float3& a, const float3& b) { return float3{a.x - b.x, a.y - b.y, a.z - b.z}; };
+    auto cross = [](const float3& a, const float3& b) { return float3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; };
+    auto unit = [](const float3& a) {
+        const float l = std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
+        if (!(l > 0) || !std::isfinite(l))
+            throw Error("rill::particles::frame_of: the camera's eye, target and up give no view direction; "
+                        "give an eye apart from the target and an up not along the view");
+        return float3{a.x / l, a.y / l, a.z / l};
+    };
+    const float3 forward = unit(sub(c.target, c.eye)), right = unit(cross(forward, c.up));
+    return {forward, right, cross(right, forward)};
+}
+
+}  // namespace rill::particles

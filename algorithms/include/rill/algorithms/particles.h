@@ -166,6 +166,13 @@ struct Camera {
     float fov_y_degrees = 40;
 };
 
+/// A camera's orthonormal frame: forward (eye to target), right, up.
+/// Throws rill::Error where the eye is at the target or up lies along the view.
+struct CameraFrame {
+    float3 forward, right, up;
+};
+CameraFrame frame_of(const Camera& camera);
+
 struct RenderOptions {
     float4 background{0.02f, 0.02f, 0.03f, 1};
     /// Sort the particles front to back by their distance to the eye before
