@@ -277,24 +277,29 @@ void Engine::add_emitter(const Emitter& e) {
     s_->carry.push_back(0);
 }
 
+namespace {
+
+/// The checks the field setters share: rank, not empty, the engine's runtime.
+void check_field(const char* who, const Stream<float>& field, int rank, const std::string& give, const char* element,
+                 const Stream<Particle>& engine) {
+    if (field.shape().rank != rank)
+        throw Error(std::string(who) + ": the field has rank " + std::to_string(field.shape().rank) + "; give " + give);
+    if (field.size() == 0) throw Error(std::string(who) + ": the field is empty; give at least one " + element);
+    rill::detail::require_runtime_of(who, field, "the field", engine, "the engine");
+}
+
+}  // namespace
+
 void Engine::set_height_field(const Stream<float>& heights) {
-    const char* who = "rill::particles::Engine::set_height_field";
-    if (heights.shape().rank != 2)
-        throw Error(std::string(who) + ": the field has rank " + std::to_string(heights.shape().rank) +
-                    "; give a 2D stream {rows, columns} of heights (rows along the box's z, columns along its x)");
-    if (heights.size() == 0) throw Error(std::string(who) + ": the field is empty; give at least one height");
-    rill::detail::require_runtime_of(who, heights, "the field", s_->items, "the engine");
+    check_field("rill::particles::Engine::set_height_field", heights, 2,
+                "a 2D stream {rows, columns} of heights (rows along the box's z, columns along its x)", "height", s_->items);
     s_->height = heights;
     s_->has_height = true;
 }
 
 void Engine::set_distance_field(const Stream<float>& distances) {
-    const char* who = "rill::particles::Engine::set_distance_field";
-    if (distances.shape().rank != 3)
-        throw Error(std::string(who) + ": the field has rank " + std::to_string(distances.shape().rank) +
-                    "; give a 3D stream {nz, ny, nx} of signed distances over the box (negative inside the solid)");
-    if (distances.size() == 0) throw Error(std::string(who) + ": the field is empty; give at least one distance");
-    rill::detail::require_runtime_of(who, distances, "the field", s_->items, "the engine");
+    check_field("rill::particles::Engine::set_distance_field", distances, 3,
+                "a 3D stream {nz, ny, nx} of signed distances over the box (negative inside the solid)", "distance", s_->items);
     s_->sdf = distances;
     s_->has_sdf = true;
 }
