@@ -77,6 +77,29 @@ double copy_gbs(Runtime& rt) {
     return 2.0 * 16 * static_cast<double>(n) / (ms * 1e6);
 }
 
+/// Device time per step of each kernel over 10 steps (GPU timestamps; host
+/// time on the CPU), and the sum beside the wall time: where a step goes.
+void kernel_breakdown(Runtime& rt, const Stream<Particle>& initial, const particles::Options& o, float dt) {
+    particles::Engine e(initial, o);
+    e.step(dt);
+    rt.finish();
+    rt.set_profiling(true);
+    rt.reset_kernel_times();
+    for (int k = 0; k < 10; ++k) e.step(dt);
+    std::vector<KernelTime> times = rt.kernel_times();
+    rt.set_profiling(false);
+    double sum = 0, first = 1e300, last = 0;
+    std::string line;
+    for (const KernelTime& t : times) {
+        sum += t.total_ms / 10;
+        first = std::min(first, t.first_start_ms), last = std::max(last, t.last_end_ms);
+        char cell[160];
+        std::snprintf(cell, sizeof cell, "%s%s %.3f", line.empty() ? "" : ", ", t.kernel.c_str(), t.total_ms / 10);
+        line += cell;
+    }
+    std::printf("  device ms per step: %s; sum %.3f, span %.3f\n", line.c_str(), sum, (last - first) / 10);
+}
+
 void step_section(Runtime& rt, const std::vector<int>& sizes) {
     const double gbs = copy_gbs(rt);
     std::printf("copy: %.1f GB/s (a rill float4 copy kernel, same run)\n\n", gbs);
@@ -138,6 +161,7 @@ void step_section(Runtime& rt, const std::vector<int>& sizes) {
                     sum.keys, sum.sort, sum.neighbours, sum.collide, sum.integrate, static_cast<long long>(pairs), roof_ms,
                     step_ms / roof_ms);
         std::fflush(stdout);
+        kernel_breakdown(rt, initial, o, dt);
     }
     std::printf("\n");
 }

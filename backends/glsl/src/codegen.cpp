@@ -225,12 +225,14 @@ private:
             // as an array of vectors, and its single words are their
             // components: one view per buffer, so nothing aliases.
             const std::uint32_t vw = k_.params[p].vector_width;
+            const bool quads = in_quads(p);
             out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") "
                  << (sig_.distinct_buffers && opt_.reorderable_loads ? "restrict " : "")
                  << (declared_readonly(p) ? "readonly " : "") << (atomically_loaded(p) ? "coherent volatile " : fenced() && writable(p) ? "coherent " : "")
-                 << "buffer Stream" << p << " { " << (vw ? "uvec" + std::to_string(vw) : std::string("uint"))
+                 << "buffer Stream" << p << " { " << (vw ? "uvec" + std::to_string(vw) : quads ? std::string("uvec4") : std::string("uint"))
                  << " data[]; } s" << p << ";  // '" << k_.params[p].name << "'"
-                 << (vw ? ", " + std::to_string(vw) + " elements a vector" : std::string()) << "\n";
+                 << (vw ? ", " + std::to_string(vw) + " elements a vector" : std::string())
+                 << (quads ? ", " + std::to_string(k_.params[p].words / 4) + " vectors an element" : std::string()) << "\n";
             if (native_float_add() && float_added(p) && !vw)  // a float view of the same buffer, for atomicAdd
                 out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") buffer FloatStream"
                      << p << " { float data[]; } f" << p << ";\n";
@@ -270,6 +272,23 @@ private:
     /// word would otherwise queue on (a look-back reads many).
     bool atomically_loaded(std::uint32_t p) const {
         return has_global_atomic(p, [](const ir::Node& n) { return static_cast<ir::AtomicOp>(n.imm[1]) == ir::AtomicOp::Load; });
+    }
+
+    /// Array param p's elements are whole vectors of 4 words (float4, or a
+    /// struct of 16, 32, 48... bytes): it is declared as an array of uvec4 and
+    /// moved a uvec4 at a time, so that an element is 1-3 wide accesses, not
+    /// 4-12 strided word accesses (NVIDIA's compiler does not merge those; a
+    /// gather of 48-byte particles ran at a third of the copy rate word by
+    /// word). Not where atomics or vector accesses of single words need it as words.
+    bool in_quads(std::uint32_t p) const {
+        const ir::Param& q = k_.params[p];
+        return q.kind == ir::ParamKind::Array && q.vector_width == 0 && q.words >= 4 && q.words % 4 == 0 &&
+               !has_global_atomic(p, [](const ir::Node&) { return true; });
+    }
+    /// uvec4 `quad` of element `index` (a uint expression) of Array param p, declared in quads.
+    std::string quad_of(std::uint32_t p, const std::string& index, std::uint32_t quad) const {
+        return "s" + std::to_string(p) + ".data[(rill_offset" + std::to_string(p) + " + " + index + ") * " +
+               std::to_string(k_.params[p].words / 4) + "u + " + std::to_string(quad) + "u]";
     }
 
     /// The kernel has memory_fence(): the buffers written in it are coherent, so
@@ -734,6 +753,7 @@ private:
                    std::to_string(word) + "u]";
         if (const std::uint32_t vw = k_.params[id].vector_width)  // one-word elements as vector components
             return element_of_vectors(id, "(rill_offset" + std::to_string(id) + " + uint(" + index + "))", vw);
+        if (in_quads(id)) return quad_of(id, "uint(" + index + ")", word / 4) + "[" + std::to_string(word % 4) + "]";
         return buffer + std::to_string(id) + ".data[(rill_offset" + std::to_string(id) + " + uint(" + index + ")) * " +
                std::to_string(k_.params[id].words) + "u + " + std::to_string(word) + "u]";
     }
@@ -865,10 +885,29 @@ private:
         if (n.op == Op::ArrayLoadVector) return vector_load(n, r, args[0], depth);
         const bool shared = n.op == Op::SharedLoad || (n.op == Op::Atomic && n.imm[2] != 0);
         const bool unchecked = unchecked_of(shared, n.aux);
+        // A field of an element kept in quads: the whole uvec4s that hold it,
+        // each one wide load (the compiler merges the other fields' loads of
+        // the same uvec4 with it), then their components.
+        auto quad_words = [&](const std::string& index) {
+            std::vector<std::string> comps;
+            const std::uint32_t first = n.imm[0], last = n.imm[0] + n.type.width - 1;
+            for (std::uint32_t q = first / 4; q <= last / 4; ++q) {
+                out_ << "const uvec4 " << r << "_q" << q << " = " << quad_of(n.aux, "uint(" + index + ")", q) << ";\n";
+                indent(depth);
+            }
+            for (int c = 0; c < n.type.width; ++c) {
+                const std::uint32_t w = n.imm[0] + c;
+                comps.push_back(from_word(n.type.scalar, r + "_q" + std::to_string(w / 4) + "." + component(static_cast<int>(w % 4))));
+            }
+            return comps;
+        };
+        const bool quads = !shared && n.op != Op::Atomic && in_quads(n.aux);
         if (unchecked && n.op != Op::Atomic) {
             std::vector<std::string> comps;
-            for (int c = 0; c < n.type.width; ++c)
-                comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, args[0], n.imm[0] + c)));
+            if (quads) comps = quad_words(args[0]);
+            else
+                for (int c = 0; c < n.type.width; ++c)
+                    comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, args[0], n.imm[0] + c)));
             out_ << type_name(n.type) << " " << r << " = " << vector_of(n.type, comps) << ";\n";
             return;
         }
@@ -880,8 +919,10 @@ private:
                                             : "rill_last" + std::to_string(n.aux);
             const std::string clamped = "int(min(uint(" + args[0] + "), " + last + "))";
             std::vector<std::string> comps;
-            for (int c = 0; c < n.type.width; ++c)
-                comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, clamped, n.imm[0] + c)));
+            if (quads) comps = quad_words(clamped);
+            else
+                for (int c = 0; c < n.type.width; ++c)
+                    comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, clamped, n.imm[0] + c)));
             // The load is a statement of its own: glslang turns a ?: around a
             // load into a branch, and the H100 then issues the loads one branch
             // at a time (a striped copy ran at 0.57 of the copy roof).
@@ -990,8 +1031,49 @@ private:
         }
     }
 
+    /// The run of stores from list[at] on into one element of an Array in
+    /// quads (a struct's fields, stored one after another): each uvec4 they
+    /// fill is one wide store, the rest single words. Returns the run's last.
+    std::size_t quad_store(const std::vector<ir::StmtId>& list, std::size_t at, int depth) {
+        const ir::Stmt& head = k_.stmt(list[at]);
+        const std::uint32_t p = head.a, words = k_.params[p].words;
+        std::vector<std::string> word(words);
+        std::size_t end = at;
+        for (; end < list.size(); ++end) {
+            const ir::Stmt& st = k_.stmt(list[end]);
+            if (st.kind != StmtKind::ArrayStore || st.a != p || st.c != head.c) break;
+            const ir::Node& v = k_.node(st.b);
+            const std::string value = ref(st.b, depth);
+            for (int c = 0; c < v.type.width; ++c)
+                word[st.d + c] = to_word(v.type.scalar, v.type.width == 1 ? value : value + "." + component(c));
+        }
+        const std::string index = ref(head.c, depth), element = "uint(" + index + ")";
+        indent(depth);
+        if (unchecked_of(false, p)) out_ << "{\n";
+        else out_ << "if (" << element << " < " << array_count(p) << ") {\n";
+        for (std::uint32_t q = 0; q < words / 4; ++q) {
+            const bool whole = !word[4 * q].empty() && !word[4 * q + 1].empty() && !word[4 * q + 2].empty() && !word[4 * q + 3].empty();
+            if (whole) {
+                indent(depth + 1);
+                out_ << quad_of(p, element, q) << " = uvec4(" << word[4 * q] << ", " << word[4 * q + 1] << ", " << word[4 * q + 2]
+                     << ", " << word[4 * q + 3] << ");\n";
+                continue;
+            }
+            for (std::uint32_t c = 0; c < 4; ++c) {
+                if (word[4 * q + c].empty()) continue;
+                indent(depth + 1);
+                out_ << quad_of(p, element, q) << "[" << c << "] = " << word[4 * q + c] << ";\n";
+            }
+        }
+        indent(depth);
+        out_ << "}\n";
+        return end - 1;
+    }
+
     void block(ir::BlockId b, int depth) {
-        for (ir::StmtId sid : k_.block(b)) {
+        const std::vector<ir::StmtId>& list = k_.block(b);
+        for (std::size_t at = 0; at < list.size(); ++at) {
+            const ir::StmtId sid = list[at];
             const ir::Stmt& st = k_.stmt(sid);
             switch (st.kind) {
                 case StmtKind::Nop:
@@ -1008,6 +1090,10 @@ private:
                 }
                 case StmtKind::ArrayStore: case StmtKind::SharedStore: {
                     const bool shared = st.kind == StmtKind::SharedStore;
+                    if (!shared && in_quads(st.a)) {
+                        at = quad_store(list, at, depth);
+                        break;
+                    }
                     const ir::Node& v = k_.node(st.b);
                     const std::string value = ref(st.b, depth), index = ref(st.c, depth);
                     indent(depth);
