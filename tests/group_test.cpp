@@ -7,6 +7,16 @@
 
 #include "backend_fixture.h"
 
+/// 32 bytes with a float3 across its two 16-byte halves: GPUs move arrays of
+/// such elements a 16-byte vector at a time (docs/DESIGN.md, GLSL).
+struct Straddle {
+    float a, b;
+    rill::float3 v;
+    std::int32_t k;
+    std::uint32_t u, w;
+};
+RILL_STRUCT(Straddle, a, b, v, k, u, w);
+
 namespace rill::test {
 namespace {
 
@@ -149,6 +159,80 @@ TEST_P(GroupKernels, RowLoopsInAndOutOfRange) {
             }
             EXPECT_EQ(dst.download(), want);
         }
+    }
+}
+
+TEST_P(GroupKernels, ElementsOfWholeSixteenByteVectors) {
+    // Whole elements and single fields read at indices in and out of range
+    // (zero outside), a struct stored whole, one with two fields changed, a
+    // float4 stored past both ends (nowhere); views at odd element offsets.
+    auto k = group_kernel<kWg>("quads(src, dst, wide, partial)",
+                               [](Array<Straddle> src, Array<Straddle> dst, Array<float4> wide, Array<Straddle> partial) {
+        Int i = global_id();
+        Var<Straddle> s = src.load(i);
+        Var<Straddle> far = src.load(src.size() + i);
+        Var<Straddle> t = s;
+        t.a = s.a + far.a + src.load(-1 - i).b;
+        t.v = s.v * 2.0f + far.v;
+        t.k = s.k + 1 + far.k;
+        t.u = s.u ^ src.load(i / 2).u;
+        dst.store(i, t);
+        Float4 f = wide.load(i);
+        wide.store(i, Float4(f.w(), f.z(), f.y(), f.x()) + Float4(s.v, s.a));
+        wide.store(wide.size() + i, Float4(9.0f));
+        wide.store(-1 - i, Float4(9.0f));
+        Var<Straddle> p = partial.load(i);
+        p.v = Float3(s.b, s.a, 1.0f);
+        p.w = cast<std::uint32_t>(i);
+        partial.store(i, p);
+    });
+    std::mt19937 gen(31);
+    std::uniform_real_distribution<float> r(-4, 4);
+    for (std::int64_t n : {1, 5, 63, 64, 65, 1000}) {
+        SCOPED_TRACE("n " + std::to_string(n));
+        auto straddles = [&](std::int64_t count) {
+            std::vector<Straddle> x(static_cast<std::size_t>(count));
+            for (Straddle& e : x) e = {r(gen), r(gen), {r(gen), r(gen), r(gen)}, static_cast<std::int32_t>(gen() % 1000) - 500,
+                                   static_cast<std::uint32_t>(gen()), static_cast<std::uint32_t>(gen())};
+            return x;
+        };
+        const std::vector<Straddle> x = straddles(n), y = straddles(n + 3);
+        std::vector<float4> z(static_cast<std::size_t>(n + 3));
+        for (float4& e : z) e = {r(gen), r(gen), r(gen), r(gen)};
+        auto src = rt().stream<Straddle>({n}, x);
+        auto dst = rt().stream<Straddle>({n});
+        auto wide_all = rt().stream<float4>({n + 3}, z);
+        auto partial_all = rt().stream<Straddle>({n + 3}, y);
+        const std::int64_t groups = (n + kWg - 1) / kWg;
+        auto wide = wide_all.domain({1}, {1 + n});
+        auto partial = partial_all.domain({3}, {3 + n});
+        k(Groups{groups}, src, dst.domain({0}, {n}), wide, partial);
+        const std::vector<Straddle> got = dst.download(), got_partial = partial_all.download();
+        const std::vector<float4> got_wide = wide_all.download();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const Straddle& s = x[static_cast<std::size_t>(i)];
+            Straddle t = s;
+            t.a = s.a;  // far and before are out of range: zero
+            t.v = {s.v.x * 2, s.v.y * 2, s.v.z * 2};
+            t.k = s.k + 1;
+            t.u = s.u ^ x[static_cast<std::size_t>(i / 2)].u;
+            ASSERT_EQ(got[i].a, t.a) << i;
+            ASSERT_EQ(got[i].b, t.b) << i;
+            ASSERT_EQ(got[i].v, t.v) << i;
+            ASSERT_EQ(got[i].k, t.k) << i;
+            ASSERT_EQ(got[i].u, t.u) << i;
+            ASSERT_EQ(got[i].w, t.w) << i;
+            const float4 f = z[static_cast<std::size_t>(1 + i)];
+            ASSERT_EQ(got_wide[1 + i], (float4{f.w + s.v.x, f.z + s.v.y, f.y + s.v.z, f.x + s.a})) << i;
+            Straddle p = y[static_cast<std::size_t>(3 + i)];
+            p.v = {s.b, s.a, 1.0f};
+            p.w = static_cast<std::uint32_t>(i);
+            const Straddle& q = got_partial[static_cast<std::size_t>(3 + i)];
+            ASSERT_TRUE(q.a == p.a && q.b == p.b && q.v == p.v && q.k == p.k && q.u == p.u && q.w == p.w) << i;
+        }
+        ASSERT_EQ(got_wide[0], z[0]);  // before the view: untouched
+        for (std::int64_t e = 1 + n; e < n + 3; ++e) ASSERT_EQ(got_wide[e], z[e]) << "past the view, " << e;
+        for (std::int64_t e = 0; e < 3; ++e) ASSERT_EQ(got_partial[e].u, y[e].u) << "before the view, " << e;
     }
 }
 
