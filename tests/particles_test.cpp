@@ -318,6 +318,44 @@ TEST_P(Particles, EmittersFillFreeSlotsAndParticlesDieOnTime) {
     EXPECT_EQ(live, 64);
 }
 
+/// The host's projection of the renderer's pinhole camera, in double.
+struct HostCamera {
+    ref::V3 eye, forward, right, up;
+    double focal;
+    int width, height;
+    HostCamera(const particles::Camera& c, int w, int h) : eye{c.eye.x, c.eye.y, c.eye.z}, width(w), height(h) {
+        forward = ref::sub({c.target.x, c.target.y, c.target.z}, eye);
+        forward = ref::mul(forward, 1 / std::sqrt(ref::dot(forward, forward)));
+        const ref::V3 u{c.up.x, c.up.y, c.up.z};
+        right = {forward[1] * u[2] - forward[2] * u[1], forward[2] * u[0] - forward[0] * u[2], forward[0] * u[1] - forward[1] * u[0]};
+        right = ref::mul(right, 1 / std::sqrt(ref::dot(right, right)));
+        up = {right[1] * forward[2] - right[2] * forward[1], right[2] * forward[0] - right[0] * forward[2],
+              right[0] * forward[1] - right[1] * forward[0]};
+        focal = 0.5 * h / std::tan(c.fov_y_degrees * 3.14159265358979 / 360);
+    }
+    /// Where particle p's disc falls on pixel (x, y): its distance along the
+    /// view z (0 when behind the eye), and (dx, dy) in the disc (d2 <= 1 inside).
+    struct Place {
+        double z, dx, dy, d2;
+    };
+    Place place(const Particle& p, double radius, int x, int y) const {
+        const ref::V3 q = ref::sub({p.position.x, p.position.y, p.position.z}, eye);
+        const double z = ref::dot(q, forward);
+        if (z <= radius * 1.01) return {0, 0, 0, 1e30};
+        const double sx = width / 2.0 + focal * ref::dot(q, right) / z, sy = height / 2.0 - focal * ref::dot(q, up) / z;
+        const double pr = std::clamp(focal * radius / z, 0.5, 48.0);
+        const double dx = (x + 0.5 - sx) / pr, dy = (y + 0.5 - sy) / pr;
+        return {z, dx, dy, dx * dx + dy * dy};
+    }
+};
+
+/// The renderer's shading of a sphere at (dx, dy) of its disc, in double.
+ref::V3 host_shade(const Particle& p, double dx, double dy) {
+    const double bulge = std::sqrt(std::max(1 - (dx * dx + dy * dy), 0.0));
+    const double light = std::max(-0.45 * dx - 0.6 * dy + 0.66 * bulge, 0.0);
+    return ref::mul({p.colour.x, p.colour.y, p.colour.z}, 0.18 + 0.82 * light);
+}
+
 TEST_P(Particles, RenderingCoversThePixelsOfEveryVisibleParticle) {
     const int w = 96, h = 64;
     std::vector<Particle> ps;
@@ -331,41 +369,93 @@ TEST_P(Particles, RenderingCoversThePixelsOfEveryVisibleParticle) {
     const float radius = 0.05f;
     particles::Engine engine(upload(ps), {.radius = radius});
     const particles::Camera cam{.eye = {0, 0.5f, 3}, .target = {0, 0, 0}, .up = {0, 1, 0}, .fov_y_degrees = 50};
+    const HostCamera host(cam, w, h);
     Stream<float4> image = rt().stream<float4>({h, w});
-    for (bool sorted : {false, true}) {
-        engine.render(cam, image, {.background = {0, 0, 0, 1}, .front_to_back = sorted});
-        const std::vector<float4> got = image.download();
-        // The host's projection: which pixels some particle covers (pixels
-        // within 1% of a disc's edge may go either way).
-        ref::V3 f = ref::sub({0, 0, 0}, {0, 0.5, 3});
-        f = ref::mul(f, 1 / std::sqrt(ref::dot(f, f)));
-        ref::V3 r{f[1] * 0 - f[2] * 1, f[2] * 0 - f[0] * 0, f[0] * 1 - f[1] * 0};
-        r = ref::mul(r, 1 / std::sqrt(ref::dot(r, r)));
-        const ref::V3 up{r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2], r[0] * f[1] - r[1] * f[0]};
-        const double focal = 0.5 * h / std::tan(50 * 3.14159265358979 / 360);
-        int covered = 0;
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
-                bool sure = false, maybe = false;
-                for (const Particle& p : ps) {
-                    const ref::V3 q = ref::sub({p.position.x, p.position.y, p.position.z}, {0, 0.5, 3});
-                    const double z = ref::dot(q, f);
-                    if (z <= radius * 1.01) continue;
-                    const double sx = w / 2.0 + focal * ref::dot(q, r) / z, sy = h / 2.0 - focal * ref::dot(q, up) / z;
-                    const double pr = std::clamp(focal * radius / z, 0.5, 48.0);
-                    const double d2 = (std::pow(x + 0.5 - sx, 2) + std::pow(y + 0.5 - sy, 2)) / (pr * pr);
-                    sure |= d2 < 0.99;
-                    maybe |= d2 < 1.01;
-                }
-                const float4 c = got[std::size_t(y) * w + x];
-                const bool lit = c.x != 0 || c.y != 0 || c.z != 0;
-                covered += sure;
-                if (sure) { EXPECT_TRUE(lit) << "pixel (" << x << ", " << y << ") should show a particle"; }
-                if (!maybe) { EXPECT_FALSE(lit) << "pixel (" << x << ", " << y << ") shows nothing here"; }
-                if (lit) { EXPECT_NEAR(c.y / c.z, 0.5f / 0.9f, 1e-3) << "pixel (" << x << ", " << y << ")'s colour is a particle's, shaded"; }
+    engine.render(cam, image, {.background = {0, 0, 0, 1}});
+    const std::vector<float4> got = image.download();
+    // Which pixels some particle covers (pixels within 1% of a disc's edge may go either way).
+    int covered = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            bool sure = false, maybe = false;
+            for (const Particle& p : ps) {
+                const double d2 = host.place(p, radius, x, y).d2;
+                sure |= d2 < 0.99;
+                maybe |= d2 < 1.01;
             }
-        EXPECT_GT(covered, 200);
+            const float4 c = got[std::size_t(y) * w + x];
+            const bool lit = c.x != 0 || c.y != 0 || c.z != 0;
+            covered += sure;
+            if (sure) { EXPECT_TRUE(lit) << "pixel (" << x << ", " << y << ") should show a particle"; }
+            if (!maybe) { EXPECT_FALSE(lit) << "pixel (" << x << ", " << y << ") shows nothing here"; }
+            if (lit) { EXPECT_NEAR(c.y / c.z, 0.5f / 0.9f, 1e-3) << "pixel (" << x << ", " << y << ")'s colour is a particle's, shaded"; }
+        }
+    EXPECT_GT(covered, 200);
+}
+
+TEST_P(Particles, TranslucentRenderingBlendsFrontToBack) {
+    // Overlapping semi-transparent particles of random colours and opacities
+    // (one behind the eye, one not yet born, one gone), each pixel against
+    // the host's compositing of the particles covering it, sorted by their
+    // centres' distance along the view, front to back over the background.
+    // Pixels near a disc's edge or with two particles at nearly one distance
+    // may go either way and are not compared.
+    const int w = 80, h = 56;
+    const float radius = 0.12f;
+    std::vector<Particle> ps;
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int i = 0; i < 90; ++i) {
+        Particle p = make(0.6f * u(rng()), 0.4f * u(rng()), 0.6f * u(rng()), i);
+        p.colour = {(u(rng()) + 1) / 2, (u(rng()) + 1) / 2, (u(rng()) + 1) / 2, 0.15f + 0.4f * (u(rng()) + 1)};
+        ps.push_back(p);
     }
+    ps.push_back(make(0, 0, 6, 90));           // behind the eye
+    ps.push_back(make(0, 0, 0, 91, 50, 1));    // not born yet
+    ps.push_back(make(0.1f, 0, 0, 92, 0, 0));  // a free slot (life 0)
+    for (int i = 90; i < 93; ++i) ps[i].colour = {1, 1, 1, 1};
+    particles::Engine engine(upload(ps), {.radius = radius, .response = particles::Response::None});
+    const particles::Camera cam{.eye = {0.2f, 0.6f, 2.5f}, .target = {0, 0, 0}, .up = {0, 1, 0}, .fov_y_degrees = 55};
+    const HostCamera host(cam, w, h);
+    const ref::V3 background{0.1, 0.2, 0.3};
+    Stream<float4> image = rt().stream<float4>({h, w});
+    engine.render(cam, image, {.background = {0.1f, 0.2f, 0.3f, 0}, .translucent = true});
+    const std::vector<float4> got = image.download();
+    int compared = 0, layered = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            std::vector<std::pair<double, int>> covering;  // (z, particle)
+            bool edge = false;
+            for (int i = 0; i < 90; ++i) {
+                const HostCamera::Place at = host.place(ps[i], radius, x, y);
+                edge |= at.d2 > 0.98 && at.d2 < 1.02;
+                if (at.d2 <= 1) covering.push_back({at.z, i});
+            }
+            std::sort(covering.begin(), covering.end());
+            for (std::size_t k = 1; k < covering.size(); ++k) edge |= covering[k].first - covering[k - 1].first < 1e-5;
+            if (edge) continue;
+            ref::V3 colour{0, 0, 0};
+            double through = 1;
+            for (const auto& [z, i] : covering) {
+                const HostCamera::Place at = host.place(ps[i], radius, x, y);
+                const double alpha = ps[i].colour.w;
+                colour = ref::add(colour, ref::mul(host_shade(ps[i], at.dx, at.dy), through * alpha));
+                through *= 1 - alpha;
+            }
+            colour = ref::add(colour, ref::mul(background, through));
+            const float4 c = got[std::size_t(y) * w + x];
+            ASSERT_NEAR(c.x, colour[0], 1e-4) << "pixel (" << x << ", " << y << "), " << covering.size() << " particles";
+            ASSERT_NEAR(c.y, colour[1], 1e-4) << "pixel (" << x << ", " << y << ")";
+            ASSERT_NEAR(c.z, colour[2], 1e-4) << "pixel (" << x << ", " << y << ")";
+            ASSERT_NEAR(c.w, 1 - through, 1e-4) << "pixel (" << x << ", " << y << ")";
+            ++compared;
+            layered += covering.size() >= 3;
+        }
+    EXPECT_GT(compared, w * h / 2);
+    EXPECT_GT(layered, 100) << "too few pixels with three or more particles to test the order";
+    // Nothing on screen: the background everywhere.
+    const particles::Camera away{.eye = {0.7f, 0, 0}, .target = {5, 0, 0}, .up = {0, 1, 0}};
+    engine.render(away, image, {.background = {0.1f, 0.2f, 0.3f, 1}, .translucent = true});
+    for (const float4& c : image.download()) ASSERT_EQ(c, (float4{0.1f, 0.2f, 0.3f, 1}));
 }
 
 TEST_P(Particles, BadInputIsAClearError) {

@@ -72,7 +72,7 @@ std::vector<Particle> block(std::int64_t n, float3 lo, float3 hi, float radius, 
 
 /// UberFlow's scenes: n particles spread over a disc above the ground,
 /// thrown up and out, each living 4 s (then reborn by the emitter).
-std::vector<Particle> spray(std::int64_t n, std::uint32_t seed) {
+std::vector<Particle> spray(std::int64_t n, std::uint32_t seed, float opacity) {
     std::mt19937 g(seed);
     std::uniform_real_distribution<float> u(0, 1);
     std::vector<Particle> ps(static_cast<std::size_t>(n));
@@ -81,7 +81,7 @@ std::vector<Particle> spray(std::int64_t n, std::uint32_t seed) {
         p.position = {r * std::cos(a), -0.2f + 0.6f * u(g), r * std::sin(a)};
         p.velocity = {2 * r * std::cos(a), 1.5f + 2 * u(g), 2 * r * std::sin(a)};
         p.life = 4 * u(g);
-        p.colour = {0.95f, 0.45f + 0.4f * u(g), 0.15f, 1};
+        p.colour = {0.95f, 0.45f + 0.4f * u(g), 0.15f, opacity};
     }
     return ps;
 }
@@ -128,14 +128,16 @@ Scene make_scene(rill::Runtime& rt, const std::string& name, std::int64_t n) {
         P::Options o{.box = cube, .radius = radius_for(n, 8, 0.02), .restitution = 0.4f, .walls = true};
         o.response = effect == 4 ? P::Response::SpringDamper : P::Response::None;
         o.stiffness = 4e4f;
-        P::Engine e(rt.stream<Particle>({n}, spray(n, 11)), o);
+        // E3's particles are drawn semi-transparent: a third opaque each.
+        const float opacity = effect == 3 ? 0.35f : 1.0f;
+        P::Engine e(rt.stream<Particle>({n}, spray(n, 11, opacity)), o);
         if (effect == 2) e.set_height_field(hills(rt, 128, -0.75f));
         e.add_emitter({.position = {0, -0.2f, 0}, .position_jitter = 0.1f, .velocity = {0, 3, 0}, .velocity_jitter = 1.2f,
-                       .rate = static_cast<float>(n) / 4, .life = 4, .colour = {0.95f, 0.6f, 0.15f, 1}});
+                       .rate = static_cast<float>(n) / 4, .life = 4, .colour = {0.95f, 0.6f, 0.15f, opacity}});
         static const char* what[] = {"", "UberFlow E1: collisionless motion", "UberFlow E2: collisions with a height field",
-                                     "UberFlow E3: collisionless, sorted front to back for rendering",
+                                     "UberFlow E3: collisionless, drawn semi-transparent front to back",
                                      "UberFlow E4: full inter-particle collisions"};
-        return {std::move(e), side, {.front_to_back = effect == 3}, effect == 4 ? substeps_for(o.stiffness) : 1, what[effect]};
+        return {std::move(e), side, {.translucent = effect == 3}, effect == 4 ? substeps_for(o.stiffness) : 1, what[effect]};
     }
     std::string known;
     for (const std::string& s : scene_names()) known += (known.empty() ? "" : ", ") + s;

@@ -1,9 +1,14 @@
-// Rendering particles from the device on every backend: each live particle
-// is splatted as a lit sphere into an image stream in two passes, the
-// nearest depth per pixel first (an atomic minimum of the depth's bits:
-// positive floats order as their bits), then the colour of the particle
-// that owns that depth. No pixel is touched by the host.
+// Rendering particles from the device on every backend, with no pixel
+// touched by the host. Opaque: each live particle is splatted as a lit
+// sphere into an image stream in two passes, the nearest depth per pixel
+// first (an atomic minimum of the depth's bits: positive floats order as
+// their bits), then the colour of the particle that owns that depth.
+// Translucent (UberFlow's E3): the particles sorted front to back by their
+// distance along the view; each writes its fragments (pixel, particle) in
+// that order; a stable sort by pixel keeps that order within each pixel;
+// every pixel then blends its fragments front to back ("under").
 #include <rill/algorithms/radix_sort.h>
+#include <rill/algorithms/scan.h>
 
 #include <cmath>
 
@@ -25,50 +30,148 @@ struct View {
     float4 eye, right, up, forward;
 };
 
-void splat(const Stream<Particle>& items, const Stream<std::int32_t>& order, bool ordered, const Stream<std::uint32_t>& depth,
-           const Stream<float4>& image, const View& v, float time, int pass) {
+/// The view as the kernels take it (View's four float4s).
+struct ViewArgs {
+    Float4 eye, right, up, forward;
+};
+
+/// Calls f(pixel, dx, dy, bulge, z) for every pixel of particle p's disc
+/// (dx, dy its place in the disc, from -1 to 1; bulge the sphere's height
+/// there; z the centre's distance along the view) where p is live at `time`
+/// and in front of the eye.
+template <class F>
+void for_each_pixel(const Var<Particle>& p, const ViewArgs& v, const Float& time, F f) {
+    Float r = v.forward.w();
+    Float3 q = p.position - v.eye.xyz();
+    Float z = dot(q, v.forward.xyz());
+    If(p.birth <= time && time < p.birth + p.life && z > r * 1.01f, [&] {
+        Float focal = v.eye.w(), width = v.right.w(), height = v.up.w();
+        Float sx = width * 0.5f + focal * dot(q, v.right.xyz()) / z;
+        Float sy = height * 0.5f - focal * dot(q, v.up.xyz()) / z;
+        Float pr = min(max(focal * r / z, 0.5f), kMaxPixels);
+        Int x0 = cast<std::int32_t>(max(floor(sx - pr), 0.0f)), x1 = cast<std::int32_t>(min(floor(sx + pr), width - 1.0f));
+        Int y0 = cast<std::int32_t>(max(floor(sy - pr), 0.0f)), y1 = cast<std::int32_t>(min(floor(sy + pr), height - 1.0f));
+        Int w = cast<std::int32_t>(width);
+        For(y0, y1 + 1, [&](Int y) {
+            For(x0, x1 + 1, [&](Int x) {
+                Float dx = (cast<float>(x) + 0.5f - sx) / pr, dy = (cast<float>(y) + 0.5f - sy) / pr;
+                Float d2 = dx * dx + dy * dy;
+                If(d2 <= 1.0f, [&] { f(y * w + x, dx, dy, sqrt(1.0f - d2), z); });
+            });
+        });
+    });
+}
+
+/// A sphere's colour lit from the upper left at its point (dx, dy, bulge).
+Expr<float3> shade(const Var<Particle>& p, const Float& dx, const Float& dy, const Float& bulge) {
+    Float3 n = Float3(dx, -dy, -bulge);
+    Float light = max(dot(n, Float3(-0.45f, 0.6f, -0.66f)), 0.0f);
+    return p.colour.xyz() * (0.18f + 0.82f * light);
+}
+
+void splat(const Stream<Particle>& items, const Stream<std::uint32_t>& depth, const Stream<float4>& image, const View& v, float time,
+           int pass) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "particles_splat(items, order, depth, image, eye, right, up, forward, time, flags)",
-        [](Array<Particle> items, Array<std::int32_t> order, Array<std::uint32_t> depth, Array<float4> image, Float4 eye, Float4 right,
-           Float4 up, Float4 forward, Float time, Int2 flags) {
+        "particles_splat(items, depth, image, eye, right, up, forward, time, pass)",
+        [](Array<Particle> items, Array<std::uint32_t> depth, Array<float4> image, Float4 eye, Float4 right, Float4 up, Float4 forward,
+           Float time, Int pass) {
             Int t = global_id();
             If(t < items.size(), [&] {
-                Var<Particle> p = items.load(select(flags.x() != 0, order.load(t), t));
+                Var<Particle> p = items.load(t);
                 Float r = forward.w();
-                Float3 q = p.position - eye.xyz();
-                Float z = dot(q, forward.xyz());
-                If(p.birth <= time && time < p.birth + p.life && z > r * 1.01f, [&] {
-                    Float focal = eye.w(), width = right.w(), height = up.w();
-                    Float sx = width * 0.5f + focal * dot(q, right.xyz()) / z;
-                    Float sy = height * 0.5f - focal * dot(q, up.xyz()) / z;
-                    Float pr = min(max(focal * r / z, 0.5f), kMaxPixels);
-                    Int x0 = cast<std::int32_t>(max(floor(sx - pr), 0.0f)), x1 = cast<std::int32_t>(min(floor(sx + pr), width - 1.0f));
-                    Int y0 = cast<std::int32_t>(max(floor(sy - pr), 0.0f)), y1 = cast<std::int32_t>(min(floor(sy + pr), height - 1.0f));
-                    Int w = cast<std::int32_t>(width);
-                    For(y0, y1 + 1, [&](Int y) {
-                        For(x0, x1 + 1, [&](Int x) {
-                            Float dx = (cast<float>(x) + 0.5f - sx) / pr, dy = (cast<float>(y) + 0.5f - sy) / pr;
-                            Float d2 = dx * dx + dy * dy;
-                            If(d2 <= 1.0f, [&] {
-                                Float bulge = sqrt(1.0f - d2);
-                                UInt bits = float_bits_to_uint(z - r * bulge);
-                                Int pixel = y * w + x;
-                                If(flags.y() == 0, [&] { depth.atomic_min(pixel, bits); }).Else([&] {
-                                    If(depth.load(pixel) == bits, [&] {
-                                        Float3 n = Float3(dx, -dy, -bulge);
-                                        Float light = max(dot(n, Float3(-0.45f, 0.6f, -0.66f)), 0.0f);
-                                        image.store(pixel, Float4(p.colour.xyz() * (0.18f + 0.82f * light), 1.0f));
-                                    });
-                                });
-                            });
-                        });
+                for_each_pixel(p, {eye, right, up, forward}, time, [&](const Int& pixel, const Float& dx, const Float& dy, const Float& bulge,
+                                                                        const Float& z) {
+                    UInt bits = float_bits_to_uint(z - r * bulge);
+                    If(pass == 0, [&] { depth.atomic_min(pixel, bits); }).Else([&] {
+                        If(depth.load(pixel) == bits, [&] { image.store(pixel, Float4(shade(p, dx, dy, bulge), 1.0f)); });
                     });
                 });
             });
         });
-    kernel(Groups{groups_for(items.size())}, items, order, depth, image, float4{v.eye.x, v.eye.y, v.eye.z, v.eye.w},
-           float4{v.right.x, v.right.y, v.right.z, v.right.w}, float4{v.up.x, v.up.y, v.up.z, v.up.w},
-           float4{v.forward.x, v.forward.y, v.forward.z, v.forward.w}, time, int2{ordered ? 1 : 0, pass});
+    kernel(Groups{groups_for(items.size())}, items, depth, image, v.eye, v.right, v.up, v.forward, time, pass);
+}
+
+/// Translucent drawing's fragments: pass 0 counts[r] = the pixels of the
+/// r-th nearest particle (order[r]); pass 1 writes them from ends[r] -
+/// counts[r] on: pixels[f] = the pixel, owners[f] = the particle.
+void fragments(const Stream<Particle>& items, const Stream<std::int32_t>& order, const Stream<std::uint32_t>& counts,
+               const Stream<std::uint32_t>& ends, const Stream<std::uint32_t>& pixels, const Stream<std::int32_t>& owners, const View& v,
+               float time, int pass) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "particles_fragments(items, order, counts, ends, pixels, owners, eye, right, up, forward, time, pass)",
+        [](Array<Particle> items, Array<std::int32_t> order, Array<std::uint32_t> counts, Array<std::uint32_t> ends,
+           Array<std::uint32_t> pixels, Array<std::int32_t> owners, Float4 eye, Float4 right, Float4 up, Float4 forward, Float time,
+           Int pass) {
+            Int r = global_id();
+            If(r < items.size(), [&] {
+                Int id = order.load(r);
+                Var<Particle> p = items.load(id);
+                Var<std::uint32_t> at = 0u;
+                If(pass != 0, [&] { at = ends.load(r) - counts.load(r); });
+                for_each_pixel(p, {eye, right, up, forward}, time, [&](const Int& pixel, const Float&, const Float&, const Float&,
+                                                                        const Float&) {
+                    If(pass != 0, [&] {
+                        pixels.store(at, cast<std::uint32_t>(pixel));
+                        owners.store(at, id);
+                    });
+                    at = at + 1u;
+                });
+                If(pass == 0, [&] { counts.store(r, at); });
+            });
+        });
+    kernel(Groups{groups_for(items.size())}, items, order, counts, ends, pixels, owners, v.eye, v.right, v.up, v.forward, time, pass);
+}
+
+/// runs[2 k], runs[2 k + 1] = the start and end of pixel k's fragments in
+/// the fragments sorted by pixel (the table is cleared per frame).
+void pixel_runs(const Stream<std::uint32_t>& pixels, const Stream<std::int32_t>& runs) {
+    static const auto kernel = group_kernel<kWorkgroup>("particles_pixel_runs(pixels, runs)",
+                                                        [](Array<std::uint32_t> pixels, Array<std::int32_t> runs) {
+        Int i = global_id();
+        Int n = pixels.size();
+        If(i < n, [&] {
+            Int k = cast<std::int32_t>(pixels.load(i));
+            If(i == 0 || pixels.load(i - 1) != cast<std::uint32_t>(k), [&] { runs.store(2 * k, i); });
+            If(i == n - 1 || pixels.load(i + 1) != cast<std::uint32_t>(k), [&] { runs.store(2 * k + 1, i + 1); });
+        });
+    });
+    kernel(Groups{groups_for(pixels.size())}, pixels, runs);
+}
+
+/// Each pixel blends its fragments front to back over the background:
+/// colour += T alpha shade, T *= 1 - alpha, then colour + T background.
+void blend(const Stream<Particle>& items, const Stream<std::int32_t>& owners, const Stream<std::int32_t>& runs, const Stream<float4>& image,
+           const View& v, float4 background) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "particles_blend(items, owners, runs, image, eye, right, up, forward, background)",
+        [](Array<Particle> items, Array<std::int32_t> owners, Array<std::int32_t> runs, Array<float4> image, Float4 eye, Float4 right,
+           Float4 up, Float4 forward, Float4 background) {
+            Int pixel = global_id();
+            If(pixel < image.size(), [&] {
+                Int w = cast<std::int32_t>(right.w());
+                Float px = cast<float>(pixel % w) + 0.5f, py = cast<float>(pixel / w) + 0.5f;
+                Int2 run = runs.load_vector<2>(pixel);
+                Var<float3> colour = Float3(0.0f);
+                Var<float> through = 1.0f;
+                For(run.x(), run.y(), [&](Int f) {
+                    Var<Particle> p = items.load(owners.load(f));
+                    // The disc's place of this pixel, as for_each_pixel found it.
+                    Float r = forward.w();
+                    Float3 q = p.position - eye.xyz();
+                    Float z = dot(q, forward.xyz());
+                    Float focal = eye.w();
+                    Float sx = right.w() * 0.5f + focal * dot(q, right.xyz()) / z;
+                    Float sy = up.w() * 0.5f - focal * dot(q, up.xyz()) / z;
+                    Float pr = min(max(focal * r / z, 0.5f), kMaxPixels);
+                    Float dx = (px - sx) / pr, dy = (py - sy) / pr;
+                    Float alpha = clamp(p.colour.w(), 0.0f, 1.0f);
+                    colour = colour + shade(p, dx, dy, sqrt(max(1.0f - (dx * dx + dy * dy), 0.0f))) * (through * alpha);
+                    through = through * (1.0f - alpha);
+                });
+                image.store(pixel, Float4(colour + background.xyz() * through, 1.0f - through + background.w() * through));
+            });
+        });
+    kernel(Groups{groups_for(image.size())}, items, owners, runs, image, v.eye, v.right, v.up, v.forward, background);
 }
 
 /// keys[i] = particle i's distance along the view, ids[i] = i.
@@ -110,19 +213,44 @@ void draw(const Stream<Particle>& items, float radius, float time, const Camera&
                  {up.x, up.y, up.z, static_cast<float>(height)},
                  {forward.x, forward.y, forward.z, radius}};
     Runtime rt = Runtime::of(items);
-    const std::int64_t n = items.size();
-    Stream<std::uint32_t> depth = rt.scratch<std::uint32_t>({height * width});
-    Stream<float4> pixels = image.reshape({height * width});
+    const std::int64_t n = items.size(), size = height * width;
+    Stream<float4> pixels = image.reshape({size});
     const float4& b = options.background;
-    clear(Groups{groups_for(height * width)}, depth, pixels, float4{b.x, b.y, b.z, b.w});
-    Stream<std::int32_t> order = rt.scratch<std::int32_t>({options.front_to_back ? n : 1});
-    if (options.front_to_back) {
-        Stream<float> keys = rt.scratch<float>({n});
-        view_depths(items, v, keys, order);
-        radix_sort(keys, order);
+    if (!options.translucent) {
+        Stream<std::uint32_t> depth = rt.scratch<std::uint32_t>({size});
+        clear(Groups{groups_for(size)}, depth, pixels, float4{b.x, b.y, b.z, b.w});
+        splat(items, depth, pixels, v, time, 0);
+        splat(items, depth, pixels, v, time, 1);
+        return;
     }
-    splat(items, order, options.front_to_back, depth, pixels, v, time, 0);
-    splat(items, order, options.front_to_back, depth, pixels, v, time, 1);
+    Stream<float> keys = rt.scratch<float>({n});
+    Stream<std::int32_t> order = rt.scratch<std::int32_t>({n});
+    view_depths(items, v, keys, order);
+    radix_sort(keys, order);
+    Stream<std::uint32_t> counts = rt.scratch<std::uint32_t>({n}), ends = rt.scratch<std::uint32_t>({n});
+    Stream<std::uint32_t> none = rt.scratch<std::uint32_t>({1});
+    Stream<std::int32_t> no_owners = rt.scratch<std::int32_t>({1});
+    fragments(items, order, counts, ends, none, no_owners, v, time, 0);
+    inclusive_scan(counts, ends);
+    const std::uint64_t total = ends.domain({n - 1}, {n}).download()[0];
+    const std::uint64_t limit = rt.info().limits.max_buffer_bytes;
+    if (total >= (std::uint64_t{1} << 31) || (limit > 0 && 4 * total > limit))
+        throw Error("rill::particles::Engine::render: translucent drawing makes " + std::to_string(total) +
+                    " fragments (pixels of particles), more than one stream of this device holds; draw a smaller image, "
+                    "fewer or smaller particles, or opaque (RenderOptions::translucent = false)");
+    Stream<std::int32_t> runs = rt.stream<std::int32_t>({2 * size});  // zero: every pixel's run empty
+    if (total > 0) {
+        const auto f = static_cast<std::int64_t>(total);
+        Stream<std::uint32_t> fragment_pixels = rt.scratch<std::uint32_t>({f});
+        Stream<std::int32_t> owners = rt.scratch<std::int32_t>({f});
+        fragments(items, order, counts, ends, fragment_pixels, owners, v, time, 1);
+        // Stable: each pixel's fragments stay in the particles' front-to-back order.
+        radix_sort(fragment_pixels, owners, {.bits = std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(size - 1))))});
+        pixel_runs(fragment_pixels, runs);
+        blend(items, owners, runs, pixels, v, b);
+    } else {
+        blend(items, no_owners, runs, pixels, v, b);
+    }
 }
 
 }  // namespace rill::particles::detail

@@ -68,7 +68,8 @@ struct Particle {
     /// Seconds it lives after its birth; gone at birth + life (0: a free
     /// slot that emitters fill).
     float life = 0;
-    /// Linear RGBA; rendering draws the RGB.
+    /// Linear RGBA; rendering draws the RGB, and the alpha is the opacity
+    /// of translucent drawing (RenderOptions::translucent).
     float4 colour{1, 1, 1, 1};
 };
 
@@ -175,10 +176,14 @@ CameraFrame frame_of(const Camera& camera);
 
 struct RenderOptions {
     float4 background{0.02f, 0.02f, 0.03f, 1};
-    /// Sort the particles front to back by their distance to the eye before
-    /// drawing them (UberFlow's E3; the picture is the same, the sort is the
-    /// work being measured).
-    bool front_to_back = false;
+    /// Draw the particles semi-transparent, each with its colour's alpha as
+    /// its opacity (UberFlow's E3): they are sorted front to back by their
+    /// centres' distance along the view, and every pixel blends the
+    /// particles covering it in that order over the background. Costs two
+    /// sorts (the particles, then their fragments by pixel) and a read-back
+    /// of the fragment count. Without it, particles are opaque and the
+    /// nearest surface shows.
+    bool translucent = false;
 };
 
 class Engine {
