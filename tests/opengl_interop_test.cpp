@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #define STB_IMAGE_IMPLEMENTATION
@@ -64,6 +65,67 @@ TEST(OpenGlInterop, TrianglesAndBufferNames) {
     EXPECT_NE(opengl::buffer_name(corners), 0u);
     EXPECT_EQ(opengl::stride_bytes(corners), 8u);
     EXPECT_EQ(opengl::offset_bytes(corners.domain({2}, {6})), 16u);
+}
+
+TEST(OpenGlInterop, ColouredRoundSpritesBlendAsAsked) {
+    // Three sprites 9 pixels wide on pixel (8, 8), drawn in order A, B, C:
+    // each blend mode against the host's compositing in double (the RGBA8
+    // framebuffer rounds each step: 3/255 allowed); the corners of the
+    // sprites' squares stay background (round sprites).
+    Runtime rt("opengl");
+    const float c = 2 * 8.5f / kW - 1;
+    auto pos = rt.stream<float2>({3}, std::vector<float2>(3, float2{c, -c}));  // row 8 from the top
+    const std::vector<float4> colours{{1, 0.2f, 0, 0.5f}, {0, 1, 0.4f, 0.25f}, {0.1f, 0, 1, 0.75f}};
+    auto col = rt.stream<float4>({3}, colours);
+    opengl::OffscreenRenderer r(rt, kW, kH);
+    auto check = [&](const char* mode, std::array<double, 4> want) {
+        const auto px = r.read_rgba();
+        const std::uint8_t* centre = &px[(8 * kW + 8) * 4];
+        for (int k = 0; k < 4; ++k) EXPECT_NEAR(centre[k] / 255.0, want[k], 3 / 255.0) << mode << ", channel " << k;
+        const std::uint8_t* corner = &px[(4 * kW + 4) * 4];
+        const std::uint8_t* inside = &px[(4 * kW + 8) * 4];
+        EXPECT_EQ(corner[0] + corner[1] + corner[2], 0) << mode << ": outside the round sprite";
+        EXPECT_GT(inside[0] + inside[1] + inside[2], 0) << mode << ": inside the round sprite";
+    };
+    r.clear(float4{0, 0, 0, 1});
+    r.draw_points(pos, col, 9.0f);
+    check("replace", {colours[2].x, colours[2].y, colours[2].z, colours[2].w});
+    r.clear(float4{0, 0, 0, 1});
+    r.draw_points(pos, col, 9.0f, opengl::Blend::Over);
+    std::array<double, 4> over{0, 0, 0, 1};
+    for (const float4& f : colours) {
+        const double a = f.w, rgb[3] = {f.x, f.y, f.z};
+        for (int k = 0; k < 3; ++k) over[k] = a * rgb[k] + (1 - a) * over[k];
+        over[3] = a + (1 - a) * over[3];
+    }
+    check("over", over);
+    r.clear(float4{0, 0, 0, 0});
+    r.draw_points(pos, col, 9.0f, opengl::Blend::Under);
+    const double background[3] = {0.2, 0.3, 0.4};
+    r.draw_background(float4{0.2f, 0.3f, 0.4f, 1});
+    std::array<double, 4> under{0, 0, 0, 0};
+    for (const float4& f : colours) {
+        const double a = f.w, rgb[3] = {f.x, f.y, f.z};
+        for (int k = 0; k < 3; ++k) under[k] += (1 - under[3]) * a * rgb[k];
+        under[3] += (1 - under[3]) * a;
+    }
+    for (int k = 0; k < 3; ++k) under[k] += (1 - under[3]) * background[k];
+    under[3] = 1;
+    const auto px = r.read_rgba();
+    EXPECT_NEAR(px[(4 * kW + 4) * 4 + 2] / 255.0, 0.4, 1 / 255.0) << "the background is under the sprites' corners";
+    for (int k = 0; k < 4; ++k) EXPECT_NEAR(px[(8 * kW + 8) * 4 + k] / 255.0, under[k], 3 / 255.0) << "under, channel " << k;
+    EXPECT_THROW(r.draw_points(pos, col.domain({0}, {2}), 9.0f), Error);
+    try {
+        r.draw_points(pos, col.domain({0}, {2}), 9.0f);
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "rill::opengl::OffscreenRenderer::draw_points: 3 positions but 2 colours; give one colour per point");
+    }
+    try {
+        r.draw_points(pos, col, 0.0f);
+        ADD_FAILURE() << "a point size of 0 was taken";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("give a point size in pixels"), std::string::npos) << e.what();
+    }
 }
 
 TEST(OpenGlInterop, SavesWhatItDrewAsPng) {

@@ -601,7 +601,26 @@ void make_current(Runtime& rt) {
 struct OffscreenRenderer::Impl {
     std::shared_ptr<State> st;
     GLuint fbo = 0, color = 0, program = 0, vao = 0;
+    // Round sprites with a colour each (position and colour attributes), and
+    // a triangle that covers the screen (draw_background).
+    GLuint sprites = 0, sprite_vao = 0, cover = 0;
 };
+
+namespace {
+GLuint link_program(const char* vs, const char* fs) {
+    GLuint v = gl::compile_stage(GL_VERTEX_SHADER, vs), f = gl::compile_stage(GL_FRAGMENT_SHADER, fs);
+    const GLuint program = glCreateProgram();
+    glAttachShader(program, v);
+    glAttachShader(program, f);
+    glLinkProgram(program);
+    glDeleteShader(v);
+    glDeleteShader(f);
+    GLint linked = 0;
+    glGetProgramiv(program, GL_LINK_STATUS, &linked);
+    RILL_ASSERT(linked, "an offscreen renderer's program failed to link");
+    return program;
+}
+}  // namespace
 
 OffscreenRenderer::OffscreenRenderer(Runtime& rt, int width, int height) : impl_(new Impl), width_(width), height_(height) {
     if (width < 1 || height < 1)
@@ -627,20 +646,37 @@ OffscreenRenderer::OffscreenRenderer(Runtime& rt, int width, int height) : impl_
                             "layout(location = 1) uniform vec4 color;\n"
                             "out vec4 fragment;\n"
                             "void main() { fragment = color; }\n";
-    GLuint v = gl::compile_stage(GL_VERTEX_SHADER, vs), f = gl::compile_stage(GL_FRAGMENT_SHADER, fs);
-    impl_->program = glCreateProgram();
-    glAttachShader(impl_->program, v);
-    glAttachShader(impl_->program, f);
-    glLinkProgram(impl_->program);
-    glDeleteShader(v);
-    glDeleteShader(f);
-    GLint linked = 0;
-    glGetProgramiv(impl_->program, GL_LINK_STATUS, &linked);
-    RILL_ASSERT(linked, "the offscreen renderer's program failed to link");
+    impl_->program = link_program(vs, fs);
     glCreateVertexArrays(1, &impl_->vao);
     glEnableVertexArrayAttrib(impl_->vao, 0);
     glVertexArrayAttribFormat(impl_->vao, 0, 2, GL_FLOAT, GL_FALSE, 0);
     glVertexArrayAttribBinding(impl_->vao, 0, 0);
+    static const char* sprite_vs = "#version 430 core\n"
+                                   "layout(location = 0) in vec2 position;\n"
+                                   "layout(location = 1) in vec4 colour;\n"
+                                   "layout(location = 0) uniform float point_size;\n"
+                                   "out vec4 v_colour;\n"
+                                   "void main() { gl_Position = vec4(position, 0.0, 1.0); gl_PointSize = point_size; v_colour = colour; }\n";
+    // Under blends premultiplied colours (glBlendFuncSeparate below).
+    static const char* sprite_fs = "#version 430 core\n"
+                                   "layout(location = 1) uniform int premultiplied;\n"
+                                   "in vec4 v_colour;\n"
+                                   "out vec4 fragment;\n"
+                                   "void main() {\n"
+                                   "    vec2 d = gl_PointCoord * 2.0 - 1.0;\n"
+                                   "    if (dot(d, d) > 1.0) discard;\n"
+                                   "    fragment = premultiplied != 0 ? vec4(v_colour.rgb * v_colour.a, v_colour.a) : v_colour;\n"
+                                   "}\n";
+    impl_->sprites = link_program(sprite_vs, sprite_fs);
+    glCreateVertexArrays(1, &impl_->sprite_vao);
+    for (GLuint a : {0u, 1u}) {
+        glEnableVertexArrayAttrib(impl_->sprite_vao, a);
+        glVertexArrayAttribFormat(impl_->sprite_vao, a, a == 0 ? 2 : 4, GL_FLOAT, GL_FALSE, 0);
+        glVertexArrayAttribBinding(impl_->sprite_vao, a, a);
+    }
+    const float corners[6] = {-1, -1, 3, -1, -1, 3};
+    glCreateBuffers(1, &impl_->cover);
+    glNamedBufferStorage(impl_->cover, sizeof corners, corners, 0);
     st.check_debug();
 }
 
@@ -651,6 +687,9 @@ OffscreenRenderer::~OffscreenRenderer() {
         st.ctx.make_current();
         glDeleteVertexArrays(1, &impl_->vao);
         glDeleteProgram(impl_->program);
+        glDeleteVertexArrays(1, &impl_->sprite_vao);
+        glDeleteProgram(impl_->sprites);
+        glDeleteBuffers(1, &impl_->cover);
         glDeleteFramebuffers(1, &impl_->fbo);
         glDeleteRenderbuffers(1, &impl_->color);
     } catch (...) {
@@ -690,6 +729,60 @@ void draw(State& st, GLuint fbo, GLuint program, GLuint vao, const Stream<float2
 
 void OffscreenRenderer::draw_points(const Stream<float2>& positions, float size, float4 color) {
     draw(*impl_->st, impl_->fbo, impl_->program, impl_->vao, positions, GL_POINTS, size, color, width_, height_);
+}
+
+void OffscreenRenderer::draw_points(const Stream<float2>& positions, const Stream<float4>& colours, float size, Blend blend) {
+    const char* who = "rill::opengl::OffscreenRenderer::draw_points";
+    if (colours.size() != positions.size())
+        throw Error(std::string(who) + ": " + std::to_string(positions.size()) + " positions but " + std::to_string(colours.size()) +
+                    " colours; give one colour per point");
+    if (!(size > 0 && size <= 1024))
+        throw Error(std::string(who) + ": size is " + std::to_string(size) + "; give a point size in pixels, above 0 and at most 1024");
+    const GLuint position_buffer = gl::buffer_of(positions), colour_buffer = gl::buffer_of(colours);
+    State& st = *impl_->st;
+    std::lock_guard lock(st.mutex);
+    st.ctx.make_current();
+    st.barrier_if_written({position_buffer, colour_buffer});  // kernels that wrote them come first
+    glBindFramebuffer(GL_FRAMEBUFFER, impl_->fbo);
+    glViewport(0, 0, width_, height_);
+    glUseProgram(impl_->sprites);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glProgramUniform1f(impl_->sprites, 0, size);
+    glProgramUniform1i(impl_->sprites, 1, blend == Blend::Under ? 1 : 0);
+    if (blend != Blend::Replace) {
+        glEnable(GL_BLEND);
+        if (blend == Blend::Over) glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+        else glBlendFuncSeparate(GL_ONE_MINUS_DST_ALPHA, GL_ONE, GL_ONE_MINUS_DST_ALPHA, GL_ONE);
+    }
+    glBindVertexArray(impl_->sprite_vao);
+    glVertexArrayVertexBuffer(impl_->sprite_vao, 0, position_buffer, static_cast<GLintptr>(offset_bytes(positions)),
+                              static_cast<GLsizei>(stride_bytes(positions)));
+    glVertexArrayVertexBuffer(impl_->sprite_vao, 1, colour_buffer, static_cast<GLintptr>(offset_bytes(colours)),
+                              static_cast<GLsizei>(stride_bytes(colours)));
+    glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(positions.size()));
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    st.check_debug();
+}
+
+void OffscreenRenderer::draw_background(float4 color) {
+    State& st = *impl_->st;
+    std::lock_guard lock(st.mutex);
+    st.ctx.make_current();
+    glBindFramebuffer(GL_FRAMEBUFFER, impl_->fbo);
+    glViewport(0, 0, width_, height_);
+    glUseProgram(impl_->program);
+    glProgramUniform4f(impl_->program, 1, color.x, color.y, color.z, 1.0f);
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_ONE_MINUS_DST_ALPHA, GL_ONE, GL_ONE_MINUS_DST_ALPHA, GL_ONE);
+    glBindVertexArray(impl_->vao);
+    glVertexArrayVertexBuffer(impl_->vao, 0, impl_->cover, 0, 2 * sizeof(float));
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    st.check_debug();
 }
 
 void OffscreenRenderer::draw_triangles(const Stream<float2>& corners, float4 color) {
