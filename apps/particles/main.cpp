@@ -4,6 +4,8 @@
 //
 //   rill-particles [scene] [--particles N] [--frames F] [--every K] [--out PREFIX] [--size WxH]
 #include <chrono>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -29,8 +31,9 @@ const char kUsage[] =
     "  --every K         write every K-th frame, and the last (default 30; 0: only the last)\n"
     "  --out PREFIX      frames go to PREFIX_0030.png ... (default particles)\n"
     "  --size WxH        the frames' size (default 960x540)\n"
-    "  --gl-points       OpenGL only: also draw the last frame as GL points straight from the\n"
-    "                    particle stream's buffer (rill's interop, UberFlow's way) to PREFIX_points.png\n"
+    "  --gl-points       OpenGL only: also draw the last frame as GL sprites in the particles'\n"
+    "                    colours straight from streams (rill's interop, UberFlow's way; e3 blended\n"
+    "                    front to back) to PREFIX_points.png\n"
     "RILL_BACKEND=cpu|vulkan|opengl picks the backend (default: the best one here).\n";
 
 const app_args::Usage kArgs{"rill-particles", kUsage};
@@ -141,13 +144,24 @@ int main(int argc, char** argv) {
                     rendered);
 #ifdef RILL_PARTICLES_GL_POINTS
         if (gl_points) {
-            const rill::Stream<rill::float2> points = particles_app::screen_points(rt, s, width, height);
+            const particles_app::ScreenPoints points = particles_app::screen_points(rt, s, width, height);
             rill::opengl::OffscreenRenderer gl(rt, width, height);
             const rill::float4 b = s.render.background;
-            gl.clear(b);
-            gl.draw_points(points, 2.0f, rill::float4{0.45f, 0.7f, 1.0f, 1.0f});
+            // Sprites as wide as a particle at the camera's target.
+            const rill::particles::Camera& c = s.camera;
+            const float dx = c.target.x - c.eye.x, dy = c.target.y - c.eye.y, dz = c.target.z - c.eye.z;
+            const float size = std::max(2.0f, 2 * s.engine.options().radius * 0.5f * height /
+                                                  std::tan(c.fov_y_degrees * 3.14159265f / 360) / std::sqrt(dx * dx + dy * dy + dz * dz));
+            if (s.render.translucent) {  // nearest first, each under those drawn
+                gl.clear(rill::float4{0, 0, 0, 0});
+                gl.draw_points(points.ndc, points.colours, size, rill::opengl::Blend::Under);
+                gl.draw_background(b);
+            } else {
+                gl.clear(b);
+                gl.draw_points(points.ndc, points.colours, size);
+            }
             gl.save_png(prefix + "_points.png");
-            std::printf("wrote %s_points.png (GL points from the stream's buffer)\n", prefix.c_str());
+            std::printf("wrote %s_points.png (GL point sprites from the streams' buffers)\n", prefix.c_str());
         }
 #endif
     } catch (const rill::Error& e) {

@@ -1,7 +1,10 @@
 #include "particles_app.h"
 
+#include <rill/algorithms/radix_sort.h>
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace particles_app {
@@ -144,26 +147,49 @@ Scene make_scene(rill::Runtime& rt, const std::string& name, std::int64_t n) {
     throw rill::Error("rill-particles: no scene '" + name + "'; give one of " + known);
 }
 
-rill::Stream<rill::float2> screen_points(rill::Runtime& rt, Scene& scene, int width, int height) {
+ScreenPoints screen_points(rill::Runtime& rt, Scene& scene, int width, int height) {
     using namespace rill;
     static const auto project = kernel(
-        "particles_screen_points(items, eye, right, up, forward, time, ndc)",
-        [](In<Particle> p, Float4 eye, Float4 right, Float4 up, Float4 forward, Float time, Out<float2> ndc) {
+        "particles_screen_points(items, eye, right, up, forward, time, ndc, colour, depth, id)",
+        [](In<Particle> p, Float4 eye, Float4 right, Float4 up, Float4 forward, Float time, Out<float2> ndc, Out<float4> colour,
+           Out<float> depth, Out<std::int32_t> id) {
             Float3 q = p.position - eye.xyz();
             Float z = dot(q, forward.xyz());
             Bool shown = p.birth <= time && time < p.birth + p.life && z > 1e-6f;
             // eye.w: the focal length over half the height; right.w: the aspect (height / width).
             Float2 at = Float2(eye.w() * right.w() * dot(q, right.xyz()) / z, eye.w() * dot(q, up.xyz()) / z);
             ndc = select(shown, at, Float2(4.0f, 4.0f));
+            colour = p.colour;
+            depth = select(shown, z, std::numeric_limits<float>::infinity());
+            id = indexof(p);
+        });
+    static const auto reorder = group_kernel<256>(
+        "particles_screen_points_order(order, ndc, colours, sorted_ndc, sorted_colours)",
+        [](Array<std::int32_t> order, Array<float2> ndc, Array<float4> colours, Array<float2> sorted_ndc, Array<float4> sorted_colours) {
+            Int i = global_id();
+            If(i < order.size(), [&] {
+                Int from = order.load(i);
+                sorted_ndc.store(i, ndc.load(from));
+                sorted_colours.store(i, colours.load(from));
+            });
         });
     const particles::Camera& c = scene.camera;
     const auto [f, r, u] = particles::frame_of(c);
     const float focal = static_cast<float>(1 / std::tan(c.fov_y_degrees * kPi / 360));
     const Stream<Particle>& items = scene.engine.particles();
-    Stream<float2> ndc = rt.stream<float2>({items.size()});
+    const std::int64_t n = items.size();
+    ScreenPoints out{rt.stream<float2>({n}), rt.stream<float4>({n}), rt.stream<float>({n})};
+    Stream<std::int32_t> order = rt.stream<std::int32_t>({n});
     project(items, float4{c.eye.x, c.eye.y, c.eye.z, focal}, float4{r.x, r.y, r.z, static_cast<float>(height) / width},
-            float4{u.x, u.y, u.z, 0}, float4{f.x, f.y, f.z, 0}, static_cast<float>(scene.engine.time()), ndc);
-    return ndc;
+            float4{u.x, u.y, u.z, 0}, float4{f.x, f.y, f.z, 0}, static_cast<float>(scene.engine.time()), out.ndc, out.colours,
+            out.depths, order);
+    if (scene.render.translucent) {
+        radix_sort(out.depths, order);
+        ScreenPoints sorted{rt.stream<float2>({n}), rt.stream<float4>({n}), out.depths};
+        reorder(Groups{(n + 255) / 256}, order, out.ndc, out.colours, sorted.ndc, sorted.colours);
+        return sorted;
+    }
+    return out;
 }
 
 app_images::Image to_image(const rill::Stream<rill::float4>& frame) {

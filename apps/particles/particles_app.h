@@ -33,11 +33,19 @@ struct Scene {
 /// scene alike.
 Scene make_scene(rill::Runtime& rt, const std::string& name, std::int64_t particles);
 
-/// The live particles' places on a width x height picture through the
-/// scene's camera, in normalized device coordinates ([-1, 1], y up), as
-/// rill's OpenGL interop draws points straight from a stream (UberFlow's
-/// way of rendering); particles not live or behind the eye go off screen.
-rill::Stream<rill::float2> screen_points(rill::Runtime& rt, Scene& scene, int width, int height);
+/// The particles as points for a width x height picture through the
+/// scene's camera, for rill's OpenGL interop to draw straight from the
+/// streams (UberFlow's way of rendering): places in normalized device
+/// coordinates ([-1, 1], y up; particles not live or behind the eye go off
+/// screen), colours, and distances along the view (infinity for those not
+/// drawn). For a translucent scene (E3) the points come nearest first, for
+/// Blend::Under; otherwise in the engine's order.
+struct ScreenPoints {
+    rill::Stream<rill::float2> ndc;
+    rill::Stream<rill::float4> colours;
+    rill::Stream<float> depths;
+};
+ScreenPoints screen_points(rill::Runtime& rt, Scene& scene, int width, int height);
 
 /// A rendered frame ({height, width} float4, linear) as an RGB image.
 app_images::Image to_image(const rill::Stream<rill::float4>& frame);
