@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Random kernels (tests/random_kernels) on the GPU machine through Vulkan and OpenGL at once,
-# in chunks of 1000 seeds until COUNT kernels or the time limit, each API's summary lines and
+# in chunks of 1000 seeds from FIRST on until COUNT kernels or the time limit, each API's summary lines and
 # failures in OUTDIR/random_<api>.txt, the totals printed last.
 # RILL_RANDOM_KERNELS_BIN names another build of rill-random-kernels.
 # Usage (on the GPU machine, after ../shared/device/README.md):
-#   bench/gpu/random_kernels.sh OUTDIR [count = 10000] [seconds = 420]
+#   bench/gpu/random_kernels.sh OUTDIR [count = 10000] [seconds = 420] [first seed = 1]
 set -uo pipefail
 out=${1:?usage: bench/gpu/random_kernels.sh OUTDIR [count] [seconds]}
 count=${2:-10000}
 limit=${3:-420}
+first=${4:-1}
 bin=${RILL_RANDOM_KERNELS_BIN:-rill-random-kernels}
 mkdir -p "$out"
 t0=$(date +%s)
 for api in vulkan opengl; do
     (
-        seed=1
-        while [ "$seed" -le "$count" ] && [ $(( $(date +%s) - t0 )) -lt "$limit" ]; do
-            chunk=$(( count - seed + 1 < 1000 ? count - seed + 1 : 1000 ))
+        seed=$first
+        last=$(( first + count - 1 ))
+        while [ "$seed" -le "$last" ] && [ $(( $(date +%s) - t0 )) -lt "$limit" ]; do
+            chunk=$(( last - seed + 1 < 1000 ? last - seed + 1 : 1000 ))
             timeout $(( limit - ($(date +%s) - t0) + 5 )) "$bin" --seed "$seed" --count "$chunk" --backend "$api"
             seed=$(( seed + chunk ))
         done
