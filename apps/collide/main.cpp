@@ -58,34 +58,17 @@ int main(int argc, char** argv) {
     int poses = 1000, width = 960, height = 540, seed = 1, first = 0;
     float spread = 0.5f;
     std::vector<collide_app::Pose> given;
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        const bool has_value = a + 1 < argc;
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (arg == "--pose" && has_value) {
-            given.push_back(pose_from(argv[++a]));
-        } else if (arg == "--poses" && has_value) {
-            poses = app_args::integer(kArgs, "--poses", argv[++a]);
-            if (poses < 0 || poses > 100000000) app_args::usage_error(kArgs, "--poses takes 0 to 100000000");
-        } else if (arg == "--spread" && has_value) {
-            spread = app_args::number(kArgs, "--spread", argv[++a]);
-            if (!(spread >= 0.0f && spread <= 100.0f)) app_args::usage_error(kArgs, "--spread takes 0 to 100");
-        } else if (arg == "--seed" && has_value) {
-            seed = app_args::integer(kArgs, "--seed", argv[++a]);
-        } else if (arg == "--first" && has_value) {
-            first = app_args::integer(kArgs, "--first", argv[++a]);
-            if (first < 1) app_args::usage_error(kArgs, "--first takes 1 or more");
-        } else if (arg == "--size" && has_value) {
-            app_args::size(kArgs, argv[++a], width, height);
-        } else if (arg == "--out" && has_value) {
-            out = argv[++a];
-        } else if (arg.rfind("--", 0) != 0 && inputs.size() < 2) {
-            inputs.push_back(arg);
-        } else {
-            app_args::usage_error(kArgs, "unknown or incomplete argument '" + arg + "'");
-        }
+    app_args::Walker w(kArgs, argc, argv);
+    while (w.next()) {
+        if (w.is("--pose")) given.push_back(pose_from(w.value()));
+        else if (w.is("--poses")) poses = w.integer(0, 100000000, "0 to 100000000");
+        else if (w.is("--spread")) spread = w.number(0.0f, 100.0f, "0 to 100");
+        else if (w.is("--seed")) seed = w.integer();
+        else if (w.is("--first")) first = w.integer(1, 1 << 30, "1 or more");
+        else if (w.is("--size")) w.size(width, height);
+        else if (w.is("--out")) out = w.value();
+        else if (w.positional() && inputs.size() < 2) inputs.push_back(w.arg());
+        else w.unknown();
     }
     try {
         const app_meshes::Mesh a = inputs.empty() ? app_meshes::torus(96, 32, 1.0f, 0.3f) : app_meshes::read_obj("rill-collide", inputs[0]);

@@ -39,29 +39,16 @@ int main(int argc, char** argv) {
     fft_app::FilterOptions options;
     std::string input, dir = ".";
     int w = 1024, h = 768;
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        const bool has_value = a + 1 < argc;
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (arg == "--low-pass" && has_value) {
-            options.filter = fft_app::Filter::LowPass, options.cutoff = app_args::number(kArgs, "--low-pass", argv[++a]);
-        } else if (arg == "--high-pass" && has_value) {
-            options.filter = fft_app::Filter::HighPass, options.cutoff = app_args::number(kArgs, "--high-pass", argv[++a]);
-        } else if (arg == "--deconvolve" && has_value) {
-            options.filter = fft_app::Filter::Deconvolve, options.sigma = app_args::number(kArgs, "--deconvolve", argv[++a]);
-        } else if (arg == "--noise" && has_value) {
-            options.noise = app_args::number(kArgs, "--noise", argv[++a]);
-        } else if (arg == "--size" && has_value) {
-            app_args::size(kArgs, argv[++a], w, h);
-        } else if (arg == "--out-dir" && has_value) {
-            dir = argv[++a];
-        } else if (arg.rfind("--", 0) != 0 && input.empty()) {
-            input = arg;
-        } else {
-            app_args::usage_error(kArgs, "unknown or incomplete argument '" + arg + "'");
-        }
+    app_args::Walker args(kArgs, argc, argv);
+    while (args.next()) {
+        if (args.is("--low-pass")) options.filter = fft_app::Filter::LowPass, options.cutoff = args.number();
+        else if (args.is("--high-pass")) options.filter = fft_app::Filter::HighPass, options.cutoff = args.number();
+        else if (args.is("--deconvolve")) options.filter = fft_app::Filter::Deconvolve, options.sigma = args.number();
+        else if (args.is("--noise")) options.noise = args.number();
+        else if (args.is("--size")) args.size(w, h);
+        else if (args.is("--out-dir")) dir = args.value();
+        else if (args.positional() && input.empty()) input = args.arg();
+        else args.unknown();
     }
     try {
         rill::Runtime rt;

@@ -48,32 +48,16 @@ int main(int argc, char** argv) {
     int frames = 120, every = 30, width = 960, height = 540;
     std::int64_t count = 65536;
     bool gl_points = false;
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        const bool has_value = a + 1 < argc;
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (arg == "--particles" && has_value) {
-            count = app_args::integer(kArgs, "--particles", argv[++a]);
-            if (count < 1 || count > (1 << 26)) app_args::usage_error(kArgs, "--particles takes 1 to 2^26 (67108864)");
-        } else if (arg == "--frames" && has_value) {
-            frames = app_args::integer(kArgs, "--frames", argv[++a]);
-            if (frames < 1 || frames > 100000) app_args::usage_error(kArgs, "--frames takes 1 to 100000");
-        } else if (arg == "--every" && has_value) {
-            every = app_args::integer(kArgs, "--every", argv[++a]);
-            if (every < 0) app_args::usage_error(kArgs, "--every takes 0 or more");
-        } else if (arg == "--out" && has_value) {
-            prefix = argv[++a];
-        } else if (arg == "--gl-points") {
-            gl_points = true;
-        } else if (arg == "--size" && has_value) {
-            app_args::size(kArgs, argv[++a], width, height);
-        } else if (arg.rfind("--", 0) != 0 && a == 1) {
-            scene = arg;
-        } else {
-            app_args::usage_error(kArgs, "unknown or incomplete argument '" + arg + "'");
-        }
+    app_args::Walker w(kArgs, argc, argv);
+    while (w.next()) {
+        if (w.is("--particles")) count = w.integer(1, 1 << 26, "1 to 2^26 (67108864)");
+        else if (w.is("--frames")) frames = w.integer(1, 100000, "1 to 100000");
+        else if (w.is("--every")) every = w.integer(0, 1 << 30, "0 or more");
+        else if (w.is("--out")) prefix = w.value();
+        else if (w.flag("--gl-points")) gl_points = true;
+        else if (w.is("--size")) w.size(width, height);
+        else if (w.positional() && w.position() == 1) scene = w.arg();
+        else w.unknown();
     }
     try {
         rill::Runtime rt;

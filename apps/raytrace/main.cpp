@@ -48,33 +48,27 @@ int main(int argc, char** argv) {
     int triangles = 200000;
     bool eye = false, target = false, fov = false;
     rill::float3 eye_at{}, target_at{};
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        const bool has_value = a + 1 < argc;
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (arg == "--triangles" && has_value) {
-            triangles = app_args::integer(kArgs, "--triangles", argv[++a]);
-            if (triangles < 1 || triangles > 200000000) app_args::usage_error(kArgs, "--triangles takes 1 to 200000000");
-        } else if (arg == "--size" && has_value) {
-            app_args::size(kArgs, argv[++a], s.width, s.height);
-        } else if (arg == "--samples" && has_value) {
-            s.samples = app_args::integer(kArgs, "--samples", argv[++a]);
-            if (s.samples < 1 || s.samples > 65536) app_args::usage_error(kArgs, "--samples takes 1 to 65536");
-        } else if (arg == "--eye" && has_value) {
-            eye_at = point("--eye", argv[++a]), eye = true;
-        } else if (arg == "--target" && has_value) {
-            target_at = point("--target", argv[++a]), target = true;
-        } else if (arg == "--fov" && has_value) {
-            s.camera.fov_degrees = app_args::number(kArgs, "--fov", argv[++a]), fov = true;
-            if (!(s.camera.fov_degrees > 0.0f && s.camera.fov_degrees < 179.0f)) app_args::usage_error(kArgs, "--fov takes 0 to 179 degrees");
-        } else if (arg == "--out" && has_value) {
-            out = argv[++a];
-        } else if (arg.rfind("--", 0) != 0 && input.empty()) {
-            input = arg;
+    app_args::Walker w(kArgs, argc, argv);
+    while (w.next()) {
+        if (w.is("--triangles")) {
+            triangles = w.integer(1, 200000000, "1 to 200000000");
+        } else if (w.is("--size")) {
+            w.size(s.width, s.height);
+        } else if (w.is("--samples")) {
+            s.samples = w.integer(1, 65536, "1 to 65536");
+        } else if (w.is("--eye")) {
+            eye_at = point("--eye", w.value()), eye = true;
+        } else if (w.is("--target")) {
+            target_at = point("--target", w.value()), target = true;
+        } else if (w.is("--fov")) {
+            s.camera.fov_degrees = w.number(), fov = true;
+            if (!(s.camera.fov_degrees > 0.0f && s.camera.fov_degrees < 179.0f)) w.error("--fov takes 0 to 179 degrees");
+        } else if (w.is("--out")) {
+            out = w.value();
+        } else if (w.positional() && input.empty()) {
+            input = w.arg();
         } else {
-            app_args::usage_error(kArgs, "unknown or incomplete argument '" + arg + "'");
+            w.unknown();
         }
     }
     if (eye != target) app_args::usage_error(kArgs, "give --eye and --target together");

@@ -48,43 +48,40 @@ int main(int argc, char** argv) {
     std::string input, dir = ".";
     int w = 1024, h = 768;
     bool low = false, high = false;
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        const bool has_value = a + 1 < argc;
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (arg == "--seed" && has_value) {
+    app_args::Walker args(kArgs, argc, argv);
+    while (args.next()) {
+        if (args.is("--seed")) {
             int row = 0, col = 0;
             char rest = 0;
-            if (std::sscanf(argv[++a], "%d,%d%c", &row, &col, &rest) != 2) app_args::usage_error(kArgs, "--seed takes ROW,COL, not '" + std::string(argv[a]) + "'");
+            const std::string text = args.value();
+            if (std::sscanf(text.c_str(), "%d,%d%c", &row, &col, &rest) != 2) args.error("--seed takes ROW,COL, not '" + text + "'");
             s.seeds.push_back(rill::int2{row, col});
-        } else if (arg == "--low" && has_value) {
-            s.low = app_args::number(kArgs, "--low", argv[++a]), low = true;
-        } else if (arg == "--high" && has_value) {
-            s.high = app_args::number(kArgs, "--high", argv[++a]), high = true;
-        } else if (arg == "--tolerance" && has_value) {
-            s.tolerance = app_args::number(kArgs, "--tolerance", argv[++a]);
-        } else if (arg == "--iterations" && has_value) {
-            s.diffusion.iterations = app_args::integer(kArgs, "--iterations", argv[++a]);
-        } else if (arg == "--time-step" && has_value) {
-            s.diffusion.time_step = app_args::number(kArgs, "--time-step", argv[++a]);
-        } else if (arg == "--contrast" && has_value) {
-            s.diffusion.contrast = app_args::number(kArgs, "--contrast", argv[++a]);
-        } else if (arg == "--conductance" && has_value) {
-            const std::string c = argv[++a];
-            if (c != "exp" && c != "rational") app_args::usage_error(kArgs, "--conductance takes exp or rational, not '" + c + "'");
+        } else if (args.is("--low")) {
+            s.low = args.number(), low = true;
+        } else if (args.is("--high")) {
+            s.high = args.number(), high = true;
+        } else if (args.is("--tolerance")) {
+            s.tolerance = args.number();
+        } else if (args.is("--iterations")) {
+            s.diffusion.iterations = args.integer();
+        } else if (args.is("--time-step")) {
+            s.diffusion.time_step = args.number();
+        } else if (args.is("--contrast")) {
+            s.diffusion.contrast = args.number();
+        } else if (args.is("--conductance")) {
+            const std::string c = args.value();
+            if (c != "exp" && c != "rational") args.error("--conductance takes exp or rational, not '" + c + "'");
             s.diffusion.conductance = c == "exp" ? rill::segment::Conductance::Exponential : rill::segment::Conductance::Rational;
-        } else if (arg == "--max-passes" && has_value) {
-            s.max_passes = app_args::integer(kArgs, "--max-passes", argv[++a]);
-        } else if (arg == "--size" && has_value) {
-            app_args::size(kArgs, argv[++a], w, h);
-        } else if (arg == "--out-dir" && has_value) {
-            dir = argv[++a];
-        } else if (arg.rfind("--", 0) != 0 && input.empty()) {
-            input = arg;
+        } else if (args.is("--max-passes")) {
+            s.max_passes = args.integer();
+        } else if (args.is("--size")) {
+            args.size(w, h);
+        } else if (args.is("--out-dir")) {
+            dir = args.value();
+        } else if (args.positional() && input.empty()) {
+            input = args.arg();
         } else {
-            app_args::usage_error(kArgs, "unknown or incomplete argument '" + arg + "'");
+            args.unknown();
         }
     }
     if (low != high) app_args::usage_error(kArgs, "give --low and --high together (or --tolerance)");

@@ -38,29 +38,15 @@ int main(int argc, char** argv) {
     std::string input, obj, out = "subdivide.png";
     int levels = 3;
     raytrace_app::Settings s;
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        const bool has_value = a + 1 < argc;
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (arg == "--levels" && has_value) {
-            levels = app_args::integer(kArgs, "--levels", argv[++a]);
-            if (levels < 0 || levels > 8) app_args::usage_error(kArgs, "--levels takes 0 to 8");
-        } else if (arg == "--obj" && has_value) {
-            obj = argv[++a];
-        } else if (arg == "--out" && has_value) {
-            out = argv[++a];
-        } else if (arg == "--size" && has_value) {
-            app_args::size(kArgs, argv[++a], s.width, s.height);
-        } else if (arg == "--samples" && has_value) {
-            s.samples = app_args::integer(kArgs, "--samples", argv[++a]);
-            if (s.samples < 1 || s.samples > 65536) app_args::usage_error(kArgs, "--samples takes 1 to 65536");
-        } else if (arg.rfind("--", 0) != 0 && input.empty()) {
-            input = arg;
-        } else {
-            app_args::usage_error(kArgs, "unknown or incomplete argument '" + arg + "'");
-        }
+    app_args::Walker w(kArgs, argc, argv);
+    while (w.next()) {
+        if (w.is("--levels")) levels = w.integer(0, 8, "0 to 8");
+        else if (w.is("--obj")) obj = w.value();
+        else if (w.is("--out")) out = w.value();
+        else if (w.is("--size")) w.size(s.width, s.height);
+        else if (w.is("--samples")) s.samples = w.integer(1, 65536, "1 to 65536");
+        else if (w.positional() && input.empty()) input = w.arg();
+        else w.unknown();
     }
     try {
         std::size_t dropped = 0;
