@@ -39,24 +39,33 @@ struct ViewArgs {
 /// (dx, dy its place in the disc, from -1 to 1; bulge the sphere's height
 /// there; z the centre's distance along the view) where p is live at `time`
 /// and in front of the eye.
-template <class F>
-void for_each_pixel(const Var<Particle>& p, const ViewArgs& v, const Float& time, F f) {
-    Float r = v.forward.w();
+/// Particle p's disc on the picture: its centre's distance along the view
+/// z, the disc's centre (sx, sy) in pixels and its radius pr in pixels
+/// (from half a pixel to kMaxPixels).
+struct Disc {
+    Float z, sx, sy, pr;
+};
+Disc disc_of(const Var<Particle>& p, const ViewArgs& v) {
     Float3 q = p.position - v.eye.xyz();
     Float z = dot(q, v.forward.xyz());
-    If(p.birth <= time && time < p.birth + p.life && z > r * 1.01f, [&] {
-        Float focal = v.eye.w(), width = v.right.w(), height = v.up.w();
-        Float sx = width * 0.5f + focal * dot(q, v.right.xyz()) / z;
-        Float sy = height * 0.5f - focal * dot(q, v.up.xyz()) / z;
-        Float pr = min(max(focal * r / z, 0.5f), kMaxPixels);
-        Int x0 = cast<std::int32_t>(max(floor(sx - pr), 0.0f)), x1 = cast<std::int32_t>(min(floor(sx + pr), width - 1.0f));
-        Int y0 = cast<std::int32_t>(max(floor(sy - pr), 0.0f)), y1 = cast<std::int32_t>(min(floor(sy + pr), height - 1.0f));
+    Float focal = v.eye.w();
+    return {z, v.right.w() * 0.5f + focal * dot(q, v.right.xyz()) / z, v.up.w() * 0.5f - focal * dot(q, v.up.xyz()) / z,
+            min(max(focal * v.forward.w() / z, 0.5f), kMaxPixels)};
+}
+
+template <class F>
+void for_each_pixel(const Var<Particle>& p, const ViewArgs& v, const Float& time, F f) {
+    const Disc d = disc_of(p, v);
+    If(p.birth <= time && time < p.birth + p.life && d.z > v.forward.w() * 1.01f, [&] {
+        Float width = v.right.w(), height = v.up.w();
+        Int x0 = cast<std::int32_t>(max(floor(d.sx - d.pr), 0.0f)), x1 = cast<std::int32_t>(min(floor(d.sx + d.pr), width - 1.0f));
+        Int y0 = cast<std::int32_t>(max(floor(d.sy - d.pr), 0.0f)), y1 = cast<std::int32_t>(min(floor(d.sy + d.pr), height - 1.0f));
         Int w = cast<std::int32_t>(width);
         For(y0, y1 + 1, [&](Int y) {
             For(x0, x1 + 1, [&](Int x) {
-                Float dx = (cast<float>(x) + 0.5f - sx) / pr, dy = (cast<float>(y) + 0.5f - sy) / pr;
+                Float dx = (cast<float>(x) + 0.5f - d.sx) / d.pr, dy = (cast<float>(y) + 0.5f - d.sy) / d.pr;
                 Float d2 = dx * dx + dy * dy;
-                If(d2 <= 1.0f, [&] { f(y * w + x, dx, dy, sqrt(1.0f - d2), z); });
+                If(d2 <= 1.0f, [&] { f(y * w + x, dx, dy, sqrt(1.0f - d2), d.z); });
             });
         });
     });
@@ -155,15 +164,9 @@ void blend(const Stream<Particle>& items, const Stream<std::int32_t>& owners, co
                 Var<float> through = 1.0f;
                 For(run.x(), run.y(), [&](Int f) {
                     Var<Particle> p = items.load(owners.load(f));
-                    // The disc's place of this pixel, as for_each_pixel found it.
-                    Float r = forward.w();
-                    Float3 q = p.position - eye.xyz();
-                    Float z = dot(q, forward.xyz());
-                    Float focal = eye.w();
-                    Float sx = right.w() * 0.5f + focal * dot(q, right.xyz()) / z;
-                    Float sy = up.w() * 0.5f - focal * dot(q, up.xyz()) / z;
-                    Float pr = min(max(focal * r / z, 0.5f), kMaxPixels);
-                    Float dx = (px - sx) / pr, dy = (py - sy) / pr;
+                    // The pixel's place in the disc, as for_each_pixel found it.
+                    const Disc d = disc_of(p, {eye, right, up, forward});
+                    Float dx = (px - d.sx) / d.pr, dy = (py - d.sy) / d.pr;
                     Float alpha = clamp(p.colour.w(), 0.0f, 1.0f);
                     colour = colour + shade(p, dx, dy, sqrt(max(1.0f - (dx * dx + dy * dy), 0.0f))) * (through * alpha);
                     through = through * (1.0f - alpha);
