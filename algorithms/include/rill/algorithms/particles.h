@@ -9,6 +9,7 @@
 //   engine.set_height_field(heights);          // Stream<float> {rows, columns} of y over the box's z, x
 //   for (int frame = 0; frame < 600; ++frame) engine.step(1.0f / 600);
 //   engine.render(camera, image);              // Stream<float4> {height, width}
+//   engine.render(camera, image, {.translucent = true});  // UberFlow's E3: blended front to back
 //
 // A step, as in UberFlow's section 4: (1) a key per particle, its grid cell
 // (cells of twice the radius over the box, x fastest; particles outside the
@@ -43,6 +44,13 @@
 // reflected off the field's normal with the restitution; one closer than its
 // radius to the distance field's surface is pushed out along the field's
 // gradient (up to four times) and reflected the same way.
+//
+// Rendering: opaque lit spheres splatted into an image stream (the nearest
+// surface per pixel), or translucent (each particle's colour alpha its
+// opacity, blended per pixel front to back in order of distance, as UberFlow
+// drew sorted semi-transparent particles). On OpenGL the particles can also
+// be drawn as sprites straight from streams (rill/backends/opengl.h;
+// rill-particles --gl-points).
 //
 // Figures: docs/PERFORMANCE.md#particles.
 #pragma once
