@@ -102,7 +102,9 @@ TEST_P(ParticlesApp, TranslucentScenesGivePointsNearestFirst) {
             ASSERT_TRUE(std::isinf(depths[k]));
             continue;
         }
-        if (k > 0) ASSERT_LE(depths[k - 1], depths[k]) << "point " << k;
+        if (k > 0) {
+            ASSERT_LE(depths[k - 1], depths[k]) << "point " << k;
+        }
         // Nearly equal distances may come in either order: match by distance.
         const HostPoint want = host_point(s.camera, ps[shown[k].second], w, h);
         ASSERT_NEAR(depths[k], want.z, 1e-5 * std::max(1.0, want.z)) << "point " << k;

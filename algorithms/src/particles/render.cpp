@@ -242,18 +242,17 @@ void draw(const Stream<Particle>& items, float radius, float time, const Camera&
                     " fragments (pixels of particles), more than one stream of this device holds; draw a smaller image, "
                     "fewer or smaller particles, or opaque (RenderOptions::translucent = false)");
     Stream<std::int32_t> runs = rt.stream<std::int32_t>({2 * size});  // zero: every pixel's run empty
+    Stream<std::int32_t> owners = no_owners;
     if (total > 0) {
         const auto f = static_cast<std::int64_t>(total);
         Stream<std::uint32_t> fragment_pixels = rt.scratch<std::uint32_t>({f});
-        Stream<std::int32_t> owners = rt.scratch<std::int32_t>({f});
+        owners = rt.scratch<std::int32_t>({f});
         fragments(items, order, counts, ends, fragment_pixels, owners, v, time, 1);
         // Stable: each pixel's fragments stay in the particles' front-to-back order.
         radix_sort(fragment_pixels, owners, {.bits = std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(size - 1))))});
         pixel_runs(fragment_pixels, runs);
-        blend(items, owners, runs, pixels, v, b);
-    } else {
-        blend(items, no_owners, runs, pixels, v, b);
     }
+    blend(items, owners, runs, pixels, v, b);
 }
 
 }  // namespace rill::particles::detail

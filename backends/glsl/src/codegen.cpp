@@ -901,13 +901,16 @@ private:
             }
             return comps;
         };
-        const bool quads = !shared && n.op != Op::Atomic && in_quads(n.aux);
-        if (unchecked && n.op != Op::Atomic) {
+        // The loaded value's components at element `index`.
+        auto words_at = [&](const std::string& index) {
+            if (!shared && n.op != Op::Atomic && in_quads(n.aux)) return quad_words(index);
             std::vector<std::string> comps;
-            if (quads) comps = quad_words(args[0]);
-            else
-                for (int c = 0; c < n.type.width; ++c)
-                    comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, args[0], n.imm[0] + c)));
+            for (int c = 0; c < n.type.width; ++c)
+                comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, index, n.imm[0] + c)));
+            return comps;
+        };
+        if (unchecked && n.op != Op::Atomic) {
+            const std::vector<std::string> comps = words_at(args[0]);
             out_ << type_name(n.type) << " " << r << " = " << vector_of(n.type, comps) << ";\n";
             return;
         }
@@ -918,11 +921,7 @@ private:
             const std::string last = shared ? std::to_string(k_.shared[n.aux].count - 1) + "u"
                                             : "rill_last" + std::to_string(n.aux);
             const std::string clamped = "int(min(uint(" + args[0] + "), " + last + "))";
-            std::vector<std::string> comps;
-            if (quads) comps = quad_words(clamped);
-            else
-                for (int c = 0; c < n.type.width; ++c)
-                    comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, clamped, n.imm[0] + c)));
+            const std::vector<std::string> comps = words_at(clamped);
             // The load is a statement of its own: glslang turns a ?: around a
             // load into a branch, and the H100 then issues the loads one branch
             // at a time (a striped copy ran at 0.57 of the copy roof).

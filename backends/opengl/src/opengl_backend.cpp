@@ -706,24 +706,36 @@ void OffscreenRenderer::clear(float4 color) {
 }
 
 namespace {
-void draw(State& st, GLuint fbo, GLuint program, GLuint vao, const Stream<float2>& s, GLenum mode,
-          float size, float4 color, int width, int height) {
-    const GLuint buf = gl::buffer_of(s);
+/// Runs `body` (uniforms, blending, vertex buffers, the draw call) with the
+/// renderer's framebuffer bound over its whole size, `program` in use and
+/// `vao` bound, after the kernels that wrote `read` (buffer names); leaves
+/// blending off and checks GL's debug output.
+template <class F>
+void draw_into(State& st, GLuint fbo, int width, int height, std::initializer_list<GLuint> read, GLuint program, GLuint vao, F body) {
     std::lock_guard lock(st.mutex);
     st.ctx.make_current();
-    st.barrier_if_written({buf});  // kernels that wrote the positions come first
+    st.barrier_if_written(read);
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     glViewport(0, 0, width, height);
     glUseProgram(program);
-    glEnable(GL_PROGRAM_POINT_SIZE);
-    glProgramUniform1f(program, 0, size);
-    glProgramUniform4f(program, 1, color.x, color.y, color.z, color.w);
     glBindVertexArray(vao);
-    glVertexArrayVertexBuffer(vao, 0, buf, static_cast<GLintptr>(offset_bytes(s)), static_cast<GLsizei>(stride_bytes(s)));
-    glDrawArrays(mode, 0, static_cast<GLsizei>(mode == GL_TRIANGLES ? s.size() / 3 * 3 : s.size()));
+    body();
     glBindVertexArray(0);
+    glDisable(GL_BLEND);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     st.check_debug();
+}
+
+void draw(State& st, GLuint fbo, GLuint program, GLuint vao, const Stream<float2>& s, GLenum mode,
+          float size, float4 color, int width, int height) {
+    const GLuint buf = gl::buffer_of(s);
+    draw_into(st, fbo, width, height, {buf}, program, vao, [&] {
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glProgramUniform1f(program, 0, size);
+        glProgramUniform4f(program, 1, color.x, color.y, color.z, color.w);
+        glVertexArrayVertexBuffer(vao, 0, buf, static_cast<GLintptr>(offset_bytes(s)), static_cast<GLsizei>(stride_bytes(s)));
+        glDrawArrays(mode, 0, static_cast<GLsizei>(mode == GL_TRIANGLES ? s.size() / 3 * 3 : s.size()));
+    });
 }
 }  // namespace
 
@@ -739,50 +751,33 @@ void OffscreenRenderer::draw_points(const Stream<float2>& positions, const Strea
     if (!(size > 0 && size <= 1024))
         throw Error(std::string(who) + ": size is " + std::to_string(size) + "; give a point size in pixels, above 0 and at most 1024");
     const GLuint position_buffer = gl::buffer_of(positions), colour_buffer = gl::buffer_of(colours);
-    State& st = *impl_->st;
-    std::lock_guard lock(st.mutex);
-    st.ctx.make_current();
-    st.barrier_if_written({position_buffer, colour_buffer});  // kernels that wrote them come first
-    glBindFramebuffer(GL_FRAMEBUFFER, impl_->fbo);
-    glViewport(0, 0, width_, height_);
-    glUseProgram(impl_->sprites);
-    glEnable(GL_PROGRAM_POINT_SIZE);
-    glProgramUniform1f(impl_->sprites, 0, size);
-    glProgramUniform1i(impl_->sprites, 1, blend == Blend::Under ? 1 : 0);
-    if (blend != Blend::Replace) {
-        glEnable(GL_BLEND);
-        if (blend == Blend::Over) glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-        else glBlendFuncSeparate(GL_ONE_MINUS_DST_ALPHA, GL_ONE, GL_ONE_MINUS_DST_ALPHA, GL_ONE);
-    }
-    glBindVertexArray(impl_->sprite_vao);
-    glVertexArrayVertexBuffer(impl_->sprite_vao, 0, position_buffer, static_cast<GLintptr>(offset_bytes(positions)),
-                              static_cast<GLsizei>(stride_bytes(positions)));
-    glVertexArrayVertexBuffer(impl_->sprite_vao, 1, colour_buffer, static_cast<GLintptr>(offset_bytes(colours)),
-                              static_cast<GLsizei>(stride_bytes(colours)));
-    glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(positions.size()));
-    glBindVertexArray(0);
-    glDisable(GL_BLEND);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    st.check_debug();
+    const GLuint program = impl_->sprites, vao = impl_->sprite_vao;
+    draw_into(*impl_->st, impl_->fbo, width_, height_, {position_buffer, colour_buffer}, program, vao, [&] {
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glProgramUniform1f(program, 0, size);
+        glProgramUniform1i(program, 1, blend == Blend::Under ? 1 : 0);
+        if (blend != Blend::Replace) {
+            glEnable(GL_BLEND);
+            if (blend == Blend::Over) glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+            else glBlendFuncSeparate(GL_ONE_MINUS_DST_ALPHA, GL_ONE, GL_ONE_MINUS_DST_ALPHA, GL_ONE);
+        }
+        glVertexArrayVertexBuffer(vao, 0, position_buffer, static_cast<GLintptr>(offset_bytes(positions)),
+                                  static_cast<GLsizei>(stride_bytes(positions)));
+        glVertexArrayVertexBuffer(vao, 1, colour_buffer, static_cast<GLintptr>(offset_bytes(colours)),
+                                  static_cast<GLsizei>(stride_bytes(colours)));
+        glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(positions.size()));
+    });
 }
 
 void OffscreenRenderer::draw_background(float4 color) {
-    State& st = *impl_->st;
-    std::lock_guard lock(st.mutex);
-    st.ctx.make_current();
-    glBindFramebuffer(GL_FRAMEBUFFER, impl_->fbo);
-    glViewport(0, 0, width_, height_);
-    glUseProgram(impl_->program);
-    glProgramUniform4f(impl_->program, 1, color.x, color.y, color.z, 1.0f);
-    glEnable(GL_BLEND);
-    glBlendFuncSeparate(GL_ONE_MINUS_DST_ALPHA, GL_ONE, GL_ONE_MINUS_DST_ALPHA, GL_ONE);
-    glBindVertexArray(impl_->vao);
-    glVertexArrayVertexBuffer(impl_->vao, 0, impl_->cover, 0, 2 * sizeof(float));
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glBindVertexArray(0);
-    glDisable(GL_BLEND);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    st.check_debug();
+    const GLuint program = impl_->program, vao = impl_->vao;
+    draw_into(*impl_->st, impl_->fbo, width_, height_, {}, program, vao, [&] {
+        glProgramUniform4f(program, 1, color.x, color.y, color.z, 1.0f);
+        glEnable(GL_BLEND);
+        glBlendFuncSeparate(GL_ONE_MINUS_DST_ALPHA, GL_ONE, GL_ONE_MINUS_DST_ALPHA, GL_ONE);
+        glVertexArrayVertexBuffer(vao, 0, impl_->cover, 0, 2 * sizeof(float));
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    });
 }
 
 void OffscreenRenderer::draw_triangles(const Stream<float2>& corners, float4 color) {
