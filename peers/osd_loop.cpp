@@ -80,7 +80,7 @@ OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::v
     return m;
 }
 
-OsdLimit osd_loop_limit_normals(const std::vector<std::array<float, 4>>& vertices,
+OsdLimit osd_loop_limit(const std::vector<std::array<float, 4>>& vertices,
                                 const std::vector<std::array<std::int32_t, 4>>& faces, int levels) {
     const Refined r = refine(vertices, faces, levels, {});
     const Far::TopologyLevel& last = r.refiner->GetLevel(levels);
@@ -98,6 +98,11 @@ OsdLimit osd_loop_limit_normals(const std::vector<std::array<float, 4>>& vertice
         for (double& x : c) x = l > 0 ? x / l : 0;
         out.normals.push_back(c);
         out.manifold.push_back(!last.IsVertexNonManifold(static_cast<Far::Index>(v)));
+        out.positions.push_back({position[v].p[0], position[v].p[1], position[v].p[2]});
+    }
+    for (int f = 0; f < last.GetNumFaces(); ++f) {
+        const Far::ConstIndexArray fv = last.GetFaceVertices(f);
+        out.faces.push_back({fv[0], fv[1], fv[2]});
     }
     return out;
 }

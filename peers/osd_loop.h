@@ -20,14 +20,17 @@ struct OsdMesh {
 OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
                  int levels, const std::vector<std::array<std::int32_t, 2>>& creases = {});
 
-/// OpenSubdiv's limit normals at the vertices of level `levels` (1 or more):
-/// tan1 x tan2 of Far::PrimvarRefiner::Limit, normalized; `manifold` is 0
-/// where OpenSubdiv marks the vertex non-manifold (no single limit normal).
+/// OpenSubdiv's limit surface at the vertices of level `levels`,
+/// by Far::PrimvarRefiner::Limit: positions, normals (tan1 x tan2,
+/// normalized); `manifold` is 0 where OpenSubdiv marks the vertex
+/// non-manifold (no single limit normal); the level's faces.
 struct OsdLimit {
+    std::vector<std::array<double, 3>> positions;
     std::vector<std::array<double, 3>> normals;
     std::vector<char> manifold;
+    std::vector<std::array<std::int32_t, 3>> faces;
 };
-OsdLimit osd_loop_limit_normals(const std::vector<std::array<float, 4>>& vertices,
+OsdLimit osd_loop_limit(const std::vector<std::array<float, 4>>& vertices,
                                 const std::vector<std::array<std::int32_t, 4>>& faces, int levels);
 
 }  // namespace rill::peers

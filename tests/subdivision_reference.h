@@ -127,7 +127,7 @@ inline void expect_matches_opensubdiv(Runtime& rt, const Mesh& m, int levels, bo
             subdivision::limit_normals(rt.stream<float4>({std::int64_t(v.size())}, v),
                                        rt.stream<int4>({std::int64_t(got.faces.size())}, got.faces))
                 .download();
-        const peers::OsdLimit limit = peers::osd_loop_limit_normals(m.vertices, m.faces, levels);
+        const peers::OsdLimit limit = peers::osd_loop_limit(m.vertices, m.faces, levels);
         // Vertices at one place (a mesh's seams) may be matched to each other's
         // OpenSubdiv vertex: any of them with the same normal will do. Where
         // OpenSubdiv's tangents vanish (a degenerate spot) it has no normal.

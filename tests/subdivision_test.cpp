@@ -10,7 +10,7 @@
 
 #include "backend_fixture.h"
 #include "subdivision_reference.h"
-#include "surfaces.h"
+#include "subdivision_shapes.h"
 
 namespace rill::test {
 namespace {
@@ -21,53 +21,7 @@ using subdivision_reference::Mesh;
 using subdivision_reference::Result;
 using subdivision_reference::expect_matches_opensubdiv;
 using subdivision_reference::subdivide;
-
-Mesh tetrahedron() {
-    return {{{1, 1, 1, 0}, {1, -1, -1, 0}, {-1, 1, -1, 0}, {-1, -1, 1, 0}}, {{0, 1, 2, 0}, {0, 3, 1, 0}, {0, 2, 3, 0}, {1, 3, 2, 0}}};
-}
-
-/// A closed double cone over an n-gon: both apexes of valence n.
-Mesh bipyramid(int n) {
-    Mesh m;
-    for (int i = 0; i < n; ++i) {
-        const double a = 2 * std::numbers::pi * i / n;
-        m.vertices.push_back({float(std::cos(a)), float(std::sin(a)), 0.1f * float(i % 3), 0});
-    }
-    m.vertices.push_back({0, 0, 1.5f, 0});
-    m.vertices.push_back({0, 0, -1.2f, 0});
-    for (int i = 0; i < n; ++i) {
-        m.faces.push_back({i, (i + 1) % n, n, 0});
-        m.faces.push_back({(i + 1) % n, i, n + 1, 0});
-    }
-    return m;
-}
-
-/// An open fan of n triangles around a centre (a disc with a boundary), and a
-/// strip of triangles hanging off it (boundary vertices of valence 2 and 3).
-Mesh disc(int n) {
-    Mesh m;
-    m.vertices.push_back({0, 0, 0.3f, 0});
-    for (int i = 0; i < n; ++i) {
-        const double a = 2 * std::numbers::pi * i / n;
-        m.vertices.push_back({float(std::cos(a)), float(std::sin(a)), 0.05f * float(i % 2), 0});
-    }
-    for (int i = 0; i < n; ++i) m.faces.push_back({0, 1 + i, 1 + (i + 1) % n, 0});
-    const auto base = static_cast<std::int32_t>(m.vertices.size());
-    m.vertices.push_back({2.0f, 0.3f, 0, 0});
-    m.vertices.push_back({2.2f, -0.5f, 0.2f, 0});
-    m.faces.push_back({1, base, 2, 0});
-    m.faces.push_back({1, base + 1, base, 0});
-    return m;
-}
-
-/// A torus of nu x nv quads, two triangles each (every vertex of valence 6).
-Mesh torus(int nu, int nv) {
-    const Surface s = torus_surface(nu, nv, 1.0, 0.4);
-    Mesh m;
-    for (const auto& p : s.points) m.vertices.push_back({p[0], p[1], p[2], 0});
-    for (const auto& f : s.faces) m.faces.push_back({f[0], f[1], f[2], 0});
-    return m;
-}
+using namespace subdivision_shapes;
 
 TEST_P(Subdivision, ClosedMeshesMatchOpenSubdiv) {
     for (int levels : {1, 2, 3}) {
@@ -89,19 +43,6 @@ TEST_P(Subdivision, ClosedMeshesMatchOpenSubdiv) {
 TEST_P(Subdivision, BoundariesMatchOpenSubdiv) {
     for (int levels : {1, 2, 3}) expect_matches_opensubdiv(rt(), disc(7), levels, false);
     expect_matches_opensubdiv(rt(), Mesh{{{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0.5f, 0}}, {{0, 1, 2, 0}}}, 3, false);
-}
-
-/// The cube of 8 corners (vertex i at the bits of i: x, y, z), two
-/// triangles a side, wound counter-clockwise seen from outside.
-Mesh cube() {
-    Mesh m;
-    for (int i = 0; i < 8; ++i) m.vertices.push_back({float(i & 1), float((i >> 1) & 1), float((i >> 2) & 1), 0});
-    const int quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
-    for (const auto& q : quads) {
-        m.faces.push_back({q[0], q[1], q[2], 0});
-        m.faces.push_back({q[0], q[2], q[3], 0});
-    }
-    return m;
 }
 
 TEST_P(Subdivision, CreasesMatchOpenSubdiv) {

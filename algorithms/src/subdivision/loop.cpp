@@ -6,16 +6,15 @@
 #include <rill/algorithms/scan.h>
 #include <rill/algorithms/subdivision.h>
 
+#include "level.h"
+
 #include <bit>
 #include <string>
 #include <vector>
 
 namespace rill::subdivision {
 
-namespace {
-
-constexpr int kWorkgroup = 256;
-std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgroup; }
+namespace detail {
 
 // stats: [0] faces with an index outside the vertices, [1] the first;
 // [2] faces naming a vertex twice, [3] the first; [4] vertices no face uses,
@@ -191,7 +190,11 @@ Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, 
 /// boundary. A vertex whose faces are not one fan (walking from face to face
 /// across its edges does not reach them all: two cones meeting at a point,
 /// say), or that is on more than two boundary edges, stays where it is, as
-/// OpenSubdiv keeps such non-manifold vertices.
+/// OpenSubdiv keeps such non-manifold vertices. For v >= limits.born also
+/// v's limit position into limits.limit[v] (w = limits.level), by the limit
+/// masks of OpenSubdiv's Loop scheme (Sdc::Scheme<SCHEME_LOOP>): 1/2 and
+/// 1/12 at valence 6, 1 - n e and e = 1 / (n + 3 / (8 beta)) at valence n;
+/// 2/3 and 1/6 + 1/6 on a boundary or crease; a corner stays.
 struct Fans {
     const Stream<std::uint32_t>& count;
     const Stream<std::int32_t>& outgoing;
@@ -200,12 +203,12 @@ struct Fans {
 };
 
 void vertex_points(const Stream<float4>& vertices, const Stream<std::int32_t>& first, const Stream<std::int32_t>& last,
-                   const Stream<std::uint32_t>& neighbour, const Fans& fans, const Stream<float4>& out) {
+                   const Stream<std::uint32_t>& neighbour, const Fans& fans, const Stream<float4>& out, const Limits& limits) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_vertex_points(vertices, first, last, neighbour, count, outgoing, edge_of, halves, out)",
+        "loop_vertex_points(vertices, first, last, neighbour, count, outgoing, edge_of, halves, out, limit, born, level)",
         [](Array<float4> vertices, Array<std::int32_t> first, Array<std::int32_t> last, Array<std::uint32_t> neighbour,
            Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> edge_of, Array<std::int32_t> halves,
-           Array<float4> out) {
+           Array<float4> out, Array<float4> limit, Int born, Int level) {
             Int v = global_id();
             If(v < vertices.size(), [&] {
                 // Around the vertex one way (h -> the twin of the half-edge before h in its
@@ -257,10 +260,19 @@ void vertex_points(const Stream<float4>& vertices, const Stream<std::int32_t>& f
                 // dart), the smooth rule; two, the crease rule; more, a corner that stays.
                 Float3 moved = select(boundary <= 1, smooth, select(boundary == 2, crease, p));
                 out.store(v, Float4(select(one_fan, moved, p), 0.0f));
+                If(v >= born, [&] {
+                    Float e = select(n == 6.0f, 1.0f / 12.0f, 1.0f / (n + 0.375f / beta));
+                    Float3 smooth_limit = p * (1.0f - n * e) + sum * e;
+                    Float3 crease_limit = p * (2.0f / 3.0f) + boundary_sum * (1.0f / 6.0f);
+                    Float3 at = select(boundary <= 1, smooth_limit, select(boundary == 2, crease_limit, p));
+                    limit.store(v, Float4(select(one_fan && to > from, at, p), cast<float>(level)));
+                });
             });
         });
+    const Stream<float4> limit = limits.limit ? *limits.limit : Runtime::of(vertices).stream<float4>({1});
+    const std::int64_t born = limits.limit ? limits.born : vertices.size();
     kernel(Groups{groups_for(vertices.size())}, vertices, first, last, neighbour, fans.count, fans.outgoing, fans.edge_of, fans.halves,
-           out);
+           out, limit, static_cast<std::int32_t>(born), limits.level);
 }
 
 /// Face f's four children at 4 f .. 4 f + 3.
@@ -281,16 +293,6 @@ void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of,
 }
 
 int bits_for(std::int64_t n) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n)))); }
-
-/// A mesh's half-edge connectivity: edge_of[h] = the edge of half-edge h,
-/// halves[2 e], halves[2 e + 1] = edge e's half-edges (the second -1 on a
-/// boundary), `edges` of them.
-struct Connectivity {
-    Stream<std::int32_t> edge_of, halves;
-    std::int64_t edges = 0;
-    Stream<uint2> keys;             // the half-edges' vertex pairs (max, min), sorted
-    Stream<std::uint32_t> index;    // the edge of sorted half-edge i: index[i] - 1
-};
 
 /// The connectivity of (vertices, faces); `check`: the faces' checks first.
 /// Errors name `who`.
@@ -381,21 +383,22 @@ void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64
     kernel(Groups{groups_for(creases.size())}, creases, c.keys, c.index, sharp, next, stats, static_cast<std::int32_t>(vertices));
 }
 
-/// One level; `check`: the input's checks first (errors name the call).
-Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check) {
-    const char* who = "rill::subdivision::loop";
+Points refine_points(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check,
+                     const Limits& limits) {
     Runtime rt = Runtime::of(vertices);
     const std::int64_t nv = vertices.size(), nf = faces.size();
-    const Connectivity c = connect(who, vertices, faces, check);
+    Points out;
+    out.c = connect(who, vertices, faces, check);
+    const Connectivity& c = out.c;
     const std::int64_t ne = c.edges;
     if (nv + ne >= (std::int64_t{1} << 31) || 4 * nf >= (std::int64_t{1} << 31))
         throw Error(std::string(who) + ": the next level would have " + std::to_string(nv + ne) + " vertices and " +
                     std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
-    Mesh out{rt.scratch<float4>({nv + ne}), rt.scratch<int4>({4 * nf}), rt.stream<int2>({2 * creases.size()})};
+    out.next = Mesh{rt.scratch<float4>({nv + ne}), rt.stream<int4>({0}), rt.stream<int2>({2 * creases.size()})};
     Stream<std::uint32_t> sharp = rt.stream<std::uint32_t>({creases.size() > 0 ? ne : 1});
     if (creases.size() > 0) {
         Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({2}, std::vector<std::uint32_t>{0, kNone});
-        mark_creases(creases, c, nv, sharp, out.creases, stats);
+        mark_creases(creases, c, nv, sharp, out.next.creases, stats);
         if (check) {
             const std::vector<std::uint32_t> st = stats.download();
             if (st[0] > 0) {
@@ -406,15 +409,14 @@ Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, const 
         }
     }
     Stream<std::uint32_t> owner = rt.scratch<std::uint32_t>({2 * ne}), neighbour = rt.scratch<std::uint32_t>({2 * ne});
-    edge_points(c.halves, faces, vertices, sharp, out.vertices, owner, neighbour);
+    edge_points(c.halves, faces, vertices, sharp, out.next.vertices, owner, neighbour);
     radix_sort(owner, neighbour, {.bits = bits_for(nv)});
     Stream<std::int32_t> first = rt.stream<std::int32_t>({nv}), last = rt.stream<std::int32_t>({nv});
     ranges(owner, first, last);
-    Stream<std::uint32_t> around_count = rt.stream<std::uint32_t>({nv});
-    Stream<std::int32_t> outgoing = rt.stream<std::int32_t>({nv});
-    around(faces, around_count, outgoing);
-    vertex_points(vertices, first, last, neighbour, Fans{around_count, outgoing, c.edge_of, c.halves}, out.vertices);
-    child_faces(faces, c.edge_of, nv, out.faces);
+    out.count = rt.stream<std::uint32_t>({nv});
+    out.outgoing = rt.stream<std::int32_t>({nv});
+    around(faces, out.count, out.outgoing);
+    vertex_points(vertices, first, last, neighbour, Fans{out.count, out.outgoing, c.edge_of, c.halves}, out.next.vertices, limits);
     return out;
 }
 
@@ -442,14 +444,15 @@ void area_normals(const Stream<float4>& vertices, const Stream<int4>& faces, con
 /// OpenSubdiv's Loop scheme (Sdc::Scheme<SCHEME_LOOP>, smooth and crease /
 /// boundary), over v's neighbours in counter-clockwise order (the faces'
 /// winding); where v's faces are not one fan, the sum of their area normals.
+/// Only for v >= born.
 void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const Fans& fans, const Stream<float>& acc,
-                const Stream<float4>& normals) {
+                const Stream<float4>& normals, std::int64_t born) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_limit_normals(vertices, faces, count, outgoing, edge_of, halves, acc, normals)",
+        "loop_limit_normals(vertices, faces, count, outgoing, edge_of, halves, acc, normals, born)",
         [](Array<float4> vertices, Array<int4> faces, Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> edge_of,
-           Array<std::int32_t> halves, Array<float> acc, Array<float4> normals) {
+           Array<std::int32_t> halves, Array<float> acc, Array<float4> normals, Int born) {
             Int v = global_id();
-            If(v < vertices.size(), [&] {
+            If(v < vertices.size() && v >= born, [&] {
                 Int total = cast<std::int32_t>(count.load(v));
                 Int start = outgoing.load(v);
                 // Clockwise to the leading boundary half-edge, or once around.
@@ -509,7 +512,29 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                 normals.store(v, Float4(select(one_fan && c2 > 0.0f, c * inversesqrt(max(c2, 1e-37f)), fallback), 0.0f));
             });
         });
-    kernel(Groups{groups_for(vertices.size())}, vertices, faces, fans.count, fans.outgoing, fans.edge_of, fans.halves, acc, normals);
+    kernel(Groups{groups_for(vertices.size())}, vertices, faces, fans.count, fans.outgoing, fans.edge_of, fans.halves, acc, normals,
+           static_cast<std::int32_t>(born));
+}
+
+void vertex_normals(const Stream<float4>& vertices, const Stream<int4>& faces, const Points& at, const Stream<float4>& normals,
+                    std::int64_t born) {
+    Stream<float> acc = Runtime::of(vertices).stream<float>({4 * vertices.size()});
+    area_normals(vertices, faces, acc);
+    normals_at(vertices, faces, Fans{at.count, at.outgoing, at.c.edge_of, at.c.halves}, acc, normals, born);
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+namespace {
+
+/// One level; `check`: the input's checks first (errors name the call).
+Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check) {
+    Points p = refine_points("rill::subdivision::loop", vertices, faces, creases, check, {});
+    p.next.faces = Runtime::of(vertices).scratch<int4>({4 * faces.size()});
+    child_faces(faces, p.c.edge_of, vertices.size(), p.next.faces);
+    return p.next;
 }
 
 }  // namespace
@@ -553,13 +578,12 @@ Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>&
     }
     const Stream<float4> v = vertices.reshape({nv});
     const Stream<int4> f = faces.reshape({faces.size()});
-    const Connectivity c = connect(who, v, f, true);
-    Stream<std::uint32_t> around_count = rt.stream<std::uint32_t>({nv});
-    Stream<std::int32_t> outgoing = rt.stream<std::int32_t>({nv});
-    around(f, around_count, outgoing);
-    Stream<float> acc = rt.stream<float>({4 * nv});
-    area_normals(v, f, acc);
-    normals_at(v, f, Fans{around_count, outgoing, c.edge_of, c.halves}, acc, normals);
+    Points at;
+    at.c = connect(who, v, f, true);
+    at.count = rt.stream<std::uint32_t>({nv});
+    at.outgoing = rt.stream<std::int32_t>({nv});
+    around(f, at.count, at.outgoing);
+    vertex_normals(v, f, at, normals, 0);
     return normals;
 }
 

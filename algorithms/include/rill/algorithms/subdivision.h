@@ -31,7 +31,40 @@
 // Creases: LoopOptions::creases marks edges infinitely sharp (OpenSubdiv's
 // rules for them); the refined mesh carries its sharp edges on.
 //
-// Not yet: adaptive subdivision, semi-sharp creases. Performance:
+// Adaptive: adaptive(vertices, faces, criterion, max_level) refines only
+// where an EdgeCriterion, a DSL function of an edge's two ends, asks for a
+// split, and returns the finished triangles of every level as one crack-free
+// mesh on the Loop limit surface:
+//
+//   rill::subdivision::EdgeCriterion coarse("coarse", [](const rill::Expr<rill::float3>& a, const rill::Expr<rill::float3>& b,
+//                                                        const rill::Expr<rill::float4>& eye) {
+//       return rill::length(a - b) > 0.02f * rill::length((a + b) * 0.5f - eye.xyz());   // longer than 2% of its distance
+//   });
+//   rill::subdivision::AdaptiveMesh m = rill::subdivision::adaptive(vertices, faces, coarse, 8, {ex, ey, ez, 0});
+//
+// How: each level holds the faces still being refined (the active faces)
+// and a margin of faces about them, enough that every position the active
+// faces need equals the uniform refinement's (Loop's rules read a vertex's
+// whole ring). The criterion runs on each active face's edges; a face with
+// an edge to split is refined together with every face sharing a vertex
+// with it (so that neighbours differ by at most one level, a restricted
+// criterion); the margin of the next level is the children of the faces
+// sharing a vertex with those (the only host work is reading each level's
+// counts). Faces not refined are finished at their level; where a refined
+// neighbour split their edge they are cut at that edge's new vertex into 2, 3
+// or 4 triangles (edge-based stitching), so that no T-junction is left.
+// Every vertex is placed on the limit surface (OpenSubdiv's limit masks)
+// once, at the level it first appears: Loop's scheme moves a vertex at every
+// level, so only limit positions can be shared by faces that stop at
+// different levels, and they are shared bit for bit.
+//
+// The criterion sees limit positions. A criterion that asks to split an edge
+// only where the parent face had an edge it split (edge lengths, screen
+// sizes and distances all do) is met by every finished triangle below
+// max_level; a face that asks for a split where its neighbourhood was not
+// refined one level up is held back (AdaptiveMesh::held_back counts them).
+//
+// Not yet: semi-sharp creases; creases in adaptive(). Performance:
 // docs/PERFORMANCE.md#loop-subdivision.
 //
 // Errors, before any work: a face index outside the vertices, a face that
@@ -39,7 +72,10 @@
 // faces (each naming the first). An empty mesh stays empty.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <rill/rill.h>
 
@@ -72,5 +108,40 @@ Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels 
 /// 0), facing the side from which the faces wind counter-clockwise. The
 /// mesh's checks and errors are loop()'s.
 Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>& faces);
+
+/// adaptive()'s edge test: true splits the edge from a to b (limit positions,
+/// in either order); params is adaptive()'s float4 (a camera, a threshold).
+/// Traced and compiled once, when constructed: make it once and reuse it.
+class EdgeCriterion {
+public:
+    using Body = std::function<Expr<bool>(const Expr<float3>& a, const Expr<float3>& b, const Expr<float4>& params)>;
+    EdgeCriterion(std::string name, Body body);
+    const std::string& name() const { return name_; }
+
+    /// The traced test over a level's edges (adaptive() runs it).
+    using Kernel = rill::Kernel<Array<std::int32_t>, Array<int4>, Array<float4>, Array<std::uint32_t>, Float4>;
+    const Kernel& kernel() const { return kernel_; }
+
+private:
+    std::string name_;
+    Kernel kernel_;
+};
+
+struct AdaptiveMesh {
+    Stream<float4> vertices;  ///< on the limit surface: x, y, z, w = the level the vertex first appears at
+    Stream<float4> normals;   ///< the limit surface's unit normals (x, y, z, 0)
+    Stream<int4> faces;       ///< three vertex indices, w = the level the triangle is finished at
+    /// Triangles finished at each level 0 .. (the last level reached).
+    std::vector<std::int64_t> faces_per_level;
+    /// Faces whose edge asked for a split that the restriction kept back.
+    std::int64_t held_back = 0;
+};
+
+/// Adaptive Loop subdivision to at most `max_level` (0 to 12): faces whose
+/// edges `split` asks to split are refined, the rest finished; the result is
+/// crack-free on a closed mesh (every edge in two triangles). The mesh's
+/// checks and errors are loop()'s; vertices no triangle uses are dropped.
+AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces, const EdgeCriterion& split, int max_level,
+                      float4 params = {});
 
 }  // namespace rill::subdivision

@@ -1,0 +1,65 @@
+// One level of Loop subdivision, shared by uniform (loop.cpp) and adaptive
+// (adaptive.cpp) refinement: a mesh's half-edge connectivity, the next
+// level's vertex and edge points, the limit positions and normals of the
+// level's vertices, the four children of each face.
+#pragma once
+
+#include <cstdint>
+
+#include <rill/algorithms/subdivision.h>
+
+namespace rill::subdivision::detail {
+
+constexpr int kWorkgroup = 256;
+inline std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgroup; }
+
+/// Corner k (0, 1, 2) of face f.
+Int corner(const Int4& f, const Expr<std::int32_t>& k);
+/// The half-edge opposite h on its edge, or -1 on a boundary.
+Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, const Expr<std::int32_t>& h);
+
+/// A mesh's half-edge connectivity: half-edge h = 3 f + k runs from corner k
+/// of face f to corner k + 1; edge_of[h] = its edge; halves[2 e],
+/// halves[2 e + 1] = edge e's half-edges (the second -1 on a boundary),
+/// `edges` of them.
+struct Connectivity {
+    Stream<std::int32_t> edge_of, halves;
+    std::int64_t edges = 0;
+    Stream<uint2> keys;           // the half-edges' vertex pairs (max, min), sorted
+    Stream<std::uint32_t> index;  // the edge of sorted half-edge i: index[i] - 1
+};
+
+/// The connectivity of (vertices, faces); `check`: the faces' checks first.
+/// Errors name `who`.
+Connectivity connect(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, bool check);
+
+/// Where refine_points writes limit positions: limit[v] for v >= born
+/// (x, y, z, w = level); none when `limit` is null.
+struct Limits {
+    const Stream<float4>* limit = nullptr;
+    std::int64_t born = 0;
+    int level = 0;
+};
+
+/// A level's connectivity, the faces about each vertex (count[v], one
+/// outgoing half-edge outgoing[v]), and the next level's vertices (vertex
+/// points in the order of the vertices, then edge e's point at
+/// vertices + e) and creases; next.faces is left empty.
+struct Points {
+    Connectivity c;
+    Stream<std::uint32_t> count;
+    Stream<std::int32_t> outgoing;
+    Mesh next;
+};
+
+Points refine_points(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check,
+                     const Limits& limits);
+
+/// Face f's four children at out[4 f .. 4 f + 3] (w = 0).
+void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out);
+
+/// normals[v] for v >= born: the limit surface's unit normal (limit_normals()).
+void vertex_normals(const Stream<float4>& vertices, const Stream<int4>& faces, const Points& at, const Stream<float4>& normals,
+                    std::int64_t born);
+
+}  // namespace rill::subdivision::detail
