@@ -12,6 +12,8 @@ namespace app_meshes {
 struct Mesh {
     std::vector<rill::float4> vertices;  ///< x, y, z, 0
     std::vector<rill::int4> faces;       ///< three vertex indices, 0
+    std::vector<rill::float4> normals;   ///< per vertex, for smooth shading; empty: flat
+    std::vector<rill::float4> colours;   ///< per face, an RGB albedo; empty: grey
 };
 
 /// Reads the triangles of an OBJ file (polygons are split into triangles).

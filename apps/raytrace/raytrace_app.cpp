@@ -60,13 +60,40 @@ float offset_for(const app_meshes::Mesh& mesh) {
     return lo.x > hi.x ? 1e-4f : 2e-5f * std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-3f});
 }
 
-/// The face's geometric normal, turned against the ray.
-Expr<float3> facing_normal(const Gather<int4, 1>& faces, const Gather<float4, 1>& vertices, const Expr<std::int32_t>& face,
-                           const Expr<float3>& direction) {
+/// How a mesh's surface looks: per-vertex normals (style.x = 1: smooth
+/// shading) and per-face albedos (style.y = 1), each a one-element stream
+/// when the mesh has none.
+struct Look {
+    Stream<float4> normals, colours;
+    float4 style;
+};
+
+Look look_of(Runtime& rt, const app_meshes::Mesh& mesh) {
+    const bool smooth = !mesh.normals.empty() && mesh.normals.size() == mesh.vertices.size();
+    const bool coloured = !mesh.colours.empty() && mesh.colours.size() == mesh.faces.size();
+    return Look{smooth ? rt.stream<float4>({std::int64_t(mesh.normals.size())}, mesh.normals) : rt.stream<float4>({1}),
+                coloured ? rt.stream<float4>({std::int64_t(mesh.colours.size())}, mesh.colours) : rt.stream<float4>({1}),
+                float4{smooth ? 1.0f : 0.0f, coloured ? 1.0f : 0.0f, 0, 0}};
+}
+
+/// The surface's normal at the hit (barycentric u, v; the vertex normals'
+/// blend where the look is smooth), turned against the ray.
+Expr<float3> facing_normal(const Gather<int4, 1>& faces, const Gather<float4, 1>& vertices, const Gather<float4, 1>& normals,
+                           const Float4& style, const Expr<std::int32_t>& face, const Expr<float4>& hit, const Expr<float3>& direction) {
     Int4 f = faces[face];
     Float3 a = vertices[f.x()].xyz(), b = vertices[f.y()].xyz(), c = vertices[f.z()].xyz();
     Float3 n = normalize(cross(b - a, c - a));
-    return select(dot(n, direction) > 0.0f, -n, n);
+    Var<float3> shading = n;
+    If(style.x() > 0.0f, [&] {
+        Float3 blend = normals[f.x()].xyz() * (1.0f - hit.y() - hit.z()) + normals[f.y()].xyz() * hit.y() + normals[f.z()].xyz() * hit.z();
+        shading = select(dot(blend, blend) > 0.0f, normalize(blend) * sign(dot(blend, n)), n);
+    });
+    return select(dot(n, direction) > 0.0f, -shading, Expr<float3>(shading));
+}
+
+/// The face's albedo.
+Expr<float3> albedo_of(const Gather<float4, 1>& colours, const Float4& style, const Expr<std::int32_t>& face) {
+    return select(style.y() > 0.0f, colours[select(style.y() > 0.0f, face, Int(0))].xyz(), Float3(kAlbedo));
 }
 
 /// A shadow ray from x towards a random point of the light, and the light
@@ -76,7 +103,7 @@ struct ShadowRay {
 };
 ShadowRay towards_light(const Expr<float3>& x, const Expr<float3>& n, const Expr<float>& eps, const Expr<float>& r1,
                         const Expr<float>& r2, const Float4& corner, const Float4& edge_u, const Float4& edge_v,
-                        const Float4& emission) {
+                        const Float4& emission, const Expr<float3>& albedo) {
     Float3 y = corner.xyz() + r1 * edge_u.xyz() + r2 * edge_v.xyz();
     Float3 to = y - x;
     Float dist2 = dot(to, to);
@@ -84,7 +111,7 @@ ShadowRay towards_light(const Expr<float3>& x, const Expr<float3>& n, const Expr
     Float3 light_n = normalize(cross(edge_u.xyz(), edge_v.xyz()));
     Float area = length(cross(edge_u.xyz(), edge_v.xyz()));
     Float g = max(dot(n, wi), 0.0f) * abs(dot(light_n, wi)) * area / dist2;
-    Float3 l = emission.xyz() * (g * (kAlbedo / std::numbers::pi_v<float>));
+    Float3 l = emission.xyz() * albedo * (g / std::numbers::pi_v<float>);
     return ShadowRay{Float4(x + n * eps, 0.0f), Float4(to, 0.999f), Float4(l, 0.0f)};
 }
 
@@ -104,16 +131,19 @@ const float4 kNoRay{0, 0, 0, 1};     // origin: t_min = 1
 const float4 kNoRayDir{0, 0, 1, 0};  // direction: t_max = 0, so [t_min, t_max] is empty
 
 /// After the primary hits: the sky where they missed, a shadow ray and a bounce where they hit.
+/// albedo: the hit surface's, for the bounce's light.
 void shade_primary(const Stream<float4>& hits, const Stream<float4>& o, const Stream<float4>& d, const Stream<int4>& faces,
-                   const Stream<float4>& vertices, const Light& light, float eps, int sample, const Stream<float4>& radiance,
-                   const Stream<float4>& shadow_o, const Stream<float4>& shadow_d, const Stream<float4>& direct,
-                   const Stream<float4>& bounce_o, const Stream<float4>& bounce_d) {
+                   const Stream<float4>& vertices, const Look& look, const Light& light, float eps, int sample,
+                   const Stream<float4>& radiance, const Stream<float4>& shadow_o, const Stream<float4>& shadow_d,
+                   const Stream<float4>& direct, const Stream<float4>& bounce_o, const Stream<float4>& bounce_d,
+                   const Stream<float4>& albedo) {
     static const auto k = kernel(
-        "raytrace_shade_primary(hit, o, d, faces, vertices, corner, edge_u, edge_v, emission, sky, radiance, "
-        "shadow_o, shadow_d, direct, bounce_o, bounce_d)",
-        [](In<float4> hit, In<float4> o, In<float4> d, Gather<int4, 1> faces, Gather<float4, 1> vertices, Float4 corner,
-           Float4 edge_u, Float4 edge_v, Float4 emission, Float4 sky, Out<float4> radiance, Out<float4> shadow_o,
-           Out<float4> shadow_d, Out<float4> direct, Out<float4> bounce_o, Out<float4> bounce_d) {
+        "raytrace_shade_primary(hit, o, d, faces, vertices, normals, colours, style, corner, edge_u, edge_v, emission, sky, "
+        "radiance, shadow_o, shadow_d, direct, bounce_o, bounce_d, albedo)",
+        [](In<float4> hit, In<float4> o, In<float4> d, Gather<int4, 1> faces, Gather<float4, 1> vertices, Gather<float4, 1> normals,
+           Gather<float4, 1> colours, Float4 style, Float4 corner, Float4 edge_u, Float4 edge_v, Float4 emission, Float4 sky,
+           Out<float4> radiance, Out<float4> shadow_o, Out<float4> shadow_d, Out<float4> direct, Out<float4> bounce_o,
+           Out<float4> bounce_d, Out<float4> albedo) {
             Int pixel = indexof<1>(hit);
             Int face = float_bits_to_int(hit.w());
             Float sample = sky.w(), eps = emission.w();
@@ -124,11 +154,14 @@ void shade_primary(const Stream<float4>& hits, const Stream<float4>& o, const St
                 direct = Float4(0.0f);
                 bounce_o = Float4(kNoRay.x, kNoRay.y, kNoRay.z, kNoRay.w);
                 bounce_d = Float4(kNoRayDir.x, kNoRayDir.y, kNoRayDir.z, kNoRayDir.w);
+                albedo = Float4(0.0f);
             }).Else([&] {
                 Float3 x = o.xyz() + d.xyz() * hit.x();
-                Float3 n = facing_normal(faces, vertices, face, d.xyz());
+                Float3 n = facing_normal(faces, vertices, normals, style, face, hit, d.xyz());
+                Float3 rho = albedo_of(colours, style, face);
                 ShadowRay s = towards_light(x, n, eps, uniform(pixel, sample, 1), uniform(pixel, sample, 2), corner, edge_u,
-                                            edge_v, emission);
+                                            edge_v, emission, rho);
+                albedo = Float4(rho, 0.0f);
                 radiance = Float4(0.0f);
                 shadow_o = s.origin;
                 shadow_d = s.direction;
@@ -137,23 +170,24 @@ void shade_primary(const Stream<float4>& hits, const Stream<float4>& o, const St
                 bounce_d = Float4(cosine_direction(n, uniform(pixel, sample, 3), uniform(pixel, sample, 4)), 1e30f);
             });
         });
-    k(hits, o, d, faces, vertices, float4{light.corner.x, light.corner.y, light.corner.z, 0},
+    k(hits, o, d, faces, vertices, look.normals, look.colours, look.style, float4{light.corner.x, light.corner.y, light.corner.z, 0},
       float4{light.edge_u.x, light.edge_u.y, light.edge_u.z, 0}, float4{light.edge_v.x, light.edge_v.y, light.edge_v.z, 0},
       float4{light.emission.x, light.emission.y, light.emission.z, eps}, float4{kSky.x, kSky.y, kSky.z, float(sample)}, radiance,
-      shadow_o, shadow_d, direct, bounce_o, bounce_d);
+      shadow_o, shadow_d, direct, bounce_o, bounce_d, albedo);
 }
 
-/// After the bounce hits: the sky (times the albedo) where they missed, a
-/// second shadow ray where they hit.
+/// After the bounce hits: the sky (times the first surface's albedo) where
+/// they missed, a second shadow ray where they hit (its surface grey).
 void shade_bounce(const Stream<float4>& hits, const Stream<float4>& o, const Stream<float4>& d, const Stream<int4>& faces,
-                  const Stream<float4>& vertices, const Light& light, float eps, int sample, const Stream<float4>& radiance,
-                  const Stream<float4>& shadow_o, const Stream<float4>& shadow_d, const Stream<float4>& direct) {
+                  const Stream<float4>& vertices, const Look& look, const Stream<float4>& albedo, const Light& light, float eps,
+                  int sample, const Stream<float4>& radiance, const Stream<float4>& shadow_o, const Stream<float4>& shadow_d,
+                  const Stream<float4>& direct) {
     static const auto k = kernel(
-        "raytrace_shade_bounce(hit, o, d, faces, vertices, corner, edge_u, edge_v, emission, sky, radiance, shadow_o, "
-        "shadow_d, direct)",
-        [](In<float4> hit, In<float4> o, In<float4> d, Gather<int4, 1> faces, Gather<float4, 1> vertices, Float4 corner,
-           Float4 edge_u, Float4 edge_v, Float4 emission, Float4 sky, Out<float4> radiance, Out<float4> shadow_o,
-           Out<float4> shadow_d, Out<float4> direct) {
+        "raytrace_shade_bounce(hit, o, d, faces, vertices, normals, albedo, style, corner, edge_u, edge_v, emission, sky, "
+        "radiance, shadow_o, shadow_d, direct)",
+        [](In<float4> hit, In<float4> o, In<float4> d, Gather<int4, 1> faces, Gather<float4, 1> vertices, Gather<float4, 1> normals,
+           In<float4> albedo, Float4 style, Float4 corner, Float4 edge_u, Float4 edge_v, Float4 emission, Float4 sky,
+           Out<float4> radiance, Out<float4> shadow_o, Out<float4> shadow_d, Out<float4> direct) {
             Int pixel = indexof<1>(hit);
             Int face = float_bits_to_int(hit.w());
             Float sample = sky.w(), eps = emission.w();
@@ -162,18 +196,18 @@ void shade_bounce(const Stream<float4>& hits, const Stream<float4>& o, const Str
             shadow_d = Float4(kNoRayDir.x, kNoRayDir.y, kNoRayDir.z, kNoRayDir.w);
             direct = Float4(0.0f);
             radiance = Float4(0.0f);
-            If(bounced && face < 0, [&] { radiance = Float4(sky.xyz() * kAlbedo, 0.0f); });
+            If(bounced && face < 0, [&] { radiance = Float4(sky.xyz() * albedo.xyz(), 0.0f); });
             If(bounced && face >= 0, [&] {
                 Float3 x = o.xyz() + d.xyz() * hit.x();
-                Float3 n = facing_normal(faces, vertices, face, d.xyz());
+                Float3 n = facing_normal(faces, vertices, normals, style, face, hit, d.xyz());
                 ShadowRay s = towards_light(x, n, eps, uniform(pixel, sample, 5), uniform(pixel, sample, 6), corner, edge_u,
-                                            edge_v, emission);
+                                            edge_v, emission, Float3(kAlbedo));
                 shadow_o = s.origin;
                 shadow_d = s.direction;
-                direct = Float4(s.light.xyz() * kAlbedo, 0.0f);
+                direct = Float4(s.light.xyz() * albedo.xyz(), 0.0f);
             });
         });
-    k(hits, o, d, faces, vertices, float4{light.corner.x, light.corner.y, light.corner.z, 0},
+    k(hits, o, d, faces, vertices, look.normals, albedo, look.style, float4{light.corner.x, light.corner.y, light.corner.z, 0},
       float4{light.edge_u.x, light.edge_u.y, light.edge_u.z, 0}, float4{light.edge_v.x, light.edge_v.y, light.edge_v.z, 0},
       float4{light.emission.x, light.emission.y, light.emission.z, eps}, float4{kSky.x, kSky.y, kSky.z, float(sample)}, radiance,
       shadow_o, shadow_d, direct);
@@ -249,8 +283,8 @@ SampleRays sample_rays(Runtime& rt, const bvh::Bvh& tree, const app_meshes::Mesh
     auto hits = fresh(), radiance = fresh(), direct = fresh();
     camera_rays(s, sample, r.primary_o, r.primary_d);
     bvh::closest_hit(tree, r.primary_o, r.primary_d, hits);
-    shade_primary(hits, r.primary_o, r.primary_d, faces, vertices, light_for(mesh), offset_for(mesh), sample, radiance, r.shadow_o,
-                  r.shadow_d, direct, r.bounce_o, r.bounce_d);
+    shade_primary(hits, r.primary_o, r.primary_d, faces, vertices, look_of(rt, mesh), light_for(mesh), offset_for(mesh), sample, radiance,
+                  r.shadow_o, r.shadow_d, direct, r.bounce_o, r.bounce_d, fresh());
     return r;
 }
 
@@ -282,11 +316,12 @@ Result render(Runtime& rt, const app_meshes::Mesh& mesh, const Settings& s, cons
     // (and no hits), but a gather stream must have an element.
     if (mesh.faces.empty()) faces = rt.stream<int4>({1}), vertices = rt.stream<float4>({1});
     const Light light = light_for(mesh);
+    const Look look = look_of(rt, mesh);
     const float eps = offset_for(mesh);
     const std::int64_t n = std::int64_t{s.width} * s.height;
     auto fresh = [&] { return rt.scratch<float4>({n}); };
     Stream<float4> o = fresh(), d = fresh(), hits = fresh(), radiance1 = fresh(), shadow_o = fresh(), shadow_d = fresh(),
-                   direct1 = fresh(), bounce_o = fresh(), bounce_d = fresh(), radiance2 = fresh(), direct2 = fresh();
+                   direct1 = fresh(), bounce_o = fresh(), bounce_d = fresh(), radiance2 = fresh(), direct2 = fresh(), albedo = fresh();
     auto occluded1 = rt.scratch<std::uint32_t>({n}), occluded2 = rt.scratch<std::uint32_t>({n});
     auto sum = rt.stream<float4>({n});
     auto timed = [&](double& total, const std::function<void()>& f) {
@@ -300,12 +335,14 @@ Result render(Runtime& rt, const app_meshes::Mesh& mesh, const Settings& s, cons
         timed(st.shade_ms, [&] { camera_rays(s, sample + 1, o, d); });
         timed(st.primary_ms, [&] { bvh::closest_hit(tree, o, d, hits); });
         timed(st.shade_ms, [&] {
-            shade_primary(hits, o, d, faces, vertices, light, eps, sample, radiance1, shadow_o, shadow_d, direct1, bounce_o, bounce_d);
+            shade_primary(hits, o, d, faces, vertices, look, light, eps, sample, radiance1, shadow_o, shadow_d, direct1, bounce_o, bounce_d,
+                          albedo);
         });
         timed(st.shadow_ms, [&] { bvh::any_hit(tree, shadow_o, shadow_d, occluded1); });
         timed(st.bounce_ms, [&] { bvh::closest_hit(tree, bounce_o, bounce_d, hits); });
         timed(st.shade_ms, [&] {
-            shade_bounce(hits, bounce_o, bounce_d, faces, vertices, light, eps, sample, radiance2, shadow_o, shadow_d, direct2);
+            shade_bounce(hits, bounce_o, bounce_d, faces, vertices, look, albedo, light, eps, sample, radiance2, shadow_o, shadow_d,
+                         direct2);
         });
         timed(st.shadow_ms, [&] { bvh::any_hit(tree, shadow_o, shadow_d, occluded2); });
         timed(st.shade_ms, [&] { accumulate(sum, radiance1, direct1, occluded1, radiance2, direct2, occluded2); });
