@@ -4,7 +4,16 @@
 // the same level (topology and positions, one CPU thread: Debian's build has
 // no threaded Far refinement).
 //
-//   RILL_BACKEND=vulkan rill-bench-subdivide [mesh.obj] [--levels L]
+// Then adaptive refinement (subdivision::adaptive) under a camera (edges
+// split while longer than R times their distance from the eye of the apps'
+// default view brought to 0.3 of its distance, so that the near side goes
+// deep and the far side stays coarse), to at most --adaptive-level: triangles per level and the
+// time, against OpenSubdiv's uniform refinement to the same level with its
+// limit positions and normals (Far::PrimvarRefiner::Limit), what gives the
+// same finest detail on the limit surface without adaptivity, where that
+// level is small enough (5 or less).
+//
+//   RILL_BACKEND=vulkan rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L]
 //
 // No mesh: a torus of 2,400 triangles. rill's times are host wall times of
 // the call, waited for (its read-backs included); medians of 5 after a
@@ -19,23 +28,25 @@
 
 #include "meshes.h"
 #include "osd_loop.h"
+#include "raytrace_app.h"
 #include "timing.h"
 
 int main(int argc, char** argv) {
     using namespace rill;
     std::string input;
-    int levels = 4;
+    int levels = 4, adaptive_level = 6;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         if (arg == "--levels" && a + 1 < argc) levels = std::atoi(argv[++a]);
+        else if (arg == "--adaptive-level" && a + 1 < argc) adaptive_level = std::atoi(argv[++a]);
         else if (arg.rfind("--", 0) != 0 && input.empty()) input = arg;
         else {
-            std::fprintf(stderr, "usage: rill-bench-subdivide [mesh.obj] [--levels L]\n");
+            std::fprintf(stderr, "usage: rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L]\n");
             return 2;
         }
     }
-    if (levels < 1 || levels > 8) {
-        std::fprintf(stderr, "rill-bench-subdivide: give --levels from 1 to 8\n");
+    if (levels < 1 || levels > 8 || adaptive_level < 1 || adaptive_level > 10) {
+        std::fprintf(stderr, "rill-bench-subdivide: give --levels from 1 to 8 and --adaptive-level from 1 to 10\n");
         return 2;
     }
     try {
@@ -64,6 +75,35 @@ int main(int argc, char** argv) {
             const double osd = bench::host_median_ms([&] { (void)peers::osd_loop(v, f, level); });
             std::printf("| %d | %lld | %.3f ms | %.3f ms | %.1f | %.1f M |\n", level, static_cast<long long>(out.faces.size()), ms, osd,
                         osd / ms, out.faces.size() / (ms * 1e3));
+        }
+
+        const subdivision::EdgeCriterion near_camera(
+            "bench_near_camera", [](const Expr<float3>& a, const Expr<float3>& b, const Expr<float4>& eye) {
+                return length(a - b) > eye.w() * length((a + b) * 0.5f - eye.xyz());
+            });
+        const raytrace_app::Camera camera = raytrace_app::frame(mesh, 0.3f);
+        std::printf("\nadaptive to at most level %d under the camera at 0.3 of the default view's distance\n\n", adaptive_level);
+        std::printf("| R | triangles per level | triangles | rill | OpenSubdiv uniform + limit (CPU) | OpenSubdiv / rill | rill triangles/s |\n"
+                    "|---|---|---|---|---|---|---|\n");
+        for (float ratio : {0.01f, 0.005f, 0.0025f, 0.00125f}) {
+            const float4 eye{camera.eye.x, camera.eye.y, camera.eye.z, ratio};
+            subdivision::AdaptiveMesh out = subdivision::adaptive(vertices, faces, near_camera, adaptive_level, eye);
+            if (out.held_back != 0) bench::fail("adaptive refinement held requests back under a camera");
+            const double ms =
+                bench::median_ms(1, 5, [&] { out = subdivision::adaptive(vertices, faces, near_camera, adaptive_level, eye); }, rt).host_ms;
+            std::string per_level;
+            for (std::int64_t n : out.faces_per_level) per_level += (per_level.empty() ? "" : " ") + std::to_string(n);
+            std::string osd_ms = "-", osd_ratio = "-";
+            if (adaptive_level <= 5) {
+                const double osd = bench::host_median_ms([&] { (void)peers::osd_loop_limit(v, f, adaptive_level); });
+                char text[64];
+                std::snprintf(text, sizeof text, "%.3f ms", osd);
+                osd_ms = text;
+                std::snprintf(text, sizeof text, "%.1f", osd / ms);
+                osd_ratio = text;
+            }
+            std::printf("| %g | %s | %lld | %.3f ms | %s | %s | %.1f M |\n", ratio, per_level.c_str(), static_cast<long long>(out.faces.size()),
+                        ms, osd_ms.c_str(), osd_ratio.c_str(), out.faces.size() / (ms * 1e3));
         }
     } catch (const Error& e) {
         std::fprintf(stderr, "%s\n", e.what());

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Loop subdivision on the GPU machine, after the recipe in ../shared/device/README.md
+# (rill-tests, rill-app-tests, rill-subdivide and rill-bench-subdivide carried in
+# .device/, OpenSubdiv among the libraries, the bunny and spot gzip'ed in .device/meshes):
+#
+#   bench/gpu/subdivide.sh [adaptive level = 8]
+#
+# The subdivision tests (uniform, adaptive, the test meshes) and the renderer's on Vulkan
+# and OpenGL (real drivers), rill-subdivide --adaptive on the bunny on both (its PNGs
+# kept), then rill-bench-subdivide on both: the bunny uniform to level 4 and adaptive to
+# the given level, spot adaptive to level 5 (where OpenSubdiv's uniform refinement with
+# limit positions is the peer); packs everything as $OUT/subdivide.tgz.
+set -uo pipefail
+source bench/gpu/device_prologue.sh subdivide
+level=${1:-8}
+for m in stanford-bunny spot; do gunzip -kf ".device/meshes/$m.obj.gz"; done
+bunny=.device/meshes/stanford-bunny.obj
+spot=.device/meshes/spot.obj
+run_gpu_tests Subdivision \
+    "Backends/Subdivision.*/BACKEND:Backends/AdaptiveSubdivision.*/BACKEND:Backends/Builtins.ClampsOfANegatedAbsoluteValue/BACKEND" \
+    "Backends/SubdivisionMeshes.*/BACKEND:Backends/RaytraceApp.*/BACKEND"
+el
+for backend in vulkan opengl; do
+    RILL_BACKEND=$backend rill-subdivide "$bunny" --adaptive 0.002 --max-level "$level" --size 1280x720 --samples 16 \
+        --out "$O/bunny_adaptive_$backend.png" > "$O/app_$backend.txt" 2>&1 || echo "rill-subdivide on $backend failed"
+    cat "$O/app_$backend.txt"
+    el
+    RILL_BACKEND=$backend rill-bench-subdivide "$bunny" --levels 4 --adaptive-level "$level" > "$O/bench_bunny_$backend.txt" 2>&1 \
+        || echo "rill-bench-subdivide (bunny) on $backend failed: $(tail -2 "$O/bench_bunny_$backend.txt")"
+    cat "$O/bench_bunny_$backend.txt"
+    el
+    RILL_BACKEND=$backend rill-bench-subdivide "$spot" --levels 1 --adaptive-level 5 > "$O/bench_spot_$backend.txt" 2>&1 \
+        || echo "rill-bench-subdivide (spot) on $backend failed: $(tail -2 "$O/bench_spot_$backend.txt")"
+    tail -8 "$O/bench_spot_$backend.txt"
+    el
+done
+finish
