@@ -613,7 +613,9 @@ private:
             case Op::Select:
                 if (arg_type(0).width > 1) return "mix(" + a(2) + ", " + a(1) + ", " + a(0) + ")";
                 return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
-            case Op::Neg: return "(-" + a(0) + ")";
+            case Op::Neg:
+                if (opt_.int_negation_as_subtraction && n.type.scalar == Scalar::Int) return "(0 - " + a(0) + ")";
+                return "(-" + a(0) + ")";
             case Op::Not: return n.type.width > 1 ? "not(" + a(0) + ")" : "(!" + a(0) + ")";
             case Op::BitNot: return "(~" + a(0) + ")";
             case Op::Sign:

@@ -175,11 +175,11 @@ GLuint handle(Buffer* b) { return static_cast<GlBuffer*>(b)->id; }
 class GlProgram final : public Program {
 public:
     GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
-        shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::OpenGL, glsl::kWorkgroupSize,
-                                                            st_->native_subgroups,
-                                                            st_->float_atomic_add ? "GL_NV_shader_atomic_float" : "",
-                                                            false, st_->subgroup_partitioned, !st_->llvmpipe,
-                                                            st_->nvidia, st_->nvidia, /*opaque_min_operands=*/st_->llvmpipe});
+        glsl::ShaderOptions options{glsl::Dialect::OpenGL, glsl::kWorkgroupSize, st_->native_subgroups,
+                                    st_->float_atomic_add ? "GL_NV_shader_atomic_float" : "", false, st_->subgroup_partitioned,
+                                    !st_->llvmpipe, st_->nvidia, st_->nvidia, /*opaque_min_operands=*/st_->llvmpipe};
+        options.int_negation_as_subtraction = st_->nvidia;
+        shader = glsl::generate(k, sig, options);
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));

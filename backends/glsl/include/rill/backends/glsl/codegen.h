@@ -61,6 +61,10 @@ struct ShaderOptions {
     /// For(5, min(x, 3), -1) to two trips where x = 0 needs five
     /// (docs/SEMANTICS.md#driver-workarounds).
     bool opaque_min_operands = false;
+    /// An int's negation as 0 - x: NVIDIA's OpenGL compiler (580) gives
+    /// max(-abs(i), -2) as -2 for i = +-1 (and so clamps of -abs(i)); the
+    /// subtraction is compiled right (docs/SEMANTICS.md#driver-workarounds).
+    bool int_negation_as_subtraction = false;
 };
 
 struct Shader {
