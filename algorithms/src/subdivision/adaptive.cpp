@@ -9,7 +9,6 @@
 // the next level is the children of the faces sharing a vertex with R (the
 // children of a face's ring hold two rings of its children, so both
 // properties carry on).
-#include <rill/algorithms/detail/dense_streams.h>
 #include <rill/algorithms/scan.h>
 #include <rill/algorithms/subdivision.h>
 
@@ -294,19 +293,12 @@ EdgeCriterion::EdgeCriterion(std::string name, Body body)
 
 AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces, const EdgeCriterion& split, int max_level, float4 params) {
     const char* who = "rill::subdivision::adaptive";
-    rill::detail::require_dense(who, vertices, "vertices");
-    rill::detail::require_dense(who, faces, "faces");
-    rill::detail::require_runtime_of(who, faces, "faces", vertices, "the vertex stream");
+    const bool work = check_mesh(who, vertices, faces);
     if (max_level < 0 || max_level > 12)
         throw Error(std::string(who) + ": max_level is " + std::to_string(max_level) + "; give 0 to 12");
     Runtime rt = Runtime::of(vertices);
     AdaptiveMesh result{rt.stream<float4>({0}), rt.stream<float4>({0}), rt.stream<int4>({0}), {}, 0};
-    if (faces.size() == 0) {
-        if (vertices.size() > 0)
-            throw Error(std::string(who) + ": " + std::to_string(vertices.size()) +
-                        " vertices but no faces; give faces (or no vertices for an empty mesh)");
-        return result;
-    }
+    if (!work) return result;
     Stream<float4> v = vertices.reshape({vertices.size()});
     Stream<int4> m = rt.scratch<int4>({faces.size()});
     activate(faces.reshape({faces.size()}), m);

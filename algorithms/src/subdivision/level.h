@@ -13,6 +13,10 @@ namespace rill::subdivision::detail {
 constexpr int kWorkgroup = 256;
 inline std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgroup; }
 
+/// The checks every call makes of its mesh: dense streams of one Runtime;
+/// faces when there are vertices (false: an empty mesh, nothing to do).
+bool check_mesh(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces);
+
 /// Corner k (0, 1, 2) of face f.
 Int corner(const Int4& f, const Expr<std::int32_t>& k);
 /// The half-edge opposite h on its edge, or -1 on a boundary.

@@ -523,6 +523,17 @@ void vertex_normals(const Stream<float4>& vertices, const Stream<int4>& faces, c
     normals_at(vertices, faces, Fans{at.count, at.outgoing, at.c.edge_of, at.c.halves}, acc, normals, born);
 }
 
+bool check_mesh(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces) {
+    rill::detail::require_dense(who, vertices, "vertices");
+    rill::detail::require_dense(who, faces, "faces");
+    rill::detail::require_runtime_of(who, faces, "faces", vertices, "the vertex stream");
+    if (faces.size() > 0) return true;
+    if (vertices.size() > 0)
+        throw Error(std::string(who) + ": " + std::to_string(vertices.size()) +
+                    " vertices but no faces; give faces (or no vertices for an empty mesh)");
+    return false;
+}
+
 }  // namespace detail
 
 using namespace detail;
@@ -541,9 +552,7 @@ Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, const 
 
 Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels, const LoopOptions& options) {
     const char* who = "rill::subdivision::loop";
-    rill::detail::require_dense(who, vertices, "vertices");
-    rill::detail::require_dense(who, faces, "faces");
-    rill::detail::require_runtime_of(who, faces, "faces", vertices, "the vertex stream");
+    const bool work = check_mesh(who, vertices, faces);
     if (levels < 0 || levels > 12)
         throw Error(std::string(who) + ": levels is " + std::to_string(levels) + "; give 0 to 12");
     Runtime rt = Runtime::of(vertices);
@@ -554,28 +563,18 @@ Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels,
         creases = options.creases->reshape({options.creases->size()});
     }
     Mesh m{vertices.reshape({vertices.size()}), faces.reshape({faces.size()}), creases};
-    if (faces.size() == 0 && vertices.size() == 0) return m;
-    if (faces.size() == 0)
-        throw Error(std::string(who) + ": " + std::to_string(vertices.size()) +
-                    " vertices but no faces; give faces (or no vertices for an empty mesh)");
+    if (!work) return m;
     for (int l = 0; l < levels; ++l) m = one_level(m.vertices, m.faces, m.creases, l == 0);
     return m;
 }
 
 Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>& faces) {
     const char* who = "rill::subdivision::limit_normals";
-    rill::detail::require_dense(who, vertices, "vertices");
-    rill::detail::require_dense(who, faces, "faces");
-    rill::detail::require_runtime_of(who, faces, "faces", vertices, "the vertex stream");
+    const bool work = check_mesh(who, vertices, faces);
     Runtime rt = Runtime::of(vertices);
     const std::int64_t nv = vertices.size();
     Stream<float4> normals = rt.stream<float4>({nv});
-    if (faces.size() == 0) {
-        if (nv > 0)
-            throw Error(std::string(who) + ": " + std::to_string(nv) +
-                        " vertices but no faces; give faces (or no vertices for an empty mesh)");
-        return normals;
-    }
+    if (!work) return normals;
     const Stream<float4> v = vertices.reshape({nv});
     const Stream<int4> f = faces.reshape({faces.size()});
     Points at;
