@@ -57,9 +57,9 @@ void copy_front(const Stream<float4>& from, const Stream<float4>& to) {
     if (from.size() > 0) kernel(Groups{groups_for(from.size())}, from, to);
 }
 
-/// Marks the corners of faces without `flag` (kActive: outside A) or, with
-/// `deep` given, of faces that are not active with no corner marked in it
-/// (not one ring inside A).
+/// Marks the corners of faces that are not active or, with `deep`, of faces
+/// that are not active with no corner in `inner` (not one ring inside the
+/// active faces).
 void mark_outside(const Stream<int4>& faces, const Stream<std::uint32_t>& inner, const Stream<std::uint32_t>& mark, bool deep) {
     static const auto kernel = group_kernel<kWorkgroup>(
         "adaptive_mark_outside(faces, inner, mark, deep)",
@@ -302,7 +302,7 @@ AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces,
     Stream<float4> v = vertices.reshape({vertices.size()});
     Stream<int4> m = rt.scratch<int4>({faces.size()});
     activate(faces.reshape({faces.size()}), m);
-    Stream<int2> creases = rt.stream<int2>({0});
+    const Stream<int2> no_creases = rt.stream<int2>({0});
     Stream<float4> limit = rt.stream<float4>({v.size()}), normals = rt.stream<float4>({v.size()});
     std::int64_t born = 0;
     std::vector<Stream<int4>> finished;
@@ -316,7 +316,7 @@ AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces,
             limit = grown_limit;
             normals = grown_normals;
         }
-        const Points at = refine_points(who, v, m, creases, level == 0, Limits{&limit, born, level});
+        const Points at = refine_points(who, v, m, no_creases, level == 0, Limits{&limit, born, level});
         vertex_normals(v, m, at, normals, born);
         std::int64_t kept = 0;
         Stream<std::uint32_t> kept_flags, kept_index;
@@ -352,7 +352,6 @@ AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces,
         Stream<int4> next = rt.scratch<int4>({4 * kept});
         kept_children(m, at.c.edge_of, kept_flags, kept_index, nv, next);
         v = at.next.vertices;
-        creases = at.next.creases;
         m = next;
         born = nv;
     }
