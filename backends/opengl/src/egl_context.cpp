@@ -22,6 +22,7 @@ bool try_initialize(EGLDisplay d) {
     X(AttachShader) \
     X(BeginQuery) \
     X(BindBufferBase) \
+    X(BlendFuncSeparate) \
     X(ClearNamedBufferData) \
     X(CompileShader) \
     X(CopyNamedBufferSubData) \
@@ -45,13 +46,16 @@ bool try_initialize(EGLDisplay d) {
     X(GetQueryObjectui64v) \
     X(GetShaderInfoLog) \
     X(GetShaderiv) \
+    X(GetStringi) \
     X(LinkProgram) \
     X(MemoryBarrier) \
     X(NamedBufferStorage) \
     X(NamedBufferSubData) \
     X(ProgramBinary) \
     X(ProgramParameteri) \
+    X(ProgramUniform1i) \
     X(ProgramUniform1ui) \
+    X(QueryCounter) \
     X(ShaderSource) \
     X(UseProgram) \
     X(CreateFramebuffers) \
