@@ -1,8 +1,14 @@
-// Uniform Loop subdivision against OpenSubdiv's CPU refinement in one run:
-// rill's whole refinement to each level (connectivity and positions, on the
-// device) against OpenSubdiv's Far::TopologyRefiner plus PrimvarRefiner to
-// the same level (topology and positions, one CPU thread: Debian's build has
-// no threaded Far refinement).
+// Uniform Loop subdivision against OpenSubdiv in one run: rill's whole
+// refinement to each level (connectivity and positions, on the device)
+// against
+//  - OpenSubdiv's Far::TopologyRefiner plus PrimvarRefiner to the same level
+//    (topology and positions, one CPU thread: Debian's build has no threaded
+//    Far refinement);
+//  - OpenSubdiv's precomputed-stencil path (peers/osd_stencils.h): the
+//    topology and a factorized stencil table of the level built on the CPU
+//    (once, one thread), then the level's positions from the stencils by its
+//    OpenMP evaluator and by its GL-compute evaluator (libosdGPU, on an EGL
+//    context of its own on the same GPU), each waited for.
 //
 // Then adaptive refinement (subdivision::adaptive) under a camera (edges
 // split while longer than R times their distance from the eye of the apps'
@@ -19,7 +25,9 @@
 // the call, waited for (its read-backs included); medians of 5 after a
 // warm-up. Each level's vertex and face counts are checked against
 // OpenSubdiv's before anything is timed.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -28,6 +36,7 @@
 
 #include "meshes.h"
 #include "osd_loop.h"
+#include "osd_stencils.h"
 #include "raytrace_app.h"
 #include "timing.h"
 
@@ -63,7 +72,15 @@ int main(int argc, char** argv) {
         for (const int4& x : mesh.faces) f.push_back({x.x, x.y, x.z, 0});
         auto vertices = rt.stream<float4>({std::int64_t(v.size())}, mesh.vertices);
         auto faces = rt.stream<int4>({std::int64_t(f.size())}, mesh.faces);
-        std::printf("| to level | faces | rill | OpenSubdiv (CPU, Far) | OpenSubdiv / rill | rill faces/s |\n|---|---|---|---|---|---|\n");
+        float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+        for (const auto& x : v)
+            for (int k = 0; k < 3; ++k) lo[k] = std::min(lo[k], x[k]), hi[k] = std::max(hi[k], x[k]);
+        const double diagonal = std::sqrt(double(hi[0] - lo[0]) * (hi[0] - lo[0]) + double(hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                          double(hi[2] - lo[2]) * (hi[2] - lo[2]));
+        std::printf("| to level | faces | rill | Far + PrimvarRefiner (CPU) | / rill | Far + stencil table (CPU, once) | / rill "
+                    "| stencils by OpenMP | stencils by GL compute | GL / rill | rill faces/s |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|\n");
+        std::string gl_note;
         for (int level = 1; level <= levels; ++level) {
             subdivision::Mesh out = subdivision::loop(vertices, faces, level);
             const peers::OsdMesh want = peers::osd_loop(v, f, level);
@@ -73,9 +90,39 @@ int main(int argc, char** argv) {
                             std::to_string(want.faces.size()));
             const double ms = bench::median_ms(1, 5, [&] { out = subdivision::loop(vertices, faces, level); }, rt).host_ms;
             const double osd = bench::host_median_ms([&] { (void)peers::osd_loop(v, f, level); });
-            std::printf("| %d | %lld | %.3f ms | %.3f ms | %.1f | %.1f M |\n", level, static_cast<long long>(out.faces.size()), ms, osd,
-                        osd / ms, out.faces.size() / (ms * 1e3));
+
+            // The stencil peers, each checked against PrimvarRefiner's positions first.
+            const auto t0 = std::chrono::steady_clock::now();
+            peers::OsdStencils stencils(v, f, level);
+            const double build = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            const auto check = [&](const std::vector<std::array<float, 3>>& got, const char* by) {
+                double worst = 0;
+                for (std::size_t i = 0; i < got.size() && i < want.vertices.size(); ++i)
+                    for (int k = 0; k < 3; ++k) worst = std::max(worst, std::abs(got[i][k] - want.vertices[i][k]));
+                if (got.size() != want.vertices.size() || worst > 1e-5 * diagonal)
+                    bench::fail(std::string("OpenSubdiv's stencils by ") + by + " at level " + std::to_string(level) +
+                                ": off PrimvarRefiner's positions by " + std::to_string(worst));
+            };
+            check(stencils.evaluate_cpu(), "OpenMP");
+            const double omp = bench::host_median_ms([&] { (void)stencils.evaluate_cpu(); });
+            std::string gl_ms = "-", gl_ratio = "-";
+            if (std::string why; stencils.open_gl(why)) {
+                stencils.evaluate_gl();
+                check(stencils.gl_positions(), "GL compute");
+                const double gl = bench::host_median_ms([&] { stencils.evaluate_gl(); });
+                char text[32];
+                std::snprintf(text, sizeof text, "%.3f ms", gl);
+                gl_ms = text;
+                std::snprintf(text, sizeof text, "%.2f", gl / ms);
+                gl_ratio = text;
+            } else {
+                gl_note = why;
+            }
+            std::printf("| %d | %lld | %.3f ms | %.3f ms | %.1f | %.1f ms | %.1f | %.3f ms | %s | %s | %.1f M |\n", level,
+                        static_cast<long long>(out.faces.size()), ms, osd, osd / ms, build, build / ms, omp, gl_ms.c_str(),
+                        gl_ratio.c_str(), out.faces.size() / (ms * 1e3));
         }
+        if (!gl_note.empty()) std::printf("(no OpenSubdiv GL-compute evaluator: %s)\n", gl_note.c_str());
 
         const subdivision::EdgeCriterion near_camera(
             "bench_near_camera", [](const Expr<float3>& a, const Expr<float3>& b, const Expr<float4>& eye) {

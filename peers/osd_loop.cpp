@@ -1,10 +1,11 @@
 #include "osd_loop.h"
 
 #include <opensubdiv/far/primvarRefiner.h>
-#include <opensubdiv/far/topologyDescriptor.h>
 
 #include <cmath>
 #include <memory>
+
+#include "osd_refiner.h"
 
 namespace rill::peers {
 
@@ -30,24 +31,8 @@ struct Refined {
 
 Refined refine(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces, int levels,
                const std::vector<std::array<std::int32_t, 2>>& creases) {
-    using Descriptor = Far::TopologyDescriptor;
-    std::vector<int> counts(faces.size(), 3), indices;
-    for (const auto& f : faces) indices.insert(indices.end(), {f[0], f[1], f[2]});
-    Descriptor d;
-    d.numVertices = static_cast<int>(vertices.size());
-    d.numFaces = static_cast<int>(faces.size());
-    d.numVertsPerFace = counts.data();
-    d.vertIndicesPerFace = indices.data();
-    std::vector<int> crease_pairs;
-    for (const auto& c : creases) crease_pairs.insert(crease_pairs.end(), {c[0], c[1]});
-    const std::vector<float> sharpness(creases.size(), Sdc::Crease::SHARPNESS_INFINITE);
-    d.numCreases = static_cast<int>(creases.size());
-    d.creaseVertexIndexPairs = crease_pairs.data();
-    d.creaseWeights = sharpness.data();
-    Sdc::Options options;
-    options.SetVtxBoundaryInterpolation(Sdc::Options::VTX_BOUNDARY_EDGE_ONLY);
     Refined r;
-    r.refiner.reset(Far::TopologyRefinerFactory<Descriptor>::Create(d, Far::TopologyRefinerFactory<Descriptor>::Options(Sdc::SCHEME_LOOP, options)));
+    r.refiner = loop_refiner(vertices.size(), faces, creases);
     Far::TopologyRefiner::UniformOptions uniform(levels);
     uniform.fullTopologyInLastLevel = true;  // the limit masks need the last level's edges and faces about each vertex
     r.refiner->RefineUniform(uniform);
