@@ -65,9 +65,9 @@ OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::v
     return m;
 }
 
-OsdLimit osd_loop_limit(const std::vector<std::array<float, 4>>& vertices,
-                                const std::vector<std::array<std::int32_t, 4>>& faces, int levels) {
-    const Refined r = refine(vertices, faces, levels, {});
+OsdLimit osd_loop_limit(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
+                        int levels, const std::vector<std::array<std::int32_t, 2>>& creases) {
+    const Refined r = refine(vertices, faces, levels, creases);
     const Far::TopologyLevel& last = r.refiner->GetLevel(levels);
     const std::size_t n = static_cast<std::size_t>(last.GetNumVertices());
     std::vector<Point> position(n), tan1(n), tan2(n);
@@ -82,7 +82,17 @@ OsdLimit osd_loop_limit(const std::vector<std::array<float, 4>>& vertices,
         const double l = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
         for (double& x : c) x = l > 0 ? x / l : 0;
         out.normals.push_back(c);
-        out.manifold.push_back(!last.IsVertexNonManifold(static_cast<Far::Index>(v)));
+        const auto vi = static_cast<Far::Index>(v);
+        out.manifold.push_back(!last.IsVertexNonManifold(vi));
+        bool creased = false;
+        for (Far::Index e : last.GetVertexEdges(vi)) creased = creased || (last.IsEdgeInfSharp(e) && !last.IsEdgeBoundary(e));
+        const Sdc::Crease::Rule rule = last.GetVertexRule(vi);
+        out.on_crease.push_back(creased && rule != Sdc::Crease::RULE_SMOOTH && rule != Sdc::Crease::RULE_DART);
+        out.dart.push_back(rule == Sdc::Crease::RULE_DART);
+        const double la = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+        out.along_crease.push_back(creased && rule == Sdc::Crease::RULE_CREASE && la > 0
+                                       ? std::array<double, 3>{a[0] / la, a[1] / la, a[2] / la}
+                                       : std::array<double, 3>{0, 0, 0});
         out.positions.push_back({position[v].p[0], position[v].p[1], position[v].p[2]});
     }
     for (int f = 0; f < last.GetNumFaces(); ++f) {

@@ -1,9 +1,12 @@
 // Small meshes for the subdivision tests: closed ones of valence 3 to 12,
-// a disc with a boundary, a torus of valence 6, a cube for creases.
+// a disc with a boundary, a torus of valence 6, a cube; creased ones.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <set>
+#include <utility>
 
 #include "subdivision_reference.h"
 #include "surfaces.h"
@@ -69,6 +72,44 @@ inline Mesh cube() {
         m.faces.push_back({q[0], q[1], q[2], 0});
         m.faces.push_back({q[0], q[2], q[3], 0});
     }
+    return m;
+}
+
+/// The cube's 12 edges sharp, its diagonals not: every corner on three creases.
+inline Mesh sharp_cube() {
+    Mesh m = cube();
+    std::set<std::pair<int, int>> seen;
+    for (const auto& f : m.faces)
+        for (auto [a, b] : {std::pair{f[0], f[1]}, std::pair{f[1], f[2]}, std::pair{f[2], f[0]}}) {
+            const auto& p = m.vertices[std::size_t(a)];
+            const auto& q = m.vertices[std::size_t(b)];
+            const int same = (p[0] == q[0]) + (p[1] == q[1]) + (p[2] == q[2]);
+            if (same == 2 && seen.insert({std::min(a, b), std::max(a, b)}).second) m.creases.push_back({a, b});
+        }
+    return m;
+}
+
+/// A ring of torus(12, 7) sharp (every vertex on it on two creases: the
+/// crease rule), its pairs given in both directions.
+inline Mesh torus_with_sharp_ring() {
+    Mesh m = torus(12, 7);
+    for (int i = 0; i < 12; ++i)
+        m.creases.push_back(i % 2 ? std::array<std::int32_t, 2>{i * 7, ((i + 1) % 12) * 7}
+                                  : std::array<std::int32_t, 2>{((i + 1) % 12) * 7, i * 7});
+    return m;
+}
+
+/// A dart: one crease from an apex of valence 5 to the rim.
+inline Mesh dart() {
+    Mesh m = bipyramid(5);
+    m.creases.push_back({5, 0});
+    return m;
+}
+
+/// A crease from the centre of disc(7) to its boundary: a corner where it meets it.
+inline Mesh disc_with_cut() {
+    Mesh m = disc(7);
+    m.creases.push_back({0, 3});
     return m;
 }
 

@@ -261,6 +261,35 @@ void pack(const Stream<std::uint32_t>& used, const Stream<std::uint32_t>& index,
     faces_kernel(Groups{groups_for(faces.size())}, faces, index);
 }
 
+std::uint32_t last_of(const Stream<std::uint32_t>& s);
+
+/// The next level's creases without the (0, 0) pairs of creases that were
+/// no edge of this level (outside the faces kept): a level's creases stay
+/// those about its faces instead of doubling.
+Stream<int2> found_creases(const Stream<int2>& next) {
+    static const auto flag = group_kernel<kWorkgroup>("adaptive_crease_found(creases, found)", [](Array<int2> creases, Array<std::uint32_t> found) {
+        Int i = global_id();
+        If(i < creases.size(), [&] {
+            Int2 c = creases.load(i);
+            found.store(i, select(c.x() != c.y(), 1u, 0u));
+        });
+    });
+    static const auto gather = group_kernel<kWorkgroup>(
+        "adaptive_crease_pack(creases, found, index, out)",
+        [](Array<int2> creases, Array<std::uint32_t> found, Array<std::uint32_t> index, Array<int2> out) {
+            Int i = global_id();
+            If(i < creases.size() && found.load(i) != 0u, [&] { out.store(cast<std::int32_t>(index.load(i)) - 1, creases.load(i)); });
+        });
+    Runtime rt = Runtime::of(next);
+    if (next.size() == 0) return next;
+    Stream<std::uint32_t> found = rt.scratch<std::uint32_t>({next.size()}), index = rt.scratch<std::uint32_t>({next.size()});
+    flag(Groups{groups_for(next.size())}, next, found);
+    inclusive_scan(found, index);
+    Stream<int2> out = rt.scratch<int2>({std::int64_t(last_of(index))});
+    if (out.size() > 0) gather(Groups{groups_for(next.size())}, next, found, index, out);
+    return out;
+}
+
 std::uint32_t last_of(const Stream<std::uint32_t>& s) {
     return s.size() == 0 ? 0u : s.domain({s.size() - 1}, {s.size()}).download()[0];
 }
@@ -291,7 +320,8 @@ EdgeCriterion::EdgeCriterion(std::string name, Body body)
               });
       }()) {}
 
-AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces, const EdgeCriterion& split, int max_level, float4 params) {
+AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces, const EdgeCriterion& split, int max_level, float4 params,
+                      const LoopOptions& options) {
     const char* who = "rill::subdivision::adaptive";
     const bool work = check_mesh(who, vertices, faces);
     if (max_level < 0 || max_level > 12)
@@ -302,7 +332,7 @@ AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces,
     Stream<float4> v = vertices.reshape({vertices.size()});
     Stream<int4> m = rt.scratch<int4>({faces.size()});
     activate(faces.reshape({faces.size()}), m);
-    const Stream<int2> no_creases = rt.stream<int2>({0});
+    Stream<int2> creases = creases_of(who, options, vertices);
     Stream<float4> limit = rt.stream<float4>({v.size()}), normals = rt.stream<float4>({v.size()});
     std::int64_t born = 0;
     std::vector<Stream<int4>> finished;
@@ -316,7 +346,7 @@ AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces,
             limit = grown_limit;
             normals = grown_normals;
         }
-        const Points at = refine_points(who, v, m, no_creases, level == 0, Limits{&limit, born, level});
+        const Points at = refine_points(who, v, m, creases, level == 0, Limits{&limit, born, level});
         vertex_normals(v, m, at, normals, born);
         std::int64_t kept = 0;
         Stream<std::uint32_t> kept_flags, kept_index;
@@ -353,6 +383,7 @@ AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces,
         kept_children(m, at.c.edge_of, kept_flags, kept_index, nv, next);
         v = at.next.vertices;
         m = next;
+        creases = found_creases(at.next.creases);
         born = nv;
     }
     if (total >= (std::int64_t{1} << 31))

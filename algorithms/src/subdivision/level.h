@@ -48,13 +48,18 @@ struct Limits {
 /// A level's connectivity, the faces about each vertex (count[v], one
 /// outgoing half-edge outgoing[v]), and the next level's vertices (vertex
 /// points in the order of the vertices, then edge e's point at
-/// vertices + e) and creases; next.faces is left empty.
+/// vertices + e) and creases (halves of the creases found; (0, 0) for a
+/// crease that is no edge, an error when `check`); next.faces is left empty.
 struct Points {
     Connectivity c;
+    Stream<std::uint32_t> sharp;  // sharp[e] != 0: edge e is a crease (one 0 when there are none)
     Stream<std::uint32_t> count;
     Stream<std::int32_t> outgoing;
     Mesh next;
 };
+
+/// LoopOptions::creases checked and as one dimension; none: an empty stream.
+Stream<int2> creases_of(const char* who, const LoopOptions& options, const Stream<float4>& vertices);
 
 Points refine_points(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check,
                      const Limits& limits);
@@ -62,7 +67,8 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
 /// Face f's four children at out[4 f .. 4 f + 3] (w = 0).
 void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out);
 
-/// normals[v] for v >= born: the limit surface's unit normal (limit_normals()).
+/// normals[v] for v >= born: the limit surface's unit normal (limit_normals()),
+/// creases from at.sharp.
 void vertex_normals(const Stream<float4>& vertices, const Stream<int4>& faces, const Points& at, const Stream<float4>& normals,
                     std::int64_t born);
 

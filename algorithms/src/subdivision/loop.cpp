@@ -383,6 +383,31 @@ void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64
     kernel(Groups{groups_for(creases.size())}, creases, c.keys, c.index, sharp, next, stats, static_cast<std::int32_t>(vertices));
 }
 
+Stream<std::uint32_t> sharp_edges(const char* who, const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, bool check,
+                                   const Stream<int2>& next) {
+    Runtime rt = Runtime::of(creases);
+    Stream<std::uint32_t> sharp = rt.stream<std::uint32_t>({creases.size() > 0 ? c.edges : 1});
+    if (creases.size() == 0) return sharp;
+    Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({2}, std::vector<std::uint32_t>{0, kNone});
+    mark_creases(creases, c, vertices, sharp, next, stats);
+    if (check) {
+        const std::vector<std::uint32_t> st = stats.download();
+        if (st[0] > 0) {
+            const int2 e = creases.domain({st[1]}, {st[1] + 1}).download()[0];
+            throw Error(std::string(who) + ": crease " + std::to_string(st[1]) + " (" + std::to_string(e.x) + ", " + std::to_string(e.y) +
+                        ") is no edge of the mesh (" + std::to_string(st[0]) + " creases are like it); give pairs of vertices that a face joins");
+        }
+    }
+    return sharp;
+}
+
+Stream<int2> creases_of(const char* who, const LoopOptions& options, const Stream<float4>& vertices) {
+    if (!options.creases || options.creases->size() == 0) return Runtime::of(vertices).stream<int2>({0});
+    rill::detail::require_dense(who, *options.creases, "LoopOptions::creases");
+    rill::detail::require_runtime_of(who, *options.creases, "LoopOptions::creases", vertices, "the vertex stream");
+    return options.creases->reshape({options.creases->size()});
+}
+
 Points refine_points(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check,
                      const Limits& limits) {
     Runtime rt = Runtime::of(vertices);
@@ -395,19 +420,8 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
         throw Error(std::string(who) + ": the next level would have " + std::to_string(nv + ne) + " vertices and " +
                     std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
     out.next = Mesh{rt.scratch<float4>({nv + ne}), rt.stream<int4>({0}), rt.stream<int2>({2 * creases.size()})};
-    Stream<std::uint32_t> sharp = rt.stream<std::uint32_t>({creases.size() > 0 ? ne : 1});
-    if (creases.size() > 0) {
-        Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({2}, std::vector<std::uint32_t>{0, kNone});
-        mark_creases(creases, c, nv, sharp, out.next.creases, stats);
-        if (check) {
-            const std::vector<std::uint32_t> st = stats.download();
-            if (st[0] > 0) {
-                const int2 e = creases.domain({st[1]}, {st[1] + 1}).download()[0];
-                throw Error(std::string(who) + ": crease " + std::to_string(st[1]) + " (" + std::to_string(e.x) + ", " + std::to_string(e.y) +
-                            ") is no edge of the mesh (" + std::to_string(st[0]) + " creases are like it); give pairs of vertices that a face joins");
-            }
-        }
-    }
+    out.sharp = sharp_edges(who, creases, c, nv, check, out.next.creases);
+    const Stream<std::uint32_t>& sharp = out.sharp;
     Stream<std::uint32_t> owner = rt.scratch<std::uint32_t>({2 * ne}), neighbour = rt.scratch<std::uint32_t>({2 * ne});
     edge_points(c.halves, faces, vertices, sharp, out.next.vertices, owner, neighbour);
     radix_sort(owner, neighbour, {.bits = bits_for(nv)});
@@ -444,13 +458,17 @@ void area_normals(const Stream<float4>& vertices, const Stream<int4>& faces, con
 /// OpenSubdiv's Loop scheme (Sdc::Scheme<SCHEME_LOOP>, smooth and crease /
 /// boundary), over v's neighbours in counter-clockwise order (the faces'
 /// winding); where v's faces are not one fan, the sum of their area normals.
-/// Only for v >= born.
-void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const Fans& fans, const Stream<float>& acc,
-                const Stream<float4>& normals, std::int64_t born) {
+/// A vertex on two or more sharp edges (creases; a boundary counts as two)
+/// takes the crease masks over the span of faces counter-clockwise from a
+/// sharp edge to the next: the normal of that side (OpenSubdiv picks the side
+/// by its own ordering of the edges); a dart (one crease) is smooth. Only for
+/// v >= born.
+void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const Fans& fans, const Stream<std::uint32_t>& sharp,
+                const Stream<float>& acc, const Stream<float4>& normals, std::int64_t born) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_limit_normals(vertices, faces, count, outgoing, edge_of, halves, acc, normals, born)",
+        "loop_limit_normals(vertices, faces, count, outgoing, edge_of, halves, sharp, acc, normals, born)",
         [](Array<float4> vertices, Array<int4> faces, Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> edge_of,
-           Array<std::int32_t> halves, Array<float> acc, Array<float4> normals, Int born) {
+           Array<std::int32_t> halves, Array<std::uint32_t> sharp, Array<float> acc, Array<float4> normals, Int born) {
             Int v = global_id();
             If(v < vertices.size() && v >= born, [&] {
                 Int total = cast<std::int32_t>(count.load(v));
@@ -470,14 +488,49 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                     first = before;
                     steps = steps + 1;
                 });
+                // The half-edge before h about v (into v, in h's face), and the next outgoing one.
+                auto incoming = [](const Int& h) { return 3 * (h / 3) + (h % 3 + 2) % 3; };
+                auto crease = [&](const Int& h) { return sharp.load(edge_of.load(h)) != 0u && twin(edge_of, halves, h) >= 0; };
+                // Creases about v (with no creases in the mesh, sharp has one element: skipped).
+                Var<std::int32_t> creases = 0, lead = first;
+                If(sharp.size() > 1, [&] {
+                    Var<std::int32_t> h = first, visited = 0;
+                    While([&] { return visited < total; }, [&] {
+                        If(crease(h), [&] {
+                            If(creases == 0, [&] { lead = h; });
+                            creases = creases + 1;
+                        });
+                        visited = visited + 1;
+                        Int t = twin(edge_of, halves, incoming(h));
+                        If(t < 0 || t == first, [&] { Break(); });
+                        h = t;
+                    });
+                });
+                Bool span = creases >= 1 && creases + select(open, Int(2), Int(0)) >= 2;  // a crease or a corner
+                Int from = select(span && !open, Int(lead), Int(first));
+                // Faces from `from` counter-clockwise to the next sharp edge (or the boundary).
+                auto stops = [&](const Int& in) { return twin(edge_of, halves, in) < 0 || (span && crease(in)); };
+                Var<std::int32_t> faces_in_span = total;
+                If(span, [&] {
+                    Var<std::int32_t> h = from, n = 0;
+                    While([&] { return n < total; }, [&] {
+                        n = n + 1;
+                        Int in = incoming(h);
+                        If(stops(in), [&] { Break(); });
+                        Int t = twin(edge_of, halves, in);
+                        If(t == from, [&] { Break(); });
+                        h = t;
+                    });
+                    faces_in_span = n;
+                });
                 // Counter-clockwise from there: neighbour i is the target of the i-th
-                // outgoing half-edge; on a boundary the last face adds one more.
+                // outgoing half-edge; an open span's last face adds one more.
                 Float3 p = vertices.load(v).xyz();
-                Float n = cast<float>(max(total, Int(1)));
+                Float n = cast<float>(max(Int(faces_in_span), Int(1)));
                 Float theta = 3.14159265358979323846f / n;  // boundary: pi / faces
                 Var<float3> t1 = Float3(0.0f), t2 = Float3(0.0f), inner = Float3(0.0f);
                 Var<float3> q0 = Float3(0.0f), qk = Float3(0.0f);
-                Var<std::int32_t> h = first, visited = 0;
+                Var<std::int32_t> h = from, visited = 0;
                 While([&] { return visited < total; }, [&] {
                     Int4 f = faces.load(h / 3);
                     Float3 q = vertices.load(corner(f, (h % 3 + 1) % 3)).xyz();
@@ -487,17 +540,18 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                     If(visited == 0, [&] { q0 = q; });
                     If(visited > 0, [&] { inner = inner + q * sin(theta * i); });
                     visited = visited + 1;
-                    Int t = twin(edge_of, halves, 3 * (h / 3) + (h % 3 + 2) % 3);
-                    If(t < 0, [&] {
+                    Int in = incoming(h);
+                    If(stops(in), [&] {
                         qk = vertices.load(corner(f, (h % 3 + 2) % 3)).xyz();
                         Break();
                     });
-                    If(t == first, [&] { Break(); });  // around: one fan of fewer faces than v has
+                    Int t = twin(edge_of, halves, in);
+                    If(t == from, [&] { Break(); });  // around: one fan of fewer faces than v has
                     h = t;
                 });
-                Bool one_fan = visited == total;
-                If(open, [&] {
-                    Int k = total;  // faces; k - 1 interior edges
+                Bool one_fan = visited == total || span;
+                If(open || span, [&] {
+                    Int k = faces_in_span;  // faces; k - 1 interior edges
                     t1 = (q0 - qk) * 1.5f;
                     Float root3 = 1.73205080756887729352f;
                     t2 = select(k == 1, p * -6.0f + (q0 + qk) * 3.0f,
@@ -512,7 +566,7 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                 normals.store(v, Float4(select(one_fan && c2 > 0.0f, c * inversesqrt(max(c2, 1e-37f)), fallback), 0.0f));
             });
         });
-    kernel(Groups{groups_for(vertices.size())}, vertices, faces, fans.count, fans.outgoing, fans.edge_of, fans.halves, acc, normals,
+    kernel(Groups{groups_for(vertices.size())}, vertices, faces, fans.count, fans.outgoing, fans.edge_of, fans.halves, sharp, acc, normals,
            static_cast<std::int32_t>(born));
 }
 
@@ -520,7 +574,7 @@ void vertex_normals(const Stream<float4>& vertices, const Stream<int4>& faces, c
                     std::int64_t born) {
     Stream<float> acc = Runtime::of(vertices).stream<float>({4 * vertices.size()});
     area_normals(vertices, faces, acc);
-    normals_at(vertices, faces, Fans{at.count, at.outgoing, at.c.edge_of, at.c.halves}, acc, normals, born);
+    normals_at(vertices, faces, Fans{at.count, at.outgoing, at.c.edge_of, at.c.halves}, at.sharp, acc, normals, born);
 }
 
 bool check_mesh(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces) {
@@ -555,20 +609,13 @@ Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels,
     const bool work = check_mesh(who, vertices, faces);
     if (levels < 0 || levels > 12)
         throw Error(std::string(who) + ": levels is " + std::to_string(levels) + "; give 0 to 12");
-    Runtime rt = Runtime::of(vertices);
-    Stream<int2> creases = rt.stream<int2>({0});
-    if (options.creases && options.creases->size() > 0) {
-        rill::detail::require_dense(who, *options.creases, "LoopOptions::creases");
-        rill::detail::require_runtime_of(who, *options.creases, "LoopOptions::creases", vertices, "the vertex stream");
-        creases = options.creases->reshape({options.creases->size()});
-    }
-    Mesh m{vertices.reshape({vertices.size()}), faces.reshape({faces.size()}), creases};
+    Mesh m{vertices.reshape({vertices.size()}), faces.reshape({faces.size()}), creases_of(who, options, vertices)};
     if (!work) return m;
     for (int l = 0; l < levels; ++l) m = one_level(m.vertices, m.faces, m.creases, l == 0);
     return m;
 }
 
-Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>& faces) {
+Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>& faces, const LoopOptions& options) {
     const char* who = "rill::subdivision::limit_normals";
     const bool work = check_mesh(who, vertices, faces);
     Runtime rt = Runtime::of(vertices);
@@ -579,6 +626,8 @@ Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>&
     const Stream<int4> f = faces.reshape({faces.size()});
     Points at;
     at.c = connect(who, v, f, true);
+    const Stream<int2> creases = creases_of(who, options, vertices);
+    at.sharp = sharp_edges(who, creases, at.c, nv, true, rt.scratch<int2>({2 * creases.size()}));
     at.count = rt.stream<std::uint32_t>({nv});
     at.outgoing = rt.stream<std::int32_t>({nv});
     around(f, at.count, at.outgoing);

@@ -64,7 +64,7 @@
 // max_level; a face that asks for a split where its neighbourhood was not
 // refined one level up is held back (AdaptiveMesh::held_back counts them).
 //
-// Not yet: semi-sharp creases; creases in adaptive(). Performance:
+// Not yet: semi-sharp creases. Performance:
 // docs/PERFORMANCE.md#loop-subdivision.
 //
 // Errors, before any work: a face index outside the vertices, a face that
@@ -105,9 +105,12 @@ struct LoopOptions {
 Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels = 1, const LoopOptions& options = {});
 
 /// Unit normals of the Loop limit surface at the mesh's vertices (x, y, z,
-/// 0), facing the side from which the faces wind counter-clockwise. The
-/// mesh's checks and errors are loop()'s.
-Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>& faces);
+/// 0), facing the side from which the faces wind counter-clockwise. On a
+/// crease or a corner (two or more sharp edges, a boundary counting as two)
+/// the limit surface has one normal per side: this is the side counter-
+/// clockwise from one of its sharp edges. The mesh's checks and errors are
+/// loop()'s.
+Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>& faces, const LoopOptions& options = {});
 
 /// adaptive()'s edge test: true splits the edge from a to b (limit positions,
 /// in either order); params is adaptive()'s float4 (a camera, a threshold).
@@ -141,7 +144,9 @@ struct AdaptiveMesh {
 /// edges `split` asks to split are refined, the rest finished; the result is
 /// crack-free on a closed mesh (every edge in two triangles). The mesh's
 /// checks and errors are loop()'s; vertices no triangle uses are dropped.
+/// options.creases stay sharp as in loop() (positions and normals on the
+/// limit surface of the creased mesh).
 AdaptiveMesh adaptive(const Stream<float4>& vertices, const Stream<int4>& faces, const EdgeCriterion& split, int max_level,
-                      float4 params = {});
+                      float4 params = {}, const LoopOptions& options = {});
 
 }  // namespace rill::subdivision
