@@ -30,11 +30,11 @@ struct Refined {
 };
 
 Refined refine(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces, int levels,
-               const std::vector<std::array<std::int32_t, 2>>& creases) {
+               const std::vector<std::array<std::int32_t, 2>>& creases, bool full_topology) {
     Refined r;
     r.refiner = loop_refiner(vertices.size(), faces, creases);
     Far::TopologyRefiner::UniformOptions uniform(levels);
-    uniform.fullTopologyInLastLevel = true;  // the limit masks need the last level's edges and faces about each vertex
+    uniform.fullTopologyInLastLevel = full_topology;  // the limit masks need the last level's edges and faces about each vertex
     r.refiner->RefineUniform(uniform);
     r.points.resize(static_cast<std::size_t>(r.refiner->GetNumVerticesTotal()));
     for (std::size_t i = 0; i < vertices.size(); ++i) r.points[i] = Point{{vertices[i][0], vertices[i][1], vertices[i][2]}};
@@ -53,7 +53,7 @@ Refined refine(const std::vector<std::array<float, 4>>& vertices, const std::vec
 
 OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
                  int levels, const std::vector<std::array<std::int32_t, 2>>& creases) {
-    const Refined r = refine(vertices, faces, levels, creases);
+    const Refined r = refine(vertices, faces, levels, creases, false);
     const Far::TopologyLevel& last = r.refiner->GetLevel(levels);
     const Point* src = r.points.data() + r.last;
     OsdMesh m;
@@ -67,7 +67,7 @@ OsdMesh osd_loop(const std::vector<std::array<float, 4>>& vertices, const std::v
 
 OsdLimit osd_loop_limit(const std::vector<std::array<float, 4>>& vertices, const std::vector<std::array<std::int32_t, 4>>& faces,
                         int levels, const std::vector<std::array<std::int32_t, 2>>& creases) {
-    const Refined r = refine(vertices, faces, levels, creases);
+    const Refined r = refine(vertices, faces, levels, creases, true);
     const Far::TopologyLevel& last = r.refiner->GetLevel(levels);
     const std::size_t n = static_cast<std::size_t>(last.GetNumVertices());
     std::vector<Point> position(n), tan1(n), tan2(n);
