@@ -30,7 +30,7 @@ const char kUsage[] =
     "  --max-level L     the adaptive refinement's deepest level, 0 to 10 (default 6)\n"
     "  --flat            flat shading (default: smooth, by the limit surface's normals)\n"
     "  --obj OUT.obj     the refined mesh (default: not written)\n"
-    "  --out OUT.png     the picture (default subdivide.png)\n"
+    "  --out OUT.png     the picture (default subdivide.png; none: no picture)\n"
     "  --size WxH        the picture's size (default 960x540)\n"
     "  --samples S       samples per pixel (default 4)\n"
     "RILL_BACKEND=cpu|vulkan|opengl picks the backend (default: the best one here).\n";
@@ -138,8 +138,17 @@ int main(int argc, char** argv) {
             }
             std::printf("wrote %s\n", obj.c_str());
         }
+        if (out == "none") return 0;
         if (flat) fine.normals.clear();
-        app_images::write_png("rill-subdivide", out, raytrace_app::render(rt, fine, s).image);
+        raytrace_app::Result picture;
+        try {
+            picture = raytrace_app::render(rt, fine, s);
+        } catch (const rill::Error& e) {
+            throw rill::Error(std::string(e.what()) + "\nrill-subdivide: the picture of " + std::to_string(fine.faces.size()) +
+                              " triangles could not be made (above); write the mesh alone with --obj OUT.obj --out none, or "
+                              "refine less");
+        }
+        app_images::write_png("rill-subdivide", out, picture.image);
         std::printf("wrote %s\n", out.c_str());
     } catch (const rill::Error& e) {
         std::fprintf(stderr, "%s\n", e.what());
