@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Loop subdivision on the GPU machine, after the recipe in ../shared/device/README.md
 # (rill-tests, rill-app-tests, rill-subdivide and rill-bench-subdivide carried in
-# .device/, OpenSubdiv among the libraries, the bunny and spot gzip'ed in .device/meshes):
+# .device/, OpenSubdiv's libosdCPU and libosdGPU among the libraries, the bunny and spot
+# gzip'ed in .device/meshes):
 #
 #   bench/gpu/subdivide.sh [adaptive level = 8]
 #
 # The subdivision tests (uniform, adaptive, the test meshes) and the renderer's on Vulkan
 # and OpenGL (real drivers), rill-subdivide --adaptive on the bunny on both (its PNGs
-# kept), then rill-bench-subdivide on both: the bunny uniform to level 4 and adaptive to
-# the given level, spot adaptive to level 5 (where OpenSubdiv's uniform refinement with
-# limit positions is the peer); packs everything as $OUT/subdivide.tgz.
+# kept), then rill-bench-subdivide on both: the bunny uniform to level 4 (beside
+# OpenSubdiv's Far refinement and its precomputed stencils by OpenMP and GL compute) and
+# adaptive to the given level, spot adaptive to level 5 (where OpenSubdiv's uniform
+# refinement with limit positions is the peer); packs everything as $OUT/subdivide.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh subdivide
 level=${1:-8}
