@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # rill's FFT on the GPU machine, after the recipe in ../shared/device/README.md
-# (rill-tests, rill-app-tests and rill-bench-fft carried in .device/):
+# (rill-tests, rill-app-tests, rill-bench-fft and rill-vkfft-peer carried in .device/):
 #
 #   bench/gpu/fft.sh [log2 elements per batched workload = 26]
 #
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
-# both and cuFFT through PyTorch in the same run; prints the ratios
+# both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
@@ -13,6 +13,8 @@ e=${1:-26}
 run_gpu_tests FFT "Backends/Fft.*/BACKEND:Backends/Builtins.ComplexHelpers/BACKEND" "Backends/FftApp.*/BACKEND"
 el
 python3 bench/gpu/torch_fft.py "$e" > "$O/peer_torch_fft.json" || echo "PyTorch FFT peer failed"
+el
+rill-vkfft-peer "$e" --check > "$O/peer_vkfft.json" 2> "$O/peer_vkfft.txt" || echo "VkFFT peer failed: $(tail -2 "$O/peer_vkfft.txt")"
 el
 for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
