@@ -119,17 +119,16 @@ void edges(const Stream<uint2>& keys, const Stream<std::int32_t>& ids, const Str
 
 Int corner(const Int4& f, const Expr<std::int32_t>& k) { return select(k == 0, f.x(), select(k == 1, f.y(), f.z())); }
 
-/// Edge points at out[vertices + e]; each edge's two (vertex, neighbour)
-/// entries, the neighbour's top bit set on a boundary or sharp edge
-/// (sharp[e] != 0), whose edge point is its midpoint.
+/// Edge points at out[vertices + e] for the `edges` edges: 3/8 of the ends
+/// and 1/8 of the two opposite vertices, the midpoint on a boundary or sharp
+/// edge (sharp[e] != 0).
 void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, const Stream<float4>& vertices, const Stream<std::uint32_t>& sharp,
-                 const Stream<float4>& out, const Stream<std::uint32_t>& owner, const Stream<std::uint32_t>& neighbour) {
+                 std::int64_t edges, const Stream<float4>& out) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_edge_points(halves, faces, vertices, sharp, out, owner, neighbour)",
-        [](Array<std::int32_t> halves, Array<int4> faces, Array<float4> vertices, Array<std::uint32_t> sharp, Array<float4> out,
-           Array<std::uint32_t> owner, Array<std::uint32_t> neighbour) {
+        "loop_edge_points(halves, faces, vertices, sharp, out, edges)",
+        [](Array<std::int32_t> halves, Array<int4> faces, Array<float4> vertices, Array<std::uint32_t> sharp, Array<float4> out, Int edges) {
             Int e = global_id();
-            If(e < owner.size() / 2, [&] {
+            If(e < edges, [&] {
                 Int h0 = halves.load(2 * e), h1 = halves.load(2 * e + 1);
                 Int4 f0 = faces.load(h0 / 3);
                 Int k0 = h0 % 3;
@@ -139,30 +138,9 @@ void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, 
                 Int d = corner(faces.load(max(h1, Int(0)) / 3), (max(h1, Int(0)) % 3 + 2) % 3);
                 Float3 smooth = (pu + pv) * 0.375f + (vertices.load(c).xyz() + vertices.load(d).xyz()) * 0.125f;
                 out.store(vertices.size() + e, Float4(select(boundary, (pu + pv) * 0.5f, smooth), 0.0f));
-                UInt flag = select(boundary, 0x80000000u, 0u);
-                owner.store(2 * e, cast<std::uint32_t>(u));
-                neighbour.store(2 * e, cast<std::uint32_t>(v) | flag);
-                owner.store(2 * e + 1, cast<std::uint32_t>(v));
-                neighbour.store(2 * e + 1, cast<std::uint32_t>(u) | flag);
             });
         });
-    kernel(Groups{groups_for(owner.size() / 2)}, halves, faces, vertices, sharp, out, owner, neighbour);
-}
-
-/// Each vertex's range of the (vertex, neighbour) entries sorted by vertex.
-void ranges(const Stream<std::uint32_t>& owner, const Stream<std::int32_t>& first, const Stream<std::int32_t>& last) {
-    static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_ranges(owner, first, last)", [](Array<std::uint32_t> owner, Array<std::int32_t> first, Array<std::int32_t> last) {
-            Int i = global_id();
-            Int n = owner.size();
-            If(i < n, [&] {
-                UInt v = owner.load(i);
-                Int at = cast<std::int32_t>(v);
-                If(i == 0 || owner.load(i - 1) != v, [&] { first.store(at, i); });
-                If(i == n - 1 || owner.load(i + 1) != v, [&] { last.store(at, i + 1); });
-            });
-        });
-    kernel(Groups{groups_for(owner.size())}, owner, first, last);
+    kernel(Groups{groups_for(edges)}, halves, faces, vertices, sharp, out, static_cast<std::int32_t>(edges));
 }
 
 /// faces[v] = the faces around vertex v, outgoing[v] = one half-edge from it.
@@ -187,14 +165,15 @@ Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, 
 }
 
 /// Vertex points at out[v]: Loop's weights inside, 3/4 and 1/8 + 1/8 on a
-/// boundary. A vertex whose faces are not one fan (walking from face to face
-/// across its edges does not reach them all: two cones meeting at a point,
-/// say), or that is on more than two boundary edges, stays where it is, as
-/// OpenSubdiv keeps such non-manifold vertices. For v >= limits.born also
-/// v's limit position into limits.limit[v] (w = limits.level), by the limit
-/// masks of OpenSubdiv's Loop scheme (Sdc::Scheme<SCHEME_LOOP>): 1/2 and
-/// 1/12 at valence 6, 1 - n e and e = 1 / (n + 3 / (8 beta)) at valence n;
-/// 2/3 and 1/6 + 1/6 on a boundary or crease; a corner stays.
+/// boundary, the neighbours found by walking the vertex's fan across twin
+/// half-edges. A vertex whose faces are not one fan (the walk does not reach
+/// them all: two cones meeting at a point, say), or that is on more than two
+/// boundary edges, stays where it is, as OpenSubdiv keeps such non-manifold
+/// vertices. For v >= limits.born also v's limit position into
+/// limits.limit[v] (w = limits.level), by the limit masks of OpenSubdiv's
+/// Loop scheme (Sdc::Scheme<SCHEME_LOOP>): 1/2 and 1/12 at valence 6, 1 - n e
+/// and e = 1 / (n + 3 / (8 beta)) at valence n; 2/3 and 1/6 + 1/6 on a
+/// boundary or crease; a corner stays.
 struct Fans {
     const Stream<std::uint32_t>& count;
     const Stream<std::int32_t>& outgoing;
@@ -202,15 +181,28 @@ struct Fans {
     const Stream<std::int32_t>& halves;
 };
 
-void vertex_points(const Stream<float4>& vertices, const Stream<std::int32_t>& first, const Stream<std::int32_t>& last,
-                   const Stream<std::uint32_t>& neighbour, const Fans& fans, const Stream<float4>& out, const Limits& limits) {
+void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<std::uint32_t>& sharp, const Fans& fans,
+                   const Stream<float4>& out, const Limits& limits) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_vertex_points(vertices, first, last, neighbour, count, outgoing, edge_of, halves, out, limit, born, level)",
-        [](Array<float4> vertices, Array<std::int32_t> first, Array<std::int32_t> last, Array<std::uint32_t> neighbour,
-           Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> edge_of, Array<std::int32_t> halves,
-           Array<float4> out, Array<float4> limit, Int born, Int level) {
+        "loop_vertex_points(vertices, faces, sharp, count, outgoing, edge_of, halves, out, limit, born, level)",
+        [](Array<float4> vertices, Array<int4> faces, Array<std::uint32_t> sharp, Array<std::uint32_t> count, Array<std::int32_t> outgoing,
+           Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<float4> out, Array<float4> limit, Int born, Int level) {
             Int v = global_id();
             If(v < vertices.size(), [&] {
+                // Each face about v once, by its half-edge h out of v: its target is a
+                // neighbour, and so, on a boundary, is the far end of the fan's last edge.
+                Var<float3> sum = Float3(0.0f), boundary_sum = Float3(0.0f);
+                Var<std::int32_t> boundary = 0, neighbours = 0;
+                auto visit = [&](const Int& h) {
+                    Int4 f = faces.load(h / 3);
+                    Float3 q = vertices.load(corner(f, (h % 3 + 1) % 3)).xyz();
+                    sum = sum + q;
+                    neighbours = neighbours + 1;
+                    If(twin(edge_of, halves, h) < 0 || sharp.load(edge_of.load(h)) != 0u, [&] {
+                        boundary_sum = boundary_sum + q;
+                        boundary = boundary + 1;
+                    });
+                };
                 // Around the vertex one way (h -> the twin of the half-edge before h in its
                 // face), and from the start the other way where a boundary stopped it.
                 Int total = cast<std::int32_t>(count.load(v));
@@ -218,15 +210,24 @@ void vertex_points(const Stream<float4>& vertices, const Stream<std::int32_t>& f
                 Var<std::int32_t> visited = 1;
                 Var<std::int32_t> h = start;
                 Var<bool> open = false;
+                visit(start);
                 While([&] { return visited <= total; }, [&] {
-                    Int t = twin(edge_of, halves, 3 * (h / 3) + (h % 3 + 2) % 3);
+                    Int before = 3 * (h / 3) + (h % 3 + 2) % 3;
+                    Int t = twin(edge_of, halves, before);
                     If(t < 0, [&] {
                         open = true;
+                        // The boundary edge into v: its other end is a neighbour too.
+                        Float3 q = vertices.load(corner(faces.load(h / 3), (h % 3 + 2) % 3)).xyz();
+                        sum = sum + q;
+                        neighbours = neighbours + 1;
+                        boundary_sum = boundary_sum + q;
+                        boundary = boundary + 1;
                         Break();
                     });
                     If(t == start, [&] { Break(); });
                     h = t;
                     visited = visited + 1;
+                    visit(t);
                 });
                 If(open, [&] {
                     h = start;
@@ -235,23 +236,12 @@ void vertex_points(const Stream<float4>& vertices, const Stream<std::int32_t>& f
                         If(q < 0, [&] { Break(); });
                         h = 3 * (q / 3) + (q % 3 + 1) % 3;
                         visited = visited + 1;
+                        visit(h);
                     });
                 });
                 Bool one_fan = visited == total;
                 Float3 p = vertices.load(v).xyz();
-                Var<float3> sum = Float3(0.0f), boundary_sum = Float3(0.0f);
-                Var<std::int32_t> boundary = 0;
-                Int from = first.load(v), to = last.load(v);
-                For(from, to, [&](Int i) {
-                    UInt nb = neighbour.load(i);
-                    Float3 q = vertices.load(cast<std::int32_t>(nb & 0x7fffffffu)).xyz();
-                    sum = sum + q;
-                    If((nb & 0x80000000u) != 0u, [&] {
-                        boundary_sum = boundary_sum + q;
-                        boundary = boundary + 1;
-                    });
-                });
-                Float n = cast<float>(max(to - from, Int(1)));
+                Float n = cast<float>(max(Int(neighbours), Int(1)));
                 Float w = 0.375f + 0.25f * cos(6.28318530717958647692f / n);
                 Float beta = (0.625f - w * w) / n;
                 Float3 smooth = p * (1.0f - n * beta) + sum * beta;
@@ -265,14 +255,14 @@ void vertex_points(const Stream<float4>& vertices, const Stream<std::int32_t>& f
                     Float3 smooth_limit = p * (1.0f - n * e) + sum * e;
                     Float3 crease_limit = p * (2.0f / 3.0f) + boundary_sum * (1.0f / 6.0f);
                     Float3 at = select(boundary <= 1, smooth_limit, select(boundary == 2, crease_limit, p));
-                    limit.store(v, Float4(select(one_fan && to > from, at, p), cast<float>(level)));
+                    limit.store(v, Float4(select(one_fan && total > 0, at, p), cast<float>(level)));
                 });
             });
         });
     const Stream<float4> limit = limits.limit ? *limits.limit : Runtime::of(vertices).stream<float4>({1});
     const std::int64_t born = limits.limit ? limits.born : vertices.size();
-    kernel(Groups{groups_for(vertices.size())}, vertices, first, last, neighbour, fans.count, fans.outgoing, fans.edge_of, fans.halves,
-           out, limit, static_cast<std::int32_t>(born), limits.level);
+    kernel(Groups{groups_for(vertices.size())}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, out, limit,
+           static_cast<std::int32_t>(born), limits.level);
 }
 
 /// Face f's four children at 4 f .. 4 f + 3.
@@ -422,15 +412,11 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
     out.next = Mesh{rt.scratch<float4>({nv + ne}), rt.stream<int4>({0}), rt.stream<int2>({2 * creases.size()})};
     out.sharp = sharp_edges(who, creases, c, nv, check, out.next.creases);
     const Stream<std::uint32_t>& sharp = out.sharp;
-    Stream<std::uint32_t> owner = rt.scratch<std::uint32_t>({2 * ne}), neighbour = rt.scratch<std::uint32_t>({2 * ne});
-    edge_points(c.halves, faces, vertices, sharp, out.next.vertices, owner, neighbour);
-    radix_sort(owner, neighbour, {.bits = bits_for(nv)});
-    Stream<std::int32_t> first = rt.stream<std::int32_t>({nv}), last = rt.stream<std::int32_t>({nv});
-    ranges(owner, first, last);
+    edge_points(c.halves, faces, vertices, sharp, ne, out.next.vertices);
     out.count = rt.stream<std::uint32_t>({nv});
     out.outgoing = rt.stream<std::int32_t>({nv});
     around(faces, out.count, out.outgoing);
-    vertex_points(vertices, first, last, neighbour, Fans{out.count, out.outgoing, c.edge_of, c.halves}, out.next.vertices, limits);
+    vertex_points(vertices, faces, sharp, Fans{out.count, out.outgoing, c.edge_of, c.halves}, out.next.vertices, limits);
     return out;
 }
 

@@ -11,7 +11,7 @@
 // non-manifold edge (an error). A scan numbers the edges. Each edge gets an
 // edge point (3/8 of its ends and 1/8 of the two opposite vertices; the
 // midpoint on a boundary); each vertex a vertex point from its neighbours,
-// found by a second sort of the edges by vertex (Loop's weights: beta = (5/8
+// found by walking its fan of faces across twin half-edges (Loop's weights: beta = (5/8
 // - (3/8 + cos(2 pi / n) / 4)^2) / n for valence n, any valence; on a
 // boundary 3/4 of the vertex and 1/8 of each boundary neighbour, the rules
 // OpenSubdiv applies with VTX_BOUNDARY_EDGE_ONLY; a vertex whose faces are not
