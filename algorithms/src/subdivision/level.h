@@ -61,8 +61,10 @@ struct Points {
 /// LoopOptions::creases checked and as one dimension; none: an empty stream.
 Stream<int2> creases_of(const char* who, const LoopOptions& options, const Stream<float4>& vertices);
 
+/// `known`: the level's connectivity when it is already known (derived from
+/// the level before), else it is sorted out of the faces.
 Points refine_points(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check,
-                     const Limits& limits);
+                     const Limits& limits, const Connectivity* known = nullptr);
 
 /// Face f's four children at out[4 f .. 4 f + 3] (w = 0).
 void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out);

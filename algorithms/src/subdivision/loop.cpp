@@ -398,24 +398,135 @@ Stream<int2> creases_of(const char* who, const LoopOptions& options, const Strea
     return options.creases->reshape({options.creases->size()});
 }
 
+/// The connectivity of the children of every face (child_faces' order: face
+/// 4 f + j) from the parent level's, without sorting: parent edge e becomes
+/// child edges 2 e (from the start of its first half-edge to its edge point)
+/// and 2 e + 1, and face f's three inner edges are 2 E + 3 f + i. A child
+/// half-edge keeps its parent half-edge's slot in its edge's halves, so the
+/// first slot is always a half-edge, the second -1 on a boundary.
+Connectivity derive_children(const Connectivity& parent, std::int64_t parent_faces) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_derive_children(edge_of, halves, child_edge_of, child_halves, faces, edges)",
+        [](Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::int32_t> child_edge_of, Array<std::int32_t> child_halves,
+           Int faces, Int edges) {
+            Int f = global_id();
+            If(f < faces, [&] {
+                for (int k = 0; k < 3; ++k) {
+                    // Half-edge k of face f runs from corner k to corner k + 1; its children
+                    // run from corner k to the edge point (in child face k) and from there on
+                    // (in child face k + 1), each as half-edge k of its face.
+                    Int h = 3 * f + k;
+                    Int e = edge_of.load(h);
+                    Int r = select(halves.load(2 * e) == h, Int(0), Int(1));
+                    Int first = 3 * (4 * f + k) + k, second = 3 * (4 * f + (k + 1) % 3) + k;
+                    Int ea = 2 * e + r, eb = 2 * e + 1 - r;
+                    child_edge_of.store(first, ea);
+                    child_edge_of.store(second, eb);
+                    child_halves.store(2 * ea + r, first);
+                    child_halves.store(2 * eb + r, second);
+                    If(halves.load(2 * e + 1) < 0, [&] {  // a boundary: no second half-edge
+                        child_halves.store(2 * ea + 1, -1);
+                        child_halves.store(2 * eb + 1, -1);
+                    });
+                }
+                // The inner edges: (ab, ca), (bc, ab), (ca, bc), each between a corner child and the middle one.
+                const int corner_k[3] = {1, 2, 0}, middle_k[3] = {2, 0, 1};
+                for (int i = 0; i < 3; ++i) {
+                    Int e = 2 * edges + 3 * f + i;
+                    Int a = 3 * (4 * f + i) + corner_k[i], b = 3 * (4 * f + 3) + middle_k[i];
+                    child_edge_of.store(a, e);
+                    child_edge_of.store(b, e);
+                    child_halves.store(2 * e, a);
+                    child_halves.store(2 * e + 1, b);
+                }
+            });
+        });
+    Runtime rt = Runtime::of(parent.edge_of);
+    Connectivity c;
+    c.edges = 2 * parent.edges + 3 * parent_faces;
+    c.edge_of = rt.scratch<std::int32_t>({12 * parent_faces});
+    c.halves = rt.scratch<std::int32_t>({2 * c.edges});
+    c.keys = rt.stream<uint2>({0});
+    c.index = rt.stream<std::uint32_t>({0});
+    kernel(Groups{groups_for(parent_faces)}, parent.edge_of, parent.halves, c.edge_of, c.halves, static_cast<std::int32_t>(parent_faces),
+           static_cast<std::int32_t>(parent.edges));
+    return c;
+}
+
+/// mark_creases for a level whose connectivity was derived (no sorted keys):
+/// each crease (a, b) found by walking a's fan. Every crease is a child of
+/// one of the level before, so each is found.
+void mark_creases_by_fans(const Stream<int2>& creases, const Stream<int4>& faces, const Connectivity& c, const Stream<std::uint32_t>& count,
+                          const Stream<std::int32_t>& outgoing, std::int64_t vertices, const Stream<std::uint32_t>& sharp,
+                          const Stream<int2>& next) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_mark_creases_by_fans(creases, faces, count, outgoing, edge_of, halves, sharp, next, vertices)",
+        [](Array<int2> creases, Array<int4> faces, Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> edge_of,
+           Array<std::int32_t> halves, Array<std::uint32_t> sharp, Array<int2> next, Int vertices) {
+            Int i = global_id();
+            If(i < creases.size(), [&] {
+                Int2 ab = creases.load(i);
+                Int a = ab.x(), b = ab.y();
+                Var<std::int32_t> found = -1;
+                // a's faces one way round from outgoing[a], then the other way from there.
+                Int total = cast<std::int32_t>(count.load(a));
+                Int start = outgoing.load(a);
+                Var<std::int32_t> h = start, steps = 0;
+                auto target = [&](const Int& x) { return corner(faces.load(x / 3), (x % 3 + 1) % 3); };
+                auto source = [&](const Int& x) { return corner(faces.load(x / 3), x % 3); };
+                While([&] { return steps < total && found < 0; }, [&] {
+                    If(target(h) == b, [&] { found = h; });
+                    Int before = 3 * (h / 3) + (h % 3 + 2) % 3;
+                    If(source(before) == b, [&] { found = before; });
+                    Int t = twin(edge_of, halves, before);
+                    If(t < 0 || t == start, [&] { Break(); });
+                    h = t;
+                    steps = steps + 1;
+                });
+                h = start;
+                steps = 0;
+                While([&] { return steps < total && found < 0; }, [&] {
+                    Int q = twin(edge_of, halves, h);
+                    If(q < 0, [&] { Break(); });
+                    h = 3 * (q / 3) + (q % 3 + 1) % 3;
+                    If(target(h) == b, [&] { found = h; });
+                    steps = steps + 1;
+                });
+                If(found >= 0, [&] {
+                    Int e = edge_of.load(found);
+                    sharp.store(e, 1u);
+                    next.store(2 * i, Int2(a, vertices + e));
+                    next.store(2 * i + 1, Int2(vertices + e, b));
+                });
+            });
+        });
+    kernel(Groups{groups_for(creases.size())}, creases, faces, count, outgoing, c.edge_of, c.halves, sharp, next,
+           static_cast<std::int32_t>(vertices));
+}
+
 Points refine_points(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check,
-                     const Limits& limits) {
+                     const Limits& limits, const Connectivity* known) {
     Runtime rt = Runtime::of(vertices);
     const std::int64_t nv = vertices.size(), nf = faces.size();
     Points out;
-    out.c = connect(who, vertices, faces, check);
+    out.c = known ? *known : connect(who, vertices, faces, check);
     const Connectivity& c = out.c;
     const std::int64_t ne = c.edges;
     if (nv + ne >= (std::int64_t{1} << 31) || 4 * nf >= (std::int64_t{1} << 31))
         throw Error(std::string(who) + ": the next level would have " + std::to_string(nv + ne) + " vertices and " +
                     std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
     out.next = Mesh{rt.scratch<float4>({nv + ne}), rt.stream<int4>({0}), rt.stream<int2>({2 * creases.size()})};
-    out.sharp = sharp_edges(who, creases, c, nv, check, out.next.creases);
-    const Stream<std::uint32_t>& sharp = out.sharp;
-    edge_points(c.halves, faces, vertices, sharp, ne, out.next.vertices);
     out.count = rt.stream<std::uint32_t>({nv});
     out.outgoing = rt.stream<std::int32_t>({nv});
     around(faces, out.count, out.outgoing);
+    if (known && creases.size() > 0) {
+        out.sharp = rt.stream<std::uint32_t>({ne});
+        mark_creases_by_fans(creases, faces, c, out.count, out.outgoing, nv, out.sharp, out.next.creases);
+    } else {
+        out.sharp = sharp_edges(who, creases, c, nv, check, out.next.creases);
+    }
+    const Stream<std::uint32_t>& sharp = out.sharp;
+    edge_points(c.halves, faces, vertices, sharp, ne, out.next.vertices);
     vertex_points(vertices, faces, sharp, Fans{out.count, out.outgoing, c.edge_of, c.halves}, out.next.vertices, limits);
     return out;
 }
@@ -580,11 +691,15 @@ using namespace detail;
 
 namespace {
 
-/// One level; `check`: the input's checks first (errors name the call).
-Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check) {
-    Points p = refine_points("rill::subdivision::loop", vertices, faces, creases, check, {});
+/// One level; `check`: the input's checks first (errors name the call);
+/// `known`: the level's connectivity, derived from the level before (else
+/// sorted out). With `children`, the children's connectivity goes there.
+Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check, const Connectivity* known,
+               Connectivity* children) {
+    Points p = refine_points("rill::subdivision::loop", vertices, faces, creases, check, {}, known);
     p.next.faces = Runtime::of(vertices).scratch<int4>({4 * faces.size()});
     child_faces(faces, p.c.edge_of, vertices.size(), p.next.faces);
+    if (children) *children = derive_children(p.c, faces.size());
     return p.next;
 }
 
@@ -597,7 +712,13 @@ Mesh loop(const Stream<float4>& vertices, const Stream<int4>& faces, int levels,
         throw Error(std::string(who) + ": levels is " + std::to_string(levels) + "; give 0 to 12");
     Mesh m{vertices.reshape({vertices.size()}), faces.reshape({faces.size()}), creases_of(who, options, vertices)};
     if (!work) return m;
-    for (int l = 0; l < levels; ++l) m = one_level(m.vertices, m.faces, m.creases, l == 0);
+    // The first level sorts the input's half-edges into edges; every later level's
+    // connectivity follows from the one before.
+    Connectivity known, children;
+    for (int l = 0; l < levels; ++l) {
+        m = one_level(m.vertices, m.faces, m.creases, l == 0, l == 0 ? nullptr : &known, l + 1 < levels ? &children : nullptr);
+        known = children;
+    }
     return m;
 }
 

@@ -5,21 +5,24 @@
 //   #include <rill/algorithms/subdivision.h>
 //   rill::subdivision::Mesh fine = rill::subdivision::loop(vertices, faces, 3);  // Stream<float4>, Stream<int4>
 //
-// One level: the faces' 3F half-edges are sorted by their edges' vertex pairs
-// (rill's radix sort of 64-bit keys), so that an edge's half-edges are
-// neighbours: one is a boundary edge, two an interior edge, three or more a
-// non-manifold edge (an error). A scan numbers the edges. Each edge gets an
-// edge point (3/8 of its ends and 1/8 of the two opposite vertices; the
-// midpoint on a boundary); each vertex a vertex point from its neighbours,
-// found by walking its fan of faces across twin half-edges (Loop's weights: beta = (5/8
-// - (3/8 + cos(2 pi / n) / 4)^2) / n for valence n, any valence; on a
-// boundary 3/4 of the vertex and 1/8 of each boundary neighbour, the rules
-// OpenSubdiv applies with VTX_BOUNDARY_EDGE_ONLY; a vertex whose faces are not
-// one fan, two cones meeting at a point, stays where it is, as in
-// OpenSubdiv). Each face becomes
-// four. Vertices come out as the vertex points (in input order) then the
-// edge points (in the order of their vertex pairs); face f's children are
-// 4f .. 4f + 3 (corner of its first, second, third vertex, then the middle).
+// The first level: the faces' 3F half-edges are sorted by their edges'
+// vertex pairs (rill's radix sort of 64-bit keys), so that an edge's
+// half-edges are neighbours: one is a boundary edge, two an interior edge,
+// three or more a non-manifold edge (an error). A scan numbers the edges.
+// Every later level of one loop() call knows its connectivity from the level
+// before without sorting: edge e's two halves are edges 2e and 2e + 1, a
+// face's three inner edges follow. Each edge gets an edge point (3/8 of its
+// ends and 1/8 of the two opposite vertices; the midpoint on a boundary);
+// each vertex a vertex point from its neighbours, found by walking its fan
+// of faces across twin half-edges (Loop's weights: beta = (5/8 - (3/8 +
+// cos(2 pi / n) / 4)^2) / n for valence n, any valence; on a boundary 3/4 of
+// the vertex and 1/8 of each boundary neighbour, the rules OpenSubdiv
+// applies with VTX_BOUNDARY_EDGE_ONLY; a vertex whose faces are not one fan,
+// two cones meeting at a point, stays where it is, as in OpenSubdiv). Each
+// face becomes four. Vertices come out as the vertex points (in input
+// order) then the edge points (in edge order: by vertex pairs for the first
+// level, by their parents after); face f's children are 4f .. 4f + 3
+// (corner of its first, second, third vertex, then the middle).
 //
 // Normals: limit_normals(vertices, faces) gives each vertex the normal of
 // the Loop limit surface there, from the tangent masks OpenSubdiv's Loop
