@@ -164,6 +164,11 @@ Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, 
     return select(a == h, b, a);
 }
 
+/// The half-edge before h in its face (the one into h's start) and the one
+/// after it (out of h's end): the steps of a walk around a vertex.
+Int previous_half(const Int& h) { return 3 * (h / 3) + (h % 3 + 2) % 3; }
+Int next_half(const Int& h) { return 3 * (h / 3) + (h % 3 + 1) % 3; }
+
 /// Vertex points at out[v]: Loop's weights inside, 3/4 and 1/8 + 1/8 on a
 /// boundary, the neighbours found by walking the vertex's fan across twin
 /// half-edges. A vertex whose faces are not one fan (the walk does not reach
@@ -212,8 +217,7 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                 Var<bool> open = false;
                 visit(start);
                 While([&] { return visited <= total; }, [&] {
-                    Int before = 3 * (h / 3) + (h % 3 + 2) % 3;
-                    Int t = twin(edge_of, halves, before);
+                    Int t = twin(edge_of, halves, previous_half(h));
                     If(t < 0, [&] {
                         open = true;
                         // The boundary edge into v: its other end is a neighbour too.
@@ -234,7 +238,7 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                     While([&] { return visited <= total; }, [&] {
                         Int q = twin(edge_of, halves, h);
                         If(q < 0, [&] { Break(); });
-                        h = 3 * (q / 3) + (q % 3 + 1) % 3;
+                        h = next_half(q);
                         visited = visited + 1;
                         visit(h);
                     });
@@ -476,7 +480,7 @@ void mark_creases_by_fans(const Stream<int2>& creases, const Stream<int4>& faces
                 auto source = [&](const Int& x) { return corner(faces.load(x / 3), x % 3); };
                 While([&] { return steps < total && found < 0; }, [&] {
                     If(target(h) == b, [&] { found = h; });
-                    Int before = 3 * (h / 3) + (h % 3 + 2) % 3;
+                    Int before = previous_half(h);
                     If(source(before) == b, [&] { found = before; });
                     Int t = twin(edge_of, halves, before);
                     If(t < 0 || t == start, [&] { Break(); });
@@ -488,7 +492,7 @@ void mark_creases_by_fans(const Stream<int2>& creases, const Stream<int4>& faces
                 While([&] { return steps < total && found < 0; }, [&] {
                     Int q = twin(edge_of, halves, h);
                     If(q < 0, [&] { Break(); });
-                    h = 3 * (q / 3) + (q % 3 + 1) % 3;
+                    h = next_half(q);
                     If(target(h) == b, [&] { found = h; });
                     steps = steps + 1;
                 });
@@ -580,13 +584,11 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                         open = true;
                         Break();
                     });
-                    Int before = 3 * (q / 3) + (q % 3 + 1) % 3;
+                    Int before = next_half(q);
                     If(before == start, [&] { Break(); });
                     first = before;
                     steps = steps + 1;
                 });
-                // The half-edge before h about v (into v, in h's face), and the next outgoing one.
-                auto incoming = [](const Int& h) { return 3 * (h / 3) + (h % 3 + 2) % 3; };
                 auto crease = [&](const Int& h) { return sharp.load(edge_of.load(h)) != 0u && twin(edge_of, halves, h) >= 0; };
                 // Creases about v (with no creases in the mesh, sharp has one element: skipped).
                 Var<std::int32_t> creases = 0, lead = first;
@@ -598,7 +600,7 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                             creases = creases + 1;
                         });
                         visited = visited + 1;
-                        Int t = twin(edge_of, halves, incoming(h));
+                        Int t = twin(edge_of, halves, previous_half(h));
                         If(t < 0 || t == first, [&] { Break(); });
                         h = t;
                     });
@@ -612,7 +614,7 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                     Var<std::int32_t> h = from, n = 0;
                     While([&] { return n < total; }, [&] {
                         n = n + 1;
-                        Int in = incoming(h);
+                        Int in = previous_half(h);
                         If(stops(in), [&] { Break(); });
                         Int t = twin(edge_of, halves, in);
                         If(t == from, [&] { Break(); });
@@ -637,7 +639,7 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                     If(visited == 0, [&] { q0 = q; });
                     If(visited > 0, [&] { inner = inner + q * sin(theta * i); });
                     visited = visited + 1;
-                    Int in = incoming(h);
+                    Int in = previous_half(h);
                     If(stops(in), [&] {
                         qk = vertices.load(corner(f, (h % 3 + 2) % 3)).xyz();
                         Break();
