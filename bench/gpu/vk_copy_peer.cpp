@@ -20,15 +20,7 @@
 #include <vector>
 
 #include "scatter_probe.h"
-
-#define VK(call)                                                             \
-    do {                                                                     \
-        VkResult r_ = (call);                                                \
-        if (r_ != VK_SUCCESS) {                                              \
-            std::fprintf(stderr, "%s failed: %d\n", #call, static_cast<int>(r_)); \
-            std::exit(1);                                                    \
-        }                                                                    \
-    } while (0)
+#include "vulkan_peer.h"
 
 static const char* kShader = R"(#version 450
 layout(local_size_x = 256) in;
@@ -44,44 +36,14 @@ void main() {
 int main(int argc, char** argv) {
     const int log2n = argc > 1 ? std::atoi(argv[1]) : 28;
     const VkDeviceSize n = VkDeviceSize{1} << log2n, bytes = n * 4;
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ici.pApplicationInfo = &app;
-    VkInstance inst;
-    VK(vkCreateInstance(&ici, nullptr, &inst));
-    std::uint32_t count = 0;
-    vkEnumeratePhysicalDevices(inst, &count, nullptr);
-    std::vector<VkPhysicalDevice> devs(count);
-    vkEnumeratePhysicalDevices(inst, &count, devs.data());
-    VkPhysicalDevice pd = devs[0];
-    for (auto d : devs) {
-        VkPhysicalDeviceProperties p;
-        vkGetPhysicalDeviceProperties(d, &p);
-        if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) pd = d;
-    }
-    VkPhysicalDeviceProperties props;
-    vkGetPhysicalDeviceProperties(pd, &props);
-    std::uint32_t nq = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, nullptr);
-    std::vector<VkQueueFamilyProperties> qf(nq);
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf.data());
-    std::uint32_t family = 0;
-    while (!(qf[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    qci.queueFamilyIndex = family;
-    qci.queueCount = 1;
-    qci.pQueuePriorities = &prio;
-    VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    dci.queueCreateInfoCount = 1;
-    dci.pQueueCreateInfos = &qci;
-    VkDevice dev;
-    VK(vkCreateDevice(pd, &dci, nullptr, &dev));
-    VkQueue queue;
-    vkGetDeviceQueue(dev, family, 0, &queue);
-    VkPhysicalDeviceMemoryProperties mp;
-    vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+    const VulkanPeer peer;
+    VkInstance inst = peer.instance;
+    VkPhysicalDevice pd = peer.physical;
+    const VkPhysicalDeviceProperties& props = peer.props;
+    const VkPhysicalDeviceMemoryProperties& mp = peer.memory;
+    VkDevice dev = peer.device;
+    VkQueue queue = peer.queue;
+    const std::uint32_t family = peer.family;
 
     auto make_buffer = [&](VkDeviceSize size, int type_wanted, bool dedicated, bool mappable, VkBuffer& b, VkDeviceMemory& m) {
         VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};

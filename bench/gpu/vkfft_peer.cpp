@@ -15,6 +15,8 @@
 #define VKFFT_BACKEND 0
 #include <vkFFT.h>
 
+#include "vulkan_peer.h"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -25,65 +27,14 @@
 #include <string>
 #include <vector>
 
-#define VK(call)                                                                  \
-    do {                                                                          \
-        VkResult r_ = (call);                                                     \
-        if (r_ != VK_SUCCESS) {                                                   \
-            std::fprintf(stderr, "%s failed: %d\n", #call, static_cast<int>(r_)); \
-            std::exit(1);                                                         \
-        }                                                                         \
-    } while (0)
-
 namespace {
 
-struct Device {
-    VkInstance instance{};
-    VkPhysicalDevice physical{};
-    VkPhysicalDeviceProperties props{};
-    VkPhysicalDeviceMemoryProperties memory{};
-    VkDevice device{};
-    VkQueue queue{};
-    std::uint32_t family = 0;
+/// The peer's device (vulkan_peer.h) with the command pool and fence VkFFT asks for.
+struct Device : VulkanPeer {
     VkCommandPool pool{};
     VkFence fence{};
 
     Device() {
-        VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-        app.apiVersion = VK_API_VERSION_1_2;
-        VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-        ici.pApplicationInfo = &app;
-        VK(vkCreateInstance(&ici, nullptr, &instance));
-        std::uint32_t count = 0;
-        vkEnumeratePhysicalDevices(instance, &count, nullptr);
-        std::vector<VkPhysicalDevice> all(count);
-        vkEnumeratePhysicalDevices(instance, &count, all.data());
-        if (all.empty()) {
-            std::fprintf(stderr, "rill-vkfft-peer: no Vulkan device\n");
-            std::exit(1);
-        }
-        physical = all[0];
-        for (VkPhysicalDevice d : all) {
-            VkPhysicalDeviceProperties p;
-            vkGetPhysicalDeviceProperties(d, &p);
-            if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) physical = d;
-        }
-        vkGetPhysicalDeviceProperties(physical, &props);
-        vkGetPhysicalDeviceMemoryProperties(physical, &memory);
-        std::uint32_t nq = 0;
-        vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, nullptr);
-        std::vector<VkQueueFamilyProperties> families(nq);
-        vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, families.data());
-        while (family < nq && !(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
-        const float priority = 1.0f;
-        VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-        qci.queueFamilyIndex = family;
-        qci.queueCount = 1;
-        qci.pQueuePriorities = &priority;
-        VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-        dci.queueCreateInfoCount = 1;
-        dci.pQueueCreateInfos = &qci;
-        VK(vkCreateDevice(physical, &dci, nullptr, &device));
-        vkGetDeviceQueue(device, family, 0, &queue);
         VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
         cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
         cpi.queueFamilyIndex = family;
