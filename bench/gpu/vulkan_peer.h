@@ -6,6 +6,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
