@@ -17,7 +17,9 @@
 // time, against OpenSubdiv's uniform refinement to the same level with its
 // limit positions and normals (Far::PrimvarRefiner::Limit), what gives the
 // same finest detail on the limit surface without adaptivity, where that
-// level is small enough (5 or less).
+// level is small enough (5 or less). Then the same criterion about a point
+// of the limit surface (the input's middle vertex's limit point): the
+// deepest level is reached there, coarse elsewhere.
 //
 //   RILL_BACKEND=vulkan rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L]
 //
@@ -130,12 +132,14 @@ int main(int argc, char** argv) {
             });
         const raytrace_app::Camera camera = raytrace_app::frame(mesh, 0.3f);
         std::printf("\nadaptive to at most level %d under the camera at 0.3 of the default view's distance\n\n", adaptive_level);
-        std::printf("| R | triangles per level | triangles | rill | OpenSubdiv uniform + limit (CPU) | OpenSubdiv / rill | rill triangles/s |\n"
+        std::printf("| criterion | triangles per level | triangles | rill | OpenSubdiv uniform + limit (CPU) | OpenSubdiv / rill | rill triangles/s |\n"
                     "|---|---|---|---|---|---|---|\n");
-        for (float ratio : {0.01f, 0.005f, 0.0025f, 0.00125f}) {
-            const float4 eye{camera.eye.x, camera.eye.y, camera.eye.z, ratio};
+        // One row per criterion: `from` is the camera's eye, or a point of the surface
+        // (refinement down to the deepest level around it, coarse elsewhere).
+        const auto row = [&](const char* label, float3 from, float ratio) {
+            const float4 eye{from.x, from.y, from.z, ratio};
             subdivision::AdaptiveMesh out = subdivision::adaptive(vertices, faces, near_camera, adaptive_level, eye);
-            if (out.held_back != 0) bench::fail("adaptive refinement held requests back under a camera");
+            if (out.held_back != 0) bench::fail("adaptive refinement held requests back");
             const double ms =
                 bench::median_ms(1, 5, [&] { out = subdivision::adaptive(vertices, faces, near_camera, adaptive_level, eye); }, rt).host_ms;
             std::string per_level;
@@ -149,9 +153,16 @@ int main(int argc, char** argv) {
                 std::snprintf(text, sizeof text, "%.1f", osd / ms);
                 osd_ratio = text;
             }
-            std::printf("| %g | %s | %lld | %.3f ms | %s | %s | %.1f M |\n", ratio, per_level.c_str(), static_cast<long long>(out.faces.size()),
-                        ms, osd_ms.c_str(), osd_ratio.c_str(), out.faces.size() / (ms * 1e3));
-        }
+            std::printf("| %s %g | %s | %lld | %.3f ms | %s | %s | %.1f M |\n", label, ratio, per_level.c_str(),
+                        static_cast<long long>(out.faces.size()), ms, osd_ms.c_str(), osd_ratio.c_str(), out.faces.size() / (ms * 1e3));
+        };
+        for (float ratio : {0.01f, 0.005f, 0.0025f, 0.00125f}) row("camera, R =", camera.eye, ratio);
+        // Around the limit point of the input's middle vertex (adaptive() to level 0
+        // gives the input's vertices on the limit surface, in their order): every edge
+        // about it splits, so the deepest level is reached there.
+        const float4 p =
+            subdivision::adaptive(vertices, faces, near_camera, 0, {}).vertices.download()[mesh.vertices.size() / 2];
+        for (float ratio : {0.5f, 0.25f}) row("surface point, R =", float3{p.x, p.y, p.z}, ratio);
     } catch (const Error& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 1;
