@@ -132,14 +132,8 @@ void kept_children(const Stream<int4>& faces, const Stream<std::int32_t>& edge_o
            Int vertices) {
             Int f = global_id();
             If(f < faces.size() && kept.load(f) != 0u, [&] {
-                Int4 t = faces.load(f);
-                Int at = 4 * (cast<std::int32_t>(index.load(f)) - 1);
-                Int state = select(has(t, kRefined), Int(kActive), Int(0));
-                Int ab = vertices + edge_of.load(3 * f), bc = vertices + edge_of.load(3 * f + 1), ca = vertices + edge_of.load(3 * f + 2);
-                out.store(at, Int4(t.x(), ab, ca, state));
-                out.store(at + 1, Int4(ab, t.y(), bc, state));
-                out.store(at + 2, Int4(ca, bc, t.z(), state));
-                out.store(at + 3, Int4(ab, bc, ca, state));
+                Int state = select(has(faces.load(f), kRefined), Int(kActive), Int(0));
+                store_children(out, 4 * (cast<std::int32_t>(index.load(f)) - 1), faces, edge_of, f, vertices, state);
             });
         });
     kernel(Groups{groups_for(faces.size())}, faces, edge_of, kept, index, out, static_cast<std::int32_t>(vertices));
@@ -261,7 +255,9 @@ void pack(const Stream<std::uint32_t>& used, const Stream<std::uint32_t>& index,
     faces_kernel(Groups{groups_for(faces.size())}, faces, index);
 }
 
-std::uint32_t last_of(const Stream<std::uint32_t>& s);
+std::uint32_t last_of(const Stream<std::uint32_t>& s) {
+    return s.size() == 0 ? 0u : s.domain({s.size() - 1}, {s.size()}).download()[0];
+}
 
 /// The next level's creases without the (0, 0) pairs of creases that were
 /// no edge of this level (outside the faces kept): a level's creases stay
@@ -290,9 +286,6 @@ Stream<int2> found_creases(const Stream<int2>& next) {
     return out;
 }
 
-std::uint32_t last_of(const Stream<std::uint32_t>& s) {
-    return s.size() == 0 ? 0u : s.domain({s.size() - 1}, {s.size()}).download()[0];
-}
 
 }  // namespace
 

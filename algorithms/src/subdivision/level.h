@@ -66,6 +66,13 @@ Stream<int2> creases_of(const char* who, const LoopOptions& options, const Strea
 Points refine_points(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<int2>& creases, bool check,
                      const Limits& limits, const Connectivity* known = nullptr);
 
+/// Face f's four children at out[at .. at + 3] with w = `w`: the corners at its
+/// first, second and third vertex, then the middle; their new vertices are
+/// the edge points, vertices + the edge of half-edge 3 f + k. The order
+/// derive_children (loop.cpp) relies on.
+void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Array<int4>& faces, const Array<std::int32_t>& edge_of,
+                    const Expr<std::int32_t>& f, const Expr<std::int32_t>& vertices, const Expr<std::int32_t>& w);
+
 /// Face f's four children at out[4 f .. 4 f + 3] (w = 0).
 void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out);
 

@@ -269,19 +269,22 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
            static_cast<std::int32_t>(born), limits.level);
 }
 
+void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Array<int4>& faces, const Array<std::int32_t>& edge_of,
+                    const Expr<std::int32_t>& f, const Expr<std::int32_t>& vertices, const Expr<std::int32_t>& w) {
+    Int4 t = faces.load(f);
+    Int ab = vertices + edge_of.load(3 * f), bc = vertices + edge_of.load(3 * f + 1), ca = vertices + edge_of.load(3 * f + 2);
+    out.store(at, Int4(t.x(), ab, ca, w));
+    out.store(at + 1, Int4(ab, t.y(), bc, w));
+    out.store(at + 2, Int4(ca, bc, t.z(), w));
+    out.store(at + 3, Int4(ab, bc, ca, w));
+}
+
 /// Face f's four children at 4 f .. 4 f + 3.
 void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out) {
     static const auto kernel = group_kernel<kWorkgroup>(
         "loop_faces(faces, edge_of, out, vertices)", [](Array<int4> faces, Array<std::int32_t> edge_of, Array<int4> out, Int vertices) {
             Int f = global_id();
-            If(f < faces.size(), [&] {
-                Int4 t = faces.load(f);
-                Int ab = vertices + edge_of.load(3 * f), bc = vertices + edge_of.load(3 * f + 1), ca = vertices + edge_of.load(3 * f + 2);
-                out.store(4 * f, Int4(t.x(), ab, ca, 0));
-                out.store(4 * f + 1, Int4(ab, t.y(), bc, 0));
-                out.store(4 * f + 2, Int4(ca, bc, t.z(), 0));
-                out.store(4 * f + 3, Int4(ab, bc, ca, 0));
-            });
+            If(f < faces.size(), [&] { store_children(out, 4 * f, faces, edge_of, f, vertices, Int(0)); });
         });
     kernel(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
 }
