@@ -28,8 +28,8 @@ TEST_P(RandomKernels, FixedSeedsMatchTheHostInterpreter) {
 }
 
 // Seeds beyond FixedSeeds' range that found a driver bug (docs/TESTING.md#what-they-found),
-// kept where the suite runs on every backend: 2,221 gives ri = -2 where -1 is right
-// through NVIDIA's OpenGL (580) and is not worked around yet, so this fails there.
+// kept where the suite runs on every backend: 2,221 gave ri = -2 where -1 is right
+// through NVIDIA's OpenGL (580) until min and max took opaque operands there.
 TEST_P(RandomKernels, SeedsThatFoundDriverBugsMatchTheHostInterpreter) {
     for (std::uint64_t seed : {2221}) {
         const Report r = check_seeds(rt(), seed, 1, 0);

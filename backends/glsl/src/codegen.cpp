@@ -245,7 +245,9 @@ private:
         if (vk) out_ << "layout(push_constant) uniform Push { uint base; } rill_push;\n#define INFO_BASE rill_push.base\n";
         else out_ << "layout(location = 0) uniform uint rill_info_base;\n#define INFO_BASE rill_info_base\n";
         out_ << "uint I(uint i) { return info[INFO_BASE + i]; }\n";
-        if (opt_.opaque_min_operands && uses_op(Op::Min)) opaque_functions();
+        if ((opt_.opaque_operands != OpaqueOperands::None && uses_op(Op::Min)) ||
+            (opt_.opaque_operands == OpaqueOperands::MinAndMax && uses_op(Op::Max)))
+            opaque_functions();
     }
 
     bool uses_op(Op op) const {
@@ -254,7 +256,7 @@ private:
         return false;
     }
 
-    /// rill_opaque(x) == x for every type min takes (ShaderOptions::opaque_min_operands).
+    /// rill_opaque(x) == x for every type min and max take (ShaderOptions::opaque_operands).
     void opaque_functions() {
         out_ << "uint rill_zero() { return gl_NumWorkGroups.z - 1u; }\n";
         for (const char* n : {"", "2", "3", "4"}) {
@@ -627,7 +629,8 @@ private:
                 if (n.type.scalar == Scalar::Uint) return a(0);
                 break;
             case Op::Min: case Op::Max: {
-                const bool opaque = opt_.opaque_min_operands && n.op == Op::Min;
+                const bool opaque = opt_.opaque_operands == OpaqueOperands::MinAndMax ||
+                                    (opt_.opaque_operands == OpaqueOperands::Min && n.op == Op::Min);
                 const std::string x = opaque ? "rill_opaque(" + a(0) + ")" : a(0), y = opaque ? "rill_opaque(" + a(1) + ")" : a(1);
                 if (opt_.min_max_as_selects) {
                     // min(x, y) = y < x ? y : x, max(x, y) = x < y ? y : x
@@ -635,7 +638,7 @@ private:
                     if (n.type.width == 1) return "(" + l + " < " + r + " ? " + y + " : " + x + ")";
                     return "mix(" + x + ", " + y + ", lessThan(" + l + ", " + r + "))";
                 }
-                if (opaque) return "min(" + x + ", " + y + ")";
+                if (opaque) return std::string(n.op == Op::Min ? "min(" : "max(") + x + ", " + y + ")";
                 break;
             }
             case Op::BitCount: case Op::FindLSB: case Op::FindMSB:

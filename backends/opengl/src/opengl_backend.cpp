@@ -72,7 +72,7 @@ struct State {
     bool native_subgroups = false;  // GL_KHR_shader_subgroup with every family rill uses
     bool float_atomic_add = false;  // GL_NV_shader_atomic_float
     bool subgroup_partitioned = false;  // GL_NV_shader_subgroup_partitioned, in compute shaders
-    bool llvmpipe = false;  // Mesa's llvmpipe: glsl::ShaderOptions::reorderable_loads off, opaque_min_operands
+    bool llvmpipe = false;  // Mesa's llvmpipe: glsl::ShaderOptions::reorderable_loads off, opaque min operands
     bool nvidia = false;    // NVIDIA's driver: glsl::ShaderOptions::uint_bit_queries_as_int, min_max_as_selects
 
     /// One barrier covers every later consumer (shader reads, read-backs,
@@ -177,7 +177,9 @@ public:
     GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
         glsl::ShaderOptions options{glsl::Dialect::OpenGL, glsl::kWorkgroupSize, st_->native_subgroups,
                                     st_->float_atomic_add ? "GL_NV_shader_atomic_float" : "", false, st_->subgroup_partitioned,
-                                    !st_->llvmpipe, st_->nvidia, st_->nvidia, /*opaque_min_operands=*/st_->llvmpipe};
+                                    !st_->llvmpipe, st_->nvidia, st_->nvidia, /*opaque_operands=*/st_->llvmpipe  ? glsl::OpaqueOperands::Min
+                                                        : st_->nvidia ? glsl::OpaqueOperands::MinAndMax
+                                                                      : glsl::OpaqueOperands::None};
         options.int_negation_as_subtraction = st_->nvidia;
         shader = glsl::generate(k, sig, options);
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);

@@ -618,7 +618,8 @@ public:
                                                             dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
                                                             dev_->ctx.llvmpipe, dev_->ctx.subgroup_partitioned,
                                                             /*reorderable_loads=*/true, /*uint_bit_queries_as_int=*/false,
-                                                            /*min_max_as_selects=*/false, /*opaque_min_operands=*/dev_->ctx.llvmpipe});
+                                                            /*min_max_as_selects=*/false, /*opaque_operands=*/dev_->ctx.llvmpipe ? glsl::OpaqueOperands::Min
+                                                                                                          : glsl::OpaqueOperands::None});
         const bool optimize = spirv_optimized(k.optimize_spirv);
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, optimize, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);

@@ -20,6 +20,8 @@ enum class Dialect { Vulkan, OpenGL };
 /// Invocations per workgroup of every generated shader (dispatch_grid uses it too).
 inline constexpr std::uint32_t kWorkgroupSize = 256;
 
+enum class OpaqueOperands { None, Min, MinAndMax };
+
 struct ShaderOptions {
     Dialect dialect = Dialect::Vulkan;
     /// Workgroup size of element kernels (a group kernel has its own).
@@ -54,13 +56,15 @@ struct ShaderOptions {
     /// when lo > hi, where min/max give hi, and so also gets a clamp of a clamp
     /// to a disjoint range wrong (docs/SEMANTICS.md#driver-workarounds).
     bool min_max_as_selects = false;
-    /// min's operands pass through an identity the compiler cannot see through
-    /// (x ^ (gl_NumWorkGroups.z - 1), rill dispatches one layer in z). Mesa
-    /// 22's loop analysis takes the constant operand of a min in a loop's exit
-    /// test as the loop's bound whichever way the counter moves, and unrolls
-    /// For(5, min(x, 3), -1) to two trips where x = 0 needs five
-    /// (docs/SEMANTICS.md#driver-workarounds).
-    bool opaque_min_operands = false;
+    /// Which of min and max pass their operands through an identity the compiler
+    /// cannot see through (x ^ (gl_NumWorkGroups.z - 1), rill dispatches one layer
+    /// in z; docs/SEMANTICS.md#driver-workarounds). Min: Mesa 22's loop analysis
+    /// takes the constant operand of a min in a loop's exit test as the loop's
+    /// bound whichever way the counter moves, and unrolls For(5, min(x, 3), -1) to
+    /// two trips where x = 0 needs five. MinAndMax: NVIDIA's OpenGL compiler (580)
+    /// folds a clamp of a negated abs wrongly even as selects of a subtraction
+    /// (clamp(-abs(i), -2, 0) = -2 for i = 1).
+    OpaqueOperands opaque_operands = OpaqueOperands::None;
     /// An int's negation as 0 - x: NVIDIA's OpenGL compiler (580) gives
     /// max(-abs(i), -2) as -2 for i = +-1 (and so clamps of -abs(i)); the
     /// subtraction is compiled right (docs/SEMANTICS.md#driver-workarounds).
