@@ -5,11 +5,13 @@
 //
 // Workloads: Brook's 2D FFT (4 x 1024^2 complex, forward), 2D 4096^2, 1D
 // 2^24, a real-to-complex 2D 1024^2, and batched 1D complex transforms of
-// lengths 2 .. 4096 with about 2^elements-log2 elements per batch. Each
-// result is checked against FFTW before it is timed; times are the kernels'
-// device times, medians of 5 batches after a warm-up (bench/timing.h). Also
-// the plan cost: the first transform of the process (kernels traced and
-// compiled, or loaded from the disk cache) and a new shape's plan after it.
+// lengths 2 .. 4096 with about 2^elements-log2 elements per batch. Each plan
+// runs its specialized kernels (Plan::specialize), and each result is checked
+// against FFTW before it is timed; times are the kernels' device times,
+// medians of 5 batches after a warm-up (bench/timing.h). Also the plan cost:
+// the first transform of the process (the generic kernel traced and compiled,
+// or loaded from the disk cache), a new shape's plan after it, and that
+// plan's specialized kernels.
 // MFLOPS count 5 N log2 N per complex transform of N, as Brook's paper and
 // FFTW do. GPU peers: bench/gpu/torch_fft.py (cuFFT) with the same JSON keys
 // (--no-fftw leaves FFTW out there: its FFTW_MEASURE planning of 2^26
@@ -113,7 +115,7 @@ int main(int argc, char** argv) {
     const std::int64_t budget = std::int64_t{1} << elements_log2;
 
     // Plan cost: the first transform of the process, then a new shape's plan.
-    double first_ms = 0, new_shape_ms = 0;
+    double first_ms = 0, new_shape_ms = 0, specialize_ms = 0;
     {
         auto x = rt.stream<rill::float2>({1000}, random_complex(1000, 9));
         auto t0 = rill::bench::Clock::now();
@@ -123,6 +125,12 @@ int main(int argc, char** argv) {
         t0 = rill::bench::Clock::now();
         auto plan = fft::Plan::c2c(rt, {3, 1536}, 1, fft::Direction::Forward);
         new_shape_ms = std::chrono::duration<double, std::milli>(rill::bench::Clock::now() - t0).count();
+        auto x3 = rt.stream<rill::float2>({3, 1536}, random_complex(3 * 1536, 9)), y3 = rt.stream<rill::float2>({3, 1536});
+        t0 = rill::bench::Clock::now();
+        plan.specialize();  // traced here, compiled at their first call
+        plan(x3, y3);
+        y3.download();
+        specialize_ms = std::chrono::duration<double, std::milli>(rill::bench::Clock::now() - t0).count();
     }
 
     auto c2c = [&](const rill::Shape& shape, int dims, const std::string& key, const std::string& label) {
@@ -134,6 +142,7 @@ int main(int argc, char** argv) {
         const auto hx = random_complex(static_cast<std::size_t>(shape.size()), 1);
         auto x = rt.stream<rill::float2>(shape, hx), y = rt.stream<rill::float2>(shape);
         const auto plan = fft::Plan::c2c(rt, shape, dims, fft::Direction::Forward);
+        plan.specialize();
         plan(x, y);
         check(y.download(), hx, shape, dims, label);
         Row r{key, label};
@@ -155,6 +164,7 @@ int main(int argc, char** argv) {
         auto x = rt.stream<float>(shape, real);
         auto y = rt.stream<rill::float2>({1024, 513});
         const auto plan = fft::Plan::r2c(rt, shape, 2);
+        plan.specialize();
         Row r{"rfft2_1024x1024_ms", "2D R2C 1024^2"};
         r.rill_ms = time([&] { plan(x, y); });
         if (fftw) r.fftw_ms = FftwPeer(shape, 2, true).time();
@@ -172,11 +182,12 @@ int main(int argc, char** argv) {
     }
 
     std::printf("\nplan cost: the process's first transform (trace + compile or disk cache) %.1f ms; a new shape's plan "
-                "%.2f ms\n", first_ms, new_shape_ms);
+                "%.2f ms; its specialized kernels and a transform with them (trace + compile or disk cache) %.1f ms\n", first_ms, new_shape_ms,
+                specialize_ms);
     std::printf("\n| workload | rill | MFLOPS (5 N log2 N) | FFTW on this host's CPU | rill / FFTW (speed) |\n|---|---|---|---|---|\n");
     std::ostringstream out;
     out << "{\"backend\":\"" << rt.backend_name() << "\",\"device\":\"" << rt.info().device << "\",\"first_transform_ms\":"
-        << first_ms << ",\"new_plan_ms\":" << new_shape_ms;
+        << first_ms << ",\"new_plan_ms\":" << new_shape_ms << ",\"specialize_ms\":" << specialize_ms;
     for (const Row& r : rows) {
         std::printf("| %s | %.4f ms | %.0f | %.4f ms | %.3f |\n", r.label.c_str(), r.rill_ms, r.flops / r.rill_ms / 1e3,
                     r.fftw_ms, r.fftw_ms / r.rill_ms);

@@ -235,9 +235,10 @@ TEST_P(Compaction, StablePartitionOfStructs) {
         auto count = rt().stream<std::uint32_t>({1});
         const bool filter_only = single_pass(way);
         if (filter_only && rt().backend_name() == "vulkan") {  // refused there (FilterOfWideStructs); 0 elements: nothing to refuse
-            if (n > 0)
+            if (n > 0) {
                 EXPECT_NE(error_message([&] { inside(in, out, count, way.options); }).find("moves elements of one word"),
                           std::string::npos);
+            }
             continue;
         }
         if (filter_only) inside(in, out, count, way.options);
@@ -266,13 +267,14 @@ TEST_P(Compaction, ClearErrors) {
               }).find("rill::Filter 'first': CompactOptions::tile moves vectors of 4 elements, which needs int32, "
                       "uint32 or float elements, not Particle; use TileLoad::Transposed"),
               0u);
-    if (rt().info().limits.loop_iterations == 0)
+    if (rt().info().limits.loop_iterations == 0) {
         EXPECT_EQ(error_message([&] {
                       Filter<Particle>("first", [](const Var<Particle>& p) { return p.id == 0; })(
                           parts, kept, CompactOptions{.tile = {128, 16, TileLoad::Ballots}});
                   }).find("rill::Filter 'first': TileLoad::Ballots holds one-word elements (int32, uint32 or float), not "
                           "Particle; use TileLoad::Transposed"),
                   0u);
+    }
     auto wide = rt().stream<float>({16});
     EXPECT_EQ(error_message([&] { any(wide.domain({1}, {11}), c, CompactOptions{.tile = {128, 16, TileLoad::Vectors}}); }),
               "rill::Filter 'any': CompactOptions::tile moves vectors of 4 elements, but the input is a view that starts "

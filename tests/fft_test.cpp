@@ -201,6 +201,52 @@ TEST_P(Fft, RealToComplexAndBack) {
         }
 }
 
+TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
+    // A plan's first call runs the generic kernel, its second the kernels
+    // specialized to its passes (sizes as constants, unrolled loops), which
+    // must give the same transforms: single passes of several radices whose
+    // butterflies leave invocations of a line idle (1000 = 8 5 5 5, 1001 = 7
+    // 11 13), short lines many to a workgroup (6 = 2 3), a last workgroup with
+    // fewer lines, two passes with pre-twiddles (4096), strided passes (2D),
+    // Bluestein (17, through lines of 64), inverse with scaling, a real transform.
+    struct Case {
+        Shape shape;
+        int dims;
+        Direction dir;
+    };
+    for (const Case& c : {Case{{3, 1000}, 1, Direction::Forward}, Case{{5, 1001}, 1, Direction::Inverse},
+                          Case{{67, 6}, 1, Direction::Forward}, Case{{4096}, 1, Direction::Inverse},
+                          Case{{24, 40}, 2, Direction::Forward}, Case{{3, 17}, 1, Direction::Forward}}) {
+        SCOPED_TRACE(c.shape.str() + " in " + std::to_string(c.dims) + "D");
+        const auto hx = random_complex(c.shape.size());
+        auto x = rt().stream<float2>(c.shape, hx);
+        auto y = rt().stream<float2>(c.shape);
+        const bool inverse = c.dir == Direction::Inverse;
+        const auto plan = fft::Plan::c2c(rt(), c.shape, c.dims, c.dir, inverse ? Scale::ByLength : Scale::None);
+        auto want = reference(widen(hx), c.shape, c.dims, inverse);
+        if (inverse)
+            for (cplx& v : want) v /= static_cast<double>(transform_size(c.shape, c.dims));
+        for (int call = 0; call < 2; ++call) {
+            plan(x, y);
+            EXPECT_EQ(plan.specialized(), call == 1);
+            EXPECT_LE(worst_error(y.download(), want, transform_size(c.shape, c.dims)), bound(c.shape, c.dims)) << "call " << call;
+        }
+    }
+    // A real transform, specialized up front.
+    const Shape shape{4, 100};
+    const auto hr = random_floats(static_cast<std::size_t>(shape.size()), -1, 1);
+    const auto full = reference(std::vector<cplx>(hr.begin(), hr.end()), shape, 1, false);
+    std::vector<cplx> want(4 * 51);
+    for (std::size_t i = 0; i < want.size(); ++i) want[i] = full[(i / 51) * 100 + i % 51];
+    auto x = rt().stream<float>(shape, hr);
+    auto X = rt().stream<float2>({4, 51});
+    const auto plan = fft::Plan::r2c(rt(), shape, 1);
+    plan.specialize();
+    EXPECT_TRUE(plan.specialized());
+    plan(x, X);
+    EXPECT_LE(worst_error(X.download(), want, 51), 1e-6);
+}
+
 TEST_P(Fft, RoundTripAndParseval) {
     for (const Shape& shape : {Shape{1}, Shape{7, 360}, Shape{4097}, Shape{65536}, Shape{2, 33, 20}}) {
         const int dims = shape.rank == 3 ? 2 : 1;

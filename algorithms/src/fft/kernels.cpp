@@ -9,7 +9,12 @@
 #include "kernels.h"
 
 #include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,11 +111,86 @@ void any_radix_pass(std::integer_sequence<int, Rs...>, const Expr<std::int32_t>&
     (If(radix == Rs, [&] { radix_pass<Rs>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles); }), ...);
 }
 
-LineKernel make_line_kernel(int capacity) {
+/// radix_pass with every size known when the kernel is traced: the butterflies
+/// of an invocation are unrolled, and the first pass of a line (ns = 1, every
+/// twiddle 1) multiplies by none.
+template <int r>
+void radix_pass_known(const Shared<float2>& buf, const Array<float2>& tw, int cur, int next, const Expr<std::int32_t>& line,
+                      int R, int ns, const Expr<std::int32_t>& t, int T, const Expr<std::int32_t>& line_twiddles) {
+    const int count = R / r, twiddle_step = count / ns;
+    for (int first = 0; first < count; first += T) {
+        auto butterfly = [&] {
+            Int j = t + first;
+            const Expr<std::int32_t> k = ns == 1 ? Expr<std::int32_t>(0) : Expr<std::int32_t>(j % ns);
+            std::vector<C> v;
+            for (int u = 0; u < r; ++u) {
+                C x = buf.load(cur + line + j + u * count);
+                v.push_back(u == 0 || ns == 1 ? x : cmul(x, tw.load(line_twiddles + k * (u * twiddle_step))));
+            }
+            const std::vector<C> y = dft(v);
+            Int out = (j - k) * r + k;
+            for (int u = 0; u < r; ++u) buf.store(next + line + out + u * ns, y[static_cast<std::size_t>(u)]);
+        };
+        if (first + T <= count) butterfly();
+        else If(t + first < count, butterfly);
+    }
+}
+
+void radix_pass_known(int radix, const Shared<float2>& buf, const Array<float2>& tw, int cur, int next,
+                      const Expr<std::int32_t>& line, int R, int ns, const Expr<std::int32_t>& t, int T,
+                      const Expr<std::int32_t>& line_twiddles) {
+    switch (radix) {
+    case 2: return radix_pass_known<2>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+    case 3: return radix_pass_known<3>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+    case 4: return radix_pass_known<4>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+    case 5: return radix_pass_known<5>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+    case 7: return radix_pass_known<7>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+    case 8: return radix_pass_known<8>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+    case 11: return radix_pass_known<11>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+    case 13: return radix_pass_known<13>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+    default: throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
+    }
+}
+
+/// Words of a pass that stay run-time values in a specialized kernel: the
+/// number of lines (a batch's size) and where the twiddle tables are.
+bool run_time_word(int w) {
+    return w == desc::Lines || w == desc::LineTwiddles || w == desc::PreFine || w == desc::PreCoarse;
+}
+
+/// The line kernel; with `known`, specialized to that pass's schedule.
+LineKernel make_line_kernel(int capacity, std::optional<Words> known, const std::string& name) {
     return group_kernel<kWorkgroup>(
-        "fft_lines_" + std::to_string(capacity) + "(src, dst, twiddles, schedule, at, scale)",
-        [capacity](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
-            auto word = [&](int w) { return schedule.load(at + w); };
+        name + "(src, dst, twiddles, schedule, at, scale)",
+        [capacity, known](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at,
+                          Float scale) {
+            auto word = [&](int w) -> Int {
+                if (known && !run_time_word(w)) return Int((*known)[static_cast<std::size_t>(w)]);
+                return schedule.load(at + w);
+            };
+            // body() where the pass's word w is not 0, decided at trace time when known.
+            auto when = [&](int w, const std::function<void()>& body) {
+                if (!known) If(word(w) != 0, body);
+                else if ((*known)[static_cast<std::size_t>(w)] != 0) body();
+            };
+            // body(e) for e = local_id() + k * kWorkgroup below `elements`: a loop,
+            // unrolled when the count is known.
+            auto each_element = [&](const Int& elements, const std::function<void(const Int&)>& body) {
+                if (known) {
+                    const int count = (*known)[desc::PerGroup] * (*known)[desc::Length];
+                    for (int first = 0; first < count; first += kWorkgroup) {
+                        Int e = local_id() + first;
+                        if (first + kWorkgroup <= count) body(e);
+                        else If(e < count, [&] { body(e); });
+                    }
+                    return;
+                }
+                Int e = local_id();
+                While([&] { return e < elements; }, [&] {
+                    body(e);
+                    e = e + kWorkgroup;
+                });
+            };
             Int R = word(desc::Length), lines = word(desc::Lines), G = word(desc::PerGroup), T = word(desc::Threads);
             Int c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
             Shared<float2> buf(2 * capacity, dsl::Unchecked{});
@@ -125,59 +205,77 @@ LineKernel make_line_kernel(int capacity) {
             };
             // Element e of the workgroup's G R as (line in the group, element in the line).
             auto split = [&](const Expr<std::int32_t>& e, int rows_word, Int& g, Int& t) {
+                if (known) {
+                    const bool rows = (*known)[static_cast<std::size_t>(rows_word)] != 0;
+                    g = rows ? e / R : e % G;
+                    t = rows ? e % R : e / G;
+                    return;
+                }
                 Int rows = word(rows_word);
                 g = select(rows != 0, e / R, e % G);
                 t = select(rows != 0, e % R, e / G);
             };
 
-            Int in_stride = word(desc::InStride), conj_in = word(desc::ConjIn), pre = word(desc::PreTwiddle);
+            Int in_stride = word(desc::InStride);
             Int pre_fine = word(desc::PreFine), pre_coarse = word(desc::PreCoarse);
-            Int e = local_id();
-            While([&] { return e < elements; }, [&] {
+            each_element(elements, [&](const Int& e) {
                 Int g = 0, t = 0;
                 split(e, desc::InRows, g, t);
                 Int l = first_line + g;
                 Float2 v = Expr<float2>(0.0f, 0.0f);
                 If(l < lines, [&] {
                     v = src.load(address(l, desc::InMul0) + t * in_stride);
-                    If(conj_in != 0, [&] { v = conj(v); });
-                    If(pre != 0, [&] {
+                    when(desc::ConjIn, [&] { v = conj(v); });
+                    when(desc::PreTwiddle, [&] {
                         Int q = ((l / c0) % c1) * t;
                         v = cmul(v, cmul(tw.load(pre_coarse + q / kFine), tw.load(pre_fine + q % kFine)));
                     });
                 });
                 buf.store(g * R + t, v);
-                e = e + kWorkgroup;
             });
             barrier();
 
             Int line = (local_id() / T) * R, t = local_id() % T;
             Int line_twiddles = word(desc::LineTwiddles);
-            Int cur = 0, ns = 1;
-            For(0, word(desc::RadixCount), [&](Expr<std::int32_t> p) {
-                Int radix = schedule.load(at + int(desc::Radices) + p);
-                Int next = capacity - cur;
-                If(local_id() / T < G, [&] {
-                    any_radix_pass(std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13>{}, radix, buf, tw, cur, next,
-                                   line, R, ns, t, T, line_twiddles);
+            Int cur = 0;
+            if (known) {
+                // G T = kWorkgroup (plan_passes): every invocation has a line.
+                const Words& w = *known;
+                int at_cur = 0, ns = 1;
+                for (int p = 0; p < w[desc::RadixCount]; ++p) {
+                    const int radix = w[static_cast<std::size_t>(desc::Radices + p)];
+                    radix_pass_known(radix, buf, tw, at_cur, capacity - at_cur, line, w[desc::Length], ns, t,
+                                     w[desc::Threads], line_twiddles);
+                    barrier();
+                    at_cur = capacity - at_cur;
+                    ns *= radix;
+                }
+                cur = at_cur;
+            } else {
+                Int ns = 1;
+                For(0, word(desc::RadixCount), [&](Expr<std::int32_t> p) {
+                    Int radix = schedule.load(at + int(desc::Radices) + p);
+                    Int next = capacity - cur;
+                    If(local_id() / T < G, [&] {
+                        any_radix_pass(std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13>{}, radix, buf, tw, cur, next,
+                                       line, R, ns, t, T, line_twiddles);
+                    });
+                    barrier();
+                    cur = next;
+                    ns = ns * radix;
                 });
-                barrier();
-                cur = next;
-                ns = ns * radix;
-            });
+            }
 
-            Int out_stride = word(desc::OutStride), conj_out = word(desc::ConjOut);
-            e = local_id();
-            While([&] { return e < elements; }, [&] {
+            Int out_stride = word(desc::OutStride);
+            each_element(elements, [&](const Int& e) {
                 Int g = 0, t2 = 0;
                 split(e, desc::OutRows, g, t2);
                 Int l = first_line + g;
                 If(l < lines, [&] {
                     Float2 v = buf.load(cur + g * R + t2) * scale;
-                    If(conj_out != 0, [&] { v = conj(v); });
+                    when(desc::ConjOut, [&] { v = conj(v); });
                     dst.store(address(l, desc::OutMul0) + t2 * out_stride, v);
                 });
-                e = e + kWorkgroup;
             });
         });
 }
@@ -185,8 +283,26 @@ LineKernel make_line_kernel(int capacity) {
 }  // namespace
 
 const LineKernel& line_kernel(int capacity) {
-    static const LineKernel small = make_line_kernel(kShortLine), large = make_line_kernel(kLineElements);
+    static const LineKernel small = make_line_kernel(kShortLine, std::nullopt, "fft_lines_" + std::to_string(kShortLine)),
+                            large = make_line_kernel(kLineElements, std::nullopt, "fft_lines_" + std::to_string(kLineElements));
     return capacity == kShortLine ? small : large;
+}
+
+const LineKernel& line_kernel(int capacity, const Words& words) {
+    Words key = words;
+    for (int w = 0; w < desc::Words; ++w)
+        if (run_time_word(w)) key[static_cast<std::size_t>(w)] = 0;
+    static std::mutex mutex;
+    static std::map<std::pair<int, Words>, std::unique_ptr<LineKernel>> kernels;
+    std::lock_guard lock(mutex);
+    auto& k = kernels[{capacity, key}];
+    if (!k) {
+        // A readable name for dumps and profiles: the line length and the radices.
+        std::string name = "fft_lines_" + std::to_string(key[desc::Length]) + "_r";
+        for (int p = 0; p < key[desc::RadixCount]; ++p) name += std::to_string(key[static_cast<std::size_t>(desc::Radices + p)]);
+        k = std::make_unique<LineKernel>(make_line_kernel(capacity, key, name));
+    }
+    return *k;
 }
 
 const RealToComplex& real_to_complex() {

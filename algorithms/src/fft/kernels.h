@@ -6,6 +6,7 @@
 // Bluestein's algorithm.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include <rill/rill.h>
@@ -69,6 +70,15 @@ constexpr int kMaxRadices = desc::Words - desc::Radices;
 using LineKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Array<std::int32_t>, Int, Float>;
 /// The line kernel whose workgroups hold `capacity` elements (kShortLine or kLineElements).
 const LineKernel& line_kernel(int capacity);
+/// The schedule words of one pass.
+using Words = std::array<std::int32_t, desc::Words>;
+/// The line kernel specialized to one pass's schedule: every word but the
+/// number of lines and the twiddle tables' offsets is a constant in its code,
+/// so divisions are by constants, the loops over a line's elements and
+/// butterflies are unrolled and the radices are chosen when it is traced.
+/// Traced once per distinct schedule and kept for the process; called with
+/// the same arguments as the generic kernel.
+const LineKernel& line_kernel(int capacity, const Words& words);
 /// The capacity a pass of lines of R elements runs with.
 constexpr int capacity_for(std::int64_t R) { return R <= kShortLine ? kShortLine : kLineElements; }
 

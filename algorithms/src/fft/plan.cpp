@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <numbers>
 #include <string>
 
@@ -18,7 +19,7 @@ namespace d = detail;
 
 namespace {
 
-using Words = std::array<std::int32_t, d::desc::Words>;
+using Words = d::Words;
 
 /// The host side of a plan while it is built: twiddles and schedule words
 /// shared by all its axes, uploaded once.
@@ -69,6 +70,9 @@ struct Axis {
     std::vector<std::int32_t> passes;  // offsets of the schedule words of each pass
     std::vector<std::int64_t> groups;  // workgroups of each pass
     std::vector<int> capacities;       // and the line kernel it runs with
+    std::vector<Words> words;          // each pass's schedule, for its specialized kernel
+    /// The specialized kernels of the passes once Plan::Impl::specialize ran (else empty).
+    mutable std::vector<const d::LineKernel*> specialized;
 
     // Bluestein: the chirp w_t = exp(-i pi t^2 / length), the transformed
     // filter, and transforms of length m over the lines.
@@ -121,6 +125,7 @@ void plan_passes(Axis& a, Tables& t) {
         a.passes.push_back(static_cast<std::int32_t>(t.schedule.size()));
         a.groups.push_back((lines + G - 1) / G);
         a.capacities.push_back(d::capacity_for(R));
+        a.words.push_back(w);
         t.schedule.insert(t.schedule.end(), w.begin(), w.end());
         ns *= R;
     }
@@ -169,7 +174,38 @@ struct Plan::Impl {
     Stream<float2> bluestein;                  // the lines of Bluestein's transforms
     Stream<float2> full;                       // R2C / C2R: the complex rows of n
 
+    // A plan's first call runs the generic line kernel (no trace, no compile);
+    // its second specializes (Plan::specialize).
+    mutable std::mutex mutex;
+    mutable int calls = 0;
+    mutable bool specialized = false;
+
     explicit Impl(Runtime r) : rt(std::move(r)) {}
+
+    void specialize() const {
+        std::lock_guard lock(mutex);
+        if (specialized) return;
+        for (const auto& a : axes) specialize(*a);
+        specialized = true;
+    }
+    static void specialize(const Axis& a) {
+        if (a.m) {
+            specialize(*a.forward_m);
+            specialize(*a.inverse_m);
+            return;
+        }
+        a.specialized.clear();
+        for (std::size_t p = 0; p < a.passes.size(); ++p) a.specialized.push_back(&d::line_kernel(a.capacities[p], a.words[p]));
+    }
+    /// Counts a call; the second specializes the plan's kernels.
+    void count_call() const {
+        bool second = false;
+        {
+            std::lock_guard lock(mutex);
+            second = !specialized && ++calls == 2;
+        }
+        if (second) specialize();
+    }
 
     /// One axis from src into dst (which may be src).
     void run(const Axis& a, const Stream<float2>& src, const Stream<float2>& dst) const {
@@ -178,8 +214,8 @@ struct Plan::Impl {
         for (std::size_t p = 0; p < n; ++p) {
             const Stream<float2>& from = p == 0 ? src : scratch[(p - 1) % 2];
             const Stream<float2>& to = p + 1 == n ? dst : scratch[p % 2];
-            d::line_kernel(a.capacities[p])(Groups{a.groups[p]}, from, to, twiddles, schedule, a.passes[p],
-                                            p + 1 == n ? a.scale : 1.0f);
+            const d::LineKernel& kernel = a.specialized.empty() ? d::line_kernel(a.capacities[p]) : *a.specialized[p];
+            kernel(Groups{a.groups[p]}, from, to, twiddles, schedule, a.passes[p], p + 1 == n ? a.scale : 1.0f);
         }
     }
 
@@ -322,6 +358,12 @@ Plan Plan::c2r(Runtime& rt, const Shape& real_shape, int dims, Scale scale) {
 Kind Plan::kind() const { return impl_->kind; }
 const Shape& Plan::input_shape() const { return impl_->in_shape; }
 const Shape& Plan::output_shape() const { return impl_->out_shape; }
+void Plan::specialize() const { impl_->specialize(); }
+bool Plan::specialized() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->specialized;
+}
+
 int Plan::kernel_launches() const {
     int n = impl_->kind == Kind::C2C ? 0 : 2;
     for (const auto& a : impl_->axes) n += a->launches();
@@ -332,6 +374,7 @@ void Plan::operator()(const Stream<float2>& in, const Stream<float2>& out) const
     const Impl& p = *impl_;
     check_call(p, Kind::C2C, in, out);
     if (in.empty()) return;
+    p.count_call();
     for (std::size_t i = 0; i < p.axes.size(); ++i) p.run(*p.axes[i], i == 0 ? in : out, out);
 }
 
@@ -339,6 +382,7 @@ void Plan::operator()(const Stream<float>& in, const Stream<float2>& out) const 
     const Impl& p = *impl_;
     check_call(p, Kind::R2C, in, out);
     if (in.empty()) return;
+    p.count_call();
     const std::int64_t n = p.in_shape[p.in_shape.rank - 1], h = n / 2 + 1, rows = in.size() / n;
     d::real_to_complex()(groups_for(in.size()), in, p.full, i32(in.size()));
     p.run(*p.axes[0], p.full, p.full);
@@ -350,6 +394,7 @@ void Plan::operator()(const Stream<float2>& in, const Stream<float>& out) const 
     const Impl& p = *impl_;
     check_call(p, Kind::C2R, in, out);
     if (in.empty()) return;
+    p.count_call();
     const std::int64_t n = p.out_shape[p.out_shape.rank - 1], h = n / 2 + 1, rows = out.size() / n;
     // The other dimensions first, into a copy (the input is left as it was).
     Stream<float2> half = in;

@@ -33,8 +33,9 @@
 // the host and rounded once.
 //
 // A Plan holds its twiddle tables, schedule and scratch on the device, made
-// once; the kernels are shared by every plan and traced and compiled once per
-// process. How the passes are laid out and how fast they are:
+// once. Its first call runs one generic kernel that reads the schedule from
+// memory (shared by every plan, traced and compiled once per process); from
+// its second call on, kernels specialized to its passes (Plan::specialize). How the passes are laid out and how fast they are:
 // docs/PERFORMANCE.md#fft.
 #pragma once
 
@@ -69,6 +70,14 @@ public:
     Kind kind() const;
     const Shape& input_shape() const;
     const Shape& output_shape() const;
+    /// Traces and compiles kernels specialized to this plan's passes (every
+    /// size a constant in their code: divisions by constants, unrolled loops;
+    /// a few per plan, shared by every plan with the same passes). A plan does
+    /// this by itself at its second call, so that a shape used once costs no
+    /// compile; call it to pay that cost up front (before timing).
+    void specialize() const;
+    /// Whether the plan runs its specialized kernels.
+    bool specialized() const;
     /// Passes over memory one call makes (kernels it runs), for benchmarks and docs.
     int kernel_launches() const;
 
