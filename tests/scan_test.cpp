@@ -70,7 +70,7 @@ void check_exact(Runtime& rt, const std::vector<T>& x, ScanOp op, bool inclusive
 std::vector<std::int64_t> scan_sizes() {
     std::vector<std::int64_t> sizes;
     for (std::int64_t n = 0; n <= 1000; ++n) sizes.push_back(n);
-    for (int k = 10; k <= 24; k += 2)
+    for (int k = 10; k <= kLargestPowerOfTwo; k += 2)
         for (std::int64_t d : {-1, 0, 1}) sizes.push_back((std::int64_t{1} << k) + d);
     for (std::int64_t p : {4093, 4099, 65521, 1000003}) sizes.push_back(p);
     return sizes;
