@@ -207,7 +207,8 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // must give the same transforms: single passes of several radices whose
     // butterflies leave invocations of a line idle (1000 = 8 5 5 5, 1001 = 7
     // 11 13), short lines many to a workgroup (6 = 2 3), a last workgroup with
-    // fewer lines, two passes with pre-twiddles (4096), strided passes (2D),
+    // fewer lines, two passes with pre-twiddles (4096), strided passes (2D; 64 x
+    // 64: the same length and radices along both axes, different kernels),
     // Bluestein (17, through lines of 64), inverse with scaling, a real transform.
     struct Case {
         Shape shape;
@@ -216,7 +217,8 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     };
     for (const Case& c : {Case{{3, 1000}, 1, Direction::Forward}, Case{{5, 1001}, 1, Direction::Inverse},
                           Case{{67, 6}, 1, Direction::Forward}, Case{{4096}, 1, Direction::Inverse},
-                          Case{{24, 40}, 2, Direction::Forward}, Case{{3, 17}, 1, Direction::Forward}}) {
+                          Case{{24, 40}, 2, Direction::Forward}, Case{{2, 64, 64}, 2, Direction::Forward},
+                          Case{{3, 17}, 1, Direction::Forward}}) {
         SCOPED_TRACE(c.shape.str() + " in " + std::to_string(c.dims) + "D");
         const auto hx = random_complex(c.shape.size());
         auto x = rt().stream<float2>(c.shape, hx);
