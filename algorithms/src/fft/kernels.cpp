@@ -75,6 +75,25 @@ std::vector<C> dft(const std::vector<C>& x) {
     return y;
 }
 
+/// Butterfly j of a radix-r pass (k = j mod ns): reads elements j + u count
+/// of the line at `line` in buffer `cur`, twiddles element u by w^(k u step)
+/// from the line's table (when `twiddled`: in a line's first radix pass, ns =
+/// 1, every twiddle is 1), and writes their DFT to (j - k) r + k + u ns in `next`.
+template <int r>
+void butterfly(const Shared<float2>& buf, const Array<float2>& tw, const Expr<std::int32_t>& cur,
+               const Expr<std::int32_t>& next, const Expr<std::int32_t>& line, const Expr<std::int32_t>& j,
+               const Expr<std::int32_t>& k, const Expr<std::int32_t>& count, const Expr<std::int32_t>& ns,
+               const Expr<std::int32_t>& step, const Expr<std::int32_t>& line_twiddles, bool twiddled) {
+    std::vector<C> v;
+    for (int u = 0; u < r; ++u) {
+        C x = buf.load(cur + line + j + u * count);
+        v.push_back(u == 0 || !twiddled ? x : cmul(x, tw.load(line_twiddles + k * (u * step))));
+    }
+    const std::vector<C> y = dft(v);
+    Int out = (j - k) * r + k;
+    for (int u = 0; u < r; ++u) buf.store(next + line + out + u * ns, y[static_cast<std::size_t>(u)]);
+}
+
 /// One radix-r pass over a line of R elements at `line` in shared memory,
 /// from buffer `cur` into `next`: butterfly j (of R / r) reads elements j +
 /// u R / r, twiddles them by w_(Ns r)^(k u), k = j mod Ns, and writes its
@@ -89,15 +108,7 @@ void radix_pass(const Shared<float2>& buf, const Array<float2>& tw, const Expr<s
     Int twiddle_step = count / ns;  // w_(Ns r)^(k u) = w_R^(k u R / (Ns r))
     Int j = t;
     While([&] { return j < count; }, [&] {
-        Int k = j % ns;
-        std::vector<C> v;
-        for (int u = 0; u < r; ++u) {
-            C x = buf.load(cur + line + j + u * count);
-            v.push_back(u == 0 ? x : cmul(x, tw.load(line_twiddles + k * u * twiddle_step)));
-        }
-        const std::vector<C> y = dft(v);
-        Int out = (j - k) * r + k;
-        for (int u = 0; u < r; ++u) buf.store(next + line + out + u * ns, y[static_cast<std::size_t>(u)]);
+        butterfly<r>(buf, tw, cur, next, line, j, j % ns, count, ns, twiddle_step, line_twiddles, true);
         j = j + T;
     });
 }
@@ -119,20 +130,13 @@ void radix_pass_known(const Shared<float2>& buf, const Array<float2>& tw, int cu
                       int R, int ns, const Expr<std::int32_t>& t, int T, const Expr<std::int32_t>& line_twiddles) {
     const int count = R / r, twiddle_step = count / ns;
     for (int first = 0; first < count; first += T) {
-        auto butterfly = [&] {
+        auto one = [&] {
             Int j = t + first;
             const Expr<std::int32_t> k = ns == 1 ? Expr<std::int32_t>(0) : Expr<std::int32_t>(j % ns);
-            std::vector<C> v;
-            for (int u = 0; u < r; ++u) {
-                C x = buf.load(cur + line + j + u * count);
-                v.push_back(u == 0 || ns == 1 ? x : cmul(x, tw.load(line_twiddles + k * (u * twiddle_step))));
-            }
-            const std::vector<C> y = dft(v);
-            Int out = (j - k) * r + k;
-            for (int u = 0; u < r; ++u) buf.store(next + line + out + u * ns, y[static_cast<std::size_t>(u)]);
+            butterfly<r>(buf, tw, cur, next, line, j, k, count, ns, twiddle_step, line_twiddles, ns > 1);
         };
-        if (first + T <= count) butterfly();
-        else If(t + first < count, butterfly);
+        if (first + T <= count) one();
+        else If(t + first < count, one);
     }
 }
 
