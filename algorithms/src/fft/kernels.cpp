@@ -27,6 +27,18 @@ namespace {
 
 using C = Expr<float2>;
 
+/// kRadices as a type, for the passes that pick one of them.
+using Radices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13>;
+template <int... Rs>
+constexpr bool lists_kradices(std::integer_sequence<int, Rs...>) {
+    constexpr int listed[] = {Rs...};
+    if (std::size(listed) != std::size(kRadices)) return false;
+    for (std::size_t i = 0; i < std::size(listed); ++i)
+        if (listed[i] != kRadices[i]) return false;
+    return true;
+}
+static_assert(lists_kradices(Radices{}), "Radices must list kRadices");
+
 /// The forward DFT of x (w = exp(-2 pi i / r)), r = x.size(), in registers.
 std::vector<C> dft(const std::vector<C>& x) {
     const int r = static_cast<int>(x.size());
@@ -140,20 +152,14 @@ void radix_pass_known(const Shared<float2>& buf, const Array<float2>& tw, int cu
     }
 }
 
-void radix_pass_known(int radix, const Shared<float2>& buf, const Array<float2>& tw, int cur, int next,
-                      const Expr<std::int32_t>& line, int R, int ns, const Expr<std::int32_t>& t, int T,
-                      const Expr<std::int32_t>& line_twiddles) {
-    switch (radix) {
-    case 2: return radix_pass_known<2>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
-    case 3: return radix_pass_known<3>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
-    case 4: return radix_pass_known<4>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
-    case 5: return radix_pass_known<5>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
-    case 7: return radix_pass_known<7>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
-    case 8: return radix_pass_known<8>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
-    case 11: return radix_pass_known<11>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
-    case 13: return radix_pass_known<13>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
-    default: throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
-    }
+/// radix_pass_known for the radix of one of the Rs (every radix of kRadices).
+template <int... Rs>
+void any_radix_pass_known(std::integer_sequence<int, Rs...>, int radix, const Shared<float2>& buf, const Array<float2>& tw,
+                          int cur, int next, const Expr<std::int32_t>& line, int R, int ns, const Expr<std::int32_t>& t,
+                          int T, const Expr<std::int32_t>& line_twiddles) {
+    const bool found =
+        ((radix == Rs && (radix_pass_known<Rs>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles), true)) || ...);
+    if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
 }
 
 /// Words of a pass that stay run-time values in a specialized kernel: the
@@ -248,8 +254,8 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, const std:
                 int at_cur = 0, ns = 1;
                 for (int p = 0; p < w[desc::RadixCount]; ++p) {
                     const int radix = w[static_cast<std::size_t>(desc::Radices + p)];
-                    radix_pass_known(radix, buf, tw, at_cur, capacity - at_cur, line, w[desc::Length], ns, t,
-                                     w[desc::Threads], line_twiddles);
+                    any_radix_pass_known(Radices{}, radix, buf, tw, at_cur, capacity - at_cur, line, w[desc::Length], ns,
+                                         t, w[desc::Threads], line_twiddles);
                     barrier();
                     at_cur = capacity - at_cur;
                     ns *= radix;
@@ -261,8 +267,7 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, const std:
                     Int radix = schedule.load(at + int(desc::Radices) + p);
                     Int next = capacity - cur;
                     If(local_id() / T < G, [&] {
-                        any_radix_pass(std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13>{}, radix, buf, tw, cur, next,
-                                       line, R, ns, t, T, line_twiddles);
+                        any_radix_pass(Radices{}, radix, buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
                     });
                     barrier();
                     cur = next;
