@@ -11,11 +11,16 @@
 // The slices of the next step are loaded from memory before a step's
 // multiply-adds and stored into the other of two shared buffers after them,
 // so that their latency hides behind the arithmetic and a step needs one barrier.
+//
+// Where invocations run one after another (the CPU backend, detail/rows.h),
+// shared memory and barriers only cost: there each invocation computes an
+// 8 x 16 block of C straight from memory (rows_kernel below).
 #include <array>
 #include <vector>
 
 #include <rill/algorithms/blas.h>
 #include <rill/algorithms/detail/kernel_cache.h>
+#include <rill/algorithms/detail/rows.h>
 
 #include "operands.h"
 
@@ -128,6 +133,101 @@ GemmKernel tiled_kernel() {
         });
 }
 
+/// Row tiles (detail/rows.h): invocation l of a workgroup computes the 8 x 16
+/// block of C at rows i0 .. i0 + 7 and columns j0 .. j0 + 15, its 128 sums in
+/// registers, from 8 elements of op(A) (one per row) and a row of 16
+/// consecutive elements of B's panel (panels_of) per step of k: the compiled
+/// C++ makes that one vector load, 8 broadcasts and 8 vector fused
+/// multiply-adds (AVX-512). The workgroup's 64 invocations cover 64 x 128 of
+/// C, the 8 blocks of a row of blocks one after another, so that their rows
+/// of op(A) stay in the L1 cache and the workgroup's 8 panels in L2. C's
+/// columns are consecutive (a C whose are not takes the tiled kernel). Rows
+/// past m read row m - 1 and are not stored.
+constexpr int kBlockRows = 8, kBlockCols = 16, kBlocksAcross = 8;
+constexpr int kRowsTileM = kBlockRows * (rill::detail::kRowWorkgroup / kBlocksAcross), kRowsTileN = kBlockCols * kBlocksAcross;
+
+using RowsKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Int, Float, Float>;
+
+template <bool TransA>
+RowsKernel rows_kernel() {
+    const std::string name = std::string("blas_gemm_rows_") + (TransA ? "t" : "n");
+    return group_kernel<rill::detail::kRowWorkgroup>(
+        name + "(A, panels, C, m, n, k, lda, csa, ldc, alpha, beta)", GroupOptions{.unchecked_arrays = true},
+        [](Array<float> A, Array<float> B, Array<float> C, Int m, Int n, Int k, Int lda, Int csa, Int ldc, Float alpha, Float beta) {
+            Int tiles_n = (n + kRowsTileN - 1) / kRowsTileN;
+            Int i0 = (group_id() / tiles_n) * kRowsTileM + (local_id() / kBlocksAcross) * kBlockRows;
+            Int j0 = (group_id() % tiles_n) * kRowsTileN + (local_id() % kBlocksAcross) * kBlockCols;
+            Shared<float> block(rill::detail::kRowWorkgroup * kBlockRows * kBlockCols, dsl::Unchecked{});
+            If(i0 < m && j0 < n, [&] {
+                std::array<Var<std::int32_t>, kBlockRows> row;
+                for (int r = 0; r < kBlockRows; ++r) row[r] = min(i0 + r, m - 1);
+                std::array<Var<float>, kBlockRows * kBlockCols> acc;  // zero
+                // B's panel of this block: k rows of 16 consecutive elements.
+                Int panel = (j0 / kBlockCols) * (k * kBlockCols);
+                For(0, k, [&](Expr<std::int32_t> p) {
+                    std::array<Var<float>, kBlockRows> a;
+                    for (int r = 0; r < kBlockRows; ++r) a[r] = A.load(TransA ? p * lda + row[r] * csa : row[r] * lda + p * csa);
+                    Int b0 = panel + p * kBlockCols;
+                    for (int c = 0; c < kBlockCols; ++c) {
+                        Var<float> b = B.load(b0 + c);
+                        for (int r = 0; r < kBlockRows; ++r) acc[r * kBlockCols + c] = fma(a[r], b, acc[r * kBlockCols + c]);
+                    }
+                });
+                // The block goes first to this invocation's part of shared
+                // memory in one straight run of consecutive stores, from
+                // which the C++ compiler vectorizes the loop above (its sums
+                // become vector registers); then into C, row by row.
+                Int mine = local_id() * (kBlockRows * kBlockCols);
+                for (int e = 0; e < kBlockRows * kBlockCols; ++e) block.store(mine + e, acc[e]);
+                auto store_rows = [&](bool whole_rows) {
+                    for (int r = 0; r < kBlockRows; ++r)
+                        If(i0 + r < m, [&] {
+                            Int first = (i0 + r) * ldc + j0;
+                            for (int c = 0; c < kBlockCols; ++c) {
+                                auto put = [&] {
+                                    Expr<float> v = alpha * block.load(mine + (r * kBlockCols + c));
+                                    If(beta == 0.0f, [&] { C.store(first + c, v); })
+                                        .Else([&] { C.store(first + c, v + beta * C.load(first + c)); });
+                                };
+                                if (whole_rows) put();
+                                else If(j0 + c < n, put);
+                            }
+                        });
+                };
+                If(j0 + kBlockCols <= n, [&] { store_rows(true); }).Else([&] { store_rows(false); });
+            });
+        });
+}
+
+const RowsKernel& rows(bool ta) {
+    static const auto make = [](int transposed) { return transposed ? rows_kernel<true>() : rows_kernel<false>(); };
+    return rill::detail::traced_once<RowsKernel, int>(ta ? 1 : 0, +make);
+}
+
+/// op(B) in panels of 16 columns (for rows_kernel): panel q holds rows 0 ..
+/// k - 1 of columns 16 q .. 16 q + 15, each row's 16 elements consecutive
+/// (zeros past column n - 1), so that a block reads its panel in order. Read
+/// along B's rows of 4 KiB or more, a block's 16 columns would take a new
+/// page and, at power-of-two strides, the same few cache sets each step.
+Stream<float> panels_of(const blas::detail::Matrix& b, bool transposed, std::int32_t k, std::int32_t n) {
+    static const auto kernel = group_kernel<kWorkgroup>("blas_gemm_panels(B, out, k, n, ldb, csb, transposed)",
+                                                       [](Array<float> B, Array<float> out, Int k, Int n, Int ldb, Int csb, Int transposed) {
+        Int e = global_id();
+        Int per_panel = k * kBlockCols;
+        If(e < ((n + kBlockCols - 1) / kBlockCols) * per_panel, [&] {
+            Int q = e / per_panel;
+            Int p = (e - q * per_panel) / kBlockCols;
+            Int j = q * kBlockCols + e % kBlockCols;
+            Int at = select(transposed != 0, j * ldb + p * csb, p * ldb + j * csb);
+            out.store(e, select(j < n, B.load(at), Expr<float>(0.0f)));
+        });
+    });
+    const std::int64_t count = std::int64_t{(n + kBlockCols - 1) / kBlockCols} * k * kBlockCols;
+    Stream<float> out = Runtime::of(b.extent).scratch<float>(Shape{count});
+    kernel(Groups{(count + kWorkgroup - 1) / kWorkgroup}, b.extent, out, k, n, b.row_stride, b.col_stride, transposed ? 1 : 0);
+    return out;
+}
+
 /// C = beta C (0 where beta is 0: C is not read).
 void scale(const blas::detail::Matrix& c, float beta) {
     static const auto kernel = group_kernel<kWorkgroup>("blas_gemm_scale(C, m, n, ldc, csc, beta)",
@@ -177,6 +277,12 @@ void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Strea
                                   "op(A) op(B) is " + shape(m, k) + " times " + shape(k, n));
     if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return;
     if (alpha == 0.0f || k == 0) return scale(c, beta);
+    if (rill::detail::rows_pay(Runtime::of(C).info()) && c.col_stride == 1) {
+        const std::int64_t tiles = std::int64_t{(m + kRowsTileM - 1) / kRowsTileM} * ((n + kRowsTileN - 1) / kRowsTileN);
+        rows(ta)(Groups{tiles}, a.extent, panels_of(b, tb, k, n), c.extent, m, n, k, a.row_stride, a.col_stride, c.row_stride,
+                 alpha, beta);
+        return;
+    }
     const GemmKernel& kernel = tiled(ta, tb);
     const std::int64_t tiles = std::int64_t{(m + kTile - 1) / kTile} * ((n + kTile - 1) / kTile);
     kernel(Groups{tiles}, a.extent, b.extent, c.extent, m, n, k, a.row_stride, a.col_stride, b.row_stride, b.col_stride,

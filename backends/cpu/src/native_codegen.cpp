@@ -307,23 +307,45 @@ private:
         std::string base, count;
         std::uint32_t stride;
         bool shared;
+        bool unchecked;  // in range by construction (dsl::Unchecked, GroupOptions::unchecked_arrays)
     };
     Place place(bool shared, std::uint32_t id) const {
         if (shared) {
             const ir::SharedArray& s = k_.shared[id];
-            return {"(shared + " + std::to_string(shared_offsets_[id]) + ")", std::to_string(s.count), s.words, true};
+            return {"(shared + " + std::to_string(shared_offsets_[id]) + ")", std::to_string(s.count), s.words, true, s.unchecked};
         }
-        return {"A" + std::to_string(id), "N" + std::to_string(id), k_.params[id].words, false};
+        return {"A" + std::to_string(id), "N" + std::to_string(id), k_.params[id].words, false, k_.unchecked_arrays};
     }
 
     /// `i{tag}` holds the index; returns the in-range condition.
     std::string index(const Place& p, ExprId idx, const std::string& tag) {
+        if (p.unchecked) {
+            if (const std::optional<std::uint32_t> c = small_positive_offset(idx)) {
+                // x + c with 64-bit arithmetic, so that the compiler sees the
+                // accesses at x + 1, x + 2, ... as consecutive addresses (one
+                // vector load). Equal to the 32-bit sum: x + c in range did
+                // not wrap (a wrapped int x + c, c > 0, is negative).
+                line("const std::int64_t i" + tag + " = static_cast<std::int64_t>(" + val(k_.node(idx).args[0], 0) + ") + " +
+                     std::to_string(*c) + ";");
+            } else {
+                line("const std::int32_t i" + tag + " = " + val(idx, 0) + ";");
+            }
+            return "(true)";
+        }
         line("const std::int32_t i" + tag + " = " + val(idx, 0) + ";");
         for (const Unchecked& u : unchecked_)
             if (u.counter == idx)
                 for (const Place& q : u.places)
                     if (q.base == p.base) return "(true)";
         return "(i" + tag + " >= 0 && static_cast<std::int64_t>(i" + tag + ") < " + p.count + ")";
+    }
+    /// c where `idx` is the int sum x + c of a constant 0 < c < 2^16.
+    std::optional<std::uint32_t> small_positive_offset(ExprId idx) const {
+        const ir::Node& n = k_.node(idx);
+        if (n.op != Op::Add || n.type.scalar != Scalar::Int || n.type.width != 1) return std::nullopt;
+        const ir::Node& c = k_.node(n.args[1]);
+        if (c.op != Op::Const || c.imm[0] == 0 || c.imm[0] >= (1u << 16)) return std::nullopt;
+        return c.imm[0];
     }
     /// Whether a store to `p` at `idx` is one of an in-range counted loop's
     /// consecutive stores into arrays large enough to skip the caches.
@@ -338,7 +360,8 @@ private:
         return "static_cast<std::int64_t>(" + val(k, 0) + ") * " + std::to_string(width);
     }
     /// Whether element c of the vector starting at i{tag} lies in Array param p.
-    static std::string vector_in_range(std::uint32_t p, const std::string& tag, int c) {
+    std::string vector_in_range(std::uint32_t p, const std::string& tag, int c) const {
+        if (k_.unchecked_arrays) return "(true)";
         const std::string e = "(i" + tag + " + " + std::to_string(c) + ")";
         return "(" + e + " >= 0 && " + e + " < static_cast<std::int64_t>(N" + std::to_string(p) + "))";
     }

@@ -39,10 +39,11 @@ struct GroupOptions {
     /// H100 (docs/PERFORMANCE.md#radix-sort). RILL_VK_SPIRV_OPT=0 or 1
     /// overrides it for every kernel.
     bool optimize_spirv = true;
-    /// Whether Array loads, stores and atomics skip rill's bounds checks (GLSL
-    /// backends; the CPU backend checks anyway). Only for kernels whose every
-    /// Array index is in range by construction (rill's own algorithms): an
-    /// index out of range then reads or writes memory it must not.
+    /// Whether Array loads, stores and atomics skip rill's bounds checks
+    /// (GLSL backends and compiled CPU kernels; the CPU backend's lane
+    /// executor checks anyway). Only for kernels whose every Array index is in
+    /// range by construction (rill's own algorithms): an index out of range
+    /// then reads or writes memory it must not.
     bool unchecked_arrays = false;
     /// Whether barrier() orders shared memory only, not Array memory. Only
     /// for kernels whose invocations never read (or overwrite) Array data
