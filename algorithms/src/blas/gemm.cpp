@@ -176,25 +176,18 @@ RowsKernel rows_kernel() {
                 // The block goes first to this invocation's part of shared
                 // memory in one straight run of consecutive stores, from
                 // which the C++ compiler vectorizes the loop above (its sums
-                // become vector registers); then into C, row by row.
+                // become vector registers); then into C.
                 Int mine = local_id() * (kBlockRows * kBlockCols);
                 for (int e = 0; e < kBlockRows * kBlockCols; ++e) block.store(mine + e, acc[e]);
-                auto store_rows = [&](bool whole_rows) {
-                    for (int r = 0; r < kBlockRows; ++r)
-                        If(i0 + r < m, [&] {
-                            Int first = (i0 + r) * ldc + j0;
-                            for (int c = 0; c < kBlockCols; ++c) {
-                                auto put = [&] {
-                                    Expr<float> v = alpha * block.load(mine + (r * kBlockCols + c));
-                                    If(beta == 0.0f, [&] { C.store(first + c, v); })
-                                        .Else([&] { C.store(first + c, v + beta * C.load(first + c)); });
-                                };
-                                if (whole_rows) put();
-                                else If(j0 + c < n, put);
-                            }
-                        });
-                };
-                If(j0 + kBlockCols <= n, [&] { store_rows(true); }).Else([&] { store_rows(false); });
+                Int cols = min(Int(kBlockCols), n - j0);
+                For(0, min(Int(kBlockRows), m - i0), [&](Expr<std::int32_t> r) {
+                    Int first = (i0 + r) * ldc + j0;
+                    For(0, cols, [&](Expr<std::int32_t> c) {
+                        // C is read either way; where beta is 0 its value is dropped.
+                        Expr<float> v = alpha * block.load(mine + r * kBlockCols + c);
+                        C.store(first + c, select(beta == 0.0f, v, v + beta * C.load(first + c)));
+                    });
+                });
             });
         });
 }
