@@ -17,8 +17,15 @@
 // workgroups to fill a GPU (few long rows: the short-and-wide matrices; few
 // long columns), the sum is split into chunks whose partial sums a second
 // kernel adds up.
+//
+// Where invocations run one after another (the CPU backend, detail/rows.h)
+// an invocation takes a whole row of A (op(A) = A) or 64 whole columns
+// (op(A) = A^T) in consecutive loads (row_kernels below).
+#include <array>
+
 #include <rill/algorithms/blas.h>
 #include <rill/algorithms/detail/kernel_cache.h>
+#include <rill/algorithms/detail/rows.h>
 
 #include "operands.h"
 
@@ -236,6 +243,89 @@ Split split(std::int64_t groups, std::int64_t length, int lanes) {
 
 bool starts_at_quad(const Stream<float>& extent) { return extent.offset() % 4 == 0; }
 
+/// Row tiles (detail/rows.h), for A with consecutive columns. op(A) = A:
+/// invocation l sums row i of A times x (consecutive: gemv copies a strided
+/// x first) into 16 sums, 16 consecutive terms per step; op(A) = A^T: it
+/// sums the 64 columns j0 .. j0 + 63 down every row of A (the last block's
+/// columns one at a time). Either way the sums go to this invocation's part
+/// of shared memory in one straight run of consecutive stores, from which
+/// the compiled C++ vectorizes the loop (its sums become vector registers).
+constexpr int kRowSums = 16, kColumnBlock = 64;
+/// Small workgroups: a matrix of few rows (or columns) still gives every
+/// thread some (detail/rows.h's 64 would put 64 rows on one thread).
+constexpr int kRowGroup = 8;
+using RowGemvKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Float, Float>;
+
+RowGemvKernel row_kernel(bool transposed) {
+    constexpr int wg = kRowGroup;
+    if (!transposed)
+        return group_kernel<wg>("blas_gemv_rows_n(A, x, y, rows, cols, lda, incy, unused, alpha, beta)",
+                                GroupOptions{.unchecked_arrays = true},
+                                [](Array<float> A, Array<float> x, Array<float> y, Int rows, Int cols, Int lda, Int incy, Int,
+                                   Float alpha, Float beta) {
+            Shared<float> spill(wg * kRowSums, dsl::Unchecked{});
+            Int i = global_id();
+            If(i < rows, [&] {
+                std::array<Var<float>, kRowSums> acc;  // zero
+                Int row = i * lda;
+                Int whole = cols - cols % kRowSums;
+                For(0, whole / kRowSums, [&](Expr<std::int32_t> q) {
+                    Int a0 = row + q * kRowSums, x0 = q * kRowSums;
+                    for (int c = 0; c < kRowSums; ++c) acc[c] = fma(A.load(a0 + c), x.load(x0 + c), acc[c]);
+                });
+                Int mine = local_id() * kRowSums;
+                for (int c = 0; c < kRowSums; ++c) spill.store(mine + c, acc[c]);
+                Var<float> tail = 0.0f;
+                For(whole, cols, [&](Expr<std::int32_t> j) { tail = fma(A.load(row + j), x.load(j), tail); });
+                Var<float> s = tail;
+                for (int w = kRowSums / 2; w >= 1; w /= 2)  // pairwise, in a fixed order
+                    for (int c = 0; c < w; ++c) spill.store(mine + c, spill.load(mine + c) + spill.load(mine + c + w));
+                s = s + spill.load(mine);
+                store_result(y, i * incy, s, alpha, beta);
+            });
+        });
+    return group_kernel<wg>("blas_gemv_rows_t(A, x, y, rows, cols, lda, incy, incx, alpha, beta)",
+                            GroupOptions{.unchecked_arrays = true},
+                            [](Array<float> A, Array<float> x, Array<float> y, Int rows, Int cols, Int lda, Int incy, Int incx,
+                               Float alpha, Float beta) {
+        // rows, cols: those of A; y has cols elements.
+        Shared<float> spill(wg * kColumnBlock, dsl::Unchecked{});
+        Int j0 = global_id() * kColumnBlock;
+        Int mine = local_id() * kColumnBlock;
+        If(j0 + kColumnBlock <= cols, [&] {
+            std::array<Var<float>, kColumnBlock> acc;  // zero
+            For(0, rows, [&](Expr<std::int32_t> i) {
+                Var<float> xi = x.load(i * incx);
+                Int a0 = i * lda + j0;
+                for (int c = 0; c < kColumnBlock; ++c) acc[c] = fma(A.load(a0 + c), xi, acc[c]);
+            });
+            for (int c = 0; c < kColumnBlock; ++c) spill.store(mine + c, acc[c]);
+            For(0, kColumnBlock, [&](Expr<std::int32_t> c) { store_result(y, (j0 + c) * incy, spill.load(mine + c), alpha, beta); });
+        }).Elif(j0 < cols, [&] {
+            For(j0, cols, [&](Expr<std::int32_t> j) {
+                Var<float> s = 0.0f;
+                For(0, rows, [&](Expr<std::int32_t> i) { s = fma(A.load(i * lda + j), x.load(i * incx), s); });
+                store_result(y, j * incy, s, alpha, beta);
+            });
+        });
+    });
+}
+
+const RowGemvKernel& row_kernels(bool transposed) {
+    static const auto make = [](int t) { return row_kernel(t != 0); };
+    return rill::detail::traced_once<RowGemvKernel, int>(transposed ? 1 : 0, +make);
+}
+
+/// x as a stream of consecutive elements (a copy where its increment is not 1).
+Stream<float> consecutive(const blas::detail::Vector& x) {
+    static const auto kernel = rill::kernel("blas_gemv_copy_x(x, out)", [](In<float> x, Out<float> out) { out = x; });
+    if (x.inc == 1) return x.extent;
+    // The extent's elements i * inc, as a strided view of it.
+    Stream<float> out = Runtime::of(x.extent).scratch<float>(Shape{x.n});
+    kernel(x.extent.stride({x.inc}), out);
+    return out;
+}
+
 }  // namespace
 
 void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x, float beta, const Stream<float>& y) {
@@ -257,6 +347,13 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
     if (alpha == 0.0f) {
         // y = beta y without reading A or x (y not read when beta is 0).
         add_partials(vy.extent, vy, 0, 0.0f, beta);
+        return;
+    }
+    if (rill::detail::rows_pay(Runtime::of(A).info()) && a.col_stride == 1) {
+        const std::int64_t outputs = t ? (std::int64_t{a.cols} + kColumnBlock - 1) / kColumnBlock : a.rows;
+        const std::int64_t groups = (outputs + kRowGroup - 1) / kRowGroup;
+        row_kernels(t)(Groups{groups}, a.extent, t ? vx.extent : consecutive(vx), vy.extent, a.rows, a.cols, a.row_stride, vy.inc,
+                       vx.inc, alpha, beta);
         return;
     }
     // Quads: A's rows of whole quads starting at quads (and x likewise for op(A) = A).

@@ -3,10 +3,15 @@
 // steps: a group kernel in which each workgroup folds a range of elements
 // (rill::fold_runs: a few consecutive elements per invocation, then the
 // workgroup in order), and Brook's reduction of the workgroups' partial
-// results; nrm2 and iamax then turn the accumulator into the answer.
+// results; nrm2 and iamax then turn the accumulator into the answer. Where
+// invocations run one after another (the CPU backend) dot and asum sum runs
+// of consecutive elements instead (row_partials_kernel).
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <rill/algorithms/blas.h>
+#include <rill/algorithms/detail/rows.h>
 
 #include "operands.h"
 
@@ -51,6 +56,61 @@ auto partials_kernel(const char* signature, Map map, Combine combine) {
     });
 }
 
+const Reduction<float>& float_sum() {
+    static const Reduction<float> sum = reduction("blas_sum", [](In<float> a, Reduce<float> acc) { acc += a; });
+    return sum;
+}
+
+/// Row tiles (detail/rows.h), for sums over consecutive x and y: invocation
+/// l of a workgroup sums its run of `per` consecutive elements (a multiple
+/// of 16) into 16 sums in its part of shared memory, 16 consecutive terms
+/// per step, which the compiled C++ makes one vector operation (sums kept in
+/// variables would make GCC vectorize across steps instead, with gathers);
+/// then pairwise into one, then the workgroup's into partial[g].
+constexpr int kRowGroup = 8, kRowSums = 16;
+constexpr std::int64_t kRowPartials = 64;  // workgroups: every thread gets some
+
+template <class Map>
+auto row_partials_kernel(const char* signature, Map map) {
+    return group_kernel<kRowGroup>(signature, GroupOptions{.unchecked_arrays = true},
+                                   [map](Array<float> x, Array<float> y, Array<float> partial, Int n, Int per) {
+        Shared<float> spill(kRowGroup * kRowSums, dsl::Unchecked{});
+        Int begin = global_id() * per;
+        Int end = min(begin + per, n);
+        Var<float> s = 0.0f;
+        If(begin < n, [&] {
+            Int mine = local_id() * kRowSums;
+            for (int c = 0; c < kRowSums; ++c) spill.store(mine + c, 0.0f);
+            Int whole = begin + ((end - begin) / kRowSums) * kRowSums;
+            For(0, (whole - begin) / kRowSums, [&](Expr<std::int32_t> q) {
+                Int e0 = begin + q * kRowSums;
+                for (int c = 0; c < kRowSums; ++c)
+                    spill.store(mine + c, spill.load(mine + c) + map(x.load(e0 + c), y.load(e0 + c)));
+            });
+            For(whole, end, [&](Expr<std::int32_t> e) { s = s + map(x.load(e), y.load(e)); });
+            for (int w = kRowSums / 2; w >= 1; w /= 2)  // pairwise, in a fixed order
+                for (int c = 0; c < w; ++c) spill.store(mine + c, spill.load(mine + c) + spill.load(mine + c + w));
+            s = s + spill.load(mine);
+        });
+        Var<float> total = workgroup_fold<float>(kRowGroup, s, Int(kRowGroup), [](Var<float>& acc, const Var<float>& v) { acc = acc + v; });
+        If(local_id() == 0, [&] { partial.store(group_id(), total); });
+    });
+}
+
+/// The row kernel's sum of map(x[i], y[i]) into `result` where x and y are
+/// consecutive and invocations run one after another; false otherwise.
+template <class K>
+bool row_sum_into(const K& kernel, const blas::detail::Vector& x, const blas::detail::Vector& y, const Stream<float>& result) {
+    if (!rill::detail::rows_pay(Runtime::of(x.extent).info()) || x.inc != 1 || y.inc != 1) return false;
+    const std::int64_t invocations = kRowPartials * kRowGroup;
+    const std::int64_t per = std::max<std::int64_t>(1024, (x.n + invocations * kRowSums - 1) / (invocations * kRowSums) * kRowSums);
+    const std::int64_t groups = (x.n + per * kRowGroup - 1) / (per * kRowGroup);
+    Stream<float> partial = Runtime::of(x.extent).scratch<float>(Shape{groups});
+    kernel(Groups{groups}, x.extent, y.extent, partial, x.n, static_cast<std::int32_t>(per));
+    float_sum()(partial, result);
+    return true;
+}
+
 /// Elements per invocation: enough that at most 1024 workgroups cover x,
 /// whose partial results Brook's reduction then sums in one pass.
 std::int64_t per_invocation(std::int64_t n) {
@@ -78,11 +138,6 @@ void check_result(const char* who, const StreamBase& result) {
 void check_same_length(const char* who, const blas::detail::Vector& x, const blas::detail::Vector& y) {
     if (x.n != y.n)
         blas::detail::wrong_shape(who, "y", Shape{y.n}, std::to_string(x.n), "x has " + std::to_string(x.n) + " elements");
-}
-
-const Reduction<float>& float_sum() {
-    static const Reduction<float> sum = reduction("blas_sum", [](In<float> a, Reduce<float> acc) { acc += a; });
-    return sum;
 }
 
 /// Writes `value` into a one-element result (the answer for an empty x).
@@ -135,7 +190,8 @@ void dot(const Stream<float>& x, const Stream<float>& y, const Stream<float>& re
     check_same_length(who, vx, vy);
     check_result(who, result);
     if (vx.n == 0) return fill_result(result, 0.0f);
-    reduce_into(kernel, float_sum(), vx, vy, result);
+    static const auto rows = row_partials_kernel("blas_dot_rows(x, y, partial, n, per)", [](auto a, auto b) { return a * b; });
+    if (!row_sum_into(rows, vx, vy, result)) reduce_into(kernel, float_sum(), vx, vy, result);
 }
 
 float dot(const Stream<float>& x, const Stream<float>& y) {
@@ -150,7 +206,8 @@ void asum(const Stream<float>& x, const Stream<float>& result) {
     const auto vx = blas::detail::vector_operand(who, "x", x);
     check_result(who, result);
     if (vx.n == 0) return fill_result(result, 0.0f);
-    reduce_into(kernel, float_sum(), vx, vx, result);
+    static const auto rows = row_partials_kernel("blas_asum_rows(x, y, partial, n, per)", [](auto a, auto) { return abs(a); });
+    if (!row_sum_into(rows, vx, vx, result)) reduce_into(kernel, float_sum(), vx, vx, result);
 }
 
 float asum(const Stream<float>& x) {
