@@ -4,8 +4,8 @@
 // (rill::fold_runs: a few consecutive elements per invocation, then the
 // workgroup in order), and Brook's reduction of the workgroups' partial
 // results; nrm2 and iamax then turn the accumulator into the answer. Where
-// invocations run one after another (the CPU backend) dot and asum sum runs
-// of consecutive elements instead (row_partials_kernel).
+// invocations run one after another (the CPU backend) axpy, scal, dot and
+// asum take runs of consecutive elements per invocation instead (row tiles).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -163,6 +163,20 @@ Expr<bool> later_wins(const Var<IndexedFloat>& acc, const Var<IndexedFloat>& oth
 
 }  // namespace
 
+/// Row tiles for axpy and scal over consecutive elements: each invocation
+/// its run of `per`, in a loop the compiled C++ vectorizes (the element
+/// kernels run in the CPU backend's lane executor).
+constexpr std::int64_t kRowRun = 16384;
+using RowUpdate = Kernel<Array<float>, Array<float>, Int, Int, Float>;
+
+/// Runs `kernel` over x and y in row tiles where that pays; false otherwise.
+bool row_update(const RowUpdate& kernel, const blas::detail::Vector& x, const blas::detail::Vector& y, float alpha) {
+    if (!rill::detail::rows_pay(Runtime::of(y.extent).info()) || x.inc != 1 || y.inc != 1) return false;
+    const std::int64_t groups = (y.n + kRowRun * kRowGroup - 1) / (kRowRun * kRowGroup);
+    kernel(Groups{groups}, x.extent, y.extent, y.n, static_cast<std::int32_t>(kRowRun), alpha);
+    return true;
+}
+
 void axpy(float alpha, const Stream<float>& x, const Stream<float>& y) {
     static const auto kernel = rill::kernel("blas_axpy(alpha, x, y, out)",
                                             [](Float a, In<float> x, In<float> y, Out<float> out) { out = a * x + y; });
@@ -170,14 +184,24 @@ void axpy(float alpha, const Stream<float>& x, const Stream<float>& y) {
     const auto vy = blas::detail::vector_operand("rill::blas::axpy", "y", y, true);
     check_same_length("rill::blas::axpy", vx, vy);
     if (vx.n == 0 || alpha == 0.0f) return;  // the reference BLAS returns early, NaN in x or not
-    kernel(alpha, x, y, y);
+    static const RowUpdate rows = group_kernel<kRowGroup>("blas_axpy_rows(x, y, n, per, alpha)", GroupOptions{.unchecked_arrays = true},
+                                                          [](Array<float> x, Array<float> y, Int n, Int per, Float a) {
+        Int begin = global_id() * per;
+        For(begin, min(begin + per, n), [&](Expr<std::int32_t> i) { y.store(i, a * x.load(i) + y.load(i)); });
+    });
+    if (!row_update(rows, vx, vy, alpha)) kernel(alpha, x, y, y);
 }
 
 void scal(float alpha, const Stream<float>& x) {
     static const auto kernel = rill::kernel("blas_scal(alpha, x, out)", [](Float a, In<float> x, Out<float> out) { out = a * x; });
     const auto vx = blas::detail::vector_operand("rill::blas::scal", "x", x, true);
     if (vx.n == 0) return;
-    kernel(alpha, x, x);
+    static const RowUpdate rows = group_kernel<kRowGroup>("blas_scal_rows(x, unused, n, per, alpha)", GroupOptions{.unchecked_arrays = true},
+                                                          [](Array<float> x, Array<float>, Int n, Int per, Float a) {
+        Int begin = global_id() * per;
+        For(begin, min(begin + per, n), [&](Expr<std::int32_t> i) { x.store(i, a * x.load(i)); });
+    });
+    if (!row_update(rows, vx, vx, alpha)) kernel(alpha, x, x);
 }
 
 void dot(const Stream<float>& x, const Stream<float>& y, const Stream<float>& result) {
