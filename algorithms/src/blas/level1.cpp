@@ -161,8 +161,6 @@ Expr<bool> later_wins(const Var<IndexedFloat>& acc, const Var<IndexedFloat>& oth
     return (nan_b && !nan_a) || other.value > acc.value || (equal && other.index < acc.index);
 }
 
-}  // namespace
-
 /// Row tiles for axpy and scal over consecutive elements: each invocation
 /// its run of `per`, in a loop the compiled C++ vectorizes (the element
 /// kernels run in the CPU backend's lane executor).
@@ -176,6 +174,8 @@ bool row_update(const RowUpdate& kernel, const blas::detail::Vector& x, const bl
     kernel(Groups{groups}, x.extent, y.extent, y.n, static_cast<std::int32_t>(kRowRun), alpha);
     return true;
 }
+
+}  // namespace
 
 void axpy(float alpha, const Stream<float>& x, const Stream<float>& y) {
     static const auto kernel = rill::kernel("blas_axpy(alpha, x, y, out)",
