@@ -753,6 +753,7 @@ private:
         ExprId counter, last;
         std::vector<Place> places;
         std::vector<std::uint32_t> stored;  // the array params (not shared memory) it stores to at the counter
+        std::vector<std::uint32_t> loaded;  // the array params it loads from, at any index
     };
     std::vector<ir::StmtId> statements(ir::BlockId b) const {
         std::vector<ir::StmtId> out;
@@ -787,6 +788,10 @@ private:
         scan_loop(loop.a, c, assigns);
         scan_loop(loop.b, c, assigns);
         if (assigns != 1 || c.places.empty()) return std::nullopt;
+        // An array the loop also reads (y = a x + y) is in the caches already:
+        // stores past them would evict lines just read and save no read
+        // (SAXPY of 2^24 took 9.7 ms so against 3.5 ms, this machine, 2026-12-03).
+        std::erase_if(c.stored, [&](std::uint32_t p) { return std::find(c.loaded.begin(), c.loaded.end(), p) != c.loaded.end(); });
         return c;
     }
     /// Whether every in-place value of `id` is visible here (so that it is the same all through a loop after).
@@ -814,6 +819,7 @@ private:
                     const ir::Node& n = k_.node(st.a);
                     if ((n.op == Op::ArrayLoad || n.op == Op::SharedLoad) && n.args[0] == c.counter)
                         add_place(n.op == Op::SharedLoad, n.aux);
+                    if (n.op == Op::ArrayLoad || n.op == Op::ArrayLoadVector) c.loaded.push_back(n.aux);
                     break;
                 }
                 case StmtKind::ArrayStore: case StmtKind::SharedStore:
