@@ -282,11 +282,7 @@ RowGemvKernel row_kernel(bool transposed) {
                 for (int c = 0; c < kRowSums; ++c) spill.store(mine + c, acc[c]);
                 Var<float> tail = 0.0f;
                 For(whole, cols, [&](Expr<std::int32_t> j) { tail = fma(A.load(row + j), x.load(j), tail); });
-                Var<float> s = tail;
-                for (int w = kRowSums / 2; w >= 1; w /= 2)  // pairwise, in a fixed order
-                    for (int c = 0; c < w; ++c) spill.store(mine + c, spill.load(mine + c) + spill.load(mine + c + w));
-                s = s + spill.load(mine);
-                store_result(y, i * incy, s, alpha, beta);
+                store_result(y, i * incy, tail + blas::detail::pairwise_sum(spill, mine, kRowSums), alpha, beta);
             });
         });
     return group_kernel<wg>("blas_gemv_rows_t" + std::to_string(kColumnBlock) + "(A, x, y, rows, cols, lda, incy, incx, alpha, beta)",
@@ -360,8 +356,8 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
         const int block = column_block(a.cols);
         const std::int64_t outputs = t ? (std::int64_t{a.cols} + block - 1) / block : a.rows;
         const std::int64_t groups = (outputs + kRowGroup - 1) / kRowGroup;
-        row_kernels(t, block)(Groups{groups}, a.extent, t ? vx.extent : consecutive(vx), vy.extent, a.rows, a.cols, a.row_stride, vy.inc,
-                       vx.inc, alpha, beta);
+        row_kernels(t, block)(Groups{groups}, a.extent, t ? vx.extent : consecutive(vx), vy.extent, a.rows, a.cols, a.row_stride,
+                              vy.inc, vx.inc, alpha, beta);
         return;
     }
     // Quads: A's rows of whole quads starting at quads (and x likewise for op(A) = A).

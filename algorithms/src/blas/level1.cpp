@@ -88,9 +88,7 @@ auto row_partials_kernel(const char* signature, Map map) {
                     spill.store(mine + c, spill.load(mine + c) + map(x.load(e0 + c), y.load(e0 + c)));
             });
             For(whole, end, [&](Expr<std::int32_t> e) { s = s + map(x.load(e), y.load(e)); });
-            for (int w = kRowSums / 2; w >= 1; w /= 2)  // pairwise, in a fixed order
-                for (int c = 0; c < w; ++c) spill.store(mine + c, spill.load(mine + c) + spill.load(mine + c + w));
-            s = s + spill.load(mine);
+            s = s + blas::detail::pairwise_sum(spill, mine, kRowSums);
         });
         Var<float> total = workgroup_fold<float>(kRowGroup, s, Int(kRowGroup), [](Var<float>& acc, const Var<float>& v) { acc = acc + v; });
         If(local_id() == 0, [&] { partial.store(group_id(), total); });

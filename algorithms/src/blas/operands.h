@@ -22,6 +22,15 @@ struct Matrix {
     std::int32_t rows = 0, cols = 0, row_stride = 0, col_stride = 1;
 };
 
+/// The sum of the `count` floats (a power of two) at spill[first ..], added
+/// pairwise in a fixed order (the row tiles' sums, stored there so that the
+/// compiled CPU code vectorizes them: gemv.cpp, level1.cpp).
+inline Expr<float> pairwise_sum(const Shared<float>& spill, const Expr<std::int32_t>& first, int count) {
+    for (int w = count / 2; w >= 1; w /= 2)
+        for (int c = 0; c < w; ++c) spill.store(first + c, spill.load(first + c) + spill.load(first + c + w));
+    return spill.load(first);
+}
+
 /// `who` is the call ("rill::blas::dot"), `name` the argument ("x"); an
 /// output may not be a repeat view (its elements would be written twice).
 Vector vector_operand(const char* who, const char* name, const Stream<float>& s, bool output = false);
