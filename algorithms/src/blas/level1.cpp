@@ -63,31 +63,34 @@ const Reduction<float>& float_sum() {
 
 /// Row tiles (detail/rows.h), for sums over consecutive x and y: invocation
 /// l of a workgroup sums its run of `per` consecutive elements (a multiple
-/// of 16) into 16 sums in its part of shared memory, 16 consecutive terms
-/// per step, which the compiled C++ makes one vector operation (sums kept in
-/// variables would make GCC vectorize across steps instead, with gathers);
-/// then pairwise into one, then the workgroup's into partial[g].
+/// of 16) into 16 sums, 16 consecutive terms per step, `add(acc, x, y)`
+/// giving acc plus the term as an fma; the sums then go to its part of
+/// shared memory in one straight run of consecutive stores, from which the
+/// compiled C++ vectorizes the loop (the sums become one vector register),
+/// then pairwise into one, then the workgroup's into partial[g]. With plain
+/// additions GCC's loop vectorizer takes the loop instead, across steps, with
+/// gathers; fma chains it leaves alone (and fma(v, 1, acc) rounds as acc + v).
 constexpr int kRowGroup = 8, kRowSums = 16;
 constexpr std::int64_t kRowPartials = 64;  // workgroups: every thread gets some
 
-template <class Map>
-auto row_partials_kernel(const char* signature, Map map) {
+template <class Add>
+auto row_partials_kernel(const char* signature, Add add) {
     return group_kernel<kRowGroup>(signature, GroupOptions{.unchecked_arrays = true},
-                                   [map](Array<float> x, Array<float> y, Array<float> partial, Int n, Int per) {
+                                   [add](Array<float> x, Array<float> y, Array<float> partial, Int n, Int per) {
         Shared<float> spill(kRowGroup * kRowSums, dsl::Unchecked{});
         Int begin = global_id() * per;
         Int end = min(begin + per, n);
         Var<float> s = 0.0f;
         If(begin < n, [&] {
-            Int mine = local_id() * kRowSums;
-            for (int c = 0; c < kRowSums; ++c) spill.store(mine + c, 0.0f);
+            std::array<Var<float>, kRowSums> acc;  // zero
             Int whole = begin + ((end - begin) / kRowSums) * kRowSums;
             For(0, (whole - begin) / kRowSums, [&](Expr<std::int32_t> q) {
                 Int e0 = begin + q * kRowSums;
-                for (int c = 0; c < kRowSums; ++c)
-                    spill.store(mine + c, spill.load(mine + c) + map(x.load(e0 + c), y.load(e0 + c)));
+                for (int c = 0; c < kRowSums; ++c) acc[c] = add(acc[c], x.load(e0 + c), y.load(e0 + c));
             });
-            For(whole, end, [&](Expr<std::int32_t> e) { s = s + map(x.load(e), y.load(e)); });
+            Int mine = local_id() * kRowSums;
+            for (int c = 0; c < kRowSums; ++c) spill.store(mine + c, acc[c]);
+            For(whole, end, [&](Expr<std::int32_t> e) { s = add(s, x.load(e), y.load(e)); });
             s = s + blas::detail::pairwise_sum(spill, mine, kRowSums);
         });
         Var<float> total = workgroup_fold<float>(kRowGroup, s, Int(kRowGroup), [](Var<float>& acc, const Var<float>& v) { acc = acc + v; });
@@ -95,7 +98,7 @@ auto row_partials_kernel(const char* signature, Map map) {
     });
 }
 
-/// The row kernel's sum of map(x[i], y[i]) into `result` where x and y are
+/// The row kernel's sum over x and y into `result` where x and y are
 /// consecutive and invocations run one after another; false otherwise.
 template <class K>
 bool row_sum_into(const K& kernel, const blas::detail::Vector& x, const blas::detail::Vector& y, const Stream<float>& result) {
@@ -212,7 +215,8 @@ void dot(const Stream<float>& x, const Stream<float>& y, const Stream<float>& re
     check_same_length(who, vx, vy);
     check_result(who, result);
     if (vx.n == 0) return fill_result(result, 0.0f);
-    static const auto rows = row_partials_kernel("blas_dot_rows(x, y, partial, n, per)", [](auto a, auto b) { return a * b; });
+    static const auto rows = row_partials_kernel("blas_dot_rows(x, y, partial, n, per)",
+                                                 [](const Expr<float>& acc, auto a, auto b) { return fma(a, b, acc); });
     if (!row_sum_into(rows, vx, vy, result)) reduce_into(kernel, float_sum(), vx, vy, result);
 }
 
@@ -228,7 +232,8 @@ void asum(const Stream<float>& x, const Stream<float>& result) {
     const auto vx = blas::detail::vector_operand(who, "x", x);
     check_result(who, result);
     if (vx.n == 0) return fill_result(result, 0.0f);
-    static const auto rows = row_partials_kernel("blas_asum_rows(x, y, partial, n, per)", [](auto a, auto) { return abs(a); });
+    static const auto rows = row_partials_kernel("blas_asum_rows(x, y, partial, n, per)",
+                                                 [](const Expr<float>& acc, auto a, auto) { return fma(abs(a), 1.0f, acc); });
     if (!row_sum_into(rows, vx, vx, result)) reduce_into(kernel, float_sum(), vx, vx, result);
 }
 
