@@ -74,7 +74,8 @@ std::uint16_t add_local(const std::string& type_name, std::uint32_t words, std::
 /// that shared array (-1, out of range, for an index outside 0 .. count-1).
 ir::ExprId local_slot(std::int64_t count, ir::ExprId index);
 /// Marks a Shared array whose indices are in range by construction: rill's
-/// own algorithms only (an index out of range is then undefined on GPUs).
+/// own algorithms only (an index out of range is then undefined on GPUs and
+/// in compiled CPU kernels).
 struct Unchecked {};
 ir::ExprId group_value(ir::Op op, const char* what);
 ir::ExprId subgroup(ir::SubgroupOp op, ir::Op combine, ir::ExprId value, ir::ExprId arg, const char* what);
