@@ -255,14 +255,11 @@ constexpr int kRowSums = 16;
 /// in fewer passes (4096^2: 0.84 of OpenBLAS against 0.59 with 64), but
 /// narrower matrices would leave most columns to the last block's slow loop.
 int column_block(std::int32_t cols) { return cols >= 1024 ? 128 : 64; }
-/// Small workgroups: a matrix of few rows (or columns) still gives every
-/// thread some (detail/rows.h's 64 would put 64 rows on one thread).
-constexpr int kRowGroup = 8;
 using RowGemvKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Float, Float>;
 
 template <int kColumnBlock>
 RowGemvKernel row_kernel(bool transposed) {
-    constexpr int wg = kRowGroup;
+    constexpr int wg = blas::detail::kRowGroup;
     if (!transposed)
         return group_kernel<wg>("blas_gemv_rows_n(A, x, y, rows, cols, lda, incy, unused, alpha, beta)",
                                 GroupOptions{.unchecked_arrays = true},
@@ -355,7 +352,7 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
     if (rill::detail::rows_pay(Runtime::of(A).info()) && a.col_stride == 1) {
         const int block = column_block(a.cols);
         const std::int64_t outputs = t ? (std::int64_t{a.cols} + block - 1) / block : a.rows;
-        const std::int64_t groups = (outputs + kRowGroup - 1) / kRowGroup;
+        const std::int64_t groups = (outputs + blas::detail::kRowGroup - 1) / blas::detail::kRowGroup;
         row_kernels(t, block)(Groups{groups}, a.extent, t ? vx.extent : consecutive(vx), vy.extent, a.rows, a.cols, a.row_stride,
                               vy.inc, vx.inc, alpha, beta);
         return;

@@ -11,7 +11,6 @@
 #include <cmath>
 
 #include <rill/algorithms/blas.h>
-#include <rill/algorithms/detail/rows.h>
 
 #include "operands.h"
 
@@ -70,7 +69,8 @@ const Reduction<float>& float_sum() {
 /// then pairwise into one, then the workgroup's into partial[g]. With plain
 /// additions GCC's loop vectorizer takes the loop instead, across steps, with
 /// gathers; fma chains it leaves alone (and fma(v, 1, acc) rounds as acc + v).
-constexpr int kRowGroup = 8, kRowSums = 16;
+using blas::detail::kRowGroup;
+constexpr int kRowSums = 16;
 constexpr std::int64_t kRowPartials = 64;  // workgroups: every thread gets some
 
 template <class Add>
@@ -102,7 +102,7 @@ auto row_partials_kernel(const char* signature, Add add) {
 /// consecutive and invocations run one after another; false otherwise.
 template <class K>
 bool row_sum_into(const K& kernel, const blas::detail::Vector& x, const blas::detail::Vector& y, const Stream<float>& result) {
-    if (!rill::detail::rows_pay(Runtime::of(x.extent).info()) || x.inc != 1 || y.inc != 1) return false;
+    if (!blas::detail::row_tiles_for(x, y)) return false;
     const std::int64_t invocations = kRowPartials * kRowGroup;
     const std::int64_t per = std::max<std::int64_t>(1024, (x.n + invocations * kRowSums - 1) / (invocations * kRowSums) * kRowSums);
     const std::int64_t groups = (x.n + per * kRowGroup - 1) / (per * kRowGroup);
@@ -170,7 +170,7 @@ using RowUpdate = Kernel<Array<float>, Array<float>, Int, Int, Float>;
 
 /// Runs `kernel` over x and y in row tiles where that pays; false otherwise.
 bool row_update(const RowUpdate& kernel, const blas::detail::Vector& x, const blas::detail::Vector& y, float alpha) {
-    if (!rill::detail::rows_pay(Runtime::of(y.extent).info()) || x.inc != 1 || y.inc != 1) return false;
+    if (!blas::detail::row_tiles_for(x, y)) return false;
     const std::int64_t groups = (y.n + kRowRun * kRowGroup - 1) / (kRowRun * kRowGroup);
     kernel(Groups{groups}, x.extent, y.extent, y.n, static_cast<std::int32_t>(kRowRun), alpha);
     return true;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <rill/algorithms/blas.h>
+#include <rill/algorithms/detail/rows.h>
 
 namespace rill::blas::detail {
 
@@ -21,6 +22,17 @@ struct Matrix {
     Stream<float> extent;
     std::int32_t rows = 0, cols = 0, row_stride = 0, col_stride = 1;
 };
+
+/// The row tiles' workgroup size on the CPU backend (gemv.cpp, level1.cpp):
+/// small, so that a matrix of few rows (or a short vector) still gives every
+/// thread some (detail/rows.h's 64 would put 64 rows on one thread).
+inline constexpr int kRowGroup = 8;
+
+/// Whether the row tiles take a vector pair: invocations run one after
+/// another on this backend and both vectors' elements are consecutive.
+inline bool row_tiles_for(const Vector& x, const Vector& y) {
+    return rill::detail::rows_pay(Runtime::of(x.extent).info()) && x.inc == 1 && y.inc == 1;
+}
 
 /// The sum of the `count` floats (a power of two) at spill[first ..], added
 /// pairwise in a fixed order (the row tiles' sums, stored there so that the
