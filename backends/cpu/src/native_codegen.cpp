@@ -675,7 +675,7 @@ private:
             }
             case StmtKind::Fence:
                 if (streamed_) line("rill::cpu::native::fence_streamed();");  // known from the first pass on the final one
-                line("std::atomic_thread_fence(std::memory_order_seq_cst);");
+                line("rill::cpu::native::fence();");
                 return;
             case StmtKind::If: return if_else(st);
             case StmtKind::Loop: {
@@ -782,7 +782,7 @@ private:
         const ir::Node& sum = k_.node(add.b);
         if (sum.op != Op::Add || sum.args[0] != again.a || k_.node(sum.args[1]).op != Op::Const || k_.node(sum.args[1]).imm[0] != 1u)
             return std::nullopt;
-        Counted c{var, counter, cond.args[1], {}, {}};
+        Counted c{var, counter, cond.args[1], {}, {}, {}};
         if (!known_now(c.last)) return std::nullopt;
         int assigns = 0;
         scan_loop(loop.a, c, assigns);

@@ -3,7 +3,6 @@
 // was most of a kernel's build time.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 #include "native_abi.h"

@@ -7,11 +7,10 @@
 #include <cstdint>
 #include <string>
 
+#include "rill/core/ir_kinds.h"
 #include "rill/core/vector_types.h"
 
 namespace rill {
-
-enum class Scalar : std::uint8_t { Bool, Int, Uint, Float };
 
 struct Type {
     Scalar scalar = Scalar::Float;
