@@ -31,13 +31,11 @@ std::mt19937& rng() {
     // test's time under ASan).
     static thread_local std::mt19937 gen;
     static thread_local const ::testing::TestInfo* seeded_for = nullptr;
-    static thread_local bool seeded = false;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    if (!seeded || info != seeded_for) {
+    if (info != seeded_for) {
         const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
         gen.seed(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
         seeded_for = info;
-        seeded = true;
     }
     return gen;
 }
