@@ -122,7 +122,7 @@ bool compiles_every_kernel(Runtime& rt) {
 // around the tile. Where every CPU kernel is compiled to C++, the corner
 // shapes and one in between: the generated code of two shapes differs in
 // constants and unrolled counts only, and every shape's 360 kernels took
-// 90-135 s of CI's time to build there; the lane executor's CPU run, Vulkan
+// 90-135 s to build there on the CI machine kind; the lane executor's CPU run, Vulkan
 // and OpenGL take every shape.
 TEST_P(Scans, EveryTileShape) {
     const bool corners_only = compiles_every_kernel(rt());
@@ -298,12 +298,10 @@ RILL_INSTANTIATE_FOR_BACKENDS(Scans);
 /// float sums depend on how far each look-back went, which on many cores
 /// varies from run to run (the H100 machine's 16 showed it).
 std::vector<std::vector<float>> float_results_with_compile_mode(const char* mode, const std::vector<std::vector<float>>& inputs) {
-    const char* before = std::getenv("RILL_CPU_COMPILE");
-    const std::string saved = before ? before : "";
-    ::setenv("RILL_CPU_COMPILE", mode, 1);
-    Runtime rt("cpu");  // reads RILL_CPU_COMPILE when it starts
-    if (before) ::setenv("RILL_CPU_COMPILE", saved.c_str(), 1);
-    else ::unsetenv("RILL_CPU_COMPILE");
+    Runtime rt = [&] {
+        const ScopedEnv compile("RILL_CPU_COMPILE", mode);
+        return Runtime("cpu");  // reads RILL_CPU_COMPILE when it starts
+    }();
     std::vector<std::vector<float>> results;
     for (const std::vector<float>& x : inputs) {
         const auto n = static_cast<std::int64_t>(x.size());
