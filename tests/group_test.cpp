@@ -45,6 +45,30 @@ TEST_P(GroupKernels, IdsCoverEveryInvocation) {
     ids(Groups{0}, empty);  // no workgroups: nothing runs, nothing fails
 }
 
+TEST_P(GroupKernels, WorkgroupSizeGivenAtRunTime) {
+    // One traced body, several sizes (as the algorithms pick tile shapes): each
+    // kernel's ids and shared memory follow its own size, odd sizes too.
+    for (std::uint32_t wg : {1u, 3u, 64u, 96u, 256u}) {
+        SCOPED_TRACE(wg);
+        auto reversed = group_kernel(wg, "reversed(out)", [wg](Array<int2> out) {
+            Shared<std::int32_t> ids(static_cast<std::int64_t>(wg));
+            ids.store(local_id(), local_id());
+            barrier();
+            out.store(global_id(), Int2(ids.load(workgroup_size() - 1 - local_id()), workgroup_size()));
+        });
+        const std::int64_t groups = 5;
+        auto out = rt().stream<int2>({groups * wg});
+        reversed(Groups{groups}, out);
+        std::vector<int2> got = out.download();
+        for (std::int64_t i = 0; i < groups * wg; ++i)
+            ASSERT_EQ(got[i], (int2{std::int32_t(wg - 1 - i % wg), std::int32_t(wg)})) << "invocation " << i;
+    }
+    for (std::uint32_t wg : {0u, 1025u})
+        EXPECT_NE(error_message([&] { group_kernel(wg, "none(out)", [](Array<int>) {}); }).find("give 1 to 1024"),
+                  std::string::npos)
+            << wg;
+}
+
 TEST_P(GroupKernels, ArraysIgnoreAccessesOutOfRange) {
     // Every invocation reads its element and the one past the end, and writes
     // past both ends: out of range reads give zero, writes go nowhere.

@@ -248,22 +248,38 @@ std::shared_ptr<const ir::Kernel> trace_kernel(const std::string& signature, F& 
 /// Traces a group kernel: `WorkgroupSize` invocations per workgroup, launched
 /// as kernel(rill::Groups{count}, args...). Its parameters are Array<T>,
 /// Gather<T, R> and constants; see rill/dsl/group.h.
-template <std::uint32_t WorkgroupSize, class F>
-auto group_kernel(const std::string& signature, GroupOptions options, F&& body) {
-    static_assert(WorkgroupSize >= 1 && WorkgroupSize <= 1024,
-                  "rill::group_kernel<N>: N is 1 to 1024 (devices may allow less; checked at launch)");
+/// The same with the workgroup size given at run time, for code that picks
+/// it (an algorithm's tile shape from its options or the device): one
+/// function traces every size, where a template argument per size compiles
+/// the tracing code once per size. A size outside 1 .. 1024 is a rill::Error.
+template <class F>
+auto group_kernel(std::uint32_t workgroup_size, const std::string& signature, GroupOptions options, F&& body) {
     using Params = typename dsl::lambda_params<std::remove_cvref_t<F>>::type;
     static_assert(dsl::no_element_streams(static_cast<Params*>(nullptr)),
                   "rill::group_kernel: In<T> and Out<T> belong to element kernels (rill::kernel); a group "
                   "kernel reads and writes streams through rill::Array<T> (and reads through Gather<T, R>)");
+    if (workgroup_size < 1 || workgroup_size > 1024)
+        throw Error("rill::group_kernel '" + signature + "': a workgroup of " + std::to_string(workgroup_size) +
+                    " invocations; give 1 to 1024 (devices may allow less; checked at launch)");
     using K = typename dsl::kernel_of<Params>::type;
     auto ir = dsl::trace_kernel(signature, body, static_cast<Params*>(nullptr),
-                                std::make_index_sequence<std::tuple_size_v<Params>>{}, WorkgroupSize, options);
+                                std::make_index_sequence<std::tuple_size_v<Params>>{}, workgroup_size, options);
     return K(std::make_shared<detail::KernelState>(std::move(ir)));
+}
+template <class F>
+auto group_kernel(std::uint32_t workgroup_size, const std::string& signature, F&& body) {
+    return group_kernel(workgroup_size, signature, GroupOptions{}, std::forward<F>(body));
+}
+
+template <std::uint32_t WorkgroupSize, class F>
+auto group_kernel(const std::string& signature, GroupOptions options, F&& body) {
+    static_assert(WorkgroupSize >= 1 && WorkgroupSize <= 1024,
+                  "rill::group_kernel<N>: N is 1 to 1024 (devices may allow less; checked at launch)");
+    return group_kernel(WorkgroupSize, signature, options, std::forward<F>(body));
 }
 template <std::uint32_t WorkgroupSize, class F>
 auto group_kernel(const std::string& signature, F&& body) {
-    return group_kernel<WorkgroupSize>(signature, GroupOptions{}, std::forward<F>(body));
+    return group_kernel(WorkgroupSize, signature, GroupOptions{}, std::forward<F>(body));
 }
 
 template <class F>
