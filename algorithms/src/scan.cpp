@@ -29,63 +29,63 @@ using detail::combine;
 namespace look_back = detail::look_back;
 using detail::padded;
 
-/// A tile: Wg invocations of Items elements each (ScanTile). Rows: each
-/// invocation reads and writes its consecutive elements itself (RowShape)
+/// A tile: `wg` invocations of `items` elements each (ScanTile). Rows: each
+/// invocation reads and writes its consecutive elements itself (kRowShape)
 /// rather than striped across the workgroup through shared memory. Vectors:
 /// in vectors of 4, rows of them striped across each subgroup
-/// (TileLoad::Vectors).
-template <int Wg, int Items, bool Rows = false, bool Vectors = false>
+/// (TileLoad::Vectors). A value, not a template argument: the kernels are
+/// traced for the shape asked for, and one function traces every shape.
 struct Shape {
-    static constexpr int wg = Wg, items = Items;
-    static constexpr std::int32_t size = Wg * Items;
-    static constexpr bool rows = Rows, vectors = Vectors;
-    static_assert(!Vectors || Items % 4 == 0, "vector tiles hold whole vectors of 4");
+    int wg = 0, items = 0;
+    bool rows = false, vectors = false;
+    constexpr std::int32_t size() const { return wg * items; }
 };
 /// The CPU backend's tile (detail/rows.h): each invocation reduces its row,
 /// the workgroup scans those totals, and each invocation scans its row again
 /// from its start, reading it a second time from cache rather than keeping it.
-using RowShape = Shape<detail::kRowWorkgroup, detail::kRowItems, true>;
+constexpr Shape kRowShape{detail::kRowWorkgroup, detail::kRowItems, true};
 /// rill::reduce's tile (at the copy roof on the H100) and the Variant default.
-using ReduceShape = Shape<256, 16>;
-static_assert(ReduceShape::size == kScanTile);
+constexpr Shape kReduceShape{256, 16};
+static_assert(kReduceShape.size() == kScanTile);
 
 using detail::scan_op_name;
 
-/// Loads the tile of kScanTile elements from `base` (identity past n) striped
-/// across the workgroup, so that loads are coalesced, and transposes it through
-/// `tile`: invocation l gets elements 16 l .. 16 l + 15, returned scanned
-/// (inclusive) within those 16.
-template <class T, class Sh>
-std::vector<Var<T>> load_rows(ScanOp op, T id, const Array<T>& in, const Int& base, const Int& n, const Shared<T>& tile) {
-    for (int j = 0; j < Sh::items; ++j) {
-        Int i = j * Sh::wg + local_id();
+/// Loads the tile of sh.size() elements from `base` (identity past n)
+/// striped across the workgroup, so that loads are coalesced, and transposes
+/// it through `tile`: invocation l gets elements sh.items l .. sh.items (l + 1) - 1,
+/// returned scanned (inclusive) within those.
+template <class T>
+std::vector<Var<T>> load_rows(const Shape& sh, ScanOp op, T id, const Array<T>& in, const Int& base, const Int& n,
+                              const Shared<T>& tile) {
+    for (int j = 0; j < sh.items; ++j) {
+        Int i = j * sh.wg + local_id();
         tile.store(padded(i), select(base + i < n, in.load(base + i), Expr<T>(id)));
     }
     barrier();
     std::vector<Var<T>> x;
-    Int row = local_id() * Sh::items;
-    for (int j = 0; j < Sh::items; ++j) x.emplace_back(tile.load(padded(row + j)));
+    Int row = local_id() * sh.items;
+    for (int j = 0; j < sh.items; ++j) x.emplace_back(tile.load(padded(row + j)));
     std::vector<Var<T>> running;
     running.emplace_back(x[0]);
-    for (int j = 1; j < Sh::items; ++j) running.emplace_back(combine<T>(op, running[j - 1], x[j]));
+    for (int j = 1; j < sh.items; ++j) running.emplace_back(combine<T>(op, running[j - 1], x[j]));
     return running;
 }
 
-/// The way back: each invocation's 16 results (start combined with its
-/// running values) go through `tile` and out striped. Every invocation must
-/// have read its row (a barrier) before the call.
-template <class T, class Sh>
-void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vector<Var<T>>& running,
+/// The way back: each invocation's results (start combined with its running
+/// values) go through `tile` and out striped. Every invocation must have read
+/// its row (a barrier) before the call.
+template <class T>
+void store_rows(const Shape& sh, ScanOp op, bool inclusive, const Expr<T>& start, const std::vector<Var<T>>& running,
                 const Array<T>& out, const Int& base, const Shared<T>& tile) {
-    Int row = local_id() * Sh::items;
-    for (int j = 0; j < Sh::items; ++j) {
+    Int row = local_id() * sh.items;
+    for (int j = 0; j < sh.items; ++j) {
         Expr<T> v = inclusive ? combine<T>(op, start, running[j])
                               : (j == 0 ? start : combine<T>(op, start, running[j - 1]));
         tile.store(padded(row + j), v);
     }
     barrier();
-    for (int j = 0; j < Sh::items; ++j) {
-        Int i = j * Sh::wg + local_id();
+    for (int j = 0; j < sh.items; ++j) {
+        Int i = j * sh.wg + local_id();
         out.store(base + i, tile.load(padded(i)));  // past n: no effect
     }
 }
@@ -93,8 +93,8 @@ void store_rows(ScanOp op, bool inclusive, const Expr<T>& start, const std::vect
 // --- TileLoad::Vectors -------------------------------------------------------
 
 /// An invocation's part of a tile of vectors: subgroup w of the workgroup
-/// takes Items / 4 rows of S vectors of 4 elements in turn, from vector
-/// tile Wg Items / 4 + w S Items / 4 on, one vector per invocation a row
+/// takes items / 4 rows of S vectors of 4 elements in turn, from vector
+/// tile wg items / 4 + w S items / 4 on, one vector per invocation a row
 /// (16-byte loads, coalesced). Each vector is scanned in registers, each row
 /// with one subgroup scan of the vectors' totals; no shared memory.
 template <class T>
@@ -106,8 +106,7 @@ struct VectorRows {
 };
 
 /// Subgroups wider than the workgroup hold the whole workgroup.
-template <int Wg>
-Int subgroup_width() { return min(subgroup_size(), Int(Wg)); }
+Int subgroup_width(int wg) { return min(subgroup_size(), Int(wg)); }
 
 /// Vector `at`'s elements past n as the identity (zero, which loads give
 /// there, is not every operator's).
@@ -119,12 +118,12 @@ Expr<vec<T, 4>> past_n_as_identity(ScanOp, T id, const Expr<vec<T, 4>>& x, const
                            select(e + 2 < n, x.z(), Expr<T>(id)), select(e + 3 < n, x.w(), Expr<T>(id)));
 }
 
-template <class T, class Sh>
-VectorRows<T> load_vector_rows(ScanOp op, T id, const Array<T>& in, const Int& tile, const Int& n) {
-    constexpr int V = Sh::items / 4;
-    Int S = subgroup_width<Sh::wg>();
+template <class T>
+VectorRows<T> load_vector_rows(const Shape& sh, ScanOp op, T id, const Array<T>& in, const Int& tile, const Int& n) {
+    const int V = sh.items / 4;
+    Int S = subgroup_width(sh.wg);
     Int lane = subgroup_invocation();
-    Int first = tile * (Sh::wg * V) + (local_id() / S) * (S * V) + lane;
+    Int first = tile * (sh.wg * V) + (local_id() / S) * (S * V) + lane;
     VectorRows<T> r;
     for (int j = 0; j < V; ++j) r.at.push_back(first + j * S);
     for (int j = 0; j < V; ++j) r.scanned.emplace_back(in.template load_vector<4>(r.at[j]));  // all loads first
@@ -144,9 +143,9 @@ VectorRows<T> load_vector_rows(ScanOp op, T id, const Array<T>& in, const Int& t
 
 /// The subgroup's total at its last invocation, the identity elsewhere: the
 /// workgroup's exclusive scan of these is what comes before each subgroup.
-template <class T, int Wg>
-Expr<T> subgroup_total_at_last(const VectorRows<T>& r, T id) {
-    return select(subgroup_invocation() == subgroup_width<Wg>() - 1, Expr<T>(r.total), Expr<T>(id));
+template <class T>
+Expr<T> subgroup_total_at_last(int wg, const VectorRows<T>& r, T id) {
+    return select(subgroup_invocation() == subgroup_width(wg) - 1, Expr<T>(r.total), Expr<T>(id));
 }
 
 /// Writes the rows, `start` being everything before the subgroup's first.
@@ -165,11 +164,11 @@ void store_vector_rows(ScanOp op, bool inclusive, const Expr<T>& start, const Ve
 
 /// The combination of the tile's elements of this invocation (any order:
 /// every ScanOp is commutative), for the reduce pass.
-template <class T, class Sh>
-Expr<T> reduce_vector_rows(ScanOp op, T id, const Array<T>& in, const Int& tile, const Int& n) {
-    constexpr int V = Sh::items / 4;
-    Int S = subgroup_width<Sh::wg>();
-    Int first = tile * (Sh::wg * V) + (local_id() / S) * (S * V) + subgroup_invocation();
+template <class T>
+Expr<T> reduce_vector_rows(const Shape& sh, ScanOp op, T id, const Array<T>& in, const Int& tile, const Int& n) {
+    const int V = sh.items / 4;
+    Int S = subgroup_width(sh.wg);
+    Int first = tile * (sh.wg * V) + (local_id() / S) * (S * V) + subgroup_invocation();
     std::vector<Var<vec<T, 4>>> x;
     for (int j = 0; j < V; ++j) x.emplace_back(in.template load_vector<4>(first + j * S));
     Var<T> acc = id;
@@ -205,147 +204,152 @@ void scan_row(ScanOp op, bool inclusive, const Expr<T>& start, const Array<T>& i
 struct Variant {
     ScanOp op;
     bool inclusive;
-    int wg = ReduceShape::wg, items = ReduceShape::items;
+    int wg = kReduceShape.wg, items = kReduceShape.items;
     bool rows = false, vectors = false;
     auto operator<=>(const Variant&) const = default;
+    Shape shape() const { return Shape{wg, items, rows, vectors}; }
 };
-template <class Sh>
-Variant variant_of(ScanOp op, bool inclusive) { return Variant{op, inclusive, Sh::wg, Sh::items, Sh::rows, Sh::vectors}; }
+Variant variant_of(const Shape& sh, ScanOp op, bool inclusive) {
+    return Variant{op, inclusive, sh.wg, sh.items, sh.rows, sh.vectors};
+}
 
 // --- ReduceThenScan ---------------------------------------------------------
 
-template <class T, class Sh>
+template <class T>
 struct TwoPassKernels {
-    using Reduce = decltype(group_kernel<Sh::wg>("", [](Array<T>, Array<T>, Int) {}));
-    using Tiles = decltype(group_kernel<Sh::wg>("", [](Array<T>, Array<T>, Array<T>, Int, Var<T>) {}));
+    // A kernel's type does not depend on its workgroup size.
+    using Reduce = decltype(group_kernel<1>("", [](Array<T>, Array<T>, Int) {}));
+    using Tiles = decltype(group_kernel<1>("", [](Array<T>, Array<T>, Array<T>, Int, Var<T>) {}));
     Reduce reduce;
     Tiles tiles;
 };
 
-template <class T, class Sh>
-TwoPassKernels<T, Sh> make_two_pass_rows(ScanOp op, bool inclusive, T id, const std::string& suffix) {
-    auto reduce = group_kernel<Sh::wg>("scan_rows_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
-                                    [op, id](Array<T> in, Array<T> sums, Int n) {
-        auto [first, end] = detail::row_of<Sh::items>(group_id() * Sh::size, n);
-        auto [unused, total] = detail::workgroup_exclusive<T, Sh::wg>(op, row_total<T>(op, id, in, first, end), id);
+template <class T>
+TwoPassKernels<T> make_two_pass_rows(const Shape& sh, ScanOp op, bool inclusive, T id, const std::string& suffix) {
+    auto reduce = group_kernel(sh.wg, "scan_rows_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
+                               [sh, op, id](Array<T> in, Array<T> sums, Int n) {
+        auto [first, end] = detail::row_of(group_id() * sh.size(), n, sh.items);
+        auto [unused, total] = detail::workgroup_exclusive<T>(sh.wg, op, row_total<T>(op, id, in, first, end), id);
         (void)unused;
         If(local_id() == 0, [&] { sums.store(group_id(), total); });
     });
-    auto tiles = group_kernel<Sh::wg>("scan_rows_tiles_" + suffix + "(in, out, offsets, n, init)",
-                                   [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
-        auto [first, end] = detail::row_of<Sh::items>(group_id() * Sh::size, n);
-        auto [exclusive, unused] = detail::workgroup_exclusive<T, Sh::wg>(op, row_total<T>(op, id, in, first, end), id);
+    auto tiles = group_kernel(sh.wg, "scan_rows_tiles_" + suffix + "(in, out, offsets, n, init)",
+                              [sh, op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
+        auto [first, end] = detail::row_of(group_id() * sh.size(), n, sh.items);
+        auto [exclusive, unused] = detail::workgroup_exclusive<T>(sh.wg, op, row_total<T>(op, id, in, first, end), id);
         (void)unused;
         scan_row<T>(op, inclusive, combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive), in, out,
                     first, end);
     });
-    return TwoPassKernels<T, Sh>{reduce, tiles};
+    return TwoPassKernels<T>{reduce, tiles};
 }
 
-template <class T, class Sh>
-TwoPassKernels<T, Sh> make_two_pass_striped(ScanOp op, bool inclusive, T id, const std::string& suffix) {
-    auto reduce = group_kernel<Sh::wg>("scan_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
-                                    [op, id](Array<T> in, Array<T> sums, Int n) {
-        Int base = group_id() * Sh::size;
+template <class T>
+TwoPassKernels<T> make_two_pass_striped(const Shape& sh, ScanOp op, bool inclusive, T id, const std::string& suffix) {
+    auto reduce = group_kernel(sh.wg, "scan_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
+                               [sh, op, id](Array<T> in, Array<T> sums, Int n) {
+        Int base = group_id() * sh.size();
         Var<T> acc = id;
-        for (int j = 0; j < Sh::items; ++j) {
-            Int i = base + j * Sh::wg + local_id();
+        for (int j = 0; j < sh.items; ++j) {
+            Int i = base + j * sh.wg + local_id();
             acc = combine<T>(op, acc, select(i < n, in.load(i), Expr<T>(id)));
         }
-        auto [unused, total] = detail::workgroup_exclusive<T, Sh::wg>(op, acc, id);
+        auto [unused, total] = detail::workgroup_exclusive<T>(sh.wg, op, acc, id);
         (void)unused;
         If(local_id() == 0, [&] { sums.store(group_id(), total); });
     });
-    auto tiles = group_kernel<Sh::wg>("scan_two_pass_tiles_" + suffix + "(in, out, offsets, n, init)",
-                                   [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
-        Shared<T> tile(detail::padded_size(Sh::size));
-        Int base = group_id() * Sh::size;
-        std::vector<Var<T>> running = load_rows<T, Sh>(op, id, in, base, n, tile);
-        auto [exclusive, unused] = detail::workgroup_exclusive<T, Sh::wg>(op, running.back(), id);
+    auto tiles = group_kernel(sh.wg, "scan_two_pass_tiles_" + suffix + "(in, out, offsets, n, init)",
+                              [sh, op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
+        Shared<T> tile(detail::padded_size(sh.size()));
+        Int base = group_id() * sh.size();
+        std::vector<Var<T>> running = load_rows<T>(sh, op, id, in, base, n, tile);
+        auto [exclusive, unused] = detail::workgroup_exclusive<T>(sh.wg, op, running.back(), id);
         (void)unused;
         Var<T> prefix = combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive);
         barrier();  // every invocation has read its row before any row is overwritten
-        store_rows<T, Sh>(op, inclusive, prefix, running, out, base, tile);
+        store_rows<T>(sh, op, inclusive, prefix, running, out, base, tile);
     });
-    return TwoPassKernels<T, Sh>{reduce, tiles};
+    return TwoPassKernels<T>{reduce, tiles};
 }
 
-template <class T, class Sh>
-TwoPassKernels<T, Sh> make_two_pass_vectors(ScanOp op, bool inclusive, T id, const std::string& suffix) {
-    auto reduce = group_kernel<Sh::wg>("scan_vectors_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
-                                       [op, id](Array<T> in, Array<T> sums, Int n) {
-        auto [unused, total] = detail::workgroup_exclusive<T, Sh::wg>(op, reduce_vector_rows<T, Sh>(op, id, in, group_id(), n), id);
+template <class T>
+TwoPassKernels<T> make_two_pass_vectors(const Shape& sh, ScanOp op, bool inclusive, T id, const std::string& suffix) {
+    auto reduce = group_kernel(sh.wg, "scan_vectors_reduce_" + std::string(scan_op_name(op)) + "(in, sums, n)",
+                               [sh, op, id](Array<T> in, Array<T> sums, Int n) {
+        auto [unused, total] =
+            detail::workgroup_exclusive<T>(sh.wg, op, reduce_vector_rows<T>(sh, op, id, in, group_id(), n), id);
         (void)unused;
         If(local_id() == 0, [&] { sums.store(group_id(), total); });
     });
-    auto tiles = group_kernel<Sh::wg>("scan_vectors_tiles_" + suffix + "(in, out, offsets, n, init)",
-                                      [op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
-        VectorRows<T> r = load_vector_rows<T, Sh>(op, id, in, group_id(), n);
-        auto [exclusive, unused] = detail::workgroup_exclusive<T, Sh::wg>(op, subgroup_total_at_last<T, Sh::wg>(r, id), id);
+    auto tiles = group_kernel(sh.wg, "scan_vectors_tiles_" + suffix + "(in, out, offsets, n, init)",
+                              [sh, op, id, inclusive](Array<T> in, Array<T> out, Array<T> offsets, Int n, Var<T> init) {
+        VectorRows<T> r = load_vector_rows<T>(sh, op, id, in, group_id(), n);
+        auto [exclusive, unused] = detail::workgroup_exclusive<T>(sh.wg, op, subgroup_total_at_last<T>(sh.wg, r, id), id);
         (void)unused;
         store_vector_rows<T>(op, inclusive, combine<T>(op, combine<T>(op, init, offsets.load(group_id())), exclusive), r, out);
     });
-    return TwoPassKernels<T, Sh>{reduce, tiles};
+    return TwoPassKernels<T>{reduce, tiles};
 }
 
-template <class T, class Sh>
-TwoPassKernels<T, Sh> make_two_pass(Variant variant) {
+template <class T>
+TwoPassKernels<T> make_two_pass(Variant variant) {
+    const Shape sh = variant.shape();
     const ScanOp op = variant.op;
-    const bool inclusive = variant.inclusive;  // the rest is Sh's
     const T id = scan_identity<T>(op);
-    const std::string suffix = std::string(scan_op_name(op)) + (inclusive ? "_inclusive" : "_exclusive");
-    if constexpr (Sh::rows) return make_two_pass_rows<T, Sh>(op, inclusive, id, suffix);
-    else if constexpr (Sh::vectors) return make_two_pass_vectors<T, Sh>(op, inclusive, id, suffix);
-    else return make_two_pass_striped<T, Sh>(op, inclusive, id, suffix);
+    const std::string suffix = std::string(scan_op_name(op)) + (variant.inclusive ? "_inclusive" : "_exclusive");
+    if (sh.rows) return make_two_pass_rows<T>(sh, op, variant.inclusive, id, suffix);
+    if (sh.vectors) return make_two_pass_vectors<T>(sh, op, variant.inclusive, id, suffix);
+    return make_two_pass_striped<T>(sh, op, variant.inclusive, id, suffix);
 }
 
 // --- SinglePass (detail/look_back.h) -------------------------------------------
 
-template <class T, class Sh>
-struct ScanKernel {
-    using Type = decltype(group_kernel<Sh::wg>("", [](Array<T>, Array<T>, Array<std::uint32_t>, Int, Var<T>) {}));
+template <class T>
+struct ScanKernel {  // a struct: GCC 12 mistypes a lambda's decltype in an alias template
+    using Type = decltype(group_kernel<1>("", [](Array<T>, Array<T>, Array<std::uint32_t>, Int, Var<T>) {}));
 };
-template <class T, class Sh>
-using TilesKernel = typename ScanKernel<T, Sh>::Type;
+template <class T>
+using TilesKernel = typename ScanKernel<T>::Type;
 
-template <class T, class Sh>
-TilesKernel<T, Sh> make_kernel(Variant variant) {
+template <class T>
+TilesKernel<T> make_kernel(Variant variant) {
+    const Shape sh = variant.shape();
     const ScanOp op = variant.op;
-    const bool inclusive = variant.inclusive;  // the rest is Sh's
+    const bool inclusive = variant.inclusive;
     const T id = scan_identity<T>(op);
     const std::string name = std::string("scan_") + scan_op_name(op) + (inclusive ? "_inclusive" : "_exclusive");
-    return group_kernel<Sh::wg>(name + "(in, out, state, n, init)", [op, id, inclusive](Array<T> in, Array<T> out,
-                                                                                     Array<std::uint32_t> state,
-                                                                                     Int n, Var<T> init) {
+    return group_kernel(sh.wg, name + "(in, out, state, n, init)", [sh, op, id, inclusive](Array<T> in, Array<T> out,
+                                                                                           Array<std::uint32_t> state,
+                                                                                           Int n, Var<T> init) {
         Int t = look_back::ticket(state);
-        Int base = t * Sh::size;
-        if constexpr (Sh::vectors) {
-            VectorRows<T> r = load_vector_rows<T, Sh>(op, id, in, t, n);
-            look_back::scan_tile<T, Sh::wg>(op, id, state, t, subgroup_total_at_last<T, Sh::wg>(r, id), [&](const Expr<T>& start) {
+        Int base = t * sh.size();
+        if (sh.vectors) {
+            VectorRows<T> r = load_vector_rows<T>(sh, op, id, in, t, n);
+            look_back::scan_tile<T>(sh.wg, op, id, state, t, subgroup_total_at_last<T>(sh.wg, r, id), [&](const Expr<T>& start) {
                 store_vector_rows<T>(op, inclusive, combine<T>(op, init, start), r, out);
             });
-        } else if constexpr (Sh::rows) {
-            auto [first, end] = detail::row_of<Sh::items>(base, n);
-            look_back::scan_tile<T, Sh::wg>(op, id, state, t, row_total<T>(op, id, in, first, end),
-                                            [&](const Expr<T>& start) {
+        } else if (sh.rows) {
+            auto [first, end] = detail::row_of(base, n, sh.items);
+            look_back::scan_tile<T>(sh.wg, op, id, state, t, row_total<T>(op, id, in, first, end),
+                                    [&](const Expr<T>& start) {
                 scan_row<T>(op, inclusive, combine<T>(op, init, start), in, out, first, end);
             });
         } else {
-            Shared<T> tile(detail::padded_size(Sh::size));
-            std::vector<Var<T>> running = load_rows<T, Sh>(op, id, in, base, n, tile);
-            look_back::scan_tile<T, Sh::wg>(op, id, state, t, running.back(), [&](const Expr<T>& start) {
-                store_rows<T, Sh>(op, inclusive, combine<T>(op, init, start), running, out, base, tile);
+            Shared<T> tile(detail::padded_size(sh.size()));
+            std::vector<Var<T>> running = load_rows<T>(sh, op, id, in, base, n, tile);
+            look_back::scan_tile<T>(sh.wg, op, id, state, t, running.back(), [&](const Expr<T>& start) {
+                store_rows<T>(sh, op, inclusive, combine<T>(op, init, start), running, out, base, tile);
             });
         }
     });
 }
 
-template <class T, class Sh>
-void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive) {
+template <class T>
+void reduce_then_scan(const Shape& sh, const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive) {
     Runtime rt = Runtime::of(in);
-    const TwoPassKernels<T, Sh>& k = detail::traced_once(variant_of<Sh>(op, inclusive), make_two_pass<T, Sh>);
+    const TwoPassKernels<T>& k = detail::traced_once(variant_of(sh, op, inclusive), make_two_pass<T>);
     const std::int64_t n = in.size();
-    const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
+    const std::int64_t tiles = (n + sh.size() - 1) / sh.size();
     const T id = scan_identity<T>(op);
     if (tiles == 1) {
         auto offsets = rt.stream<T>({1}, std::vector<T>{id});
@@ -354,62 +358,46 @@ void reduce_then_scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T in
     }
     auto sums = rt.stream<T>({tiles});
     k.reduce(Groups{tiles}, in, sums, static_cast<std::int32_t>(n));
-    reduce_then_scan<T, Sh>(sums, sums, op, id, false);
+    reduce_then_scan<T>(sh, sums, sums, op, id, false);
     k.tiles(Groups{tiles}, in, out, sums, static_cast<std::int32_t>(n), init);
 }
 
-template <class T, class Sh>
-void scan_tiles(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive, ScanAlgorithm algorithm) {
+template <class T>
+void scan_tiles(const Shape& sh, const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive,
+                ScanAlgorithm algorithm) {
     const std::int64_t n = in.size();
-    if (n > std::numeric_limits<std::int32_t>::max() - Sh::size)
-        throw Error("rill scan: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(Sh::size) +
+    if (n > std::numeric_limits<std::int32_t>::max() - sh.size())
+        throw Error("rill scan: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(sh.size()) +
                     " (the tile); split the stream");
     Runtime rt = Runtime::of(in);
     const std::int64_t shared =
-        Sh::rows ? 0 : tile_shared_bytes<T>({Sh::wg, Sh::items, Sh::vectors ? TileLoad::Vectors : TileLoad::Transposed});
+        sh.rows ? 0 : tile_shared_bytes<T>({sh.wg, sh.items, sh.vectors ? TileLoad::Vectors : TileLoad::Transposed});
     if (static_cast<std::uint64_t>(shared) > rt.info().limits.shared_memory_bytes)
-        throw Error("rill scan: ScanOptions::tile of " + std::to_string(Sh::wg) + " x " + std::to_string(Sh::items) +
+        throw Error("rill scan: ScanOptions::tile of " + std::to_string(sh.wg) + " x " + std::to_string(sh.items) +
                     " elements takes " + std::to_string(shared) + " bytes of shared memory per workgroup, but " +
                     rt.info().device + " has " + std::to_string(rt.info().limits.shared_memory_bytes) +
                     " bytes of shared memory per workgroup; use a smaller ScanOptions::tile");
-    if (algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan<T, Sh>(in, out, op, init, inclusive);
-    const std::int64_t tiles = (n + Sh::size - 1) / Sh::size;
+    if (algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan<T>(sh, in, out, op, init, inclusive);
+    const std::int64_t tiles = (n + sh.size() - 1) / sh.size();
     auto state = rt.stream<std::uint32_t>({look_back::state_words(tiles)});  // zero
-    detail::traced_once(variant_of<Sh>(op, inclusive), make_kernel<T, Sh>)(Groups{tiles}, in, out, state,
-                                                                          static_cast<std::int32_t>(n), init);
+    detail::traced_once(variant_of(sh, op, inclusive), make_kernel<T>)(Groups{tiles}, in, out, state,
+                                                                       static_cast<std::int32_t>(n), init);
 }
 
-/// Calls scan_tiles with the Shape of `tile`, one of the shapes ScanTile lists.
+/// Calls scan_tiles with `tile`, one of the shapes ScanTile lists.
 template <class T>
 void scan_with_tile(ScanTile tile, const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive,
                     ScanAlgorithm algorithm) {
     const bool vectors = tile.load == TileLoad::Vectors;
-    bool found = false;
-    auto one = [&]<int Wg, int Items, bool Vectors>() {
-        if (found || tile.workgroup != Wg || tile.items != Items || vectors != Vectors) return;
-        found = true;
-        scan_tiles<T, Shape<Wg, Items, false, Vectors>>(in, out, op, init, inclusive, algorithm);
-    };
-    auto with_items = [&]<int Wg>() {
-        one.template operator()<Wg, 4, false>();
-        one.template operator()<Wg, 8, false>();
-        one.template operator()<Wg, 12, false>();
-        one.template operator()<Wg, 16, false>();
-        one.template operator()<Wg, 24, false>();
-        one.template operator()<Wg, 4, true>();
-        one.template operator()<Wg, 8, true>();
-        one.template operator()<Wg, 12, true>();
-        one.template operator()<Wg, 16, true>();
-    };
-    with_items.template operator()<64>();
-    with_items.template operator()<128>();
-    with_items.template operator()<256>();
-    with_items.template operator()<512>();
-    if (!found)
+    const bool listed = (tile.workgroup == 64 || tile.workgroup == 128 || tile.workgroup == 256 || tile.workgroup == 512) &&
+                        (tile.items == 4 || tile.items == 8 || tile.items == 12 || tile.items == 16 ||
+                         (tile.items == 24 && !vectors));
+    if (!listed)
         throw Error("rill scan: ScanOptions::tile is " + std::to_string(tile.workgroup) + " invocations of " +
                     std::to_string(tile.items) + " elements" + (vectors ? " in vectors" : "") +
                     "; use a workgroup of 64, 128, 256 or 512 invocations and " +
                     (vectors ? "4, 8, 12 or 16" : "4, 8, 12, 16 or 24") + " elements each (or leave the default)");
+    scan_tiles<T>(Shape{tile.workgroup, tile.items, false, vectors}, in, out, op, init, inclusive, algorithm);
 }
 
 /// Whether the scan can move `in` and `out` as vectors of 4: views that
@@ -432,7 +420,7 @@ ScanAlgorithm auto_algorithm(const BackendInfo& info) {
 /// The fastest striped tile measured on the H100 (docs/PERFORMANCE.md#scan):
 /// 128 x 8 for reduce-then-scan; for the single pass
 /// 256 x 8 through Vulkan (3-4% faster than 128 x 16 from 2^24 to 2^28) and
-/// 128 x 16 elsewhere. The CPU backend takes RowShape unless a tile is given.
+/// 128 x 16 elsewhere. The CPU backend takes kRowShape unless a tile is given.
 ScanTile default_tile(ScanAlgorithm algorithm, const BackendInfo& info, bool vectors) {
     if (vectors) return ScanTile{128, 16, TileLoad::Vectors};
     if (algorithm != ScanAlgorithm::SinglePass) return ScanTile{128, 8};
@@ -459,7 +447,7 @@ void scan(const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inc
                     "scans take TileLoad::Transposed or Vectors");
     if (tile.workgroup == 0 && tile.items == 0) {
         if (detail::rows_pay(rt.info()))
-            return scan_tiles<T, RowShape>(in, out, op, init, inclusive, options.algorithm);
+            return scan_tiles<T>(kRowShape, in, out, op, init, inclusive, options.algorithm);
         tile = default_tile(options.algorithm, rt.info(), vectors_fit(in, out));
     }
     if (tile.load == TileLoad::Vectors && !vectors_fit(in, out))
@@ -499,7 +487,7 @@ void reduce(const Stream<T>& in, const Stream<T>& result, ScanOp op) {
         Stream<T>(result).upload(std::vector<T>{scan_identity<T>(op)});  // a handle: the same buffer
         return;
     }
-    const auto& reduce_tiles = detail::traced_once(Variant{op, false}, make_two_pass<T, ReduceShape>).reduce;
+    const auto& reduce_tiles = detail::traced_once(Variant{op, false}, make_two_pass<T>).reduce;
     Stream<T> level = in;
     std::int64_t m = n;
     while (m > kScanTile) {  // each pass leaves one total per tile

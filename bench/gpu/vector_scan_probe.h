@@ -72,8 +72,8 @@ auto make_vector_scan(Layout layout, State st, bool ticket) {
                 out.store(at[j], Expr<uint4>(p, p + x[j].x(), p + x[j].y(), p + x[j].z()));
             }
         };
-        if (st == State::Halves) look_back::scan_tile<std::uint32_t, Wg>(ScanOp::Add, 0u, state, t, own, finish);
-        else look_back::count_tile<Wg>(state, t, own, finish);
+        if (st == State::Halves) look_back::scan_tile<std::uint32_t>(Wg, ScanOp::Add, 0u, state, t, own, finish);
+        else look_back::count_tile(Wg, state, t, own, finish);
     });
 }
 

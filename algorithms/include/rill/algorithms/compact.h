@@ -223,32 +223,19 @@ private:
                                               : kDefaultTile;
             if (tile.load == TileLoad::Ballots) return compact_by_ballots(in, out, count, tile, ballots);
             if (vectors) check_vectors(in, out);
-            bool found = false;
-            auto one = [&]<int Wg, int Items, bool Vectors>() {
-                if (found || tile.workgroup != Wg || tile.items != Items || vectors != Vectors) return;
-                found = true;
-                if constexpr (Vectors) {
-                    if constexpr (kVectorElements) {
-                        if (single) compact_single_pass<Wg, Items, true>(in, out, count);
-                        else compact_vector_tiles<Wg, Items>(in, out, count, split);
-                    }
-                } else {
-                    if (single) compact_single_pass<Wg, Items, false>(in, out, count);
-                    else compact_by_tiles<Wg, Items>(in, out, count, split);
-                }
-            };
-            one.template operator()<128, 8, false>();
-            one.template operator()<128, 16, false>();
-            one.template operator()<256, 8, false>();
-            one.template operator()<256, 16, false>();
-            one.template operator()<128, 8, true>();
-            one.template operator()<128, 16, true>();
-            one.template operator()<256, 8, true>();
-            one.template operator()<256, 16, true>();
-            if (!found)
+            if ((tile.workgroup != 128 && tile.workgroup != 256) || (tile.items != 8 && tile.items != 16))
                 throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
                             " invocations of " + std::to_string(tile.items) + " elements; use 128 or 256 invocations "
                             "of 8 or 16 elements each (or leave the default)");
+            if (vectors) {
+                if constexpr (kVectorElements) {
+                    if (single) compact_single_pass(tile.workgroup, tile.items, true, in, out, count);
+                    else compact_vector_tiles(tile.workgroup, tile.items, in, out, count, split);
+                }
+            } else {
+                if (single) compact_single_pass(tile.workgroup, tile.items, false, in, out, count);
+                else compact_by_tiles(tile.workgroup, tile.items, in, out, count, split);
+            }
             return;
         }
         if (n > std::numeric_limits<std::int32_t>::max() - 4096)
@@ -348,23 +335,14 @@ private:
             throw Error("rill::Filter '" + state_->name + "': TileLoad::Ballots ranks elements by subgroup ballots, which " +
                         Runtime::of(in).info().device + " does not have (it needs subgroups of 8 to 128 invocations with "
                         "ballots and shuffles); use TileLoad::Vectors or Transposed");
-        bool found = false;
-        auto one = [&]<int Wg, int Items>() {
-            if (found || tile.workgroup != Wg || tile.items != Items) return;
-            found = true;
-            compact_ballot_single_pass<Wg, Items>(in, out, count, ballots);
-        };
         // Larger tiles (256 x 24, 512 x 16) and elements of several words (a 16-byte
         // struct at 256 x 16) compacted wrongly through NVIDIA's Vulkan driver, right on
         // every other backend, for a reason not found (docs/PERFORMANCE.md#compaction).
-        one.template operator()<128, 8>();
-        one.template operator()<128, 16>();
-        one.template operator()<256, 8>();
-        one.template operator()<256, 16>();
-        if (!found)
+        if ((tile.workgroup != 128 && tile.workgroup != 256) || (tile.items != 8 && tile.items != 16))
             throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
                         " invocations of " + std::to_string(tile.items) + " elements ranked by ballots; use 128 or 256 "
                         "invocations of 8 or 16 elements each (or leave the default)");
+        compact_ballot_single_pass(tile.workgroup, tile.items, in, out, count, ballots);
     }
 
     /// Tiles of `tile` elements index n elements with int32 arithmetic.
@@ -374,14 +352,14 @@ private:
                         " (the tile); split the stream");
     }
 
-    /// One pass over tiles of Wg x Items elements with the look-back.
-    template <int Wg, int Items, bool Vectors>
-    void compact_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
+    /// One pass over tiles of wg x items elements with the look-back.
+    void compact_single_pass(int wg, int items, bool vectors, const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
         auto make = [&] {
-            if constexpr (Vectors) return make_compact_vector_single_pass<Wg, Items>(state_->name, state_->keep);
-            else return make_compact_single_pass<Wg, Items>(state_->name, state_->keep);
+            if constexpr (kVectorElements)
+                if (vectors) return make_compact_vector_single_pass(wg, items, state_->name, state_->keep);
+            return make_compact_single_pass(wg, items, state_->name, state_->keep);
         };
-        run_single_pass(in, out, count, Wg * Items, move_kernel(Vectors ? kVectorSinglePass : kSinglePass, Wg, Items, make));
+        run_single_pass(in, out, count, wg * items, move_kernel(vectors ? kVectorSinglePass : kSinglePass, wg, items, make));
     }
 
     /// Launches a single pass's kernel (in, state, out, count, n) over tiles of
@@ -397,12 +375,11 @@ private:
 
     /// The default path: counts per tile, their inclusive scan, then each
     /// tile's flags scanned and its kept elements written.
-    template <int Wg, int Items>
-    void compact_by_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
-        compact_in_tiles(in, out, count, Wg * Items, 1,
-                         flags_kernel(kCountTiles, Wg, Items, [&] { return make_count_tiles<Wg, Items>(state_->name, state_->keep); }),
-                         move_kernel(split ? kPartitionTiles : kCompactTiles, Wg, Items,
-                                     [&] { return make_compact_tiles<Wg, Items>(state_->name, state_->keep, split); }));
+    void compact_by_tiles(int wg, int items, const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
+        compact_in_tiles(in, out, count, wg * items, 1,
+                         flags_kernel(kCountTiles, wg, items, [&] { return make_count_tiles(wg, items, state_->name, state_->keep); }),
+                         move_kernel(split ? kPartitionTiles : kCompactTiles, wg, items,
+                                     [&] { return make_compact_tiles(wg, items, state_->name, state_->keep, split); }));
     }
 
     /// compact_by_tiles with row tiles (detail/rows.h).
@@ -468,23 +445,22 @@ private:
             });
     }
 
-    // --- The fused path: tiles of Wg invocations of Items elements each ---
+    // --- The fused path: tiles of wg invocations of items elements each ---
     static constexpr ScanTile kDefaultTile{128, 8};  // H100 measurements, docs/PERFORMANCE.md#compaction
     static constexpr ScanTile kDefaultSinglePassTile{128, 16};  // the fastest on the H100 at 2^24 and 2^28
 
     /// counts[tile] = the kept elements of the tile (striped, coalesced loads).
-    template <int kWg, int kItems>
-    static FlagsKernel make_count_tiles(const std::string& name, Pred keep) {
-        static constexpr std::int32_t kTile = kWg * kItems;
-        return group_kernel<kWg>(name + "_count_tiles(in, counts, n)", [keep](Array<T> in, Array<std::uint32_t> counts, Int n) {
-            Int base = group_id() * kTile;
+    static FlagsKernel make_count_tiles(int wg, int items, const std::string& name, Pred keep) {
+        const std::int32_t tile_size = wg * items;
+        return group_kernel(wg, name + "_count_tiles(in, counts, n)", [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> counts, Int n) {
+            Int base = group_id() * tile_size;
             Var<std::uint32_t> kept = 0u;
-            for (int j = 0; j < kItems; ++j) {
-                Int i = base + j * kWg + local_id();
+            for (int j = 0; j < items; ++j) {
+                Int i = base + j * wg + local_id();
                 auto x = in.load(i);
                 kept = kept + select(i < n && keep(x), 1u, 0u);
             }
-            auto [unused, total] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept, 0u);
+            auto [unused, total] = detail::workgroup_exclusive<std::uint32_t>(wg, ScanOp::Add, kept, 0u);
             (void)unused;
             If(local_id() == 0, [&] { counts.store(group_id(), total); });
         });
@@ -492,7 +468,7 @@ private:
 
     /// A tile's elements (striped: coalesced loads), their flags, and for each
     /// invocation's row of the transposed flags the kept ones before each of
-    /// its elements within the row (before[kItems]: the row's kept count).
+    /// its elements within the row (before[items]: the row's kept count).
     struct TileFlags {
         std::vector<Var<T>> x;
         std::vector<Var<std::uint32_t>> flag, before;
@@ -501,22 +477,21 @@ private:
     /// Loads the tile from `base` and scans its flags per row through
     /// `places`, whose rows every invocation has read when it returns (the
     /// rows may be overwritten after one more barrier).
-    template <int kWg, int kItems>
-    static TileFlags load_tile_flags(const Pred& keep, const Array<T>& in, const Int& base, const Int& n,
+    static TileFlags load_tile_flags(int wg, int items, const Pred& keep, const Array<T>& in, const Int& base, const Int& n,
                                                   const Shared<std::uint32_t>& places) {
         using detail::padded;
         TileFlags f;
         Int lid = local_id();
-        for (int j = 0; j < kItems; ++j) {
-            Int i = base + j * kWg + lid;
+        for (int j = 0; j < items; ++j) {
+            Int i = base + j * wg + lid;
             f.x.emplace_back(in.load(i));
             f.flag.emplace_back(select(i < n && keep(f.x[j]), 1u, 0u));
-            places.store(padded(j * kWg + lid), f.flag[j]);
+            places.store(padded(j * wg + lid), f.flag[j]);
         }
         barrier();
-        Int row = lid * kItems;
+        Int row = lid * items;
         f.before.emplace_back(Expr<std::uint32_t>(0u));
-        for (int j = 1; j <= kItems; ++j) f.before.emplace_back(f.before[j - 1] + places.load(padded(row + j - 1)));
+        for (int j = 1; j <= items; ++j) f.before.emplace_back(f.before[j - 1] + places.load(padded(row + j - 1)));
         return f;
     }
 
@@ -524,17 +499,16 @@ private:
     /// row in the whole stream) makes its elements' places through `places`,
     /// and each kept element is written there; with `split` the others go
     /// after all `total` kept ones. Every invocation must have read its row.
-    template <int kWg, int kItems>
-    static void write_tile(const TileFlags& f, const Expr<std::uint32_t>& row_start, const Array<T>& out,
+    static void write_tile(int wg, int items, const TileFlags& f, const Expr<std::uint32_t>& row_start, const Array<T>& out,
                            const Int& base, const Int& n, const Shared<std::uint32_t>& places, bool split,
                            const Expr<std::uint32_t>& total) {
         using detail::padded;
         Int lid = local_id();
-        for (int j = 0; j < kItems; ++j) places.store(padded(lid * kItems + j), row_start + f.before[j]);
+        for (int j = 0; j < items; ++j) places.store(padded(lid * items + j), row_start + f.before[j]);
         barrier();
-        for (int j = 0; j < kItems; ++j) {
-            Int i = base + j * kWg + lid;
-            UInt at = places.load(padded(j * kWg + lid));
+        for (int j = 0; j < items; ++j) {
+            Int i = base + j * wg + lid;
+            UInt at = places.load(padded(j * wg + lid));
             If(f.flag[j] != 0u, [&] { out.store(at, f.x[j]); });
             if (split) If(f.flag[j] == 0u && i < n, [&] { out.store(total + (cast<std::uint32_t>(i) - at), f.x[j]); });
         }
@@ -543,10 +517,9 @@ private:
     /// In the second of two passes: where tile group_id() starts (the kept ones
     /// of the tiles before it, ends[tile - 1], the inclusive scan of the
     /// counts) and the kept total.
-    template <std::int32_t kTile>
-    static std::pair<Expr<std::uint32_t>, Expr<std::uint32_t>> tile_start_and_total(const Array<std::uint32_t>& ends,
+    static std::pair<Expr<std::uint32_t>, Expr<std::uint32_t>> tile_start_and_total(std::int32_t tile_size, const Array<std::uint32_t>& ends,
                                                                                    const Int& n) {
-        Int tiles = (n + (kTile - 1)) / kTile;
+        Int tiles = (n + (tile_size - 1)) / tile_size;
         return {select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u), ends.load(tiles - 1)};
     }
 
@@ -555,35 +528,33 @@ private:
     /// written at the tile's start (ends[tile - 1], the inclusive scan of the
     /// counts) plus its place in the tile; with `split` the others go after
     /// all kept ones. The first invocation writes the count.
-    template <int kWg, int kItems>
-    static MoveKernel make_compact_tiles(const std::string& name, Pred keep, bool split) {
-        static constexpr std::int32_t kTile = kWg * kItems;
-        return group_kernel<kWg>(name + (split ? "_partition_tiles" : "_compact_tiles") + "(in, ends, out, count, n)",
-                                 [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
+    static MoveKernel make_compact_tiles(int wg, int items, const std::string& name, Pred keep, bool split) {
+        const std::int32_t tile_size = wg * items;
+        return group_kernel(wg, name + (split ? "_partition_tiles" : "_compact_tiles") + "(in, ends, out, count, n)",
+                                 [keep, split, wg, items, tile_size](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
                                                Array<std::uint32_t> count, Int n) {
-            Int base = group_id() * kTile;
-            Shared<std::uint32_t> places(detail::padded_size(kTile));
-            const TileFlags f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
+            Int base = group_id() * tile_size;
+            Shared<std::uint32_t> places(detail::padded_size(tile_size));
+            const TileFlags f = load_tile_flags(wg, items, keep, in, base, n, places);
             // Its barriers come after every row was read: the rows may be overwritten.
-            auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, f.before[kItems], 0u);
+            auto [row_start, unused] = detail::workgroup_exclusive<std::uint32_t>(wg, ScanOp::Add, f.before[items], 0u);
             (void)unused;
-            auto [tile_start, total] = tile_start_and_total<kTile>(ends, n);
-            write_tile<kWg, kItems>(f, tile_start + row_start, out, base, n, places, split, total);
+            auto [tile_start, total] = tile_start_and_total(tile_size, ends, n);
+            write_tile(wg, items, f, tile_start + row_start, out, base, n, places, split, total);
             If(group_id() == 0 && local_id() == 0, [&] { count.store(0, total); });
         });
     }
 
-    /// The kept elements of tile `tile` (kTile elements from tile * kTile, those
+    /// The kept elements of tile `tile` (tile_size elements from tile * tile_size, those
     /// below n), counted by the calling subgroup, each lane getting the count:
     /// the look-back's fallback for a tile that has not published its count.
-    template <int kWg, int kTile>
-    static Expr<std::uint32_t> count_kept(const Pred& keep, const Array<T>& in, const Int& tile, const Int& n) {
-        Int S = min(subgroup_size(), Int(kWg));
-        Int base = tile * kTile;
+    static Expr<std::uint32_t> count_kept(int wg, std::int32_t tile_size, const Pred& keep, const Array<T>& in, const Int& tile, const Int& n) {
+        Int S = min(subgroup_size(), Int(wg));
+        Int base = tile * tile_size;
         Var<std::uint32_t> kept = 0u;
-        For(0, (kTile + S - 1) / S, [&](Int r) {
+        For(0, (tile_size + S - 1) / S, [&](Int r) {
             Int i = base + r * S + subgroup_invocation();
-            If(i < min(base + kTile, n), [&] { kept = kept + select(keep(in.load(i)), 1u, 0u); });
+            If(i < min(base + tile_size, n), [&] { kept = kept + select(keep(in.load(i)), 1u, 0u); });
         });
         return subgroup_add(Expr<std::uint32_t>(kept));
     }
@@ -594,19 +565,18 @@ private:
     /// writes the count. `state`: look_back::count_state_words(tiles), zero.
     /// Tiles are numbered by group_id: the look-back counts a tile that has
     /// not published itself when it has waited long enough (count_before).
-    template <int kWg, int kItems>
-    static MoveKernel make_compact_single_pass(const std::string& name, Pred keep) {
-        static constexpr std::int32_t kTile = kWg * kItems;
-        return group_kernel<kWg>(name + "_compact_single_pass(in, state, out, count, n)",
-                                 [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
+    static MoveKernel make_compact_single_pass(int wg, int items, const std::string& name, Pred keep) {
+        const std::int32_t tile_size = wg * items;
+        return group_kernel(wg, name + "_compact_single_pass(in, state, out, count, n)",
+                                 [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
             Int t = group_id();
-            Int base = t * kTile;
-            Shared<std::uint32_t> places(detail::padded_size(kTile));
-            const TileFlags f = load_tile_flags<kWg, kItems>(keep, in, base, n, places);
-            detail::look_back::count_tile<kWg>(state, t, f.before[kItems], [&](const Expr<std::uint32_t>& row_start) {
-                write_tile<kWg, kItems>(f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
-                If(t == num_groups() - 1 && local_id() == kWg - 1, [&] { count.store(0, row_start + f.before[kItems]); });
-            }, [&](const Int& tile) { return count_kept<kWg, kTile>(keep, in, tile, n); });
+            Int base = t * tile_size;
+            Shared<std::uint32_t> places(detail::padded_size(tile_size));
+            const TileFlags f = load_tile_flags(wg, items, keep, in, base, n, places);
+            detail::look_back::count_tile(wg, state, t, f.before[items], [&](const Expr<std::uint32_t>& row_start) {
+                write_tile(wg, items, f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
+                If(t == num_groups() - 1 && local_id() == wg - 1, [&] { count.store(0, row_start + f.before[items]); });
+            }, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
         });
     }
 
@@ -615,7 +585,7 @@ private:
     static constexpr ScanTile kDefaultVectorTile{256, 8, TileLoad::Vectors};
 
     /// An invocation's part of a tile of vectors, as the scan's
-    /// (algorithms/src/scan.cpp): subgroup w takes Items / 4 rows of S vectors
+    /// (algorithms/src/scan.cpp): subgroup w takes items / 4 rows of S vectors
     /// of 4 in turn, one vector per invocation a row. Per vector: its elements,
     /// their flags, and the kept ones before it in the subgroup's rows;
     /// `total`: the subgroup's kept ones.
@@ -631,13 +601,12 @@ private:
     /// over the subgroup's rows. With `staged`, each vector is staged as soon
     /// as its place is known (stage_vector), so that the tile is not held in
     /// registers until the subgroup's total is known.
-    template <int kWg, int kItems>
-    static VectorFlags load_vector_flags(const Pred& keep, const Array<T>& in, const Int& tile, const Int& n,
+    static VectorFlags load_vector_flags(int wg, int items, const Pred& keep, const Array<T>& in, const Int& tile, const Int& n,
                                          const Shared<T>* staged = nullptr) {
-        constexpr int V = kItems / 4;
-        Int S = min(subgroup_size(), Int(kWg));
+        const int V = items / 4;
+        Int S = min(subgroup_size(), Int(wg));
         Int lane = subgroup_invocation();
-        Int first = tile * (kWg * V) + (local_id() / S) * (S * V) + lane;
+        Int first = tile * (wg * V) + (local_id() / S) * (S * V) + lane;
         VectorFlags f;
         for (int j = 0; j < V; ++j) f.at.push_back(first + j * S);
         for (int j = 0; j < V; ++j) f.x.emplace_back(in.template load_vector<4>(f.at[j]));  // all loads first
@@ -649,25 +618,23 @@ private:
             UInt kept = cast<std::uint32_t>(bit_count(f.flags[j]));
             UInt row = subgroup_inclusive_add(kept);
             f.before.emplace_back(f.total + row - kept);
-            if (staged) stage_vector<kWg, kItems>(f, j, tile * (kWg * kItems), *staged);
+            if (staged) stage_vector(wg, items, f, j, tile * (wg * items), *staged);
             f.total = f.total + subgroup_shuffle(row, S - 1);
         }
         return f;
     }
 
     /// The subgroup's kept ones at its last invocation, zero elsewhere.
-    template <int kWg>
-    static Expr<std::uint32_t> kept_at_last(const VectorFlags& f) {
-        return select(subgroup_invocation() == min(subgroup_size(), Int(kWg)) - 1, Expr<std::uint32_t>(f.total), Expr<std::uint32_t>(0u));
+    static Expr<std::uint32_t> kept_at_last(int wg, const VectorFlags& f) {
+        return select(subgroup_invocation() == min(subgroup_size(), Int(wg)) - 1, Expr<std::uint32_t>(f.total), Expr<std::uint32_t>(0u));
     }
 
-    /// Where the subgroup's rows are in its tile of kWg x kItems elements: the
-    /// first element, and how many (S x kItems). Each subgroup keeps its part
+    /// Where the subgroup's rows are in its tile of wg x items elements: the
+    /// first element, and how many (S x items). Each subgroup keeps its part
     /// of `staged` there.
-    template <int kWg, int kItems>
-    static std::pair<Int, Int> subgroup_part() {
-        Int S = min(subgroup_size(), Int(kWg));
-        return {(local_id() / S) * (S * kItems), S * kItems};
+    static std::pair<Int, Int> subgroup_part(int wg, int items) {
+        Int S = min(subgroup_size(), Int(wg));
+        return {(local_id() / S) * (S * items), S * items};
     }
 
     /// Stages vector j in the subgroup's part of `staged`: its kept elements
@@ -677,9 +644,8 @@ private:
     /// storing only the kept ones, and no place depends on the subgroup's
     /// total. Each subgroup stages and writes only its own rows; a barrier
     /// must pass before they are written.
-    template <int kWg, int kItems>
-    static void stage_vector(const VectorFlags& f, std::size_t j, const Int& tile_base, const Shared<T>& staged) {
-        auto [part, size] = subgroup_part<kWg, kItems>();
+    static void stage_vector(int wg, int items, const VectorFlags& f, std::size_t j, const Int& tile_base, const Shared<T>& staged) {
+        auto [part, size] = subgroup_part(wg, items);
         Var<std::uint32_t> at = f.before[j];  // kept ones of the part before the element
         for (int c = 0; c < 4; ++c) {
             Expr<T> v = c == 0 ? f.x[j].x() : c == 1 ? f.x[j].y() : c == 2 ? f.x[j].z() : f.x[j].w();
@@ -694,14 +660,13 @@ private:
     /// consecutive places: its kept elements from `start` on (the kept ones
     /// before them in the whole stream); with `split`, the others after all
     /// `total` kept ones.
-    template <int kWg, int kItems>
-    static void write_staged(const VectorFlags& f, const Shared<T>& staged, const Expr<std::uint32_t>& start,
+    static void write_staged(int wg, int items, const VectorFlags& f, const Shared<T>& staged, const Expr<std::uint32_t>& start,
                              const Array<T>& out, const Int& tile_base, const Int& n, bool split,
                              const Expr<std::uint32_t>& total) {
-        auto [part, size] = subgroup_part<kWg, kItems>();
-        Int S = min(subgroup_size(), Int(kWg));
+        auto [part, size] = subgroup_part(wg, items);
+        Int S = min(subgroup_size(), Int(wg));
         Int valid = clamp(n - (tile_base + part), 0, size);
-        for (int k = 0; k < kItems; ++k) {
+        for (int k = 0; k < items; ++k) {
             Int p = k * S + subgroup_invocation();
             UInt place = cast<std::uint32_t>(p);
             auto kept = If(place < f.total, [&] { out.store(start + place, staged.load(part + p)); });
@@ -715,11 +680,10 @@ private:
     }
 
     /// counts[tile] = the kept elements of the tile of vectors.
-    template <int kWg, int kItems>
-    static FlagsKernel make_count_vector_tiles(const std::string& name, Pred keep) {
-        return group_kernel<kWg>(name + "_count_vector_tiles(in, counts, n)", [keep](Array<T> in, Array<std::uint32_t> counts, Int n) {
-            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n);
-            auto [unused, total] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
+    static FlagsKernel make_count_vector_tiles(int wg, int items, const std::string& name, Pred keep) {
+        return group_kernel(wg, name + "_count_vector_tiles(in, counts, n)", [keep, wg, items](Array<T> in, Array<std::uint32_t> counts, Int n) {
+            const VectorFlags f = load_vector_flags(wg, items, keep, in, group_id(), n);
+            auto [unused, total] = detail::workgroup_exclusive<std::uint32_t>(wg, ScanOp::Add, kept_at_last(wg, f), 0u);
             (void)unused;
             If(local_id() == 0, [&] { counts.store(group_id(), total); });
         });
@@ -729,20 +693,19 @@ private:
     /// others) staged in shared memory in order, then written from
     /// ends[tile - 1] on (the inclusive scan of the counts) with coalesced
     /// stores; the first invocation writes the count.
-    template <int kWg, int kItems>
-    static MoveKernel make_compact_vector_tiles(const std::string& name, Pred keep, bool split) {
-        static constexpr std::int32_t kTile = kWg * kItems;
-        return group_kernel<kWg>(name + (split ? "_partition_vector_tiles" : "_compact_vector_tiles") + "(in, ends, out, count, n)",
-                                 [keep, split](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
+    static MoveKernel make_compact_vector_tiles(int wg, int items, const std::string& name, Pred keep, bool split) {
+        const std::int32_t tile_size = wg * items;
+        return group_kernel(wg, name + (split ? "_partition_vector_tiles" : "_compact_vector_tiles") + "(in, ends, out, count, n)",
+                                 [keep, split, wg, items, tile_size](Array<T> in, Array<std::uint32_t> ends, Array<T> out,
                                                Array<std::uint32_t> count, Int n) {
-            Int tile_base = group_id() * kTile;
-            Shared<T> staged(kTile, dsl::Unchecked{});  // places within the subgroups' parts
-            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, group_id(), n, &staged);
+            Int tile_base = group_id() * tile_size;
+            Shared<T> staged(tile_size, dsl::Unchecked{});  // places within the subgroups' parts
+            const VectorFlags f = load_vector_flags(wg, items, keep, in, group_id(), n, &staged);
             // Its barriers let every subgroup read what it staged.
-            auto [before, unused] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
+            auto [before, unused] = detail::workgroup_exclusive<std::uint32_t>(wg, ScanOp::Add, kept_at_last(wg, f), 0u);
             (void)unused;
-            auto [tile_start, total] = tile_start_and_total<kTile>(ends, n);
-            write_staged<kWg, kItems>(f, staged, tile_start + before, out, tile_base, n, split, total);
+            auto [tile_start, total] = tile_start_and_total(tile_size, ends, n);
+            write_staged(wg, items, f, staged, tile_start + before, out, tile_base, n, split, total);
             If(group_id() == 0 && local_id() == 0, [&] { count.store(0, total); });
         });
     }
@@ -751,20 +714,19 @@ private:
     /// tile's start from the look-back meanwhile; the last tile writes the
     /// count. `state`: look_back::count_state_words(tiles), zero. Tiles by
     /// group_id, as make_compact_single_pass's.
-    template <int kWg, int kItems>
-    static MoveKernel make_compact_vector_single_pass(const std::string& name, Pred keep) {
-        static constexpr std::int32_t kTile = kWg * kItems;
-        return group_kernel<kWg>(name + "_compact_vector_single_pass(in, state, out, count, n)",
-                                 [keep](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
+    static MoveKernel make_compact_vector_single_pass(int wg, int items, const std::string& name, Pred keep) {
+        const std::int32_t tile_size = wg * items;
+        return group_kernel(wg, name + "_compact_vector_single_pass(in, state, out, count, n)",
+                                 [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
             Int t = group_id();
-            Int tile_base = t * kTile;
-            Shared<T> staged(kTile, dsl::Unchecked{});  // places within the subgroups' parts
-            const VectorFlags f = load_vector_flags<kWg, kItems>(keep, in, t, n, &staged);
-            auto [before, kept] = detail::workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, kept_at_last<kWg>(f), 0u);
+            Int tile_base = t * tile_size;
+            Shared<T> staged(tile_size, dsl::Unchecked{});  // places within the subgroups' parts
+            const VectorFlags f = load_vector_flags(wg, items, keep, in, t, n, &staged);
+            auto [before, kept] = detail::workgroup_exclusive<std::uint32_t>(wg, ScanOp::Add, kept_at_last(wg, f), 0u);
             // It ends with a barrier: every part is staged.
-            Expr<std::uint32_t> start = detail::look_back::tile_count_prefix<kWg>(
-                state, t, kept, [&](const Int& tile) { return count_kept<kWg, kTile>(keep, in, tile, n); });
-            write_staged<kWg, kItems>(f, staged, start + before, out, tile_base, n, false, Expr<std::uint32_t>(0u));
+            Expr<std::uint32_t> start = detail::look_back::tile_count_prefix(
+                wg, state, t, kept, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
+            write_staged(wg, items, f, staged, start + before, out, tile_base, n, false, Expr<std::uint32_t>(0u));
             If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + kept); });
         });
     }
@@ -774,7 +736,7 @@ private:
     static constexpr ScanTile kDefaultBallotTile{128, 16, TileLoad::Ballots};
 
     /// The single pass over tiles whose subgroups rank their elements by
-    /// ballots: subgroup w takes kItems rows of S consecutive elements, one a
+    /// ballots: subgroup w takes items rows of S consecutive elements, one a
     /// lane (coalesced loads), and a kept element's place among its
     /// subgroup's kept ones is those of the rows before plus those of the
     /// lanes below it in its row (one ballot a row). After the look-back each
@@ -783,23 +745,22 @@ private:
     /// tile in shared memory, which limits how many workgroups an SM holds
     /// (through NVIDIA's Vulkan driver about 48 KB per SM in all).
     /// Tiles by group_id, as make_compact_single_pass's.
-    template <int kWg, int kItems>
-    static MoveKernel make_compact_ballot_single_pass(const std::string& name, Pred keep, detail::BallotSubgroup sub) {
-        static constexpr std::int32_t kTile = kWg * kItems;
-        return group_kernel<kWg>(
+    static MoveKernel make_compact_ballot_single_pass(int wg, int items, const std::string& name, Pred keep, detail::BallotSubgroup sub) {
+        const std::int32_t tile_size = wg * items;
+        return group_kernel(wg, 
             name + "_compact_ballot_single_pass(in, state, out, count, n)", detail::ballot_options(sub),
-            [keep, S = std::min(sub.size, kWg)](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count,
+            [keep, wg, items, tile_size, S = std::min(sub.size, wg)](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count,
                                                 Int n) {
-                const int subgroups = kWg / S;
+                const int subgroups = wg / S;
                 Int t = group_id();
                 Int lane = subgroup_invocation();
                 Int sg = local_id() / S;
-                Int first = t * kTile + sg * (S * kItems) + lane;
+                Int first = t * tile_size + sg * (S * items) + lane;
                 std::vector<Var<T>> x;
-                for (int j = 0; j < kItems; ++j) x.emplace_back(in.load(first + j * S));  // all loads first
+                for (int j = 0; j < items; ++j) x.emplace_back(in.load(first + j * S));  // all loads first
                 Var<std::uint32_t> kept = 0u;  // the subgroup's so far, the same in every lane
                 std::vector<Var<std::uint32_t>> place;  // among the subgroup's kept ones; kNotKept if not kept
-                for (int j = 0; j < kItems; ++j) {
+                for (int j = 0; j < items; ++j) {
                     Bool k = first + j * S < n && keep(x[j]);
                     const detail::BallotRank r = detail::ballot_rank(S, k);
                     place.emplace_back(select(k, kept + r.below, kNotKept));
@@ -816,30 +777,28 @@ private:
                     before = before + select(s < sg, c, 0u);
                     total = total + c;
                 }
-                Expr<std::uint32_t> start = detail::look_back::tile_count_prefix<kWg>(
-                    state, t, total, [&](const Int& tile) { return count_kept<kWg, kTile>(keep, in, tile, n); });
+                Expr<std::uint32_t> start = detail::look_back::tile_count_prefix(
+                    wg, state, t, total, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
                 Var<std::uint32_t> from = start + before;
-                for (int j = 0; j < kItems; ++j) If(place[j] != kNotKept, [&] { out.store(from + place[j], x[j]); });
+                for (int j = 0; j < items; ++j) If(place[j] != kNotKept, [&] { out.store(from + place[j], x[j]); });
                 If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + total); });
             });
     }
     static constexpr std::uint32_t kNotKept = 0xffffffffu;
 
-    template <int Wg, int Items>
-    void compact_ballot_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count,
+    void compact_ballot_single_pass(int wg, int items, const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count,
                                     detail::BallotSubgroup sub) const {
-        run_single_pass(in, out, count, Wg * Items, move_kernel(kBallotSinglePass, Wg, Items, sub, [&] {
-                            return make_compact_ballot_single_pass<Wg, Items>(state_->name, state_->keep, sub);
+        run_single_pass(in, out, count, wg * items, move_kernel(kBallotSinglePass, wg, items, sub, [&] {
+                            return make_compact_ballot_single_pass(wg, items, state_->name, state_->keep, sub);
                         }));
     }
 
-    template <int Wg, int Items>
-    void compact_vector_tiles(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
-        compact_in_tiles(in, out, count, Wg * Items, 1,
-                         flags_kernel(kCountVectorTiles, Wg, Items,
-                                      [&] { return make_count_vector_tiles<Wg, Items>(state_->name, state_->keep); }),
-                         move_kernel(split ? kPartitionVectorTiles : kCompactVectorTiles, Wg, Items,
-                                     [&] { return make_compact_vector_tiles<Wg, Items>(state_->name, state_->keep, split); }));
+    void compact_vector_tiles(int wg, int items, const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
+        compact_in_tiles(in, out, count, wg * items, 1,
+                         flags_kernel(kCountVectorTiles, wg, items,
+                                      [&] { return make_count_vector_tiles(wg, items, state_->name, state_->keep); }),
+                         move_kernel(split ? kPartitionVectorTiles : kCompactVectorTiles, wg, items,
+                                     [&] { return make_compact_vector_tiles(wg, items, state_->name, state_->keep, split); }));
     }
 
     using IotaKernel = decltype(group_kernel<256>("", [](Array<std::uint32_t>, Int) {}));

@@ -86,9 +86,9 @@ inline Int ticket(const Array<std::uint32_t>& state, const Int& at = Int(0)) {
 /// aggregates of the tiles between. A window of aggregates only moves down by
 /// S. A tile whose state is not ready yet is read again: it holds a ticket, so
 /// it is running and will publish (docs/SEMANTICS.md, forward progress).
-template <class T, int Wg>
-Expr<T> prefix_before(ScanOp op, const Array<std::uint32_t>& state, const Int& tiles, const Int& t, T identity) {
-    Int S = min(subgroup_size(), Int(Wg));  // a subgroup wider than the workgroup has Wg invocations
+template <class T>
+Expr<T> prefix_before(int wg, ScanOp op, const Array<std::uint32_t>& state, const Int& tiles, const Int& t, T identity) {
+    Int S = min(subgroup_size(), Int(wg));  // a subgroup wider than the workgroup has wg invocations
     Int lane = subgroup_invocation();
     Var<T> acc = identity;  // tiles hi + 1 .. t - 1, combined
     Int hi = t - 1;
@@ -156,25 +156,25 @@ Expr<T> publish_and_look_back(const Int& t, T id, const Expr<T>& total, Publish 
 
 /// Everything before tile t in the whole stream, once every invocation has
 /// the tile's `total` (publish_and_look_back over states of any 32-bit value).
-template <class T, int Wg>
-Expr<T> tile_prefix(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& total) {
+template <class T>
+Expr<T> tile_prefix(int wg, ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& total) {
     Int tiles = num_groups();
     return publish_and_look_back<T>(
         t, id, total,
         [&](bool inclusive, const Expr<T>& v) { publish(state, tiles, t, inclusive ? kInclusive : kAggregate, to_bits<T>(v)); },
-        [&] { return prefix_before<T, Wg>(op, state, tiles, t, id); },
+        [&] { return prefix_before<T>(wg, op, state, tiles, t, id); },
         [&](const Expr<T>& before, const Expr<T>& own) { return combine<T>(op, before, own); });
 }
 
-/// Tile t (of Wg invocations; one workgroup per tile), once every invocation
+/// Tile t (of wg invocations; one workgroup per tile), once every invocation
 /// has its own total (`own`): the workgroup's scan of them, the look-back for
 /// the tiles before, then finish(start), start being everything before the
 /// invocation's elements in the whole stream.
-template <class T, int Wg, class Finish>
-void scan_tile(ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& own, Finish finish) {
-    auto [exclusive, total] = workgroup_exclusive<T, Wg>(op, own, id);
+template <class T, class Finish>
+void scan_tile(int wg, ScanOp op, T id, const Array<std::uint32_t>& state, const Int& t, const Expr<T>& own, Finish finish) {
+    auto [exclusive, total] = workgroup_exclusive<T>(wg, op, own, id);
     // Its barrier comes after every invocation has read its row.
-    finish(combine<T>(op, tile_prefix<T, Wg>(op, id, state, t, total), exclusive));
+    finish(combine<T>(op, tile_prefix<T>(wg, op, id, state, t, total), exclusive));
 }
 
 // Tile states of counts (how many elements of each tile a compaction keeps):
@@ -203,9 +203,9 @@ constexpr std::uint32_t kFallbackReads = 8;
 /// subgroup calls it and gets the count) and goes on, as in decoupled
 /// fallback (Smith, Levien and Owens, SPAA 2025). Without it, tiles must be
 /// numbered by ticket (every tile waited for has started).
-template <int Wg, class CountTile = std::nullptr_t>
-Expr<std::uint32_t> count_before(const Array<std::uint32_t>& state, const Int& t, CountTile count = nullptr) {
-    Int S = min(subgroup_size(), Int(Wg));
+template <class CountTile = std::nullptr_t>
+Expr<std::uint32_t> count_before(int wg, const Array<std::uint32_t>& state, const Int& t, CountTile count = nullptr) {
+    Int S = min(subgroup_size(), Int(wg));
     Int lane = subgroup_invocation();
     Var<std::uint32_t> acc = 0u;  // tiles hi + 1 .. t - 1
     Var<std::uint32_t> reads = 0u;  // of this window, finding a needed tile unpublished
@@ -245,26 +245,26 @@ Expr<std::uint32_t> count_before(const Array<std::uint32_t>& state, const Int& t
 /// tile_prefix for count states: the kept elements before tile t, once every
 /// invocation has the tile's `kept`; `count` as count_before's. Every
 /// invocation must call it (it ends with a barrier).
-template <int Wg, class CountTile = std::nullptr_t>
-Expr<std::uint32_t> tile_count_prefix(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& kept,
+template <class CountTile = std::nullptr_t>
+Expr<std::uint32_t> tile_count_prefix(int wg, const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& kept,
                                       CountTile count = nullptr) {
     return publish_and_look_back<std::uint32_t>(
         t, 0u, kept,
         [&](bool inclusive, const Expr<std::uint32_t>& v) {
             state.atomic_store(1 + t, (inclusive ? kInclusiveCount : kOwnCount) | v);
         },
-        [&] { return count_before<Wg>(state, t, count); },
+        [&] { return count_before(wg, state, t, count); },
         [](const Expr<std::uint32_t>& before, const Expr<std::uint32_t>& own) { return before + own; });
 }
 
 /// scan_tile for count states: `own` is each invocation's kept elements;
 /// finish(start) gets the kept elements before the invocation's in the whole
 /// stream; `count` as count_before's.
-template <int Wg, class Finish, class CountTile = std::nullptr_t>
-void count_tile(const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& own, Finish finish,
+template <class Finish, class CountTile = std::nullptr_t>
+void count_tile(int wg, const Array<std::uint32_t>& state, const Int& t, const Expr<std::uint32_t>& own, Finish finish,
                 CountTile count = nullptr) {
-    auto [exclusive, total] = workgroup_exclusive<std::uint32_t, Wg>(ScanOp::Add, own, 0u);
-    finish(tile_count_prefix<Wg>(state, t, total, count) + exclusive);
+    auto [exclusive, total] = workgroup_exclusive<std::uint32_t>(wg, ScanOp::Add, own, 0u);
+    finish(tile_count_prefix(wg, state, t, total, count) + exclusive);
 }
 
 /// Whether a look-back is exact on this device: not where the driver ends

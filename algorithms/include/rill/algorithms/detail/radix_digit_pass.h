@@ -307,7 +307,7 @@ void sort_tile_by_splits(const ScatterShared& sh, const Array<std::uint32_t>& ke
             zeros_before.emplace_back(Expr<std::uint32_t>(zeros));
             zeros = zeros + (one[j] ^ 1u);
         }
-        auto [before, total] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, zeros, 0u);
+        auto [before, total] = workgroup_exclusive<std::uint32_t>(kWg, ScanOp::Add, zeros, 0u);
         for (int j = 0; j < sh.tile.items; ++j) {
             UInt z = before + zeros_before[j];
             UInt at = select(one[j] == 0u, z, total + (cast<std::uint32_t>(row + j) - z));

@@ -163,7 +163,7 @@ inline auto make_pass_counts_kernel(int items) {
             Var<std::uint32_t> carry = 0u;  // the keys of the earlier passes
             for (int p = 0; p < kMostPasses; ++p) {
                 if (p > 0) barrier();  // before workgroup_exclusive's shared totals are reused
-                auto [before, total] = workgroup_exclusive<std::uint32_t, kWg>(ScanOp::Add, counts.atomic_load(p * kBins + lid), 0u);
+                auto [before, total] = workgroup_exclusive<std::uint32_t>(kWg, ScanOp::Add, counts.atomic_load(p * kBins + lid), 0u);
                 counts.store(p * kBins + lid, carry + before);
                 carry = carry + total;
             }

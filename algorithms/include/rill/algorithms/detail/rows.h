@@ -22,11 +22,10 @@ inline constexpr std::int32_t kRowTile = kRowWorkgroup * kRowItems;
 /// Whether a backend's default tiles are rows.
 inline bool rows_pay(const BackendInfo& info) { return info.name == "cpu"; }
 
-/// Invocation l's row of the row tile at `base`: elements first .. end - 1.
-template <int Items = kRowItems>
-std::pair<Int, Int> row_of(const Int& base, const Int& n) {
-    Int first = base + local_id() * Items;
-    return {first, min(first + Items, n)};
+/// Invocation l's row of the row tile at `base` (rows of `items`): elements first .. end - 1.
+inline std::pair<Int, Int> row_of(const Int& base, const Int& n, int items = kRowItems) {
+    Int first = base + local_id() * items;
+    return {first, min(first + items, n)};
 }
 
 }  // namespace rill::detail

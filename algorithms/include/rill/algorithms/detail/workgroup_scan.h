@@ -52,19 +52,19 @@ Expr<T> subgroup_scan(ScanOp op, const Expr<T>& x, bool inclusive) {
     RILL_UNREACHABLE("bad scan op");
 }
 
-/// The exclusive scan over the workgroup (of Wg invocations) of one value per
-/// invocation, and the workgroup's total. Every invocation must call it (it
-/// has barriers). Each call declares shared totals of its own (a word per
-/// invocation).
-template <class T, int Wg>
-std::pair<Expr<T>, Expr<T>> workgroup_exclusive(ScanOp op, const Expr<T>& x, T identity) {
+/// The exclusive scan over the workgroup (of `wg` invocations, the kernel's
+/// workgroup size) of one value per invocation, and the workgroup's total.
+/// Every invocation must call it (it has barriers). Each call declares shared
+/// totals of its own (a word per invocation).
+template <class T>
+std::pair<Expr<T>, Expr<T>> workgroup_exclusive(int wg, ScanOp op, const Expr<T>& x, T identity) {
     // A subgroup wider than the workgroup (64 invocations on a device of 128)
     // holds the whole workgroup: its last invocation is the workgroup's last.
-    Int S = min(subgroup_size(), Int(Wg));
+    Int S = min(subgroup_size(), Int(wg));
     Int sg = local_id() / S;
-    Int count = Wg / S;  // subgroups in the workgroup
+    Int count = wg / S;  // subgroups in the workgroup
     Expr<T> inclusive = subgroup_scan(op, x, true);
-    Shared<T> totals(Wg);
+    Shared<T> totals(wg);
     If(subgroup_invocation() == S - 1, [&] { totals.store(sg, inclusive); });
     barrier();
     If(count <= S, [&] {
