@@ -9,11 +9,13 @@
 #include "backend_fixture.h"
 #include "sort_order.h"
 
-struct Hit {
+// Named apart from streams_test.cpp's Hit: two global structs of one name break
+// the one-definition rule, and the linker kept one Var<Hit> for both at -Og.
+struct TimedHit {
     float t;
     std::int32_t prim;
 };
-RILL_STRUCT(Hit, t, prim);
+RILL_STRUCT(TimedHit, t, prim);
 
 namespace rill::test {
 namespace {
@@ -91,25 +93,25 @@ TEST_P(Merging, FloatKeysInTheSortOrder) {
 }
 
 TEST_P(Merging, OrderWrittenInTheDslAndErrors) {
-    Merge<Hit> nearest("nearest", [](const Var<Hit>& x, const Var<Hit>& y) { return x.t < y.t; });
+    Merge<TimedHit> nearest("nearest", [](const Var<TimedHit>& x, const Var<TimedHit>& y) { return x.t < y.t; });
     auto hits = [&](std::size_t n) {
-        std::vector<Hit> h(n);
-        for (auto& x : h) x = Hit{static_cast<float>(rng()() % 30), static_cast<std::int32_t>(rng()() % 1000)};
-        std::stable_sort(h.begin(), h.end(), [](const Hit& x, const Hit& y) { return x.t < y.t; });
+        std::vector<TimedHit> h(n);
+        for (auto& x : h) x = TimedHit{static_cast<float>(rng()() % 30), static_cast<std::int32_t>(rng()() % 1000)};
+        std::stable_sort(h.begin(), h.end(), [](const TimedHit& x, const TimedHit& y) { return x.t < y.t; });
         return h;
     };
-    const std::vector<Hit> a = hits(3001), b = hits(2000);
-    std::vector<Hit> want;
-    std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(want), [](const Hit& x, const Hit& y) { return x.t < y.t; });
-    auto sa = rt().stream<Hit>({3001}, a), sb = rt().stream<Hit>({2000}, b), out = rt().stream<Hit>({5001});
+    const std::vector<TimedHit> a = hits(3001), b = hits(2000);
+    std::vector<TimedHit> want;
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(want), [](const TimedHit& x, const TimedHit& y) { return x.t < y.t; });
+    auto sa = rt().stream<TimedHit>({3001}, a), sb = rt().stream<TimedHit>({2000}, b), out = rt().stream<TimedHit>({5001});
     nearest(sa, sb, out);
-    const std::vector<Hit> got = out.download();
+    const std::vector<TimedHit> got = out.download();
     for (std::size_t i = 0; i < want.size(); ++i)
         ASSERT_TRUE(got[i].t == want[i].t && got[i].prim == want[i].prim) << "position " << i;
 
-    auto small = rt().stream<Hit>({5000});
+    auto small = rt().stream<TimedHit>({5000});
     EXPECT_NE(error_message([&] { nearest(sa, sb, small); }).find("give an output of 5001"), std::string::npos);
-    auto both = rt().stream<Hit>({6002});
+    auto both = rt().stream<TimedHit>({6002});
     EXPECT_NE(error_message([&] { nearest(sa, sa, both); }).find(kNoError), std::string::npos);  // merging a with itself is fine
     auto ka = rt().stream<std::uint32_t>({4}, std::vector<std::uint32_t>{1, 2, 3, 4});
     auto ab = rt().stream<std::uint32_t>({8});
