@@ -222,7 +222,7 @@ std::int64_t wrap(std::int64_t v) { return static_cast<std::int32_t>(static_cast
 
 #define INT_CASE(NAME, EXPR, REF, NZ, SMALL)                                                                       \
     IntCase {                                                                                                      \
-        #NAME, kernel(#NAME "(a, b, r)", [](In<std::int32_t> a, In<std::int32_t> b, Out<std::int32_t> r) { r = EXPR; }), \
+        #NAME, kernel(#NAME "(a, b, r)", [](In<std::int32_t> a, [[maybe_unused]] In<std::int32_t> b, Out<std::int32_t> r) { r = EXPR; }), \
             []([[maybe_unused]] std::int64_t a, [[maybe_unused]] std::int64_t b) -> std::int64_t { return REF; }, NZ, SMALL                           \
     }
 
