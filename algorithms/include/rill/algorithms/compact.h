@@ -223,7 +223,7 @@ private:
                                               : kDefaultTile;
             if (tile.load == TileLoad::Ballots) return compact_by_ballots(in, out, count, tile, ballots);
             if (vectors) check_vectors(in, out);
-            if ((tile.workgroup != 128 && tile.workgroup != 256) || (tile.items != 8 && tile.items != 16))
+            if (!listed_tile(tile))
                 throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
                             " invocations of " + std::to_string(tile.items) + " elements; use 128 or 256 invocations "
                             "of 8 or 16 elements each (or leave the default)");
@@ -338,11 +338,17 @@ private:
         // Larger tiles (256 x 24, 512 x 16) and elements of several words (a 16-byte
         // struct at 256 x 16) compacted wrongly through NVIDIA's Vulkan driver, right on
         // every other backend, for a reason not found (docs/PERFORMANCE.md#compaction).
-        if ((tile.workgroup != 128 && tile.workgroup != 256) || (tile.items != 8 && tile.items != 16))
+        if (!listed_tile(tile))
             throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
                         " invocations of " + std::to_string(tile.items) + " elements ranked by ballots; use 128 or 256 "
                         "invocations of 8 or 16 elements each (or leave the default)");
         compact_ballot_single_pass(tile.workgroup, tile.items, in, out, count, ballots);
+    }
+
+    /// The tiles CompactOptions::tile lists, of every way of loading: 128 or 256
+    /// invocations of 8 or 16 elements.
+    static bool listed_tile(const ScanTile& tile) {
+        return (tile.workgroup == 128 || tile.workgroup == 256) && (tile.items == 8 || tile.items == 16);
     }
 
     /// Tiles of `tile` elements index n elements with int32 arithmetic.
@@ -353,7 +359,8 @@ private:
     }
 
     /// One pass over tiles of wg x items elements with the look-back.
-    void compact_single_pass(int wg, int items, bool vectors, const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count) const {
+    void compact_single_pass(int wg, int items, bool vectors, const Stream<T>& in, const Stream<T>& out,
+                             const Stream<std::uint32_t>& count) const {
         auto make = [&] {
             if constexpr (kVectorElements)
                 if (vectors) return make_compact_vector_single_pass(wg, items, state_->name, state_->keep);
@@ -375,7 +382,8 @@ private:
 
     /// The default path: counts per tile, their inclusive scan, then each
     /// tile's flags scanned and its kept elements written.
-    void compact_by_tiles(int wg, int items, const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, bool split) const {
+    void compact_by_tiles(int wg, int items, const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count,
+                          bool split) const {
         compact_in_tiles(in, out, count, wg * items, 1,
                          flags_kernel(kCountTiles, wg, items, [&] { return make_count_tiles(wg, items, state_->name, state_->keep); }),
                          move_kernel(split ? kPartitionTiles : kCompactTiles, wg, items,
@@ -452,7 +460,8 @@ private:
     /// counts[tile] = the kept elements of the tile (striped, coalesced loads).
     static FlagsKernel make_count_tiles(int wg, int items, const std::string& name, Pred keep) {
         const std::int32_t tile_size = wg * items;
-        return group_kernel(wg, name + "_count_tiles(in, counts, n)", [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> counts, Int n) {
+        return group_kernel(wg, name + "_count_tiles(in, counts, n)",
+                            [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> counts, Int n) {
             Int base = group_id() * tile_size;
             Var<std::uint32_t> kept = 0u;
             for (int j = 0; j < items; ++j) {
@@ -517,7 +526,8 @@ private:
     /// In the second of two passes: where tile group_id() starts (the kept ones
     /// of the tiles before it, ends[tile - 1], the inclusive scan of the
     /// counts) and the kept total.
-    static std::pair<Expr<std::uint32_t>, Expr<std::uint32_t>> tile_start_and_total(std::int32_t tile_size, const Array<std::uint32_t>& ends,
+    static std::pair<Expr<std::uint32_t>, Expr<std::uint32_t>> tile_start_and_total(std::int32_t tile_size,
+                                                                                   const Array<std::uint32_t>& ends,
                                                                                    const Int& n) {
         Int tiles = (n + (tile_size - 1)) / tile_size;
         return {select(group_id() > 0, ends.load(max(group_id() - 1, 0)), 0u), ends.load(tiles - 1)};
@@ -548,7 +558,8 @@ private:
     /// The kept elements of tile `tile` (tile_size elements from tile * tile_size, those
     /// below n), counted by the calling subgroup, each lane getting the count:
     /// the look-back's fallback for a tile that has not published its count.
-    static Expr<std::uint32_t> count_kept(int wg, std::int32_t tile_size, const Pred& keep, const Array<T>& in, const Int& tile, const Int& n) {
+    static Expr<std::uint32_t> count_kept(int wg, std::int32_t tile_size, const Pred& keep, const Array<T>& in, const Int& tile,
+                                          const Int& n) {
         Int S = min(subgroup_size(), Int(wg));
         Int base = tile * tile_size;
         Var<std::uint32_t> kept = 0u;
@@ -568,7 +579,8 @@ private:
     static MoveKernel make_compact_single_pass(int wg, int items, const std::string& name, Pred keep) {
         const std::int32_t tile_size = wg * items;
         return group_kernel(wg, name + "_compact_single_pass(in, state, out, count, n)",
-                                 [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
+                                 [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> state, Array<T> out,
+                                                              Array<std::uint32_t> count, Int n) {
             Int t = group_id();
             Int base = t * tile_size;
             Shared<std::uint32_t> places(detail::padded_size(tile_size));
@@ -644,7 +656,8 @@ private:
     /// storing only the kept ones, and no place depends on the subgroup's
     /// total. Each subgroup stages and writes only its own rows; a barrier
     /// must pass before they are written.
-    static void stage_vector(int wg, int items, const VectorFlags& f, std::size_t j, const Int& tile_base, const Shared<T>& staged) {
+    static void stage_vector(int wg, int items, const VectorFlags& f, std::size_t j, const Int& tile_base,
+                             const Shared<T>& staged) {
         auto [part, size] = subgroup_part(wg, items);
         Var<std::uint32_t> at = f.before[j];  // kept ones of the part before the element
         for (int c = 0; c < 4; ++c) {
@@ -681,7 +694,8 @@ private:
 
     /// counts[tile] = the kept elements of the tile of vectors.
     static FlagsKernel make_count_vector_tiles(int wg, int items, const std::string& name, Pred keep) {
-        return group_kernel(wg, name + "_count_vector_tiles(in, counts, n)", [keep, wg, items](Array<T> in, Array<std::uint32_t> counts, Int n) {
+        return group_kernel(wg, name + "_count_vector_tiles(in, counts, n)",
+                            [keep, wg, items](Array<T> in, Array<std::uint32_t> counts, Int n) {
             const VectorFlags f = load_vector_flags(wg, items, keep, in, group_id(), n);
             auto [unused, total] = detail::workgroup_exclusive<std::uint32_t>(wg, ScanOp::Add, kept_at_last(wg, f), 0u);
             (void)unused;
@@ -717,7 +731,8 @@ private:
     static MoveKernel make_compact_vector_single_pass(int wg, int items, const std::string& name, Pred keep) {
         const std::int32_t tile_size = wg * items;
         return group_kernel(wg, name + "_compact_vector_single_pass(in, state, out, count, n)",
-                                 [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> state, Array<T> out, Array<std::uint32_t> count, Int n) {
+                                 [keep, wg, items, tile_size](Array<T> in, Array<std::uint32_t> state, Array<T> out,
+                                                              Array<std::uint32_t> count, Int n) {
             Int t = group_id();
             Int tile_base = t * tile_size;
             Shared<T> staged(tile_size, dsl::Unchecked{});  // places within the subgroups' parts
