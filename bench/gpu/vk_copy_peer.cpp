@@ -38,7 +38,6 @@ int main(int argc, char** argv) {
     const VkDeviceSize n = VkDeviceSize{1} << log2n, bytes = n * 4;
     const VulkanPeer peer;
     VkInstance inst = peer.instance;
-    VkPhysicalDevice pd = peer.physical;
     const VkPhysicalDeviceProperties& props = peer.props;
     const VkPhysicalDeviceMemoryProperties& mp = peer.memory;
     VkDevice dev = peer.device;
