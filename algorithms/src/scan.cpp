@@ -39,6 +39,7 @@ struct Shape {
     int wg = 0, items = 0;
     bool rows = false, vectors = false;
     constexpr std::int32_t size() const { return wg * items; }
+    auto operator<=>(const Shape&) const = default;
 };
 /// The CPU backend's tile (detail/rows.h): each invocation reduces its row,
 /// the workgroup scans those totals, and each invocation scans its row again
@@ -204,14 +205,9 @@ void scan_row(ScanOp op, bool inclusive, const Expr<T>& start, const Array<T>& i
 struct Variant {
     ScanOp op;
     bool inclusive;
-    int wg = kReduceShape.wg, items = kReduceShape.items;
-    bool rows = false, vectors = false;
+    Shape shape = kReduceShape;
     auto operator<=>(const Variant&) const = default;
-    Shape shape() const { return Shape{wg, items, rows, vectors}; }
 };
-Variant variant_of(const Shape& sh, ScanOp op, bool inclusive) {
-    return Variant{op, inclusive, sh.wg, sh.items, sh.rows, sh.vectors};
-}
 
 // --- ReduceThenScan ---------------------------------------------------------
 
@@ -293,7 +289,7 @@ TwoPassKernels<T> make_two_pass_vectors(const Shape& sh, ScanOp op, bool inclusi
 
 template <class T>
 TwoPassKernels<T> make_two_pass(Variant variant) {
-    const Shape sh = variant.shape();
+    const Shape sh = variant.shape;
     const ScanOp op = variant.op;
     const T id = scan_identity<T>(op);
     const std::string suffix = std::string(scan_op_name(op)) + (variant.inclusive ? "_inclusive" : "_exclusive");
@@ -313,7 +309,7 @@ using TilesKernel = typename ScanKernel<T>::Type;
 
 template <class T>
 TilesKernel<T> make_kernel(Variant variant) {
-    const Shape sh = variant.shape();
+    const Shape sh = variant.shape;
     const ScanOp op = variant.op;
     const bool inclusive = variant.inclusive;
     const T id = scan_identity<T>(op);
@@ -347,7 +343,7 @@ TilesKernel<T> make_kernel(Variant variant) {
 template <class T>
 void reduce_then_scan(const Shape& sh, const Stream<T>& in, const Stream<T>& out, ScanOp op, T init, bool inclusive) {
     Runtime rt = Runtime::of(in);
-    const TwoPassKernels<T>& k = detail::traced_once(variant_of(sh, op, inclusive), make_two_pass<T>);
+    const TwoPassKernels<T>& k = detail::traced_once(Variant{op, inclusive, sh}, make_two_pass<T>);
     const std::int64_t n = in.size();
     const std::int64_t tiles = (n + sh.size() - 1) / sh.size();
     const T id = scan_identity<T>(op);
@@ -380,7 +376,7 @@ void scan_tiles(const Shape& sh, const Stream<T>& in, const Stream<T>& out, Scan
     if (algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan<T>(sh, in, out, op, init, inclusive);
     const std::int64_t tiles = (n + sh.size() - 1) / sh.size();
     auto state = rt.stream<std::uint32_t>({look_back::state_words(tiles)});  // zero
-    detail::traced_once(variant_of(sh, op, inclusive), make_kernel<T>)(Groups{tiles}, in, out, state,
+    detail::traced_once(Variant{op, inclusive, sh}, make_kernel<T>)(Groups{tiles}, in, out, state,
                                                                        static_cast<std::int32_t>(n), init);
 }
 
