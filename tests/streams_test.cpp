@@ -1,6 +1,7 @@
 // Streams: shapes of 1 to 4 dimensions, empty streams, edge sizes, implicit
 // resize (repeat and stride per dimension), gathers with edge clamping,
 // iterator streams, in-place kernels, structs, constants.
+#include <cstring>
 #include <numeric>
 #include <optional>
 
@@ -511,6 +512,63 @@ TEST_P(Streams, IteratorStreams) {
         ASSERT_NEAR(got[i].x, float(i) + 10 + i, 1e-5f) << i;  // GPU division: 2.5 ULP
         ASSERT_NEAR(got[i].y, -float(i) + 10 + i, 1e-5f) << i;
     }
+}
+
+// Stream::bit_cast: the same elements as another type of their size, read and
+// written by kernels as that type, every bit kept (a NaN's payload, -0); views
+// keep their place; a struct of three words is a uint3.
+TEST_P(Streams, BitCastSeesTheSameBits) {
+    const std::vector<std::uint32_t> bits = {0x3f800000u, 0x80000000u, 0x7fc00001u, 0xff800000u, 0x00000001u,
+                                             0x40600000u, 0xffffffffu, 0x12345678u, 0x7f800000u};
+    const auto n = static_cast<std::int64_t>(bits.size());
+    std::vector<float> f(bits.size());
+    std::memcpy(f.data(), bits.data(), bits.size() * 4);
+    auto floats = rt().stream<float>({n}, f);
+    const Stream<std::uint32_t> words = floats.bit_cast<std::uint32_t>();
+    EXPECT_EQ(words.shape(), floats.shape());
+    EXPECT_EQ(words.element_type_name(), "uint");
+    auto flip = kernel("flip_sign_bit(x, r)", [](In<std::uint32_t> x, Out<std::uint32_t> r) { r = x ^ 0x80000000u; });
+    auto out = rt().stream<std::uint32_t>({n});
+    flip(words, out);
+    std::vector<std::uint32_t> want(bits.size());
+    for (std::size_t i = 0; i < bits.size(); ++i) want[i] = bits[i] ^ 0x80000000u;
+    EXPECT_EQ(out.download(), want);
+    // Written through a view of a domain: the floats hold those bits, the rest as they were.
+    flip(out.domain({2}, {6}), words.domain({2}, {6}));
+    std::vector<float> got = floats.download();
+    std::vector<std::uint32_t> got_bits(got.size());
+    std::memcpy(got_bits.data(), got.data(), got.size() * 4);
+    EXPECT_EQ(got_bits, bits);
+    // A 2D domain: the view's offset and strides carry over.
+    std::vector<float> grid(6 * 5);
+    for (std::size_t i = 0; i < grid.size(); ++i) grid[i] = static_cast<float>(i) + 0.5f;
+    auto g = rt().stream<float>({6, 5}, grid);
+    auto corner = g.domain({1, 2}, {4, 5}).bit_cast<std::int32_t>();
+    auto as_ints = rt().stream<std::int32_t>({3, 3});
+    kernel("copy_ints(x, r)", [](In<std::int32_t> x, Out<std::int32_t> r) { r = x; })(corner, as_ints);
+    const std::vector<std::int32_t> ints = as_ints.download();
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            std::int32_t w;
+            std::memcpy(&w, &grid[(1 + r) * 5 + 2 + c], 4);
+            ASSERT_EQ(ints[r * 3 + c], w) << r << "," << c;
+        }
+    // A struct of three words, as uint3 and back.
+    auto rays = rt().stream<Ray>({2}, std::vector<Ray>{{{1, 2, 3}, {4, 5, 6}, 7}, {{-1, -2, -3}, {-4, -5, -6}, -7}});
+    static_assert(sizeof(float3) == 12);
+    auto origins = rt().stream<float3>({2});
+    kernel("ray_origins(r, o)", [](In<Ray> r, Out<float3> o) { o = r.o; })(rays, origins);
+    auto moved = rt().stream<uint3>({2});
+    kernel("copy_uint3(x, r)", [](In<uint3> x, Out<uint3> r) { r = x; })(origins.bit_cast<uint3>(), moved);
+    const std::vector<float3> back = moved.bit_cast<float3>().download();
+    EXPECT_EQ(back[0].x, 1.0f);
+    EXPECT_EQ(back[0].z, 3.0f);
+    EXPECT_EQ(back[1].y, -2.0f);
+    // An iterator computes its values: there are no bits to see.
+    auto it = rt().iterator<float>({4}, 0.0f, 1.0f);
+    EXPECT_EQ(error_message([&] { (void)it.bit_cast<std::uint32_t>(); }),
+              "Stream::bit_cast: an iterator stream of float computes its values and has no bits to reinterpret; "
+              "copy it into a stream with a kernel first");
 }
 
 TEST_P(Streams, InPlaceKernels) {

@@ -129,6 +129,13 @@ void StreamBase::extent_view(const char* who) {
     if (count == 0) offset_ = 0;
 }
 
+void StreamBase::retype_view(std::string type_name, const char* who) {
+    if (iterator_)
+        throw Error(std::string("Stream::") + who + ": an iterator stream of " + type_name_ +
+                    " computes its values and has no bits to reinterpret; copy it into a stream with a kernel first");
+    type_name_ = std::move(type_name);
+}
+
 void StreamBase::upload_bytes(const void* src, std::size_t bytes) {
     if (!rt_) throw Error("Stream::upload: the stream was default-constructed; create it with Runtime::stream");
     for (int d = 0; d < shape_.rank && !empty(); ++d)

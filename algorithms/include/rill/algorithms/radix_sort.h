@@ -1,5 +1,6 @@
 // Radix sort of streams, written in the DSL: LSD, 8-bit digits, stable;
-// keys-only or key-value (values of any stream element type, structs too).
+// keys-only or key-value (values of any stream element type, structs too;
+// values of one to four words move as their bits, every bit kept).
 // How a pass works: detail/radix_digit_pass.h.
 //
 //   rill::radix_sort(keys);                         // uint32, int32 or float keys, ascending
@@ -211,6 +212,46 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
     }
 }
 
+// Compiled once, in the library (algorithms/src/radix_sort.cpp): keys alone,
+// and values of one to four words, which every sort moves as their bits
+// (moved_as below). Each of these took 6-7 s to compile in every file that sorts.
+extern template void radix_sort_bits<std::uint32_t, false>(Stream<std::uint32_t>&, const Stream<std::uint32_t>*,
+                                                          const RadixSortOptions&);
+extern template void radix_sort_bits<std::uint32_t, true>(Stream<std::uint32_t>&, const Stream<std::uint32_t>*,
+                                                         const RadixSortOptions&);
+extern template void radix_sort_bits<uint2, true>(Stream<std::uint32_t>&, const Stream<uint2>*, const RadixSortOptions&);
+extern template void radix_sort_bits<uint3, true>(Stream<std::uint32_t>&, const Stream<uint3>*, const RadixSortOptions&);
+extern template void radix_sort_bits<uint4, true>(Stream<std::uint32_t>&, const Stream<uint4>*, const RadixSortOptions&);
+
+/// The type a sort moves values of V as: their bits in one to four words, so
+/// that values of one size (float, int32, uint32; float3, uint3, a struct of
+/// three words) share one compiled sort and its kernels, and every bit (a
+/// NaN's payload) moves as it is. Larger structs move as themselves.
+template <class V>
+using moved_as = std::conditional_t<
+    element_words<V> == 1, std::uint32_t,
+    std::conditional_t<element_words<V> == 2, uint2,
+                       std::conditional_t<element_words<V> == 3, uint3, std::conditional_t<element_words<V> == 4, uint4, V>>>>;
+
+template <class V>
+Stream<moved_as<V>> values_as_moved(const Stream<V>& values) {
+    if (values.is_iterator())
+        throw Error("rill::radix_sort: the values are an iterator stream, which cannot be written; "
+                    "pass a stream from Runtime::stream");
+    if constexpr (std::is_same_v<moved_as<V>, V>) return values;
+    else return values.template bit_cast<moved_as<V>>();
+}
+
+template <class V, bool WithValues>
+void radix_sort_bits_of(Stream<std::uint32_t>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
+    if constexpr (WithValues) {
+        const Stream<moved_as<V>> moved = values_as_moved(*values);
+        radix_sort_bits<moved_as<V>, true>(keys, &moved, opt);
+    } else {
+        radix_sort_bits<std::uint32_t, false>(keys, nullptr, opt);
+    }
+}
+
 template <class K, class V, bool WithValues>
 void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortOptions& opt) {
     static_assert(kOrderedKey<K>, "rill::radix_sort: keys are uint32, int32 or float");
@@ -218,7 +259,7 @@ void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortO
     check_count(opt);
     if constexpr (std::is_same_v<K, std::uint32_t>) {
         Stream<std::uint32_t> k = keys;
-        radix_sort_bits<V, WithValues>(k, values, opt);
+        radix_sort_bits_of<V, WithValues>(k, values, opt);
     } else {
         if (opt.bits != 32) throw Error("rill::radix_sort: a range of key bits is for uint32 keys only");
         static const auto to_bits = make_key_map<K>(true);
@@ -231,7 +272,7 @@ void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortO
         const auto [count, counted] = count_arguments(opt.count, rt);
         const auto n32 = static_cast<std::int32_t>(n);
         to_bits(Groups{groups}, keys, bits, n32, count, counted);
-        radix_sort_bits<V, WithValues>(bits, values, opt);
+        radix_sort_bits_of<V, WithValues>(bits, values, opt);
         from_bits(Groups{groups}, keys, bits, n32, count, counted);
     }
 }
@@ -292,7 +333,7 @@ void radix_sort_uint64(const Stream<uint2>& keys, const Stream<V>* values, const
         radix_sort_bits<std::uint32_t, true>(w, &order, high);
     }
     permute(keys, order);
-    if constexpr (WithValues) permute(*values, order);
+    if constexpr (WithValues) permute(values_as_moved(*values), order);
 }
 
 }  // namespace detail

@@ -58,6 +58,8 @@ protected:
     void stride_view(std::initializer_list<std::int64_t> step);
     void repeat_view(std::int64_t times);
     void extent_view(const char* who);
+    /// The same view with elements named `type_name` (Stream::bit_cast).
+    void retype_view(std::string type_name, const char* who);
     void upload_bytes(const void* src, std::size_t bytes);
     void download_bytes(void* dst, std::size_t bytes) const;
     /// A fresh, densely packed stream of this view's shape and element size.
@@ -152,7 +154,23 @@ public:
         return s;
     }
 
+    /// The same elements seen as another element type of the same size (no
+    /// copy): `floats.bit_cast<std::uint32_t>()` reads and writes their bits,
+    /// a struct of three words is a uint3. Views keep their shape, offset and
+    /// strides. Not for iterator streams, whose values are computed.
+    template <StreamElement U>
+    Stream<U> bit_cast() const {
+        static_assert(sizeof(U) == sizeof(T), "rill::Stream::bit_cast: give an element type of the stream's element size");
+        Stream<U> s;
+        static_cast<StreamBase&>(s) = *this;
+        s.retype_view(element_name<U>::get(), "bit_cast");
+        return s;
+    }
+
 private:
+    template <StreamElement>
+    friend class Stream;
+
     void check_host_size(std::size_t n, const char* what) const {
         if (static_cast<std::int64_t>(n) != size())
             throw Error(std::string("Stream<") + type_name_ + ">::" + what + ": the host data has " +
