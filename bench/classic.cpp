@@ -53,6 +53,7 @@ const CompactWay kCompactions[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+    rill::bench::exit_on_options(argc, argv, "[RILL_BACKEND=cpu|vulkan|opengl] rill-bench-classic [max log2 n (22)] [output.json]");
     const int max_log = argc > 1 ? std::atoi(argv[1]) : 22;
     const std::string json = argc > 2 ? argv[2] : "";
     rill::Runtime rt;

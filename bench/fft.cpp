@@ -102,7 +102,13 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[i], "--elements-log2") && i + 1 < argc) elements_log2 = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--peer-threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--no-fftw")) fftw = false;
-        else json = argv[i];
+        else if (argv[i][0] != '-' && json.empty()) json = argv[i];
+        else {
+            const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+            std::fprintf(help ? stdout : stderr, "usage: [RILL_BACKEND=cpu|vulkan|opengl] rill-bench-fft [--elements-log2 K (26)] "
+                                                 "[--peer-threads N] [--no-fftw] [output.json]\n");
+            return help ? 0 : 2;
+        }
     }
     fftwf_init_threads();
     fftwf_plan_with_nthreads(threads);

@@ -40,6 +40,7 @@ std::vector<rill::uint4> host_table(const std::vector<rill::uint4>& px, std::int
 }  // namespace
 
 int main(int argc, char** argv) {
+    rill::bench::exit_on_options(argc, argv, "[RILL_BACKEND=cpu|vulkan|opengl] rill-bench-sat [output.json]");
     const std::string json = argc > 1 ? argv[1] : "";
     rill::Runtime rt;
     rt.set_profiling(true);

@@ -105,6 +105,7 @@ void radix_algorithms(rill::Runtime& rt, std::mt19937& gen, int max_log2n, std::
 }  // namespace
 
 int main(int argc, char** argv) {
+    rill::bench::exit_on_options(argc, argv, "[RILL_BACKEND=cpu|vulkan|opengl] [RILL_BENCH_ONLY=crossover,uberflow,radix] rill-bench-sorts [max log2 n (24)] [output.json]");
     const int max_log2n = argc > 1 ? std::atoi(argv[1]) : 24;
     const std::string json = argc > 2 ? argv[2] : "";
     rill::Runtime rt;

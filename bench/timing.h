@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,21 @@ struct Timing {
     /// batches of several calls, whose bench_* kernels run in between.
     double span_ms = 0;
 };
+
+/// For the programs whose arguments are positional: -h or --help prints
+/// `usage` and exits 0, any other argument that starts with '-' prints it with
+/// `usage` and exits 2, so that an option never starts a long run instead.
+inline void exit_on_options(int argc, char** argv, const char* usage) {
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i][0] != '-') continue;
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::printf("usage: %s\n", usage);
+            std::exit(0);
+        }
+        std::fprintf(stderr, "%s is not an option here\nusage: %s\n", argv[i], usage);
+        std::exit(2);
+    }
+}
 
 /// Says once per program that the device figures are host wall times.
 inline void say_host_times(rill::Runtime& rt) {

@@ -98,6 +98,7 @@ void scan_tile_probes(rill::Runtime& rt, std::int64_t n, std::vector<std::pair<s
 }  // namespace
 
 int main(int argc, char** argv) {
+    rill::bench::exit_on_options(argc, argv, "[RILL_BACKEND=cpu|vulkan|opengl] [RILL_BENCH_ONLY=scan,probes,vecscan,sort,scatter] rill-bench-bandwidth [log2 n (28)] [output.json]");
     const int log2n = argc > 1 ? std::atoi(argv[1]) : 28;
     const std::string json = argc > 2 ? argv[2] : "";
     const std::int64_t n = std::int64_t{1} << log2n;

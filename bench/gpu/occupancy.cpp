@@ -55,6 +55,7 @@ auto make_probe(int kb) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    rill::bench::exit_on_options(argc, argv, "[RILL_BACKEND=cpu|vulkan|opengl] rill-bench-occupancy [SMs (132)] [output.json]");
     const std::int64_t sms = argc > 1 ? std::atoll(argv[1]) : 132;
     const std::string json = argc > 2 ? argv[2] : "";
     rill::Runtime rt;
