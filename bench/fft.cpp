@@ -103,12 +103,8 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--peer-threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--no-fftw")) fftw = false;
         else if (argv[i][0] != '-' && json.empty()) json = argv[i];
-        else {
-            const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
-            std::fprintf(help ? stdout : stderr, "usage: [RILL_BACKEND=cpu|vulkan|opengl] rill-bench-fft [--elements-log2 K (26)] "
-                                                 "[--peer-threads N] [--no-fftw] [output.json]\n");
-            return help ? 0 : 2;
-        }
+        else rill::bench::exit_with_usage(argv[i], "[RILL_BACKEND=cpu|vulkan|opengl] rill-bench-fft [--elements-log2 K (26)] "
+                                                   "[--peer-threads N] [--no-fftw] [output.json]");
     }
     fftwf_init_threads();
     fftwf_plan_with_nthreads(threads);

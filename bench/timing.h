@@ -27,19 +27,23 @@ struct Timing {
     double span_ms = 0;
 };
 
-/// For the programs whose arguments are positional: -h or --help prints
-/// `usage` and exits 0, any other argument that starts with '-' prints it with
-/// `usage` and exits 2, so that an option never starts a long run instead.
-inline void exit_on_options(int argc, char** argv, const char* usage) {
-    for (int i = 1; i < argc; ++i) {
-        if (argv[i][0] != '-') continue;
-        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::printf("usage: %s\n", usage);
-            std::exit(0);
-        }
-        std::fprintf(stderr, "%s is not an option here\nusage: %s\n", argv[i], usage);
-        std::exit(2);
+/// For an argument a program does not take: -h or --help prints `usage` and
+/// exits 0, anything else prints the argument with `usage` and exits 2.
+[[noreturn]] inline void exit_with_usage(const char* arg, const char* usage) {
+    if (!std::strcmp(arg, "--help") || !std::strcmp(arg, "-h")) {
+        std::printf("usage: %s\n", usage);
+        std::exit(0);
     }
+    std::fprintf(stderr, "%s is not an option here\nusage: %s\n", arg, usage);
+    std::exit(2);
+}
+
+/// For the programs whose arguments are positional: any argument that starts
+/// with '-' ends the program through exit_with_usage, so that an option never
+/// starts a long run instead.
+inline void exit_on_options(int argc, char** argv, const char* usage) {
+    for (int i = 1; i < argc; ++i)
+        if (argv[i][0] == '-') exit_with_usage(argv[i], usage);
 }
 
 /// Says once per program that the device figures are host wall times.
