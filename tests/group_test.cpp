@@ -2,6 +2,7 @@
 // operations and atomics, each against a host reference computed here with
 // the subgroup size the backend reports.
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <random>
 
@@ -906,6 +907,93 @@ TEST_P(GroupKernels, AtomicsUnderContention) {
     EXPECT_EQ(gi[7], 42);
     EXPECT_EQ(uints.download(), (std::vector<std::uint32_t>{umn, umx}));
     EXPECT_EQ(floats.download()[0], fsum);
+}
+
+TEST_P(GroupKernels, AtomicsOnVectorComponents) {
+    // One atomic per component, on Array and Shared vector elements: sums,
+    // minima, maxima and bits per component equal the host's, and each
+    // component's old values are the prefixes of its own order of updates.
+    static constexpr std::int32_t kElements = 5, kShared = 3;
+    auto k = group_kernel<256>(
+        "vector_atomics(xs, sums, mins, maxs, bits, tickets, olds, group_sums)",
+        [](Array<std::int32_t> xs, Array<float4> sums, Array<int3> mins, Array<int3> maxs, Array<uint2> bits,
+           Array<uint2> tickets, Array<uint2> olds, Array<int2> group_sums) {
+            Shared<int2> local(kShared);
+            If(local_id() < kShared, [&] { local.store(local_id(), Int2(0, 0)); });
+            barrier();
+            Int i = global_id();
+            Int x = xs.load(i);
+            Int e = i % kElements;
+            UInt u = cast<std::uint32_t>(x);
+            sums.atomic_add(e, Float4(cast<float>(x % 100), 1.0f, cast<float>(-(x % 7)), 0.5f));
+            mins.atomic_min(e, Int3(x, -x, x ^ 5));
+            maxs.atomic_max(e, Int3(x, -x, x ^ 5));
+            bits.atomic_or(e, UInt2(u, u << 3u));
+            olds.store(i, tickets.atomic_add(e, UInt2(1u, 3u)));
+            sums.atomic_add(kElements, Float4(1.0f));  // out of range: no effect
+            local.atomic_add(local_id() % kShared, Int2(x, 1));
+            barrier();
+            If(local_id() < kShared, [&] { group_sums.store(group_id() * kShared + local_id(), local.load(local_id())); });
+        });
+    const std::int64_t groups = 13, n = groups * 256;
+    std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -100000, 100000);
+    auto xs = rt().stream<std::int32_t>({n}, x);
+    auto sums = rt().stream<float4>({kElements});
+    auto mins = rt().stream<int3>({kElements}, std::vector<int3>(kElements, int3{INT32_MAX, INT32_MAX, INT32_MAX}));
+    auto maxs = rt().stream<int3>({kElements}, std::vector<int3>(kElements, int3{INT32_MIN, INT32_MIN, INT32_MIN}));
+    auto bits = rt().stream<uint2>({kElements});
+    auto tickets = rt().stream<uint2>({kElements});
+    auto olds = rt().stream<uint2>({n});
+    auto group_sums = rt().stream<int2>({groups * kShared});
+    k(Groups{groups}, xs, sums, mins, maxs, bits, tickets, olds, group_sums);
+
+    std::vector<std::array<double, 4>> want_sum(kElements);
+    std::vector<int3> want_min(kElements, int3{INT32_MAX, INT32_MAX, INT32_MAX}), want_max(kElements, int3{INT32_MIN, INT32_MIN, INT32_MIN});
+    std::vector<uint2> want_bits(kElements);
+    std::vector<std::int64_t> per_element(kElements);
+    std::vector<std::array<std::int64_t, 2>> want_group(static_cast<std::size_t>(groups * kShared));
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int32_t v = x[i];
+        const auto e = static_cast<std::size_t>(i % kElements);
+        const std::uint32_t u = static_cast<std::uint32_t>(v);
+        want_sum[e] = {want_sum[e][0] + v % 100, want_sum[e][1] + 1, want_sum[e][2] - v % 7, want_sum[e][3] + 0.5};
+        const int3 c{v, -v, v ^ 5};
+        want_min[e] = {std::min(want_min[e].x, c.x), std::min(want_min[e].y, c.y), std::min(want_min[e].z, c.z)};
+        want_max[e] = {std::max(want_max[e].x, c.x), std::max(want_max[e].y, c.y), std::max(want_max[e].z, c.z)};
+        want_bits[e] = {want_bits[e].x | u, want_bits[e].y | (u << 3)};
+        ++per_element[e];
+        auto& g = want_group[static_cast<std::size_t>((i / 256) * kShared + (i % 256) % kShared)];
+        g = {g[0] + v, g[1] + 1};
+    }
+    const std::vector<float4> gs = sums.download();
+    const std::vector<int3> gmin = mins.download(), gmax = maxs.download();
+    const std::vector<uint2> gb = bits.download(), gt = tickets.download(), go = olds.download();
+    for (std::int32_t e = 0; e < kElements; ++e) {
+        SCOPED_TRACE(e);
+        EXPECT_EQ(gs[e].x, want_sum[e][0]);
+        EXPECT_EQ(gs[e].y, want_sum[e][1]);
+        EXPECT_EQ(gs[e].z, want_sum[e][2]);
+        EXPECT_EQ(gs[e].w, want_sum[e][3]);
+        EXPECT_TRUE(gmin[e].x == want_min[e].x && gmin[e].y == want_min[e].y && gmin[e].z == want_min[e].z);
+        EXPECT_TRUE(gmax[e].x == want_max[e].x && gmax[e].y == want_max[e].y && gmax[e].z == want_max[e].z);
+        EXPECT_TRUE(gb[e].x == want_bits[e].x && gb[e].y == want_bits[e].y);
+        EXPECT_EQ(gt[e].x, static_cast<std::uint32_t>(per_element[e]));
+        EXPECT_EQ(gt[e].y, static_cast<std::uint32_t>(3 * per_element[e]));
+        // Each component's tickets: 0, 1, 2, ... and 0, 3, 6, ..., each once.
+        std::vector<std::uint32_t> tx, ty;
+        for (std::int64_t i = e; i < n; i += kElements) tx.push_back(go[i].x), ty.push_back(go[i].y);
+        std::sort(tx.begin(), tx.end());
+        std::sort(ty.begin(), ty.end());
+        for (std::size_t j = 0; j < tx.size(); ++j) {
+            ASSERT_EQ(tx[j], j);
+            ASSERT_EQ(ty[j], 3 * j);
+        }
+    }
+    const std::vector<int2> gg = group_sums.download();
+    for (std::size_t j = 0; j < gg.size(); ++j) {
+        ASSERT_EQ(gg[j].x, want_group[j][0]) << j;
+        ASSERT_EQ(gg[j].y, want_group[j][1]) << j;
+    }
 }
 
 TEST_P(GroupKernels, HistogramOf16MValues) {

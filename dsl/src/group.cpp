@@ -68,12 +68,12 @@ void memory_store_vector(std::uint16_t id, ir::ExprId value, ir::ExprId k) {
 }
 
 ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t, ir::ExprId index, ir::ExprId value,
-                         ir::ExprId compare) {
+                         ir::ExprId compare, std::uint32_t word) {
     ir::Node n{};
     n.op = ir::Op::Atomic;
     n.type = t;
     n.aux = id;
-    n.imm[0] = check_word(space, id, 0, t);
+    n.imm[0] = check_word(space, id, word, t);
     n.imm[1] = static_cast<std::uint32_t>(op);
     n.imm[2] = space == Space::Shared ? 1u : 0u;
     n.args[0] = index;
@@ -81,6 +81,15 @@ ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t,
     if (value != ir::kNone) n.args[n.nargs++] = value;
     if (compare != ir::kNone) n.args[n.nargs++] = compare;
     return builder().in_place(n);
+}
+
+ir::ExprId memory_atomic_components(Space space, std::uint16_t id, ir::AtomicOp op, Type t, ir::ExprId index,
+                                    ir::ExprId value) {
+    ir::ExprId old[4];
+    for (int c = 0; c < t.width; ++c)
+        old[c] = memory_atomic(space, id, op, t.element(), index, builder().swizzle(value, &c, 1), ir::kNone,
+                               static_cast<std::uint32_t>(c));
+    return builder().construct(t, old, t.width);
 }
 
 void set_group_options(const GroupOptions& options) {

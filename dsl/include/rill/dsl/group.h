@@ -64,8 +64,13 @@ ir::ExprId memory_load(Space space, std::uint16_t id, std::uint32_t word, Type t
 void memory_store(Space space, std::uint16_t id, std::uint32_t word, ir::ExprId value, ir::ExprId index);
 ir::ExprId memory_load_vector(std::uint16_t id, Type t, ir::ExprId k);
 void memory_store_vector(std::uint16_t id, ir::ExprId value, ir::ExprId k);
+/// An atomic on word `word` of element `index` (a component of a vector element).
 ir::ExprId memory_atomic(Space space, std::uint16_t id, ir::AtomicOp op, Type t, ir::ExprId index, ir::ExprId value,
-                         ir::ExprId compare);
+                         ir::ExprId compare, std::uint32_t word = 0);
+/// One atomic per component of the vector elements of memory `id`, returning the
+/// components' old values as one vector.
+ir::ExprId memory_atomic_components(Space space, std::uint16_t id, ir::AtomicOp op, Type t, ir::ExprId index,
+                                    ir::ExprId value);
 ir::ExprId array_size(std::uint16_t param);
 std::uint16_t add_shared(const std::string& type_name, std::uint32_t words, std::int64_t count, bool unchecked = false);
 /// The shared array behind a Local<T> of `count` elements per invocation.
@@ -114,6 +119,13 @@ public:
     using element_type = T;
     template <class E>
     static constexpr bool atomic_ok = std::is_same_v<E, std::int32_t> || std::is_same_v<E, std::uint32_t>;
+    /// Vectors of 2-4 int32, uint32 or float components: atomics act per component.
+    static constexpr Scalar vector_scalar = [] {
+        if constexpr (IrValueType<T>) return type_v<T>.width > 1 ? type_v<T>.scalar : Scalar::Bool;
+        else return Scalar::Bool;
+    }();
+    static constexpr bool int_vector = vector_scalar == Scalar::Int || vector_scalar == Scalar::Uint;
+    static constexpr bool float_vector = vector_scalar == Scalar::Float;
 
     /// The element at `index`; reads of an index out of range give zero.
     template <class I>
@@ -132,8 +144,15 @@ public:
 
     // Atomic read-modify-writes on int32/uint32 elements (float: atomic_add);
     // each returns the element's old value. Out of range: no effect, returns 0.
+    // On vector elements (int2 .. uint4; float2 .. float4: atomic_add) they
+    // act on each component by itself, one atomic per component, and return
+    // the components' old values: the vector is not updated as a whole, so
+    // another invocation may see one component updated and the next not yet,
+    // and two updates of one element may reach its components in different
+    // orders (sums and minima come out the same; old values need not agree).
     template <class I, class V> Expr<T> atomic_add(const I& i, const V& v) const {
-        static_assert(atomic_ok<T> || std::is_same_v<T, float>, "rill: atomic_add works on int32, uint32 and float elements");
+        static_assert(atomic_ok<T> || std::is_same_v<T, float> || int_vector || float_vector,
+                      "rill: atomic_add works on int32, uint32 and float elements and their vectors");
         return rmw(ir::AtomicOp::Add, i, v);
     }
     template <class I, class V> Expr<T> atomic_min(const I& i, const V& v) const { return int_rmw(ir::AtomicOp::Min, i, v); }
@@ -142,6 +161,8 @@ public:
     template <class I, class V> Expr<T> atomic_or(const I& i, const V& v) const { return int_rmw(ir::AtomicOp::Or, i, v); }
     template <class I, class V> Expr<T> atomic_xor(const I& i, const V& v) const { return int_rmw(ir::AtomicOp::Xor, i, v); }
     template <class I, class V> Expr<T> atomic_exchange(const I& i, const V& v) const {
+        static_assert(atomic_ok<T>, "rill: atomic_exchange works on int32 and uint32 elements (not vectors: their "
+                                    "components would come from different writers)");
         return int_rmw(ir::AtomicOp::Exchange, i, v);
     }
     /// Stores `value` if the element equals `compare`; returns the old element.
@@ -185,11 +206,17 @@ protected:
 private:
     template <class I, class V>
     Expr<T> rmw(ir::AtomicOp op, const I& i, const V& v) const {
-        return Expr<T>(FromId{memory_atomic(S, id_, op, type_v<T>, index_id(i), operand_as(v, type_v<T>), ir::kNone)});
+        if constexpr (Value<V>)
+            static_assert(type_v<value_t<V>>.scalar == type_v<T>.scalar,
+                          "rill: an atomic's value has the element's scalar type; convert it with rill::cast<T>");
+        if constexpr (int_vector || float_vector)
+            return Expr<T>(FromId{memory_atomic_components(S, id_, op, type_v<T>, index_id(i), operand_as(v, type_v<T>))});
+        else return Expr<T>(FromId{memory_atomic(S, id_, op, type_v<T>, index_id(i), operand_as(v, type_v<T>), ir::kNone)});
     }
     template <class I, class V>
     Expr<T> int_rmw(ir::AtomicOp op, const I& i, const V& v) const {
-        static_assert(atomic_ok<T>, "rill: this atomic works on int32 and uint32 elements (floats: atomic_add only)");
+        static_assert(atomic_ok<T> || int_vector,
+                      "rill: this atomic works on int32 and uint32 elements and their vectors (floats: atomic_add only)");
         return rmw(op, i, v);
     }
 };
