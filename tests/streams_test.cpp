@@ -571,6 +571,70 @@ TEST_P(Streams, BitCastSeesTheSameBits) {
               "copy it into a stream with a kernel first");
 }
 
+// Stream::components: a stream of vectors as its scalars, one more dimension
+// of the vector's width; read and written by kernels, downloaded, through
+// Arrays; views keep their place.
+TEST_P(Streams, ComponentsOfVectorStreams) {
+    const std::int64_t n = 1001;  // not a multiple of anything
+    std::vector<float4> v(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) v[i] = {float(i), -float(i), 0.5f * float(i), 7.0f};
+    auto vs = rt().stream<float4>({n}, v);
+    const Stream<float> comps = vs.components();
+    EXPECT_EQ(comps.shape(), (Shape{n, 4}));
+    EXPECT_EQ(comps.element_type_name(), "float");
+    std::vector<float> flat = comps.download();
+    ASSERT_EQ(flat.size(), static_cast<std::size_t>(4 * n));
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int c = 0; c < 4; ++c) ASSERT_EQ(flat[4 * i + c], v[i][c]) << i << "." << c;
+    // Written by a kernel through the components: the vectors hold what it wrote.
+    auto twice = kernel("twice(x, r)", [](In<float> x, Out<float> r) { r = x * 2.0f; });
+    auto out = rt().stream<float4>({n});
+    twice(comps, out.components());
+    const std::vector<float4> doubled = out.download();
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int c = 0; c < 4; ++c) ASSERT_EQ(doubled[i][c], 2.0f * v[i][c]) << i << "." << c;
+    // A domain of a 2D stream of int3: its components are that domain's, the rest untouched.
+    std::vector<int3> grid(6 * 5);
+    for (std::size_t i = 0; i < grid.size(); ++i) grid[i] = {int(i), 100 + int(i), -int(i)};
+    auto g = rt().stream<int3>({6, 5}, grid);
+    auto corner = g.domain({1, 2}, {4, 5}).components();
+    EXPECT_EQ(corner.shape(), (Shape{3, 3, 3}));
+    auto negate = kernel("negate(x, r)", [](In<std::int32_t> x, Out<std::int32_t> r) { r = -x; });
+    auto copy = rt().stream<std::int32_t>({3, 3, 3});
+    negate(corner, copy);
+    negate(copy, corner);  // back in place: the same values
+    negate(corner, corner);  // in place: negated
+    const std::vector<std::int32_t> got = copy.download();
+    const std::vector<int3> after = g.download();
+    for (int r = 0; r < 6; ++r)
+        for (int c = 0; c < 5; ++c) {
+            const bool inside = r >= 1 && r < 4 && c >= 2;
+            const int3 was = grid[r * 5 + c];
+            for (int k = 0; k < 3; ++k) {
+                if (inside) ASSERT_EQ(got[((r - 1) * 3 + c - 2) * 3 + k], -was[k]) << r << "," << c << "." << k;
+                ASSERT_EQ(after[r * 5 + c][k], inside ? -was[k] : was[k]) << r << "," << c << "." << k;
+            }
+        }
+    // Bound to an Array: element 4 i + c is component c of vector i.
+    auto bump = group_kernel<64>("bump(a, n)", [](Array<float> a, Int n) {
+        Int j = global_id();
+        If(j < n, [&] { a.atomic_add(j, cast<float>(j % 4)); });
+    });
+    bump(Groups{(4 * n + 63) / 64}, out.components(), static_cast<std::int32_t>(4 * n));
+    const std::vector<float4> bumped = out.download();
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int c = 0; c < 4; ++c) ASSERT_EQ(bumped[i][c], 2.0f * v[i][c] + float(c)) << i << "." << c;
+    // Empty streams have empty components; four dimensions leave no room; an iterator has no memory.
+    EXPECT_EQ(rt().stream<uint2>({0}).components().size(), 0);
+    EXPECT_EQ(error_message([&] { (void)rt().stream<float2>({1, 2, 3, 4}).components(); }),
+              "Stream::components: the stream has rank 4 and its components add a dimension; streams have at most 4 "
+              "(reshape it first)");
+    auto it = rt().iterator<float2>({4}, float2{0.0f, 0.0f}, float2{4.0f, 1.0f});
+    EXPECT_EQ(error_message([&] { (void)it.components(); }),
+              "Stream::components: an iterator stream of float2 computes its values and has no components in memory; "
+              "copy it into a stream with a kernel first");
+}
+
 TEST_P(Streams, InPlaceKernels) {
     auto k = kernel("inplace(x, x_out)", [](In<float> x, Out<float> y) {
         y = x * 2.0f;

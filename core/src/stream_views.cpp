@@ -136,6 +136,23 @@ void StreamBase::retype_view(std::string type_name, const char* who) {
     type_name_ = std::move(type_name);
 }
 
+void StreamBase::components_view(std::uint32_t width, std::string type_name) {
+    if (iterator_)
+        throw Error("Stream::components: an iterator stream of " + type_name_ +
+                    " computes its values and has no components in memory; copy it into a stream with a kernel first");
+    if (shape_.rank >= kMaxRank)
+        throw Error("Stream::components: the stream has rank " + std::to_string(shape_.rank) +
+                    " and its components add a dimension; streams have at most " + std::to_string(kMaxRank) +
+                    " (reshape it first)");
+    for (int d = 0; d < shape_.rank; ++d) strides_[d] *= width;
+    offset_ *= width;
+    shape_.dims[shape_.rank] = width;
+    strides_[shape_.rank] = 1;
+    ++shape_.rank;
+    words_ /= width;
+    type_name_ = std::move(type_name);
+}
+
 void StreamBase::upload_bytes(const void* src, std::size_t bytes) {
     if (!rt_) throw Error("Stream::upload: the stream was default-constructed; create it with Runtime::stream");
     for (int d = 0; d < shape_.rank && !empty(); ++d)

@@ -60,6 +60,9 @@ protected:
     void extent_view(const char* who);
     /// The same view with elements named `type_name` (Stream::bit_cast).
     void retype_view(std::string type_name, const char* who);
+    /// Vectors of `width` components seen as their scalars named `type_name`,
+    /// with one more dimension of `width` (Stream::components).
+    void components_view(std::uint32_t width, std::string type_name);
     void upload_bytes(const void* src, std::size_t bytes);
     void download_bytes(void* dst, std::size_t bytes) const;
     /// A fresh, densely packed stream of this view's shape and element size.
@@ -164,6 +167,21 @@ public:
         Stream<U> s;
         static_cast<StreamBase&>(s) = *this;
         s.retype_view(element_name<U>::get(), "bit_cast");
+        return s;
+    }
+
+    /// The components of a stream of vectors (float2 .. uint4) as a stream of
+    /// their scalars with one more dimension of N (no copy): element
+    /// (i..., c) is component c of element (i...). For kernels that take one
+    /// component per invocation: 4 invocations then touch the 16 bytes of a
+    /// float4 together (ScatterOp's atomics). Views keep their place: a
+    /// domain's components are a domain of the components.
+    template <class U = T>
+        requires requires { typename vector_traits<U>::scalar; }
+    Stream<typename vector_traits<U>::scalar> components() const {
+        Stream<typename vector_traits<U>::scalar> s;
+        static_cast<StreamBase&>(s) = *this;
+        s.components_view(vector_traits<U>::width, element_name<typename vector_traits<U>::scalar>::get());
         return s;
     }
 

@@ -58,6 +58,15 @@ using bool2 = vec<bool32, 2>;
 using bool3 = vec<bool32, 3>;
 using bool4 = vec<bool32, 4>;
 
+/// The scalar type and width of a vector type (absent for other types).
+template <class T>
+struct vector_traits {};
+template <class S, int N>
+struct vector_traits<vec<S, N>> {
+    using scalar = S;
+    static constexpr int width = N;
+};
+
 static_assert(sizeof(float3) == 12 && sizeof(int4) == 16 && sizeof(bool3) == 12,
               "rill element types must have no padding");
 
