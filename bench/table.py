@@ -24,8 +24,8 @@ TORCH_MS = (("sum_float4_2e20_ms", "sum of 2^20 float4"), ("sgemv_1024_ms", "SGE
             ("scatter_add_f32_2e24_into_2e10_ms", "ScatterOp add float 2^24 -> 2^10 bins"),
             ("scatter_add_u32_2e24_into_2e20_ms", "ScatterOp add uint32 2^24 -> 2^20 bins"),
             ("scatter_add_f32_2e24_into_2e20_ms", "ScatterOp add float 2^24 -> 2^20 bins"),
-            ("scatter_add_f32x4_2e24_into_2e10_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^10 bins"),
-            ("scatter_add_f32x4_2e24_into_2e20_ms", "ScatterOp add float4 (sorted) 2^24 -> 2^20 bins"))
+            ("scatter_add_f32x4_2e24_into_2e10_ms", "ScatterOp add float4 2^24 -> 2^10 bins"),
+            ("scatter_add_f32x4_2e24_into_2e20_ms", "ScatterOp add float4 2^24 -> 2^20 bins"))
 # Throughputs of rill and CUB: rill's key, label, peer, CUB's key (default: rill's).
 CUB_RATES = (("scan_gelems", "exclusive sum scan uint32 (G elem/s)", "CUB DeviceScan"),
              ("reduce_gelems", "reduce (sum) uint32 (G elem/s)", "CUB DeviceReduce"),

@@ -2,6 +2,7 @@
 // same updates (int64 / float64), with many updates per element and indices
 // outside the target (skipped).
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include <rill/algorithms/scatter_op.h>
@@ -149,55 +150,72 @@ TEST_P(ScatterOps, GatherOpFetchAndAdd) {
     }
 }
 
-// Vectors and structs have no atomics: they sort by index and combine runs.
-TEST_P(ScatterOps, VectorElementsTakeTheSortedPath) {
-    for (std::int64_t n : edge_sizes()) {
+/// Vector elements: Add (and Min / Max of int vectors) one atomic per component,
+/// the rest by the sorted path; each against a sequential application in float64.
+template <class V>
+void check_vector_builtins(Runtime& rt, const std::vector<std::int64_t>& sizes) {
+    constexpr int w = dsl::type_v<V>.width;
+    using S = std::remove_cvref_t<decltype(V{}[0])>;
+    for (std::int64_t n : sizes) {
         for (std::int32_t size : {1, 64, 1009}) {
             SCOPED_TRACE("n = " + std::to_string(n) + ", size = " + std::to_string(size));
             std::vector<std::int32_t> idx = random_indices(static_cast<std::size_t>(n), size);
-            std::vector<std::int32_t> raw = random_ints(static_cast<std::size_t>(4 * n), -1000, 1000);
-            std::vector<float4> values(static_cast<std::size_t>(n));
+            std::vector<std::int32_t> raw = random_ints(static_cast<std::size_t>(w * n), -1000, 1000);
+            std::vector<V> values(static_cast<std::size_t>(n));
             for (std::int64_t i = 0; i < n; ++i)  // small integers: float sums are exact in any order
-                values[i] = {float(raw[4 * i]), float(raw[4 * i + 1]), float(raw[4 * i + 2]), float(raw[4 * i + 3])};
-            std::vector<float4> init(static_cast<std::size_t>(size));
-            for (std::int32_t e = 0; e < size; ++e) init[e] = {float(e % 7), -1.0f, 0.5f, float(e)};
-            auto vs = rt().stream<float4>({n}, values);
-            auto is = rt().stream<std::int32_t>({n}, idx);
+                for (int c = 0; c < w; ++c) values[i][c] = static_cast<S>(raw[w * i + c]);
+            std::vector<V> init(static_cast<std::size_t>(size));
+            for (std::int32_t e = 0; e < size; ++e)
+                for (int c = 0; c < w; ++c) init[e][c] = static_cast<S>(c == 0 ? e % 7 : c == 1 ? -1 : e + c);
+            auto vs = rt.stream<V>({n}, values);
+            auto is = rt.stream<std::int32_t>({n}, idx);
             for (Combine how : {Combine::Add, Combine::Min, Combine::Max, Combine::Replace}) {
                 SCOPED_TRACE(static_cast<int>(how));
-                auto target = rt().stream<float4>({size}, init);
+                auto target = rt.stream<V>({size}, init);
                 scatter_op(vs, is, target, how);
-                std::vector<float4> got = target.download();
+                std::vector<V> got = target.download();
                 std::vector<std::array<double, 4>> want(static_cast<std::size_t>(size));
                 std::vector<std::vector<std::int64_t>> hits(static_cast<std::size_t>(size));
-                for (std::int32_t e = 0; e < size; ++e) want[e] = {init[e].x, init[e].y, init[e].z, init[e].w};
+                for (std::int32_t e = 0; e < size; ++e)
+                    for (int c = 0; c < w; ++c) want[e][c] = init[e][c];
                 for (std::int64_t i = 0; i < n; ++i) {
                     if (idx[i] < 0 || idx[i] >= size) continue;
                     hits[idx[i]].push_back(i);
-                    const double v[4] = {values[i].x, values[i].y, values[i].z, values[i].w};
-                    for (int c = 0; c < 4; ++c) {
-                        double& w = want[idx[i]][c];
-                        if (how == Combine::Add) w += v[c];
-                        if (how == Combine::Min) w = std::min(w, v[c]);
-                        if (how == Combine::Max) w = std::max(w, v[c]);
+                    for (int c = 0; c < w; ++c) {
+                        double& x = want[idx[i]][c];
+                        const double v = values[i][c];
+                        if (how == Combine::Add) x += v;
+                        if (how == Combine::Min) x = std::min(x, v);
+                        if (how == Combine::Max) x = std::max(x, v);
                     }
                 }
+                auto same = [&](const V& a, const V& b) {
+                    for (int c = 0; c < w; ++c)
+                        if (a[c] != b[c]) return false;
+                    return true;
+                };
                 for (std::int32_t e = 0; e < size; ++e) {
-                    const float g[4] = {got[e].x, got[e].y, got[e].z, got[e].w};
                     if (how == Combine::Replace) {
                         // Some update's whole value, or the initial one when none came.
-                        bool found = hits[e].empty() && g[0] == init[e].x && g[3] == init[e].w;
-                        for (std::int64_t i : hits[e])
-                            found = found || (g[0] == values[i].x && g[1] == values[i].y && g[2] == values[i].z &&
-                                              g[3] == values[i].w);
+                        bool found = hits[e].empty() && same(got[e], init[e]);
+                        for (std::int64_t i : hits[e]) found = found || same(got[e], values[i]);
                         ASSERT_TRUE(found) << e;
                     } else {
-                        for (int c = 0; c < 4; ++c) ASSERT_EQ(g[c], static_cast<float>(want[e][c])) << e << "." << c;
+                        for (int c = 0; c < w; ++c)  // uint wraps as the device does
+                            ASSERT_EQ(got[e][c], static_cast<S>(static_cast<std::int64_t>(want[e][c]))) << e << "." << c;
                     }
                 }
             }
         }
     }
+}
+
+TEST_P(ScatterOps, VectorElementsByComponentAtomicsOrSorted) {
+    check_vector_builtins<float4>(rt(), edge_sizes());
+    // The same kernels at other widths and scalar types: the sizes around a workgroup.
+    check_vector_builtins<int3>(rt(), {0, 1, 255, 257, 65537});
+    check_vector_builtins<uint2>(rt(), {0, 1, 255, 257, 65537});
+    if (HasFatalFailure()) return;
 }
 
 TEST_P(ScatterOps, StructElementsWithAUserCombiner) {

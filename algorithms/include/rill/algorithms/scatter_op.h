@@ -16,15 +16,21 @@
 //
 // int32, uint32 and float elements are updated with the device's atomics (add,
 // min, max, exchange; float add where the device has it, the rest and user
-// combiners through a compare-exchange loop). Other elements (vectors, structs)
-// take the portable path of scatter_sorted.h: sort by index, combine runs.
-// Which path ran is visible in RILL_DUMP's kernel names and code.
+// combiners through a compare-exchange loop). scatter_op on vectors of them
+// (float2 .. float4 with Add; int and uint vectors with Add, Min and Max)
+// takes one atomic per component. The rest (gather_op on vectors, whose old
+// values must be whole vectors of one order of updates; Replace on vectors;
+// structs; user combiners of vectors) takes the portable path of
+// scatter_sorted.h: sort by index, combine runs. Which path ran is visible in
+// RILL_DUMP's kernel names and code.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "rill/algorithms/scatter_sorted.h"
 #include "rill/dsl/kernel.h"
@@ -39,6 +45,27 @@ namespace detail {
 template <class T>
 inline constexpr bool kAtomicElement =
     std::is_same_v<T, float> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t>;
+
+/// Vectors of 2-4 int32, uint32 or float components (atomics per component).
+template <class T>
+inline constexpr Scalar kVectorScalar = [] {
+    if constexpr (IrValueType<T>) {
+        constexpr Type t = dsl::type_v<T>;
+        return t.width > 1 && t.scalar != Scalar::Bool ? t.scalar : Scalar::Bool;
+    } else {
+        return Scalar::Bool;
+    }
+}();
+template <class T>
+inline constexpr bool kComponentAtomicElement = kVectorScalar<T> != Scalar::Bool;
+
+/// Whether scatter_op with `how` updates vector elements T one component at a
+/// time: Add (any of them), Min and Max (int and uint; floats have no atomic min).
+template <class T>
+bool component_atomics(Combine how) {
+    return kComponentAtomicElement<T> &&
+           (how == Combine::Add || ((how == Combine::Min || how == Combine::Max) && kVectorScalar<T> != Scalar::Float));
+}
 
 /// Checks sizes and returns the number of workgroups for n updates.
 std::int64_t scatter_groups(const char* what, const StreamBase& values, const StreamBase& index, std::int64_t* n);
@@ -74,6 +101,13 @@ template <class T, class C>
 Expr<T> atomic_combine(const Array<T>& target, const Int& i, const Expr<T>& v, Combine how, const C& user) {
     if constexpr (!std::is_same_v<C, std::nullptr_t>) {
         return compare_exchange_loop(target, i, v, user);
+    } else if constexpr (kComponentAtomicElement<T>) {
+        if constexpr (kVectorScalar<T> != Scalar::Float) {
+            if (how == Combine::Min) return target.atomic_min(i, v);
+            if (how == Combine::Max) return target.atomic_max(i, v);
+        }
+        RILL_ASSERT(how == Combine::Add, "component atomics for a combiner they cannot do");
+        return target.atomic_add(i, v);
     } else if constexpr (std::is_same_v<T, float>) {
         // Devices have float atomic add at most: the rest loop on compare-exchange.
         switch (how) {
@@ -147,6 +181,62 @@ struct AtomicScatter {
     decltype(make_gather_kernel<T>("", Combine::Add, Combiner<T>())) gather;
 };
 
+/// scatter_op on the components of vectors of W scalars S, one invocation per
+/// component: invocation j applies component j % W of update j / W, so that W
+/// neighbouring invocations update the W words of one element together (on
+/// GPUs one memory transaction, where an invocation per update had each atomic
+/// instruction touch as many elements as a subgroup has invocations).
+template <class S, int W>
+auto make_component_kernel(const std::string& name, Combine how) {
+    return group_kernel<kScatterGroup>(
+        name + "(values, index, target, words, size)",
+        [how](Array<S> values, Array<std::int32_t> index, Array<S> target, Int words, Int size) {
+            Int j = global_id();
+            If(j < words, [&] {
+                Int i = j / W;
+                Int t = index.load(i);
+                // In range before t * W: a wild index must not wrap onto another element's word.
+                If(t >= 0 && t < size, [&] {
+                    (void)atomic_combine(target, t * W + (j - i * W), Expr<S>(values.load(j)), how, nullptr);
+                });
+            });
+        });
+}
+
+/// A built-in combiner's kernels for vector elements: scatter_op one atomic per
+/// component where component_atomics says so; gather_op, and scatter_op with
+/// the other combiners, the sorted path.
+template <class T>
+struct VectorScatter {
+    using S = typename vector_traits<T>::scalar;
+    static constexpr int W = vector_traits<T>::width;
+    VectorScatter(const std::string& name, Combine how, Combiner<T> combine) : sorted(name, std::move(combine)) {
+        if (component_atomics<T>(how)) components.emplace(make_component_kernel<S, W>(name + "_components", how));
+    }
+    /// target[index[i]] = combine(target[index[i]], values[i]), component by component.
+    void scatter(const Stream<T>& values, const Stream<std::int32_t>& index, const Stream<T>& target) const {
+        const std::int64_t n = index.size(), size = target.size();
+        if (size > 0x7fffffff / W)
+            throw Error("rill::scatter_op: a target of " + std::to_string(size) + " elements of " +
+                        std::to_string(W) + " components is more than 2^31 - 1 words; split the target");
+        auto run = [&](const Stream<T>& v, const Stream<std::int32_t>& i) {
+            const std::int64_t words = i.size() * W;
+            if (words > 0)
+                (*components)(Groups{(words + kScatterGroup - 1) / kScatterGroup}, v.components(), i, target.components(),
+                              static_cast<std::int32_t>(words), static_cast<std::int32_t>(size));
+        };
+        // Invocation ids are int32: past 2^31 words, runs of updates whose words they can count.
+        const std::int64_t most = (std::int64_t{0x7fffffff} - kScatterGroup) / W;
+        if (n <= most) return run(values, index);
+        const Stream<T> v = values.reshape({n});
+        const Stream<std::int32_t> i = index.reshape({n});
+        for (std::int64_t first = 0; first < n; first += most)
+            run(v.domain({first}, {std::min(n, first + most)}), i.domain({first}, {std::min(n, first + most)}));
+    }
+    SortedScatter<T> sorted;
+    std::optional<decltype(make_component_kernel<S, W>("", Combine::Add))> components;
+};
+
 /// target[index[i]] = combine(...) for every i through `k`; with `old`, GatherOp.
 template <class T, class K>
 void run_scatter(const K& k, const Stream<T>& values, const Stream<std::int32_t>& index, const Stream<T>& target,
@@ -154,10 +244,13 @@ void run_scatter(const K& k, const Stream<T>& values, const Stream<std::int32_t>
     std::int64_t n = 0;
     const std::int64_t groups = scatter_groups(old ? "gather_op" : "scatter_op", values, index, &n);
     if (old) scatter_groups("gather_op", *old, index, &n);
-    if constexpr (kAtomicElement<T>) {
+    if constexpr (std::is_same_v<K, AtomicScatter<T>>) {
         if (n == 0) return;
         if (old) k.gather(Groups{groups}, index, values, target, *old, static_cast<std::int32_t>(n));
         else k.scatter(Groups{groups}, values, index, target, static_cast<std::int32_t>(n));
+    } else if constexpr (std::is_same_v<K, VectorScatter<T>>) {
+        if (old || !k.components) return k.sorted(values, index, target, old);
+        k.scatter(values, index, target);
     } else {
         k(values, index, target, old);
     }
@@ -166,15 +259,18 @@ void run_scatter(const K& k, const Stream<T>& values, const Stream<std::int32_t>
 /// The kernels for a built-in combiner, traced on first use.
 template <class T>
 const auto& builtin_scatter(const char* what, Combine how) {
-    using K = std::conditional_t<kAtomicElement<T>, AtomicScatter<T>, SortedScatter<T>>;
+    using K = std::conditional_t<kAtomicElement<T>, AtomicScatter<T>,
+                                 std::conditional_t<kComponentAtomicElement<T>, VectorScatter<T>, SortedScatter<T>>>;
     static std::array<std::unique_ptr<K>, 4> kernels;
     static std::mutex m;
     std::lock_guard<std::mutex> lock(m);
     std::unique_ptr<K>& k = kernels[static_cast<int>(how)];
     if (!k) {
         const char* names[] = {"scatter_replace", "scatter_add", "scatter_min", "scatter_max"};
-        if constexpr (kAtomicElement<T>) k = std::make_unique<K>(names[static_cast<int>(how)], how, nullptr);
-        else k = std::make_unique<K>(names[static_cast<int>(how)], builtin_combiner<T>(what, how));
+        const char* name = names[static_cast<int>(how)];
+        if constexpr (kAtomicElement<T>) k = std::make_unique<K>(name, how, nullptr);
+        else if constexpr (kComponentAtomicElement<T>) k = std::make_unique<K>(name, how, builtin_combiner<T>(what, how));
+        else k = std::make_unique<K>(name, builtin_combiner<T>(what, how));
     }
     return *k;
 }
