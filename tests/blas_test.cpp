@@ -152,7 +152,9 @@ TEST_P(Blas, GemvAgainstFloat64AndOpenBLAS) {
     // Rows of a multiple of 4 elements take the kernels that load four at a time.
     const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
         {0, 5},     {5, 0},    {1, 1},      {7, 13},  {61, 257},  {255, 257}, {1025, 31}, {3, 70001}, {70001, 3},
-        {1, 4099},  {4099, 1}, {300, 2050}, {64, 1024}, {5, 8192}, {1028, 12}, {8192, 8},  {1000, 64}, {3, 4}};
+        {1, 4099},  {4099, 1}, {300, 2050}, {65, 1024}, {5, 8192}, {1028, 12}, {8192, 8},  {1000, 64}, {3, 4},
+        // Rows of 128 quads and more are taken 4 at a time: row counts that 4 does not divide, split in chunks.
+        {7, 36864}};
     for (auto [m, n] : shapes) {
         const HostMatrix a = random_matrix(m, n);
         for (Op op : {Op::N, Op::T}) {
@@ -195,6 +197,29 @@ TEST_P(Blas, GemvAgainstFloat64AndOpenBLAS) {
                 }
             }
         }
+    }
+}
+
+TEST_P(Blas, GemvManyRowsOfManyQuads) {
+    // 2^15 rows and more of at least 128 quads: GPUs give teams of 32 lanes
+    // 4 rows each there (fewer rows keep one row a team), the last group partial.
+    const std::int64_t m = 32771, n = 516;
+    const HostMatrix a = random_matrix(m, n);
+    const auto hx = random_floats(static_cast<std::size_t>(n), -1, 1);
+    const auto hy = random_floats(static_cast<std::size_t>(m), -1, 1);
+    auto A = rt().stream<float>({m, n}, a.v);
+    auto x = rt().stream<float>({n}, hx);
+    auto y = rt().stream<float>({m}, hy);
+    blas::gemv(Op::N, 0.5f, A, x, 2.0f, y);
+    const auto got = y.download();
+    for (std::int64_t i = 0; i < m; ++i) {
+        double sum = 0, mag = 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+            sum += a.at(i, j, false) * hx[j];
+            mag += std::fabs(a.at(i, j, false) * hx[j]);
+        }
+        const double want = 0.5 * sum + 2.0 * hy[i];
+        ASSERT_NEAR(got[i], want, gamma(n + 2) * (0.5 * mag + std::fabs(2.0 * hy[i]))) << "y[" << i << "]";
     }
 }
 
