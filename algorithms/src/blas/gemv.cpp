@@ -153,7 +153,7 @@ SumKernel rows_kernel() {
 
 /// op(A) = A^T with Columns columns (quads of columns with Quads) per
 /// workgroup and kWorkgroup / Columns lanes each. Workgroup g takes columns
-/// (g / chunks) * Columns + ... and the rows of chunk g % chunks.
+/// (g % column_groups) * Columns + ... and the rows of chunk g / column_groups.
 template <int Columns, bool Quads>
 SumKernel columns_kernel() {
     using V = std::conditional_t<Quads, float4, float>;
@@ -163,9 +163,13 @@ SumKernel columns_kernel() {
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Int m, Int n, Int lda, Int cs, Int incx,
            Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
             Int lane = local_id() / Columns;
+            // Neighbouring workgroups take neighbouring columns of the same
+            // rows, so that the workgroups running at once read few rows
+            // (and memory pages) of A, not a chunk of rows each.
             Int g = group_id();
-            Int column_group = g / chunks;
-            Int c = g - column_group * chunks;
+            Int column_groups = (n + Columns * (Quads ? 4 : 1) - 1) / (Columns * (Quads ? 4 : 1));
+            Int c = g / column_groups;
+            Int column_group = g - c * column_groups;
             Int jq = column_group * Columns + local_id() % Columns;  // a column, or a quad of them
             Int begin = c * chunk;
             Int end = min(m, begin + chunk);
