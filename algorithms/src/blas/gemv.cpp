@@ -195,9 +195,9 @@ SumKernel columns_kernel() {
 }
 
 /// y[i] = alpha * (sum over c of partial[c * outputs + i]) + beta y[i]: an
-/// invocation per output, or, for many chunks, teams of 32 invocations per
-/// output that take every 32nd chunk (a single invocation adding 1024
-/// chunks one after another was most of the time of 2^22 x 32 A^T x).
+/// invocation per output, or, for more chunks, teams of 8 or 32 invocations
+/// per output that take every 8th or 32nd chunk (a single invocation adding
+/// 1024 chunks one after another was most of the time of 2^22 x 32 A^T x).
 void add_partials(const Stream<float>& partial, const blas::detail::Vector& y, std::int32_t chunks, float alpha, float beta) {
     using AddKernel = Kernel<Array<float>, Array<float>, Int, Int, Int, Float, Float>;
     static const auto make = [](int lanes) {
@@ -214,7 +214,9 @@ void add_partials(const Stream<float>& partial, const blas::detail::Vector& y, s
         return group_kernel<kWorkgroup>("blas_gemv_add_partials" + std::to_string(lanes) +
                                             "(partial, y, outputs, chunks, incy, alpha, beta)", body);
     };
-    const int lanes = chunks > 32 ? 32 : 1;
+    // Teams where there are chunks enough: an invocation adding 16 or 32
+    // chunks alone left 8192^2 A^T x 32 workgroups of dependent loads.
+    const int lanes = chunks > 32 ? 32 : chunks >= 8 ? 8 : 1;
     const AddKernel& kernel = rill::detail::traced_once<AddKernel, int>(lanes, +make);
     const std::int64_t per_group = kWorkgroup / lanes;
     kernel(Groups{(y.n + per_group - 1) / per_group}, partial, y.extent, y.n, chunks, y.inc, alpha, beta);
