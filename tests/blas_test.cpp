@@ -154,7 +154,9 @@ TEST_P(Blas, GemvAgainstFloat64AndOpenBLAS) {
         {0, 5},     {5, 0},    {1, 1},      {7, 13},  {61, 257},  {255, 257}, {1025, 31}, {3, 70001}, {70001, 3},
         {1, 4099},  {4099, 1}, {300, 2050}, {65, 1024}, {5, 8192}, {1028, 12}, {8192, 8},  {1000, 64}, {3, 4},
         // Rows of 128 quads and more are taken 4 at a time: row counts that 4 does not divide, split in chunks.
-        {7, 36864}};
+        {7, 36864},
+        // 65 quads wide, transposed: bands of 64 quads, the second of one.
+        {1001, 260}};
     for (auto [m, n] : shapes) {
         const HostMatrix a = random_matrix(m, n);
         for (Op op : {Op::N, Op::T}) {

@@ -262,9 +262,11 @@ Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols)
         return {get(which + (quads ? 3 : 0)), lanes, kWorkgroup / lanes * (which == 2 && quads ? kLongRows : 1)};
     }
     // Columns (or quads of them) per workgroup by the width of op(A): a
-    // narrow A whole, a wide one in bands of 256 columns.
+    // narrow A whole, a wide one in bands of 256 columns; quads from 64 on
+    // in bands of 64 quads, so that a workgroup reads 1 KiB of each row
+    // (2^20 x 512 A^T x read 128 bytes of each 2 KiB row with bands of 8).
     const std::int32_t width = quads ? rows / 4 : rows;
-    const int which = width >= 256 ? 2 : width > (quads ? 1 : 4) ? 1 : 0;
+    const int which = width >= (quads ? 64 : 256) ? 2 : width > (quads ? 1 : 4) ? 1 : 0;
     const int columns = quads ? (which == 2 ? 64 : which == 1 ? 8 : 1) : (which == 2 ? 256 : which == 1 ? 32 : 4);
     return {get(6 + which + (quads ? 3 : 0)), kWorkgroup / columns, columns};
 }
