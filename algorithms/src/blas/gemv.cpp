@@ -297,35 +297,55 @@ bool starts_at_quad(const Stream<float>& extent) { return extent.offset() % 4 ==
 /// of shared memory in one straight run of consecutive stores, from which
 /// the compiled C++ vectorizes the loop (its sums become vector registers).
 constexpr int kRowSums = 16;
+/// op(A) = A's rows per invocation where rows are long (at least kLongRow
+/// elements): 64 x 2^18 read x (1 MiB) from beyond the L2 cache once per row
+/// with one. Not for shorter rows: the 4 rows' 64 sums do not fit in
+/// registers (2^18 x 64 took 2.3x as long with 4).
+constexpr int kRowsAtOnce = 4;
+constexpr std::int32_t kLongRow = 1 << 16;
 /// op(A) = A^T's columns per invocation: 128 (8 vector sums) walk A's rows
 /// in fewer passes (4096^2: 0.84 of OpenBLAS against 0.59 with 64), but
 /// narrower matrices would leave most columns to the last block's slow loop.
 int column_block(std::int32_t cols) { return cols >= 1024 ? 128 : 64; }
 using RowGemvKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Float, Float>;
 
-template <int kColumnBlock>
+template <int kColumnBlock, int R = 1>
 RowGemvKernel row_kernel(bool transposed) {
     constexpr int wg = blas::detail::kRowGroup;
     if (!transposed)
-        return group_kernel<wg>("blas_gemv_rows_n(A, x, y, rows, cols, lda, incy, unused, alpha, beta)",
+        // R rows an invocation, which loads each element of x once for them all.
+        return group_kernel<wg>("blas_gemv_rows_n" + std::to_string(R) + "(A, x, y, rows, cols, lda, incy, unused, alpha, beta)",
                                 GroupOptions{.unchecked_arrays = true},
                                 [](Array<float> A, Array<float> x, Array<float> y, Int rows, Int cols, Int lda, Int incy, Int,
                                    Float alpha, Float beta) {
-            Shared<float> spill(wg * kRowSums, dsl::Unchecked{});
-            Int i = global_id();
-            If(i < rows, [&] {
-                std::array<Var<float>, kRowSums> acc;  // zero
-                Int row = i * lda;
+            Shared<float> spill(wg * R * kRowSums, dsl::Unchecked{});
+            Int first = global_id() * R;
+            If(first < rows, [&] {
+                std::array<std::array<Var<float>, kRowSums>, R> acc;  // zero
+                // Rows past the last are read as the last (in range) and not stored.
+                std::vector<Expr<std::int32_t>> row;
+                for (int r = 0; r < R; ++r) row.push_back(min(first + r, rows - 1) * lda);
                 Int whole = cols - cols % kRowSums;
                 For(0, whole / kRowSums, [&](Expr<std::int32_t> q) {
-                    Int a0 = row + q * kRowSums, x0 = q * kRowSums;
-                    for (int c = 0; c < kRowSums; ++c) acc[c] = fma(A.load(a0 + c), x.load(x0 + c), acc[c]);
+                    Int x0 = q * kRowSums;
+                    std::vector<Expr<float>> xs;
+                    for (int c = 0; c < kRowSums; ++c) xs.push_back(x.load(x0 + c));
+                    // A row's 16 terms in one straight run: what GCC vectorizes.
+                    for (int r = 0; r < R; ++r) {
+                        Int a0 = row[r] + x0;
+                        for (int c = 0; c < kRowSums; ++c) acc[r][c] = fma(A.load(a0 + c), xs[c], acc[r][c]);
+                    }
                 });
-                Int mine = local_id() * kRowSums;
-                for (int c = 0; c < kRowSums; ++c) spill.store(mine + c, acc[c]);
-                Var<float> tail = 0.0f;
-                For(whole, cols, [&](Expr<std::int32_t> j) { tail = fma(A.load(row + j), x.load(j), tail); });
-                store_result(y, i * incy, tail + blas::detail::pairwise_sum(spill, mine, kRowSums), alpha, beta);
+                Int mine = local_id() * (R * kRowSums);
+                for (int r = 0; r < R; ++r)
+                    for (int c = 0; c < kRowSums; ++c) spill.store(mine + r * kRowSums + c, acc[r][c]);
+                for (int r = 0; r < R; ++r)
+                    If(first + r < rows, [&] {
+                        Var<float> tail = 0.0f;
+                        For(whole, cols, [&](Expr<std::int32_t> j) { tail = fma(A.load(row[r] + j), x.load(j), tail); });
+                        store_result(y, (first + r) * incy, tail + blas::detail::pairwise_sum(spill, mine + r * kRowSums, kRowSums),
+                                     alpha, beta);
+                    });
             });
         });
     return group_kernel<wg>("blas_gemv_rows_t" + std::to_string(kColumnBlock) + "(A, x, y, rows, cols, lda, incy, incx, alpha, beta)",
@@ -355,11 +375,14 @@ RowGemvKernel row_kernel(bool transposed) {
     });
 }
 
-const RowGemvKernel& row_kernels(bool transposed, int column_block) {
+const RowGemvKernel& row_kernels(bool transposed, int column_block, int rows_at_once) {
     static const auto make = [](int key) {
-        return key == 0 ? row_kernel<64>(false) : key == 64 ? row_kernel<64>(true) : row_kernel<128>(true);
+        return key == 0   ? row_kernel<64>(false)
+               : key == 1 ? row_kernel<64, kRowsAtOnce>(false)
+               : key == 64 ? row_kernel<64>(true)
+                          : row_kernel<128>(true);
     };
-    return rill::detail::traced_once<RowGemvKernel, int>(transposed ? column_block : 0, +make);
+    return rill::detail::traced_once<RowGemvKernel, int>(transposed ? column_block : rows_at_once == 1 ? 0 : 1, +make);
 }
 
 /// x as a stream of consecutive elements (a copy where its increment is not 1).
@@ -397,9 +420,10 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
     }
     if (rill::detail::rows_pay(Runtime::of(A).info()) && a.col_stride == 1) {
         const int block = column_block(a.cols);
-        const std::int64_t outputs = t ? (std::int64_t{a.cols} + block - 1) / block : a.rows;
+        const int rows_at_once = a.cols >= kLongRow ? kRowsAtOnce : 1;
+        const std::int64_t outputs = t ? (std::int64_t{a.cols} + block - 1) / block : (std::int64_t{a.rows} + rows_at_once - 1) / rows_at_once;
         const std::int64_t groups = (outputs + blas::detail::kRowGroup - 1) / blas::detail::kRowGroup;
-        row_kernels(t, block)(Groups{groups}, a.extent, t ? vx.extent : consecutive(vx), vy.extent, a.rows, a.cols, a.row_stride,
+        row_kernels(t, block, rows_at_once)(Groups{groups}, a.extent, t ? vx.extent : consecutive(vx), vy.extent, a.rows, a.cols, a.row_stride,
                               vy.inc, vx.inc, alpha, beta);
         return;
     }
