@@ -304,9 +304,10 @@ constexpr int kRowSums = 16;
 constexpr int kRowsAtOnce = 4;
 constexpr std::int32_t kLongRow = 1 << 16;
 /// op(A) = A^T's columns per invocation: 128 (8 vector sums) walk A's rows
-/// in fewer passes (4096^2: 0.84 of OpenBLAS against 0.59 with 64), but
+/// in fewer passes (4096^2: 0.84 of OpenBLAS against 0.59 with 64), 256 for
+/// rows of 2^16 and more (64 x 2^18: 1.09-1.20 against 0.81-0.88), but
 /// narrower matrices would leave most columns to the last block's slow loop.
-int column_block(std::int32_t cols) { return cols >= 1024 ? 128 : 64; }
+int column_block(std::int32_t cols) { return cols >= kLongRow ? 256 : cols >= 1024 ? 128 : 64; }
 using RowGemvKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Float, Float>;
 
 template <int kColumnBlock, int R = 1>
@@ -380,7 +381,8 @@ const RowGemvKernel& row_kernels(bool transposed, int column_block, int rows_at_
         return key == 0   ? row_kernel<64>(false)
                : key == 1 ? row_kernel<64, kRowsAtOnce>(false)
                : key == 64 ? row_kernel<64>(true)
-                          : row_kernel<128>(true);
+               : key == 128 ? row_kernel<128>(true)
+                            : row_kernel<256>(true);
     };
     return rill::detail::traced_once<RowGemvKernel, int>(transposed ? column_block : rows_at_once == 1 ? 0 : 1, +make);
 }
