@@ -216,6 +216,17 @@ TEST_P(ScatterOps, VectorElementsByComponentAtomicsOrSorted) {
     check_vector_builtins<int3>(rt(), {0, 1, 255, 257, 65537});
     check_vector_builtins<uint2>(rt(), {0, 1, 255, 257, 65537});
     if (HasFatalFailure()) return;
+    // Streams of other ranks are taken flat: values {4, 5}, a target {1, 1, 2, 3} of four dimensions.
+    std::vector<std::int32_t> idx = random_indices(20, 6);
+    std::vector<int2> values(20);
+    for (int i = 0; i < 20; ++i) values[i] = {i, -3 * i};
+    auto target = rt().stream<int2>({1, 1, 2, 3});
+    scatter_op(rt().stream<int2>({4, 5}, values), rt().stream<std::int32_t>({4, 5}, idx), target, Combine::Add);
+    std::vector<int2> want(6);
+    for (int i = 0; i < 20; ++i)
+        if (idx[i] >= 0 && idx[i] < 6) want[idx[i]] = {want[idx[i]].x + i, want[idx[i]].y - 3 * i};
+    const std::vector<int2> got = target.download();
+    for (int e = 0; e < 6; ++e) EXPECT_TRUE(got[e].x == want[e].x && got[e].y == want[e].y) << e;
 }
 
 TEST_P(ScatterOps, StructElementsWithAUserCombiner) {

@@ -219,17 +219,19 @@ struct VectorScatter {
         if (size > 0x7fffffff / W)
             throw Error("rill::scatter_op: a target of " + std::to_string(size) + " elements of " +
                         std::to_string(W) + " components is more than 2^31 - 1 words; split the target");
-        auto run = [&](const Stream<T>& v, const Stream<std::int32_t>& i) {
-            const std::int64_t words = i.size() * W;
+        // As 1D streams, whatever their rank (strided views go on to the Array's error).
+        auto flat = [](const auto& s) { return s.contiguous() && !s.is_iterator() ? s.reshape(Shape{s.size()}) : s; };
+        const Stream<T> v = flat(values), to = flat(target);
+        const Stream<std::int32_t> i = flat(index);
+        auto run = [&](const Stream<T>& part, const Stream<std::int32_t>& at) {
+            const std::int64_t words = at.size() * W;
             if (words > 0)
-                (*components)(Groups{(words + kScatterGroup - 1) / kScatterGroup}, v.components(), i, target.components(),
+                (*components)(Groups{(words + kScatterGroup - 1) / kScatterGroup}, part.components(), at, to.components(),
                               static_cast<std::int32_t>(words), static_cast<std::int32_t>(size));
         };
         // Invocation ids are int32: past 2^31 words, runs of updates whose words they can count.
         const std::int64_t most = (std::int64_t{0x7fffffff} - kScatterGroup) / W;
-        if (n <= most) return run(values, index);
-        const Stream<T> v = values.reshape({n});
-        const Stream<std::int32_t> i = index.reshape({n});
+        if (n <= most) return run(v, i);
         for (std::int64_t first = 0; first < n; first += most)
             run(v.domain({first}, {std::min(n, first + most)}), i.domain({first}, {std::min(n, first + most)}));
     }
