@@ -20,8 +20,9 @@
 // kernel adds up.
 //
 // Where invocations run one after another (the CPU backend, detail/rows.h)
-// an invocation takes a whole row of A (op(A) = A) or 64 or 128 whole columns
-// (op(A) = A^T) in consecutive loads (row_kernels below).
+// an invocation takes a whole row of A (op(A) = A; 4 rows where rows are
+// long) or 64, 128 or 256 whole columns (op(A) = A^T) in consecutive loads
+// (row_kernels below).
 #include <array>
 #include <vector>
 
@@ -299,8 +300,8 @@ bool starts_at_quad(const Stream<float>& extent) { return extent.offset() % 4 ==
 constexpr int kRowSums = 16;
 /// op(A) = A's rows per invocation where rows are long (at least kLongRow
 /// elements): 64 x 2^18 read x (1 MiB) from beyond the L2 cache once per row
-/// with one. Not for shorter rows: the 4 rows' 64 sums do not fit in
-/// registers (2^18 x 64 took 2.3x as long with 4).
+/// with one. Not for shorter rows: 2^18 x 64 took 2.4x as long with 4 (not
+/// understood; GCC vectorizes both, a 16-wide FMA per row and step).
 constexpr int kRowsAtOnce = 4;
 constexpr std::int32_t kLongRow = 1 << 16;
 /// op(A) = A^T's columns per invocation: 128 (8 vector sums) walk A's rows
