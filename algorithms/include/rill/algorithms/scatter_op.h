@@ -48,23 +48,14 @@ inline constexpr bool kAtomicElement =
 
 /// Vectors of 2-4 int32, uint32 or float components (atomics per component).
 template <class T>
-inline constexpr Scalar kVectorScalar = [] {
-    if constexpr (IrValueType<T>) {
-        constexpr Type t = dsl::type_v<T>;
-        return t.width > 1 && t.scalar != Scalar::Bool ? t.scalar : Scalar::Bool;
-    } else {
-        return Scalar::Bool;
-    }
-}();
-template <class T>
-inline constexpr bool kComponentAtomicElement = kVectorScalar<T> != Scalar::Bool;
+inline constexpr bool kComponentAtomicElement = dsl::vector_scalar_v<T> != Scalar::Bool;
 
 /// Whether scatter_op with `how` updates vector elements T one component at a
 /// time: Add (any of them), Min and Max (int and uint; floats have no atomic min).
 template <class T>
 bool component_atomics(Combine how) {
     return kComponentAtomicElement<T> &&
-           (how == Combine::Add || ((how == Combine::Min || how == Combine::Max) && kVectorScalar<T> != Scalar::Float));
+           (how == Combine::Add || ((how == Combine::Min || how == Combine::Max) && dsl::vector_scalar_v<T> != Scalar::Float));
 }
 
 /// Checks sizes and returns the number of workgroups for n updates.
@@ -101,13 +92,6 @@ template <class T, class C>
 Expr<T> atomic_combine(const Array<T>& target, const Int& i, const Expr<T>& v, Combine how, const C& user) {
     if constexpr (!std::is_same_v<C, std::nullptr_t>) {
         return compare_exchange_loop(target, i, v, user);
-    } else if constexpr (kComponentAtomicElement<T>) {
-        if constexpr (kVectorScalar<T> != Scalar::Float) {
-            if (how == Combine::Min) return target.atomic_min(i, v);
-            if (how == Combine::Max) return target.atomic_max(i, v);
-        }
-        RILL_ASSERT(how == Combine::Add, "component atomics for a combiner they cannot do");
-        return target.atomic_add(i, v);
     } else if constexpr (std::is_same_v<T, float>) {
         // Devices have float atomic add at most: the rest loop on compare-exchange.
         switch (how) {

@@ -112,6 +112,14 @@ void for_each_value_leaf(const V& value, const std::function<void(ir::ExprId, st
     }
 }
 
+/// The scalar of T where T is a vector of 2-4 int32, uint32 or float
+/// components, whose atomics act per component; Scalar::Bool for any other T.
+template <class T>
+inline constexpr Scalar vector_scalar_v = [] {
+    if constexpr (IrValueType<T>) return type_v<T>.width > 1 ? type_v<T>.scalar : Scalar::Bool;
+    else return Scalar::Bool;
+}();
+
 /// What Array<T> and Shared<T> share: loads, stores and atomics at an index.
 template <class T, Space S>
 class Memory {
@@ -120,12 +128,8 @@ public:
     template <class E>
     static constexpr bool atomic_ok = std::is_same_v<E, std::int32_t> || std::is_same_v<E, std::uint32_t>;
     /// Vectors of 2-4 int32, uint32 or float components: atomics act per component.
-    static constexpr Scalar vector_scalar = [] {
-        if constexpr (IrValueType<T>) return type_v<T>.width > 1 ? type_v<T>.scalar : Scalar::Bool;
-        else return Scalar::Bool;
-    }();
-    static constexpr bool int_vector = vector_scalar == Scalar::Int || vector_scalar == Scalar::Uint;
-    static constexpr bool float_vector = vector_scalar == Scalar::Float;
+    static constexpr bool int_vector = vector_scalar_v<T> == Scalar::Int || vector_scalar_v<T> == Scalar::Uint;
+    static constexpr bool float_vector = vector_scalar_v<T> == Scalar::Float;
 
     /// The element at `index`; reads of an index out of range give zero.
     template <class I>
