@@ -100,7 +100,17 @@ inline auto unary(T a) {
     } else if constexpr (op == Op::IsInf) {
         return static_cast<u32>(__builtin_isinf(a) != 0);
     } else if constexpr (op == Op::BitCount) {
+#if defined(__POPCNT__)
         return static_cast<i32>(std::popcount(static_cast<u32>(a)));
+#else
+        // Without the popcnt instruction std::popcount is a call into libgcc per
+        // value; these shifts and masks vectorize in the interpreter's lane loops.
+        u32 v = static_cast<u32>(a);
+        v = v - ((v >> 1) & 0x55555555u);
+        v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+        v = (v + (v >> 4)) & 0x0F0F0F0Fu;
+        return static_cast<i32>((v * 0x01010101u) >> 24);
+#endif
     } else if constexpr (op == Op::FindLSB) {
         u32 v = static_cast<u32>(a);
         return v == 0 ? i32{-1} : static_cast<i32>(std::countr_zero(v));
