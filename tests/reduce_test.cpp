@@ -98,18 +98,23 @@ TEST_P(Reductions, NonCommutativeCombinerKeepsOrderOverSeveralPasses) {
     auto compose = reduction("compose_signs", [](In<float2> f, Reduce<float2> acc) {
         acc = Float2(f.x() * acc.x(), f.x() * acc.y() + f.y());
     });
-    const std::int64_t n = 70001;  // 69 workgroups' runs, then a second pass
-    std::vector<float2> f(n);
-    for (auto& v : f) v = float2{rng()() % 2 ? 1.0f : -1.0f, random_floats(1, -1, 1)[0]};
-    double a = 1, b = 0, mag = 0;
-    for (const auto& v : f) {
-        a = v.x * a;
-        b = v.x * b + v.y;
-        mag = std::max(mag, std::fabs(b));
+    // 69 workgroups' runs, whose partial results the last to finish folds;
+    // then 1026 workgroups' runs, more than the last folds: a second pass,
+    // whose 2 workgroups' results its last folds.
+    for (std::int64_t n : {70001, (1 << 20) + 1025}) {
+        SCOPED_TRACE(n);
+        std::vector<float2> f(n);
+        for (auto& v : f) v = float2{rng()() % 2 ? 1.0f : -1.0f, random_floats(1, -1, 1)[0]};
+        double a = 1, b = 0, mag = 0;
+        for (const auto& v : f) {
+            a = v.x * a;
+            b = v.x * b + v.y;
+            mag = std::max(mag, std::fabs(b));
+        }
+        const float2 got = compose.value(rt().stream<float2>({n}, f));
+        EXPECT_EQ(got.x, a);
+        EXPECT_NEAR(got.y, b, sum_tolerance(f.size(), mag));
     }
-    const float2 got = compose.value(rt().stream<float2>({n}, f));
-    EXPECT_EQ(got.x, a);
-    EXPECT_NEAR(got.y, b, sum_tolerance(f.size(), mag));
 }
 
 TEST_P(Reductions, ToSmallerStreamsInEveryRank) {
@@ -147,6 +152,9 @@ TEST_P(Reductions, ToSmallerStreamsInEveryRank) {
         for (std::size_t o = 0; o < want.size(); ++o)
             ASSERT_NEAR(got[o], want[o], sum_tolerance(std::size_t(block), mag[o])) << "output " << o;
     }
+    // The rows of 300007 counted their workgroups in Runtime::zeroed_words,
+    // which they must leave zero.
+    EXPECT_EQ(rt().zeroed_words(7).download(), std::vector<std::uint32_t>(7, 0u));
 }
 
 TEST_P(Reductions, LongRunsIntoAStridedView) {

@@ -265,6 +265,21 @@ TEST_P(Streams, NewStreamsAreZeroWhereDroppedStreamsWere) {
     }
 }
 
+// Runtime::zeroed_words: one buffer of the runtime, zero at the start, which
+// every caller sees as the last one left it (callers set their words back to
+// zero); asked for more words than it has, a new buffer of zeros.
+TEST_P(Streams, ZeroedWordsAreOneSharedBufferOfZeros) {
+    auto w = rt().zeroed_words(3);
+    EXPECT_EQ(w.download(), std::vector<std::uint32_t>(3, 0u));
+    w.upload(std::vector<std::uint32_t>{7, 8, 9});
+    EXPECT_EQ(rt().zeroed_words(2).download(), (std::vector<std::uint32_t>{7, 8}));
+    w.upload(std::vector<std::uint32_t>(3, 0u));
+    const std::int64_t more = 100003;
+    EXPECT_EQ(rt().zeroed_words(more).download(), std::vector<std::uint32_t>(std::size_t(more), 0u));
+    EXPECT_EQ(w.download(), std::vector<std::uint32_t>(3, 0u));  // the old buffer, kept by w
+    EXPECT_EQ(error_message([&] { (void)rt().zeroed_words(0); }), "Runtime::zeroed_words: count = 0; ask for 1 word or more");
+}
+
 // Scratch streams are undefined until written; written whole, by an upload or
 // a kernel, they hold what was written, at edge sizes and in every rank.
 TEST_P(Streams, ScratchHoldsWhatIsWritten) {
@@ -611,7 +626,9 @@ TEST_P(Streams, ComponentsOfVectorStreams) {
             const bool inside = r >= 1 && r < 4 && c >= 2;
             const int3 was = grid[r * 5 + c];
             for (int k = 0; k < 3; ++k) {
-                if (inside) ASSERT_EQ(got[((r - 1) * 3 + c - 2) * 3 + k], -was[k]) << r << "," << c << "." << k;
+                if (inside) {
+                    ASSERT_EQ(got[((r - 1) * 3 + c - 2) * 3 + k], -was[k]) << r << "," << c << "." << k;
+                }
                 ASSERT_EQ(after[r * 5 + c][k], inside ? -was[k] : was[k]) << r << "," << c << "." << k;
             }
         }

@@ -1,5 +1,6 @@
 #include "rill/core/runtime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -95,6 +96,26 @@ void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::
                     " bytes for one stream; split it into smaller streams");
     // Empty streams still get a (tiny) buffer so that they can be bound like any other.
     s.buffer_ = state_->backend->allocate(Backend::granular(bytes), contents);
+}
+
+void Runtime::init_zeroed_words(StreamBase& s, std::int64_t count) {
+    if (count < 1) throw Error("Runtime::zeroed_words: count = " + std::to_string(count) + "; ask for 1 word or more");
+    std::lock_guard lock(state_->zeroed_mutex);
+    if (count > state_->zeroed_count) {
+        // Room for more than asked, so that a caller whose needs grow slowly
+        // does not leave a trail of buffers; streams of the old one keep it.
+        const std::int64_t words = std::max<std::int64_t>(count, std::max<std::int64_t>(4096, 2 * state_->zeroed_count));
+        init_stream(s, Shape{words}, 1, element_name<std::uint32_t>::get(), BufferContents::Zero);
+        state_->zeroed = s.buffer_;
+        state_->zeroed_count = words;
+    }
+    s.rt_ = state_;
+    s.buffer_ = state_->zeroed;
+    s.shape_ = Shape{count};
+    s.words_ = 1;
+    s.type_name_ = element_name<std::uint32_t>::get();
+    s.strides_ = row_major_strides(s.shape_);
+    s.offset_ = 0;
 }
 
 void Runtime::init_iterator(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name,

@@ -26,6 +26,11 @@ struct RuntimeState {
 
     std::atomic<std::uint64_t> programs_compiled{0};
     std::atomic<std::uint64_t> dispatches{0};
+
+    // Runtime::zeroed_words: after `backend`, so that it is released first.
+    std::mutex zeroed_mutex;
+    std::shared_ptr<Buffer> zeroed;
+    std::int64_t zeroed_count = 0;
 };
 
 }  // namespace rill::detail

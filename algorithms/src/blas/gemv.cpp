@@ -162,7 +162,7 @@ SumKernel columns_kernel() {
         std::string("blas_gemv_t") + std::to_string(Columns) + (Quads ? "q" : "") +
             "(A, x, y, partial, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Int m, Int n, Int lda, Int cs, Int incx,
-           Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
+           Int incy, Int chunk, Int /*chunks: the rows kernel's; here g / column_groups*/, Float alpha, Float beta, Int split) {
             Int lane = local_id() / Columns;
             // Neighbouring workgroups take neighbouring columns of the same
             // rows, so that the workgroups running at once read few rows

@@ -242,6 +242,19 @@ public:
         return stream<T>(shape, std::span<const T>(data));
     }
 
+    /// `count` uint32 words that are zero whenever a kernel call starts: the
+    /// counters and flags of single-pass algorithms (the workgroup that
+    /// finishes last, a look-back), which save a zero-fill per call (a GPU
+    /// transfer and its wait; through OpenGL, an upload from the host). A
+    /// kernel that changes a word sets it back to zero before it ends. One
+    /// buffer per runtime, shared by every caller (calls that bind it are
+    /// ordered, as any calls that write one buffer), grown as asked.
+    Stream<std::uint32_t> zeroed_words(std::int64_t count) {
+        Stream<std::uint32_t> s;
+        init_zeroed_words(s, count);
+        return s;
+    }
+
     /// An iterator stream (Brook 3.4): element at position p has the value
     /// start + (end - start) * p / n per component, computed when a kernel reads
     /// it, with no storage. A 1D iterator interpolates every component along its
@@ -287,6 +300,7 @@ private:
     void init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name, BufferContents contents);
     void init_iterator(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name,
                        const IteratorRange& range);
+    void init_zeroed_words(StreamBase& s, std::int64_t count);
     std::shared_ptr<detail::RuntimeState> state_;
 };
 

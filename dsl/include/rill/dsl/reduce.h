@@ -14,8 +14,9 @@
 // block is a run of consecutive elements of a dense input (everything into one
 // value, rows of a matrix) and the runs are long, a group kernel reduces each
 // run: every invocation folds a few consecutive elements, the workgroup
-// combines those in order (rill::workgroup_fold), and further passes reduce
-// the partial results of long runs. Other blocks (columns, tiles) are folded
+// combines those in order (rill::workgroup_fold), and the workgroup that
+// finishes a run's partial results last folds them in order (runs of more
+// than 2^20 elements take a pass per 1024 workgroups before that). Other blocks (columns, tiles) are folded
 // by a kernel per input rank, an invocation per output element, whose
 // neighbours read neighbouring elements.
 #pragma once
@@ -133,16 +134,35 @@ public:
 
 private:
     static constexpr int kRunsWorkgroup = 256;
+    /// Elements each invocation loads before combining them (fold_runs).
+    static constexpr int kInFlight = 4;
+    /// The most partial results a pass's last workgroup folds itself (4 per
+    /// invocation), so that the pass needs no further one.
+    static constexpr std::int64_t kFoldedByTheLast = 4 * kRunsWorkgroup;
     using Runs = Kernel<Array<T>, Array<T>, Int, Int, Int>;
+    using RunsOnce = Kernel<Array<T>, Array<T>, Array<T>, Array<std::uint32_t>, Int, Int, Int, Int>;
 
     /// Reduces each of `outputs` runs of `run` consecutive elements of `in`
-    /// (dense, 1D) into out (any view of `outputs` elements).
+    /// (dense, 1D) into out (any view of `outputs` elements). A pass whose runs
+    /// take up to kFoldedByTheLast workgroups each is the last: the workgroup
+    /// that finishes a run's partial results last folds them (a launch and its
+    /// wait fewer than a further pass: Brook's sum of 2^20 float4 is mostly those).
     void reduce_runs(Runtime& rt, Stream<T> in, const Stream<T>& out, std::int64_t outputs, std::int64_t run) const {
         while (true) {
             const dsl::RunsPlan q = dsl::plan_runs(run, kRunsWorkgroup);
-            const bool last = q.chunks == 1;
-            Stream<T> next = last && out.contiguous() ? out.reshape(Shape{outputs}) : rt.scratch<T>(Shape{outputs * q.chunks});
-            runs_kernel()(Groups{outputs * q.chunks}, in, next, int(run), int(q.chunks), int(q.per));
+            const bool last = q.chunks <= kFoldedByTheLast;
+            Stream<T> next = !last            ? rt.scratch<T>(Shape{outputs * q.chunks})
+                             : out.contiguous() ? out.reshape(Shape{outputs})
+                                                : rt.scratch<T>(Shape{outputs});
+            if (q.chunks == 1 || !last) {
+                runs_kernel()(Groups{outputs * q.chunks}, in, next, int(run), int(q.chunks), int(q.per));
+            } else {
+                auto partials = rt.scratch<T>(Shape{outputs * q.chunks});
+                auto finished = rt.zeroed_words(outputs);  // no run's workgroup has finished
+                const dsl::RunsPlan fold = dsl::plan_runs(q.chunks, kRunsWorkgroup);
+                runs_once_kernel()(Groups{outputs * q.chunks}, in, partials, next, finished, int(run), int(q.chunks), int(q.per),
+                                   int(fold.per));
+            }
             if (last) {
                 if (next.buffer() != out.buffer()) detail::copy_stream(next.reshape(out.shape()), out);
                 return;
@@ -158,21 +178,71 @@ private:
         return *state_->runs;
     }
 
+    const RunsOnce& runs_once_kernel() const {
+        std::lock_guard lock(state_->mutex);
+        if (!state_->runs_once) state_->runs_once.emplace(trace_runs_once());
+        return *state_->runs_once;
+    }
+
+    /// combine as fold_runs and workgroup_fold call it: b folded into a.
+    static auto folder(const Combine& combine) {
+        return [combine](Var<dsl::dsl_t<T>>& acc, const Var<dsl::dsl_t<T>>& later) {
+            In<T> a(dsl::FromValue{}, later);
+            combine(a, Reduce<T>(acc));
+        };
+    }
+
+    /// Workgroup g folds chunk g % chunks of run g / chunks: `per` elements an invocation.
+    static Var<dsl::dsl_t<T>> fold_chunk(const Combine& combine, Array<T>& in, Int run, Int chunks, Int per) {
+        Int g = group_id();
+        Int j = g / chunks;
+        Int begin = j * run + (g - j * chunks) * (per * kRunsWorkgroup);
+        Int end = begin + min(per * kRunsWorkgroup, (j + 1) * run - begin);
+        return fold_runs<T>(kRunsWorkgroup, begin, end, per, [&](Expr<std::int32_t> e) { return in.load(e); }, folder(combine),
+                            kInFlight);
+    }
+
     Runs trace_runs() const {
         Combine combine = state_->combine;
         return group_kernel<kRunsWorkgroup>(state_->name + "_runs(in, out, run, chunks, per)",
                                             [combine](Array<T> in, Array<T> out, Int run, Int chunks, Int per) {
-            auto fold_into = [&](Var<dsl::dsl_t<T>>& acc, const Var<dsl::dsl_t<T>>& later) {
-                In<T> a(dsl::FromValue{}, later);
-                combine(a, Reduce<T>(acc));
-            };
-            Int g = group_id();
-            Int j = g / chunks;
-            Int begin = j * run + (g - j * chunks) * (per * kRunsWorkgroup);
-            Int end = begin + min(per * kRunsWorkgroup, (j + 1) * run - begin);
-            Var<dsl::dsl_t<T>> total = fold_runs<T>(kRunsWorkgroup, begin, end, per, [&](Expr<std::int32_t> e) { return in.load(e); }, fold_into);
-            If(local_id() == 0, [&] { out.store(g, total); });
+            Var<dsl::dsl_t<T>> total = fold_chunk(combine, in, run, chunks, per);
+            If(local_id() == 0, [&] { out.store(group_id(), total); });
         });
+    }
+
+    /// As trace_runs, and the last of a run's workgroups to finish folds the
+    /// run's partial results, in order, into out[run]. `finished` counts each
+    /// run's finished workgroups (Runtime::zeroed_words: zeros before the call,
+    /// and the last workgroup sets its count back to zero).
+    RunsOnce trace_runs_once() const {
+        Combine combine = state_->combine;
+        return group_kernel<kRunsWorkgroup>(
+            state_->name + "_runs_once(in, partials, out, finished, run, chunks, per, partials_per)",
+            [combine](Array<T> in, Array<T> partials, Array<T> out, Array<std::uint32_t> finished, Int run, Int chunks, Int per,
+                      Int partials_per) {
+                Var<dsl::dsl_t<T>> total = fold_chunk(combine, in, run, chunks, per);
+                Int g = group_id();
+                Int j = g / chunks;
+                Shared<std::uint32_t> last(1);
+                If(local_id() == 0, [&] {
+                    partials.store(g, total);
+                    memory_fence();  // the partial result before the count that hands it on
+                    UInt before = finished.atomic_add(j, 1u);
+                    last.store(0, select(before == cast<std::uint32_t>(chunks - 1), 1u, 0u));
+                });
+                barrier();
+                If(last.load(0) == 1u, [&] {  // the same in every invocation: the barriers inside are reached by all
+                    memory_fence();  // the other workgroups' partial results after their counts
+                    Var<dsl::dsl_t<T>> run_total =
+                        fold_runs<T>(kRunsWorkgroup, j * chunks, (j + 1) * chunks, partials_per,
+                                     [&](Expr<std::int32_t> e) { return partials.load(e); }, folder(combine), kInFlight);
+                    If(local_id() == 0, [&] {
+                        out.store(j, run_total);
+                        finished.store(j, 0u);  // every workgroup of run j has counted
+                    });
+                });
+            });
     }
 
     void fold_pass(const Stream<T>& in, const Stream<T>& out, const dsl::FoldPlan& p) const {
@@ -239,6 +309,7 @@ private:
         std::mutex mutex;
         std::tuple<std::optional<Fold<1>>, std::optional<Fold<2>>, std::optional<Fold<3>>, std::optional<Fold<4>>> folds;
         std::optional<Runs> runs;
+        std::optional<RunsOnce> runs_once;
     };
     std::shared_ptr<State> state_;
 };

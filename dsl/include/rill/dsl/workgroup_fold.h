@@ -12,6 +12,10 @@
 // kept and only their grouping changes.
 #pragma once
 
+#include <algorithm>
+#include <memory>
+#include <vector>
+
 #include "rill/dsl/control.h"
 #include "rill/dsl/group.h"
 
@@ -47,14 +51,22 @@ Var<dsl::dsl_t<T>> workgroup_fold(int workgroup, const Var<dsl::dsl_t<T>>& value
 /// element e: invocation i folds the run [begin + i per, begin + (i + 1) per)
 /// one element after another, then the workgroup combines the runs
 /// (workgroup_fold). The result is defined at invocation 0 when begin < end.
-/// Every invocation must call it.
+/// Every invocation must call it. `in_flight` elements of a run are loaded
+/// before any of them is combined (a combine waits for its load, so one at a
+/// time leaves the memory system a single load per invocation to work on);
+/// the loads past the run's end read its last element again and are not
+/// combined.
 template <StreamElement T, class Load, class Combine>
 Var<dsl::dsl_t<T>> fold_runs(int workgroup, const Expr<std::int32_t>& begin, const Expr<std::int32_t>& end,
-                             const Expr<std::int32_t>& per, Load load, Combine combine) {
+                             const Expr<std::int32_t>& per, Load load, Combine combine, int in_flight = 1) {
     Expr<std::int32_t> first = begin + local_id() * per;
     Expr<std::int32_t> stop = min(first + per, end);
-    Var<dsl::dsl_t<T>> acc = load(min(first, end - 1));  // unused where first >= end
-    For(first + 1, stop, [&](Expr<std::int32_t> e) {
+    Expr<std::int32_t> last = end - 1;
+    Var<dsl::dsl_t<T>> acc = load(min(first, last));  // unused where first >= end
+    std::vector<std::unique_ptr<Var<dsl::dsl_t<T>>>> ahead;
+    for (int j = 1; j < in_flight; ++j) ahead.push_back(std::make_unique<Var<dsl::dsl_t<T>>>(load(min(first + j, last))));
+    for (int j = 1; j < in_flight; ++j) If(first + j < stop, [&] { combine(acc, *ahead[j - 1]); });
+    For(first + std::max(in_flight, 1), stop, [&](Expr<std::int32_t> e) {
         Var<dsl::dsl_t<T>> next = load(e);
         combine(acc, next);
     });
