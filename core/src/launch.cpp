@@ -253,6 +253,15 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t
         d.streams[i] = call.bind(i, d.domain);
         sig.stream_kinds[i] = stream_kind(d.streams[i]);
     }
+    sig.domain_rank = d.domain.rank;
+    sig.dim_resizes.assign(4 * k.params.size(), 0);
+    for (std::size_t i = 0; i < args.size(); ++i)
+        if (sig.stream_kinds[i] != 0)
+            for (int dim = 0; dim < d.domain.rank; ++dim) {
+                const StreamBinding& b = d.streams[i];
+                const bool resized = b.resize_mul[dim] != 1 || b.resize_div[dim] != 1;
+                sig.dim_resizes[4 * i + dim] = !resized ? 0 : b.shape.dims[dim] == 1 ? 1 : 2;
+            }
     sig.distinct_buffers = true;
     for (std::size_t i = 0; i < args.size(); ++i)
         for (std::size_t j = i + 1; j < args.size(); ++j)

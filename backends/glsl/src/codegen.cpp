@@ -67,9 +67,12 @@ public:
         out_ << "void rill_element(const uint gid) {\n";
         if (needs_positions()) {
             // Only kernels that resize, use views, iterators or indexof pay for these divisions.
-            out_ << "    uint pos[4];\n";
-            out_ << "    { uint r = gid; pos[3] = r % I(4u); r /= I(4u); pos[2] = r % I(3u); r /= I(3u);"
-                    " pos[1] = r % I(2u); r /= I(2u); pos[0] = r; }\n";
+            // Only the domain's dimensions: the others' positions are 0.
+            const int rank = domain_rank();
+            out_ << "    uint pos[4] = uint[4](0u, 0u, 0u, 0u);\n    { uint r = gid;";
+            for (int d = rank - 1; d > 0; --d)
+                out_ << " pos[" << d << "] = r % I(" << d + 1 << "u); r /= I(" << d + 1 << "u);";
+            out_ << " pos[0] = r; }\n";
         }
         for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
             const ir::Param& prm = k_.params[p];
@@ -79,9 +82,10 @@ public:
             if (kind(p) == 1) {
                 out_ << "    const uint e" << p << " = I(" << sb << "u) + gid;\n";
             } else {
-                out_ << "    uint e" << p << " = I(" << sb << "u);\n";
-                out_ << "    for (uint d = 0u; d < 4u; ++d) e" << p << " += (pos[d] * I(" << sb + 9
-                     << "u + d) / I(" << sb + 13 << "u + d)) * I(" << sb + 5 << "u + d);\n";
+                out_ << "    const uint e" << p << " = I(" << sb << "u)";
+                for (int d = 0; d < domain_rank(); ++d)
+                    if (dim_resize(p, d) != 1) out_ << " + " << resized_position(p, d) << " * I(" << sb + 5 + d << "u)";
+                out_ << ";\n";
             }
         }
         function_body();
@@ -188,6 +192,23 @@ private:
     }
 
     int kind(std::uint32_t p) const { return sig_.stream_kinds.empty() ? 2 : sig_.stream_kinds[p]; }
+    /// Without a signature, code for any rank and resize.
+    int domain_rank() const { return sig_.dim_resizes.empty() ? 4 : sig_.domain_rank; }
+    int dim_resize(std::uint32_t p, int d) const {
+        return sig_.dim_resizes.empty() || d >= sig_.domain_rank ? 2 : sig_.dim_resizes[4 * p + d];
+    }
+    /// Stream p's position in domain dimension d (Signature::dim_resizes).
+    std::string resized_position(std::uint32_t p, int d) const {
+        const std::string dim = std::to_string(d);
+        switch (dim_resize(p, d)) {
+            case 0: return "pos[" + dim + "]";
+            case 1: return "0u";
+            default: {
+                const std::uint32_t sb = stream_block(k_, p);
+                return "(pos[" + dim + "] * I(" + std::to_string(sb + 9 + d) + "u) / I(" + std::to_string(sb + 13 + d) + "u))";
+            }
+        }
+    }
 
     bool needs_positions() const {
         for (std::uint32_t p = 0; p < k_.params.size(); ++p) {
@@ -570,12 +591,7 @@ private:
                 if (kind(n.aux) == 3) return iterator_value(n.aux, n.type);
                 return load(n.aux, "e" + std::to_string(n.aux), n.imm[0], n.type);
             case Op::GatherLoad: return gather(n, a(0));
-            case Op::IndexOf: {
-                const std::uint32_t sb = stream_block(k_, n.aux);
-                const std::string d = std::to_string(n.imm[0]);
-                return "int(pos[" + d + "] * I(" + std::to_string(sb + 9) + "u + " + d + "u) / I(" +
-                       std::to_string(sb + 13) + "u + " + d + "u))";
-            }
+            case Op::IndexOf: return "int(" + resized_position(n.aux, static_cast<int>(n.imm[0])) + ")";
             case Op::ReadVar: case Op::ArrayLoad: case Op::ArrayLoadVector: case Op::SharedLoad: case Op::Atomic:
             case Op::Subgroup:
                 RILL_UNREACHABLE("in-place nodes are defined by their Def statement");

@@ -64,6 +64,12 @@ struct StreamBinding {
 struct Signature {
     std::vector<std::uint8_t> stream_kinds;  // per param: 0 uniform, 1 linear, 2 general, 3 iterator
     bool distinct_buffers = false;           // no buffer is bound to two params (restrict is safe)
+    /// The domain's rank, and per stream param p and dimension d below
+    /// it, dim_resizes[4 p + d]: 0 the position itself (no resize), 1 none (a
+    /// dimension of 1 repeated: always 0), 2 position * mul / div. A GPU spends
+    /// most of a small kernel's time on the divisions it need not do.
+    int domain_rank = 0;
+    std::vector<std::uint8_t> dim_resizes;
     std::uint64_t hash() const;
     friend bool operator==(const Signature&, const Signature&) = default;
 };
