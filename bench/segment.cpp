@@ -29,6 +29,7 @@
 #include <rill/algorithms/segment.h>
 #include <rill/rill.h>
 
+#include "segment_image.h"
 #include "timing.h"
 
 namespace {
@@ -37,22 +38,6 @@ namespace seg = rill::segment;
 using rill::bench::Clock;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-/// A disc, a bar and a ring on a ramp, with noise: the app's kind of image.
-std::vector<float> test_image(std::int64_t n) {
-    std::vector<float> f(static_cast<std::size_t>(n * n));
-    std::mt19937 gen(5);
-    std::normal_distribution<float> noise(0.0f, 0.05f);
-    for (std::int64_t y = 0; y < n; ++y)
-        for (std::int64_t x = 0; x < n; ++x) {
-            const float u = (x + 0.5f) / n, v = (y + 0.5f) / n;
-            float value = 0.15f + 0.05f * u;
-            if (u > 0.6f && u < 0.9f && v > 0.55f && v < 0.7f) value = 0.5f;
-            if (std::hypot(u - 0.35f, v - 0.45f) < 0.22f) value = 0.85f;
-            f[static_cast<std::size_t>(y * n + x)] = value + noise(gen);
-        }
-    return f;
-}
 
 /// The diffusion of segment.h, written out in C++ over TBB rows (float throughout, as rill computes).
 void host_diffusion(std::vector<float>& u, std::vector<float>& tmp, std::int64_t n, const seg::Diffusion& d) {
@@ -113,7 +98,7 @@ int main(int argc, char** argv) {
     out << "{\"backend\":\"" << rt.backend_name() << "\",\"device\":\"" << rt.info().device << "\",\"side\":" << n;
 
     // One iteration against a copy of the image.
-    const std::vector<float> f = test_image(n);
+    const std::vector<float> f = rill::bench::segment_test_image(n);
     auto image = rt.stream<float>({n, n}, f);
     auto smooth = rt.stream<float>({n, n});
     static const auto copy = rill::kernel("segment_copy_roof(x, y)", [](rill::In<float> x, rill::Out<float> y) { y = x; });
