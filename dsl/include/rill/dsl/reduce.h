@@ -16,9 +16,9 @@
 // run: every invocation folds a few consecutive elements, the workgroup
 // combines those in order (rill::workgroup_fold), and the workgroup that
 // finishes a run's partial results last folds them in order (runs of more
-// than 2^20 elements take a pass per 1024 workgroups before that). Other blocks (columns, tiles) are folded
-// by a kernel per input rank, an invocation per output element, whose
-// neighbours read neighbouring elements.
+// than 2^20 elements take a pass per 1024 workgroups before that). Other
+// blocks (columns, tiles) are folded by a kernel per input rank, an
+// invocation per output element, whose neighbours read neighbouring elements.
 #pragma once
 
 #include <functional>
@@ -229,11 +229,12 @@ private:
                     partials.store(g, total);
                     memory_fence();  // the partial result before the count that hands it on
                     UInt before = finished.atomic_add(j, 1u);
+                    memory_fence();  // what the counts handed on, before the barrier hands it to the workgroup
                     last.store(0, select(before == cast<std::uint32_t>(chunks - 1), 1u, 0u));
                 });
                 barrier();
                 If(last.load(0) == 1u, [&] {  // the same in every invocation: the barriers inside are reached by all
-                    memory_fence();  // the other workgroups' partial results after their counts
+                    memory_fence();  // every invocation reads partial results: each orders its loads after the count
                     Var<dsl::dsl_t<T>> run_total =
                         fold_runs<T>(kRunsWorkgroup, j * chunks, (j + 1) * chunks, partials_per,
                                      [&](Expr<std::int32_t> e) { return partials.load(e); }, folder(combine), kInFlight);
