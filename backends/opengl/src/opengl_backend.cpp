@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -27,7 +26,6 @@
 #include "rill/backends/opengl.h"
 #include "rill/backends/glsl/codegen.h"
 #include "rill/backends/glsl/info_layout.h"
-#include "rill/core/buffer_pool.h"
 #include "rill/core/disk_cache.h"
 #include "rill/core/error.h"
 #include "rill/core/launch.h"
@@ -51,8 +49,6 @@ bool debug_from_env() {
     return v && *v && std::string(v) != "0";
 }
 
-GLuint compile_stage(GLenum stage, const char* source);
-
 /// Everything a GL runtime owns, shared with its buffers (which may outlive it).
 struct State {
     explicit State(bool debug) : ctx(debug), debug(debug) {}
@@ -68,62 +64,6 @@ struct State {
     };
     std::vector<Timed> pending_queries;
     std::unordered_set<GLuint> written;  // written by shaders since the last barrier
-    /// Stream buffers given back, by capacity (pool_size_class), for the next
-    /// streams of their size: the algorithms make scratch streams in every
-    /// call, and a buffer fresh from glNamedBufferStorage costs the driver an
-    /// allocation and its first touch each time. A pooled buffer keeps its
-    /// place in `written`, so that its next use waits for its last writes.
-    std::multimap<std::size_t, GLuint> free_buffers;
-    std::size_t pooled_bytes = 0;
-    std::size_t pool_limit = 0;  // set by the backend; 0 once it is gone (buffers are deleted)
-
-    GLuint zero_program = 0;
-
-    /// Sets the first `bytes` of buffer `id` to zero with a compute shader: a
-    /// dispatch, ordered as the kernels' are. (glClearNamedBufferData ran at 31
-    /// GB/s on the H200, and on pooled buffers NVIDIA's driver let later uploads
-    /// land before its clears, which then overwrote them.)
-    void zero(GLuint id, std::size_t bytes) {
-        if (!zero_program) {
-            static const char* source =
-                "#version 430\n"
-                "layout(local_size_x = 256) in;\n"
-                "layout(std430, binding = 0) restrict writeonly buffer Words { uint words[]; };\n"
-                "layout(location = 0) uniform uint n;\n"
-                "void main() {\n"
-                "    for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * 256u) words[i] = 0u;\n"
-                "}\n";
-            const GLuint shader = compile_stage(GL_COMPUTE_SHADER, source);
-            zero_program = glCreateProgram();
-            glAttachShader(zero_program, shader);
-            glLinkProgram(zero_program);
-            glDeleteShader(shader);
-            GLint linked = 0;
-            glGetProgramiv(zero_program, GL_LINK_STATUS, &linked);
-            RILL_ASSERT(linked, "the OpenGL backend's zero-fill shader failed to link");
-        }
-        barrier_if_written({id});  // a pooled buffer's last writes before these
-        glUseProgram(zero_program);
-        // In pieces of 1 GiB, so that a word count fits the shader's uint.
-        constexpr std::size_t kPiece = std::size_t{1} << 30;
-        for (std::size_t offset = 0; offset < bytes; offset += kPiece) {
-            const std::size_t piece = std::min(kPiece, bytes - offset);
-            const auto words = static_cast<GLuint>(piece / 4);
-            glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, id, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(piece));
-            glProgramUniform1ui(zero_program, 0, words);
-            timed("fill", [&] { glDispatchCompute(std::min<GLuint>((words + 255) / 256, 65535u), 1, 1); });
-        }
-        written.insert(id);
-    }
-
-    void drain_pool() {
-        for (auto& [capacity, id] : free_buffers) {
-            written.erase(id);
-            glDeleteBuffers(1, &id);
-        }
-        free_buffers.clear();
-        pooled_bytes = 0;
-    }
     GLuint info = 0;
     GLsizeiptr info_used = 0;
     std::uint64_t shader_compiles = 0;
@@ -203,31 +143,19 @@ void GLAPIENTRY on_debug_message(GLenum, GLenum type, GLuint, GLenum severity, G
 
 class GlBuffer final : public Buffer {
 public:
-    /// Call with st->mutex held and the context current.
-    GlBuffer(std::shared_ptr<State> st, std::size_t nbytes) : st_(std::move(st)), capacity_(pool_size_class(nbytes)) {
+    GlBuffer(std::shared_ptr<State> st, std::size_t nbytes) : st_(std::move(st)) {
         bytes = nbytes;
-        if (auto it = st_->free_buffers.find(capacity_); it != st_->free_buffers.end()) {
-            id = it->second;
-            st_->free_buffers.erase(it);
-            st_->pooled_bytes -= capacity_;
-            return;
-        }
-        if (!create() && !st_->free_buffers.empty()) {
-            st_->drain_pool();  // the memory may be held by pooled buffers of other sizes
-            create();
-        }
-        if (!id)
+        glCreateBuffers(1, &id);
+        glNamedBufferStorage(id, static_cast<GLsizeiptr>(nbytes), nullptr, GL_DYNAMIC_STORAGE_BIT);
+        if (glGetError() == GL_OUT_OF_MEMORY) {
+            glDeleteBuffers(1, &id);
             throw Error("opengl backend: out of device memory allocating a stream of " + std::to_string(nbytes) +
                         " bytes; use smaller streams or release others first");
+        }
     }
     ~GlBuffer() override {
         std::lock_guard lock(st_->mutex);
         try {
-            if (st_->pooled_bytes + capacity_ <= st_->pool_limit) {
-                st_->free_buffers.emplace(capacity_, id);
-                st_->pooled_bytes += capacity_;
-                return;
-            }
             st_->ctx.make_current();
             st_->written.erase(id);
             glDeleteBuffers(1, &id);
@@ -239,16 +167,7 @@ public:
     GLuint id = 0;
 
 private:
-    bool create() {
-        glCreateBuffers(1, &id);
-        glNamedBufferStorage(id, static_cast<GLsizeiptr>(capacity_), nullptr, GL_DYNAMIC_STORAGE_BIT);
-        if (glGetError() != GL_OUT_OF_MEMORY) return true;
-        glDeleteBuffers(1, &id);
-        id = 0;
-        return false;
-    }
     std::shared_ptr<State> st_;
-    std::size_t capacity_;
 };
 
 GLuint handle(Buffer* b) { return static_cast<GlBuffer*>(b)->id; }
@@ -417,18 +336,6 @@ public:
         s.llvmpipe = renderer.find("llvmpipe") != std::string::npos;
         s.nvidia = vendor.find("NVIDIA") != std::string::npos;
         if (s.llvmpipe) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
-        // Released buffers kept for reuse, as the Vulkan backend keeps them: an
-        // eighth of the device's memory where the driver tells it (NVIDIA's
-        // NVX_gpu_memory_info, in KiB), at most 4 GiB; else 1 GiB; 256 MiB on
-        // llvmpipe, whose memory is the host's.
-        s.pool_limit = std::size_t{1} << 30;
-        if (s.llvmpipe) {
-            s.pool_limit = std::size_t{256} << 20;
-        } else if (GLEW_NVX_gpu_memory_info) {
-            GLint kib = 0;
-            glGetIntegerv(GL_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX, &kib);
-            if (kib > 0) s.pool_limit = std::min(static_cast<std::size_t>(kib) * 1024 / 8, std::size_t{4} << 30);
-        }
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);
         info_.persistent_cache = s.binaries;
@@ -444,9 +351,6 @@ public:
         try {
             st_->ctx.make_current();
             st_->collect_queries();
-            st_->drain_pool();
-            st_->pool_limit = 0;
-            if (st_->zero_program) glDeleteProgram(st_->zero_program);
             glDeleteBuffers(1, &st_->info);
             st_->ctx.release();
         } catch (...) {
@@ -460,7 +364,13 @@ public:
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
         auto b = std::make_shared<GlBuffer>(st_, bytes);
-        if (contents == BufferContents::Zero) st_->zero(b->id, bytes);
+        if (contents == BufferContents::Zero) {
+            st_->timed("fill", [&] {
+                const GLuint zero = 0;
+                glClearNamedBufferData(b->id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+            });
+            st_->written.insert(b->id);  // the zero-fill is GPU work that later commands must follow
+        }
         st_->check_debug();
         return b;
     }
