@@ -29,7 +29,7 @@
 #include <rill/algorithms/segment.h>
 #include <rill/rill.h>
 
-#include "segment_image.h"
+#include "segment_bench.h"
 #include "timing.h"
 
 namespace {
@@ -65,27 +65,10 @@ void host_diffusion(std::vector<float>& u, std::vector<float>& tmp, std::int64_t
 }  // namespace
 
 int main(int argc, char** argv) {
-    int log2 = 11, iterations = 200, threads = 0;
-    std::string json;
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        if (arg == "--size-log2" && a + 1 < argc) {
-            log2 = std::atoi(argv[++a]);
-        } else if (arg == "--iterations" && a + 1 < argc) {
-            iterations = std::atoi(argv[++a]);
-        } else if (arg == "--threads" && a + 1 < argc) {
-            threads = std::atoi(argv[++a]);
-        } else if (arg.rfind("--", 0) != 0 && json.empty()) {
-            json = arg;
-        } else {
-            std::fprintf(stderr, "usage: rill-bench-segment [--size-log2 K (4..13)] [--iterations N] [--threads N] [output.json]\n");
-            return 2;
-        }
-    }
-    if (log2 < 4 || log2 > 13 || iterations < 1) {
-        std::fprintf(stderr, "rill-bench-segment: --size-log2 takes 4..13 and --iterations at least 1\n");
-        return 2;
-    }
+    rill::bench::SegmentOptions args;
+    if (!rill::bench::parse_segment_options(argc, argv, "rill-bench-segment", args)) return 2;
+    const int log2 = args.log2, iterations = args.iterations, threads = args.threads;
+    const std::string json = args.json;
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                               threads > 0 ? static_cast<std::size_t>(threads) : tbb::info::default_concurrency());
     rill::Runtime rt;

@@ -2,7 +2,7 @@
 // GradientAnisotropicDiffusionImageFilter (Debian: libinsighttoolkit5-dev), in one
 // process: the same image, iterations and time step, the same number of threads.
 //
-//   rill-bench-segment-itk [--size-log2 11] [--iterations 200] [--threads 2] [output.json]
+//   rill-bench-segment-itk [--size-log2 11] [--iterations 200] [--threads 2 (0: all cores)] [output.json]
 //
 // Both are Perona-Malik with exponential conductance; they are not the same
 // arithmetic (ITK takes each flux's gradient with its cross-derivatives and scales
@@ -19,12 +19,13 @@
 #include <vector>
 
 #include <tbb/global_control.h>
+#include <tbb/info.h>
 
 #include <itk_diffusion.h>
 #include <rill/algorithms/segment.h>
 #include <rill/rill.h>
 
-#include "segment_image.h"
+#include "segment_bench.h"
 #include "timing.h"
 
 namespace {
@@ -40,27 +41,12 @@ void check_mean(const char* who, const std::vector<float>& before, const std::ve
 }  // namespace
 
 int main(int argc, char** argv) {
-    int log2 = 11, iterations = 200, threads = 2;
-    std::string json;
-    for (int a = 1; a < argc; ++a) {
-        const std::string arg = argv[a];
-        if (arg == "--size-log2" && a + 1 < argc) {
-            log2 = std::atoi(argv[++a]);
-        } else if (arg == "--iterations" && a + 1 < argc) {
-            iterations = std::atoi(argv[++a]);
-        } else if (arg == "--threads" && a + 1 < argc) {
-            threads = std::atoi(argv[++a]);
-        } else if (arg.rfind("--", 0) != 0 && json.empty()) {
-            json = arg;
-        } else {
-            std::fprintf(stderr, "usage: rill-bench-segment-itk [--size-log2 K (4..13)] [--iterations N] [--threads N] [output.json]\n");
-            return 2;
-        }
-    }
-    if (log2 < 4 || log2 > 13 || iterations < 1 || threads < 1) {
-        std::fprintf(stderr, "rill-bench-segment-itk: --size-log2 takes 4..13, --iterations and --threads at least 1\n");
-        return 2;
-    }
+    rill::bench::SegmentOptions options;
+    options.threads = 2;
+    if (!rill::bench::parse_segment_options(argc, argv, "rill-bench-segment-itk", options)) return 2;
+    if (options.threads == 0) options.threads = static_cast<int>(tbb::info::default_concurrency());
+    const int log2 = options.log2, iterations = options.iterations, threads = options.threads;
+    const std::string json = options.json;
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     rill::Runtime rt("cpu");
     const std::int64_t n = std::int64_t{1} << log2;
