@@ -45,11 +45,16 @@ TEST_P(WorkgroupFold, CombinesTheFirstCountInvocationsInOrder) {
 }
 
 TEST_P(WorkgroupFold, FoldRunsCoversARangeInOrder) {
-    auto kernel = group_kernel<32>("fold_range(maps, out, begin, end, per)", [](Array<float2> maps, Array<float2> out, Int begin, Int end, Int per) {
-        Var<float2> total = fold_runs<float2>(32, begin, end, per, [&](Expr<std::int32_t> e) { return maps.load(e); },
-                                              [](Var<float2>& acc, const Var<float2>& later) { acc = compose(acc, later); });
-        If(local_id() == 0, [&] { out.store(0, total); });
-    });
+    // One element loaded at a time, and 4 loaded before any is combined.
+    auto traced = [](int in_flight) {
+        return group_kernel<32>("fold_range_" + std::to_string(in_flight) + "(maps, out, begin, end, per)",
+                                [in_flight](Array<float2> maps, Array<float2> out, Int begin, Int end, Int per) {
+            Var<float2> total = fold_runs<float2>(32, begin, end, per, [&](Expr<std::int32_t> e) { return maps.load(e); },
+                                                  [](Var<float2>& acc, const Var<float2>& later) { acc = compose(acc, later); },
+                                                  in_flight);
+            If(local_id() == 0, [&] { out.store(0, total); });
+        });
+    };
     std::vector<float2> maps(300);
     for (auto& m : maps) m = float2{random_floats(1, 0.9f, 1.1f)[0], random_floats(1, -1, 1)[0]};
     auto s = rt().stream<float2>({300}, maps);
@@ -57,14 +62,19 @@ TEST_P(WorkgroupFold, FoldRunsCoversARangeInOrder) {
     struct Range {
         int begin, end, per;
     };
-    // Runs that fill the workgroup, leave it part empty, or end mid-run.
-    for (Range r : {Range{0, 300, 10}, Range{5, 6, 1}, Range{7, 100, 4}, Range{0, 32, 1}, Range{1, 299, 13}}) {
-        SCOPED_TRACE(std::to_string(r.begin) + ".." + std::to_string(r.end) + " by " + std::to_string(r.per));
-        kernel(Groups{1}, s, out, r.begin, r.end, r.per);
-        const float2 got = out.download()[0];
-        const float2 want = host_compose(maps, std::size_t(r.begin), std::size_t(r.end));
-        EXPECT_NEAR(got.x, want.x, 1e-5 * std::fabs(want.x));
-        EXPECT_NEAR(got.y, want.y, 1e-4 * (std::fabs(want.y) + 1));
+    for (int in_flight : {1, 4}) {
+        auto kernel = traced(in_flight);
+        // Runs that fill the workgroup, leave it part empty, or end mid-run;
+        // runs shorter than, as long as and longer than the loads in flight.
+        for (Range r : {Range{0, 300, 10}, Range{5, 6, 1}, Range{7, 100, 4}, Range{0, 32, 1}, Range{1, 299, 13}, Range{3, 50, 3}}) {
+            SCOPED_TRACE(std::to_string(r.begin) + ".." + std::to_string(r.end) + " by " + std::to_string(r.per) + ", " +
+                         std::to_string(in_flight) + " in flight");
+            kernel(Groups{1}, s, out, r.begin, r.end, r.per);
+            const float2 got = out.download()[0];
+            const float2 want = host_compose(maps, std::size_t(r.begin), std::size_t(r.end));
+            EXPECT_NEAR(got.x, want.x, 1e-5 * std::fabs(want.x));
+            EXPECT_NEAR(got.y, want.y, 1e-4 * (std::fabs(want.y) + 1));
+        }
     }
 }
 
