@@ -4,7 +4,6 @@
 
 #include <itkGradientAnisotropicDiffusionImageFilter.h>
 #include <itkImage.h>
-#include <itkImageRegionConstIterator.h>
 #include <itkMultiThreaderBase.h>
 
 namespace rill::peers {

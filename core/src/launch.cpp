@@ -243,6 +243,8 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t
     d.uniforms.assign(k.uniform_words, 0u);
     Signature sig;
     sig.stream_kinds.resize(k.params.size(), 0);
+    sig.domain_rank = d.domain.rank;
+    sig.dim_resizes.assign(4 * k.params.size(), 0);
     for (std::size_t i = 0; i < args.size(); ++i) {
         const ir::Param& p = k.params[i];
         if (p.kind == ParamKind::Uniform) {
@@ -250,18 +252,13 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t
             std::memcpy(d.uniforms.data() + p.uniform_offset, args[i].value, args[i].bytes);
             continue;
         }
-        d.streams[i] = call.bind(i, d.domain);
-        sig.stream_kinds[i] = stream_kind(d.streams[i]);
+        const StreamBinding& b = d.streams[i] = call.bind(i, d.domain);
+        sig.stream_kinds[i] = stream_kind(b);
+        for (int dim = 0; dim < d.domain.rank; ++dim) {
+            const bool resized = b.resize_mul[dim] != 1 || b.resize_div[dim] != 1;
+            sig.dim_resizes[4 * i + dim] = !resized ? 0 : b.shape.dims[dim] == 1 ? 1 : 2;
+        }
     }
-    sig.domain_rank = d.domain.rank;
-    sig.dim_resizes.assign(4 * k.params.size(), 0);
-    for (std::size_t i = 0; i < args.size(); ++i)
-        if (sig.stream_kinds[i] != 0)
-            for (int dim = 0; dim < d.domain.rank; ++dim) {
-                const StreamBinding& b = d.streams[i];
-                const bool resized = b.resize_mul[dim] != 1 || b.resize_div[dim] != 1;
-                sig.dim_resizes[4 * i + dim] = !resized ? 0 : b.shape.dims[dim] == 1 ? 1 : 2;
-            }
     sig.distinct_buffers = true;
     for (std::size_t i = 0; i < args.size(); ++i)
         for (std::size_t j = i + 1; j < args.size(); ++j)
