@@ -265,6 +265,36 @@ TEST_P(Streams, NewStreamsAreZeroWhereDroppedStreamsWere) {
     }
 }
 
+// A stream dropped while its kernel may still run gives its memory to a later
+// stream (the GPU backends pool it): the later stream's fill, upload and
+// kernel never reach the earlier kernel's reads, and of two uploads in a row
+// the second stays.
+TEST_P(Streams, LaterStreamsInADroppedStreamsMemoryKeepTheirOrder) {
+    auto scale = kernel("scale(x, r)", [](In<std::uint32_t> x, Out<std::uint32_t> r) { r = x * 3u + 1u; });
+    for (const std::int64_t n : {1, 4097, 300001}) {
+        SCOPED_TRACE(n);
+        std::vector<std::vector<std::uint32_t>> inputs;
+        std::vector<Stream<std::uint32_t>> results;
+        for (int round = 0; round < 6; ++round) {
+            const std::vector<std::int32_t> raw = random_ints(static_cast<std::size_t>(n), 0, 1 << 30);
+            inputs.emplace_back(raw.begin(), raw.end());
+            auto in = rt().stream<std::uint32_t>({n}, inputs.back());  // where the last round's input was
+            results.push_back(rt().stream<std::uint32_t>({n}));
+            scale(in, results.back());
+        }
+        for (std::size_t round = 0; round < inputs.size(); ++round) {
+            const std::vector<std::uint32_t> got = results[round].download();
+            for (std::size_t i = 0; i < got.size(); ++i)
+                ASSERT_EQ(got[i], inputs[round][i] * 3u + 1u) << "round " << round << ", element " << i;
+        }
+        for (std::uint32_t round = 0; round < 4; ++round) {
+            auto count = rt().stream<std::uint32_t>({n}, std::vector<std::uint32_t>(std::size_t(n), 12345u));
+            count.upload(std::vector<std::uint32_t>(std::size_t(n), round));
+            ASSERT_EQ(count.download(), std::vector<std::uint32_t>(std::size_t(n), round));
+        }
+    }
+}
+
 // Runtime::zeroed_words: one buffer of the runtime, zero at the start, which
 // every caller sees as the last one left it (callers set their words back to
 // zero); asked for more words than it has, a new buffer of zeros.

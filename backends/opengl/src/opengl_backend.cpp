@@ -1,15 +1,17 @@
 // The OpenGL backend: OpenGL 4.3+ compute shaders on a headless EGL context.
 // Streams are buffer objects bound as SSBOs; the GLSL comes from the shared
 // generator (backends/glsl). GL orders commands itself; rill adds a
-// glMemoryBarrier only where a dispatch, copy or read-back touches a buffer a
-// shader wrote since the last barrier. Program binaries persist on disk when
-// the driver offers a binary format.
+// glMemoryBarrier only where a command touches a buffer that a command wrote
+// since the last barrier, or writes one that a command read since then (State::
+// order). Released buffers are pooled for later streams. Program binaries
+// persist on disk when the driver offers a binary format.
 #include <GL/glew.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -26,6 +28,7 @@
 #include "rill/backends/opengl.h"
 #include "rill/backends/glsl/codegen.h"
 #include "rill/backends/glsl/info_layout.h"
+#include "rill/core/buffer_pool.h"
 #include "rill/core/disk_cache.h"
 #include "rill/core/error.h"
 #include "rill/core/launch.h"
@@ -49,6 +52,8 @@ bool debug_from_env() {
     return v && *v && std::string(v) != "0";
 }
 
+GLuint compile_stage(GLenum stage, const char* source);
+
 /// Everything a GL runtime owns, shared with its buffers (which may outlive it).
 struct State {
     explicit State(bool debug) : ctx(debug), debug(debug) {}
@@ -63,7 +68,109 @@ struct State {
         GLuint elapsed, end;  // queries: GL_TIME_ELAPSED of the command, GL_TIMESTAMP once it is done
     };
     std::vector<Timed> pending_queries;
-    std::unordered_set<GLuint> written;  // written by shaders since the last barrier
+    std::unordered_set<GLuint> written;  // written by GPU commands since the last barrier
+    std::unordered_set<GLuint> read;     // read by GPU commands since the last barrier
+    /// Stream buffers given back, by capacity (pool_size_class), for the next
+    /// streams of their size: the algorithms make scratch streams in every
+    /// call, and a buffer fresh from glNamedBufferStorage costs the driver an
+    /// allocation and its first touch each time (glClearNamedBufferData of
+    /// fresh memory ran at 31 GB/s on the H200: 80 ms of a 10^6-triangle BVH
+    /// build). A released buffer joins the pool only once the GPU has run
+    /// every command issued before its release (a fence), as the Vulkan
+    /// backend's do: with buffers reused at once, NVIDIA's driver (580, H200)
+    /// let a collision query see another stream's values now and then, where
+    /// a barrier before the reuse should have ordered them.
+    std::multimap<std::size_t, GLuint> free_buffers;
+    struct Released {
+        GLuint id;
+        std::size_t capacity;
+        GLsync done;
+    };
+    std::vector<Released> released;  // waiting for their fences
+    std::size_t pooled_bytes = 0;
+    std::size_t pool_limit = 0;  // set by the backend; 0 once it is gone (buffers are deleted)
+
+    /// Call with the mutex held and the context current.
+    void release(GLuint id, std::size_t capacity) {
+        released.push_back({id, capacity, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)});
+        pool_released();
+    }
+
+    /// Moves the released buffers whose commands have run to the pool, or
+    /// deletes them past its bound.
+    void pool_released() {
+        // Fences signal in the order they were made: the first unsignalled one
+        // ends the search. The first check flushes, so that the fences reach the GPU.
+        std::size_t done = 0;
+        for (; done < released.size(); ++done) {
+            const Released& r = released[done];
+            if (glClientWaitSync(r.done, done == 0 ? GL_SYNC_FLUSH_COMMANDS_BIT : 0, 0) == GL_TIMEOUT_EXPIRED) break;
+            glDeleteSync(r.done);
+            forget(r.id);  // nothing in flight uses it: no barrier is owed for it
+            if (pooled_bytes + r.capacity <= pool_limit) {
+                free_buffers.emplace(r.capacity, r.id);
+                pooled_bytes += r.capacity;
+            } else {
+                glDeleteBuffers(1, &r.id);
+            }
+        }
+        released.erase(released.begin(), released.begin() + static_cast<std::ptrdiff_t>(done));
+    }
+
+    GLuint zero_program = 0;
+
+    /// Sets the first `bytes` of buffer `id` to zero with a compute shader: a
+    /// dispatch, ordered as the kernels' are. (glClearNamedBufferData ran at 31
+    /// GB/s on the H200, and on pooled buffers NVIDIA's driver let later uploads
+    /// land before its clears, which then overwrote them.)
+    void zero(GLuint id, std::size_t bytes) {
+        if (!zero_program) {
+            static const char* source =
+                "#version 430\n"
+                "layout(local_size_x = 256) in;\n"
+                "layout(std430, binding = 0) restrict writeonly buffer Words { uint words[]; };\n"
+                "layout(location = 0) uniform uint n;\n"
+                "void main() {\n"
+                "    for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * 256u) words[i] = 0u;\n"
+                "}\n";
+            const GLuint shader = compile_stage(GL_COMPUTE_SHADER, source);
+            zero_program = glCreateProgram();
+            glAttachShader(zero_program, shader);
+            glLinkProgram(zero_program);
+            glDeleteShader(shader);
+            GLint linked = 0;
+            glGetProgramiv(zero_program, GL_LINK_STATUS, &linked);
+            RILL_ASSERT(linked, "the OpenGL backend's zero-fill shader failed to link");
+        }
+        order({}, {id});  // after a pooled buffer's earlier commands
+        glUseProgram(zero_program);
+        // In pieces of 1 GiB, so that a word count fits the shader's uint.
+        constexpr std::size_t kPiece = std::size_t{1} << 30;
+        for (std::size_t offset = 0; offset < bytes; offset += kPiece) {
+            const std::size_t piece = std::min(kPiece, bytes - offset);
+            const auto words = static_cast<GLuint>(piece / 4);
+            glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, id, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(piece));
+            glProgramUniform1ui(zero_program, 0, words);
+            timed("fill", [&] { glDispatchCompute(std::min<GLuint>((words + 255) / 256, 65535u), 1, 1); });
+        }
+    }
+
+    /// Deletes the pooled buffers, and those released (their fences are
+    /// left to the driver: it deletes a buffer once no command uses it).
+    void drain_pool() {
+        for (const Released& r : released) {
+            glDeleteSync(r.done);
+            forget(r.id);
+            glDeleteBuffers(1, &r.id);
+        }
+        released.clear();
+        for (auto& [capacity, id] : free_buffers) {
+            forget(id);
+            glDeleteBuffers(1, &id);
+        }
+        free_buffers.clear();
+        pooled_bytes = 0;
+    }
     GLuint info = 0;
     GLsizeiptr info_used = 0;
     std::uint64_t shader_compiles = 0;
@@ -75,17 +182,44 @@ struct State {
     bool llvmpipe = false;  // Mesa's llvmpipe: glsl::ShaderOptions::reorderable_loads off, opaque min operands
     bool nvidia = false;    // NVIDIA's driver: glsl::ShaderOptions::uint_bit_queries_as_int, min_max_as_selects
 
-    /// One barrier covers every later consumer (shader reads, read-backs,
-    /// copies, updates), so that forgetting all writes afterwards is sound;
-    /// a barrier with only the bits of the consumer at hand left a later
-    /// read-back unordered.
+    /// Orders a command that reads the buffers `reads` and writes `writes`
+    /// after the commands before it, and records its accesses. GL runs
+    /// dispatches one after another without waiting (NVIDIA's driver overlaps
+    /// them), so a command must wait both for earlier writes of what it touches
+    /// and for earlier reads of what it writes: a pooled buffer given to a new
+    /// stream is written while the kernels of its earlier stream may still
+    /// read it, and a stream read by one kernel may be the next one's output
+    /// (on NVIDIA, a segmented sort read values of a later stream before
+    /// this). One barrier with every bit covers every
+    /// later consumer (shader reads, read-backs, copies, updates), so that
+    /// forgetting all accesses afterwards is sound; a barrier with only the
+    /// bits of the consumer at hand left a later read-back unordered.
+    template <class Reads, class Writes>
+    void order(const Reads& reads, const Writes& writes) {
+        bool wait = false;
+        for (GLuint b : reads) wait = wait || written.count(b);
+        for (GLuint b : writes) wait = wait || written.count(b) || read.count(b);
+        if (wait) barrier();
+        read.insert(std::begin(reads), std::end(reads));
+        written.insert(std::begin(writes), std::end(writes));
+    }
+    void order(std::initializer_list<GLuint> reads, std::initializer_list<GLuint> writes) {
+        order<std::initializer_list<GLuint>, std::initializer_list<GLuint>>(reads, writes);
+    }
+    /// Before the caller's own GL commands, or a read-back: waits for every
+    /// write, or only where `buffers` were written.
     void barrier_if_written(std::initializer_list<GLuint> buffers) {
         for (GLuint b : buffers)
-            if (written.count(b)) {
-                glMemoryBarrier(GL_ALL_BARRIER_BITS);
-                written.clear();
-                return;
-            }
+            if (written.count(b)) return barrier();
+    }
+    void barrier() {
+        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+        written.clear();
+        read.clear();
+    }
+    void forget(GLuint id) {
+        written.erase(id);
+        read.erase(id);
     }
 
     /// Runs `command` (GL calls of one GPU command), timed as `name` when
@@ -143,34 +277,62 @@ void GLAPIENTRY on_debug_message(GLenum, GLenum type, GLuint, GLenum severity, G
 
 class GlBuffer final : public Buffer {
 public:
-    GlBuffer(std::shared_ptr<State> st, std::size_t nbytes) : st_(std::move(st)) {
+    /// Call with st->mutex held and the context current.
+    GlBuffer(std::shared_ptr<State> st, std::size_t nbytes) : st_(std::move(st)), capacity_(pool_size_class(nbytes)) {
         bytes = nbytes;
-        glCreateBuffers(1, &id);
-        glNamedBufferStorage(id, static_cast<GLsizeiptr>(nbytes), nullptr, GL_DYNAMIC_STORAGE_BIT);
-        if (glGetError() == GL_OUT_OF_MEMORY) {
-            glDeleteBuffers(1, &id);
+        st_->pool_released();
+        if (auto it = st_->free_buffers.find(capacity_); it != st_->free_buffers.end()) {
+            id = it->second;
+            st_->free_buffers.erase(it);
+            st_->pooled_bytes -= capacity_;
+            gpu_used = true;
+            return;
+        }
+        if (!create() && !(st_->free_buffers.empty() && st_->released.empty())) {
+            glFinish();  // the memory may be held by buffers released or pooled, of other sizes
+            st_->drain_pool();
+            create();
+        }
+        if (!id)
             throw Error("opengl backend: out of device memory allocating a stream of " + std::to_string(nbytes) +
                         " bytes; use smaller streams or release others first");
-        }
     }
     ~GlBuffer() override {
         std::lock_guard lock(st_->mutex);
         try {
             st_->ctx.make_current();
-            st_->written.erase(id);
-            glDeleteBuffers(1, &id);
+            if (st_->pool_limit > 0) {
+                st_->release(id, capacity_);
+            } else {
+                st_->forget(id);
+                glDeleteBuffers(1, &id);
+            }
         } catch (...) {
             // Destruction on a thread that cannot take the context leaks the buffer
             // until the context goes; nothing better can be done from a destructor.
         }
     }
     GLuint id = 0;
+    /// A command on the GPU (kernel, copy, fill) has used this buffer object,
+    /// here or under an earlier stream that gave it back to the pool: uploads
+    /// into it then go through a staging buffer (OpenGlBackend::upload says why).
+    bool gpu_used = false;
 
 private:
+    bool create() {
+        glCreateBuffers(1, &id);
+        glNamedBufferStorage(id, static_cast<GLsizeiptr>(capacity_), nullptr, GL_DYNAMIC_STORAGE_BIT);
+        if (glGetError() != GL_OUT_OF_MEMORY) return true;
+        glDeleteBuffers(1, &id);
+        id = 0;
+        return false;
+    }
     std::shared_ptr<State> st_;
+    std::size_t capacity_;
 };
 
-GLuint handle(Buffer* b) { return static_cast<GlBuffer*>(b)->id; }
+GlBuffer& gl_buffer(Buffer* b) { return *static_cast<GlBuffer*>(b); }
+GLuint handle(Buffer* b) { return gl_buffer(b).id; }
 
 class GlProgram final : public Program {
 public:
@@ -336,6 +498,18 @@ public:
         s.llvmpipe = renderer.find("llvmpipe") != std::string::npos;
         s.nvidia = vendor.find("NVIDIA") != std::string::npos;
         if (s.llvmpipe) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
+        // Released buffers kept for reuse, as the Vulkan backend keeps them: an
+        // eighth of the device's memory where the driver tells it (NVIDIA's
+        // NVX_gpu_memory_info, in KiB), at most 4 GiB; else 1 GiB; 256 MiB on
+        // llvmpipe, whose memory is the host's.
+        s.pool_limit = std::size_t{1} << 30;
+        if (s.llvmpipe) {
+            s.pool_limit = std::size_t{256} << 20;
+        } else if (GLEW_NVX_gpu_memory_info) {
+            GLint kib = 0;
+            glGetIntegerv(GL_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX, &kib);
+            if (kib > 0) s.pool_limit = std::min(static_cast<std::size_t>(kib) * 1024 / 8, std::size_t{4} << 30);
+        }
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);
         info_.persistent_cache = s.binaries;
@@ -351,6 +525,9 @@ public:
         try {
             st_->ctx.make_current();
             st_->collect_queries();
+            st_->drain_pool();
+            st_->pool_limit = 0;
+            if (st_->zero_program) glDeleteProgram(st_->zero_program);
             glDeleteBuffers(1, &st_->info);
             st_->ctx.release();
         } catch (...) {
@@ -365,33 +542,57 @@ public:
         st_->ctx.make_current();
         auto b = std::make_shared<GlBuffer>(st_, bytes);
         if (contents == BufferContents::Zero) {
-            st_->timed("fill", [&] {
-                const GLuint zero = 0;
-                glClearNamedBufferData(b->id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
-            });
-            st_->written.insert(b->id);  // the zero-fill is GPU work that later commands must follow
+            st_->zero(b->id, bytes);
+            b->gpu_used = true;
         }
         st_->check_debug();
         return b;
     }
 
-    // Uploads go in 64 KiB pieces: on the H100's driver (580.159) a single
-    // glNamedBufferSubData of 256 KiB or more that follows a GPU clear of the
-    // buffer was overwritten by that clear, silently, with no GL error; small
-    // pieces take the driver's ordered path (found by bisecting on the H100;
-    // tests: Streams.CopyAtEdgeSizes, Streams.LargeCopies... in a GL-only
-    // process). Read-backs have no such problem and go in large pieces.
+    // Uploads into a buffer object no GPU command has used yet are
+    // glNamedBufferSubData in 64 KiB pieces: on the H100's driver (580.159) a
+    // single glNamedBufferSubData of 256 KiB or more that follows a GPU clear of
+    // the buffer was overwritten by that clear, silently, with no GL error;
+    // small pieces take the driver's ordered path (found by bisecting on the
+    // H100; tests: Streams.CopyAtEdgeSizes, Streams.LargeCopies...). Into a
+    // buffer the GPU has used (a kernel, copy or fill, or a pooled buffer's
+    // earlier stream), NVIDIA's driver (580, H200) also lost updates of a few
+    // bytes: a count uploaded twice in a row read back its first value
+    // (VariableOutputs.DeviceCountAndTooShortOutput with pooled buffers). Such
+    // uploads go into a new staging buffer object, created with the data, and
+    // from there by glCopyNamedBufferSubData: a GPU command, ordered with the
+    // kernels and fills as copies are. Read-backs have no such problem and go
+    // in large pieces.
     static constexpr std::size_t kUploadPiece = std::size_t{64} << 10;
     static constexpr std::size_t kPiece = std::size_t{64} << 20;
 
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
-        st_->barrier_if_written({handle(&dst)});
-        for (std::size_t done = 0; done < bytes; done += kUploadPiece)
-            glNamedBufferSubData(handle(&dst), static_cast<GLintptr>(offset + done),
-                                 static_cast<GLsizeiptr>(std::min(kUploadPiece, bytes - done)),
-                                 static_cast<const char*>(src) + done);
+        GlBuffer& to = gl_buffer(&dst);
+        const char* from = static_cast<const char*>(src);
+        if (!to.gpu_used) {
+            for (std::size_t done = 0; done < bytes; done += kUploadPiece)
+                glNamedBufferSubData(to.id, static_cast<GLintptr>(offset + done),
+                                     static_cast<GLsizeiptr>(std::min(kUploadPiece, bytes - done)), from + done);
+        } else {
+            st_->order({}, {to.id});
+            for (std::size_t done = 0; done < bytes; done += kPiece) {
+                const auto piece = static_cast<GLsizeiptr>(std::min(kPiece, bytes - done));
+                GLuint staging = 0;
+                glCreateBuffers(1, &staging);
+                glNamedBufferStorage(staging, piece, from + done, 0);
+                if (glGetError() == GL_OUT_OF_MEMORY) {
+                    glDeleteBuffers(1, &staging);
+                    throw Error("opengl backend: out of memory staging a stream upload of " + std::to_string(piece) +
+                                " bytes; use smaller streams or release others first");
+                }
+                st_->timed("copy", [&] {
+                    glCopyNamedBufferSubData(staging, to.id, 0, static_cast<GLintptr>(offset + done), piece);
+                });
+                glDeleteBuffers(1, &staging);  // the driver keeps it until the copy has run
+            }
+        }
         check_transfer("upload");
         st_->check_debug();
     }
@@ -423,7 +624,8 @@ public:
     void copy(Buffer& src, std::size_t src_offset, Buffer& dst, std::size_t dst_offset, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
-        st_->barrier_if_written({handle(&src), handle(&dst)});
+        st_->order({handle(&src)}, {handle(&dst)});
+        gl_buffer(&src).gpu_used = gl_buffer(&dst).gpu_used = true;
         st_->timed("copy", [&] {
             glCopyNamedBufferSubData(handle(&src), handle(&dst), static_cast<GLintptr>(src_offset),
                                      static_cast<GLintptr>(dst_offset), static_cast<GLsizeiptr>(bytes));
@@ -451,24 +653,25 @@ public:
         const GLuint base = static_cast<GLuint>(s.info_used / 4);
         s.info_used += bytes;
 
-        std::vector<GLuint> touched;
+        reads_.clear();
+        writes_.clear();
         for (std::uint32_t i = 0; i < k.params.size(); ++i) {
             const std::uint32_t b = p.shader.stream_binding[i];
             if (b == ir::kNone) continue;
-            touched.push_back(handle(d.streams[i].buffer));
-            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, touched.back());
+            GlBuffer& buffer = gl_buffer(d.streams[i].buffer);
+            buffer.gpu_used = true;
+            const bool writes = k.params[i].kind == ir::ParamKind::Output || k.params[i].kind == ir::ParamKind::Array;
+            (writes ? writes_ : reads_).push_back(buffer.id);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, buffer.id);
         }
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, p.shader.info_binding, s.info);
-        for (GLuint b : touched) s.barrier_if_written({b});
+        s.order(reads_, writes_);
         glUseProgram(p.id);
         glProgramUniform1ui(p.id, 0, base);
         const glsl::Grid grid = glsl::dispatch_grid(k, static_cast<std::uint64_t>(d.domain.size()),
                                                     static_cast<std::uint64_t>(max_groups_[0]),
                                                     static_cast<std::uint64_t>(max_groups_[1]));
         s.timed(k.name, [&] { glDispatchCompute(grid.x, grid.y, 1); });
-        for (std::uint32_t i = 0; i < k.params.size(); ++i)
-            if (k.params[i].kind == ir::ParamKind::Output || k.params[i].kind == ir::ParamKind::Array)
-                s.written.insert(handle(d.streams[i].buffer));
         s.check_debug();
     }
 
@@ -507,6 +710,7 @@ private:
     std::shared_ptr<State> st_;
     BackendInfo info_;
     std::vector<std::uint32_t> info_words_;
+    std::vector<GLuint> reads_, writes_;  // a dispatch's buffers
     GLint max_groups_[2] = {65535, 65535};
 
     /// Subgroups through GL_KHR_shader_subgroup when the driver has every
@@ -568,6 +772,7 @@ GLuint buffer_of(const StreamBase& s) {
     if (!b)
         throw Error("rill::opengl: the stream (" + s.element_type_name() + ", shape " + s.shape().str() +
                     ") is not stored in an OpenGL runtime (or is an iterator); create it with an OpenGL rill::Runtime");
+    b->gpu_used = true;  // the caller's own GL commands may use it from here on
     return b->id;
 }
 
@@ -594,10 +799,7 @@ void make_current(Runtime& rt) {
     State& st = gl::state_of(rt);
     std::lock_guard lock(st.mutex);
     st.ctx.make_current();
-    if (!st.written.empty()) {
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
-        st.written.clear();
-    }
+    if (!st.written.empty()) st.barrier();
 }
 
 struct OffscreenRenderer::Impl {

@@ -22,6 +22,7 @@
 
 #include "compile.h"
 #include "context.h"
+#include "rill/core/buffer_pool.h"
 #include "rill/core/disk_cache.h"
 #include "spirv_tools.h"
 #include "rill/backends/glsl/codegen.h"
@@ -192,7 +193,7 @@ public:
     /// A stream buffer of at least `bytes`: one released earlier when there is
     /// one of that size class, else a new one. Call with `mutex` held.
     Pooled acquire(VkDeviceSize bytes) {
-        const VkDeviceSize capacity = size_class(bytes);
+        const VkDeviceSize capacity = pool_size_class(bytes);
         if (auto it = free_buffers_.find(capacity); it != free_buffers_.end()) {
             Pooled p = it->second;
             free_buffers_.erase(it);
@@ -556,15 +557,6 @@ private:
         for (auto& [capacity, p] : free_buffers_) destroy(p);
         free_buffers_.clear();
         pooled_bytes_ = 0;
-    }
-
-    /// Size classes a quarter of an octave apart (at most 19% unused), from 256 bytes.
-    static VkDeviceSize size_class(VkDeviceSize bytes) {
-        VkDeviceSize octave = 256;
-        while (octave < bytes) octave *= 2;
-        if (octave <= 1024) return octave;
-        const VkDeviceSize step = octave / 8;  // octave/2 < bytes <= octave, in eighths of octave
-        return (bytes + step - 1) / step * step;
     }
 
     /// Released memory kept for reuse: an eighth of the largest device-local
