@@ -216,19 +216,30 @@ TEST_P(Collision, BoxesHoldTheirTriangles) {
     EXPECT_LT(leaf_volume, 1e-3 * root_volume) << "leaf boxes lie in their triangles' planes";
 }
 
+// The first k pairs of each pose, breadth first, depth first and as the
+// device picks: k of the pose's pairs (all where it has fewer), each one of
+// them, whichever walk; 40 poses, more than a workgroup of depth-first walks.
 TEST_P(Collision, FirstPairsOnly) {
+    using Traversal = collision::QueryOptions::Traversal;
     const Mesh a = torus(24, 10, 1.0f, 0.35f), b = torus(16, 8, 0.8f, 0.3f);
     const collision::ObbTree ta = tree(a), tb = tree(b);
-    const std::vector<PoseRows> p = random_poses(12, 1.2f);
+    const std::vector<PoseRows> p = random_poses(40, 1.2f);
     const std::vector<ref::Pairs> all = found(collision::collide(ta, tb, poses(p)), p.size());
-    for (std::int64_t k : {1, 3}) {
-        const collision::Collisions c = collision::collide(ta, tb, poses(p), {.max_pairs_per_pose = k});
-        const std::vector<ref::Pairs> some = found(c, p.size());
-        for (std::size_t i = 0; i < p.size(); ++i) {
-            EXPECT_EQ(some[i].size(), std::min<std::size_t>(k, all[i].size())) << "pose " << i << ", k " << k;
-            for (const auto& pair : some[i]) EXPECT_TRUE(all[i].count(pair));
+    for (const Traversal walk : {Traversal::breadth_first, Traversal::depth_first, Traversal::automatic}) {
+        for (std::int64_t k : {1, 3, 1000}) {
+            SCOPED_TRACE("walk " + std::to_string(int(walk)) + ", k " + std::to_string(k));
+            const collision::Collisions c = collision::collide(ta, tb, poses(p), {.max_pairs_per_pose = k, .traversal = walk});
+            const std::vector<ref::Pairs> some = found(c, p.size());
+            for (std::size_t i = 0; i < p.size(); ++i) {
+                EXPECT_EQ(some[i].size(), std::min<std::size_t>(k, all[i].size())) << "pose " << i;
+                for (const auto& pair : some[i]) EXPECT_TRUE(all[i].count(pair)) << "pose " << i;
+            }
+            if (walk != Traversal::automatic) EXPECT_EQ(c.candidates_per_level.empty(), walk == Traversal::depth_first);
         }
     }
+    // Depth first needs a limit: with none it goes breadth first.
+    const collision::Collisions every = collision::collide(ta, tb, poses(p), {.traversal = Traversal::depth_first});
+    EXPECT_EQ(found(every, p.size()), all);
 }
 
 TEST_P(Collision, SkippedFacesEmptyMeshesAndBadPoses) {
@@ -249,22 +260,26 @@ TEST_P(Collision, SkippedFacesEmptyMeshesAndBadPoses) {
     scaled[0] = scaled[5] = scaled[10] = 2.0f;
     sheared[1] = 0.5f;
     nan[3] = NAN;
-    const collision::Collisions c = collision::collide(t, t, poses({scaled, ref::identity_pose(), sheared, nan}));
-    const std::vector<std::int32_t> counts = c.counts.download();
-    EXPECT_EQ(counts[0], -1);
-    EXPECT_GT(counts[1], 0);
-    EXPECT_EQ(counts[2], -1);
-    EXPECT_EQ(counts[3], -1);
-    for (const int4& p : c.pairs.download()) EXPECT_EQ(p.x, 1);
+    for (const auto walk : {collision::QueryOptions::Traversal::breadth_first, collision::QueryOptions::Traversal::depth_first}) {
+        const collision::Collisions c =
+            collision::collide(t, t, poses({scaled, ref::identity_pose(), sheared, nan}), {.max_pairs_per_pose = 5, .traversal = walk});
+        const std::vector<std::int32_t> counts = c.counts.download();
+        EXPECT_EQ(counts, (std::vector<std::int32_t>{-1, 5, -1, -1}));
+        EXPECT_EQ(c.pairs.size(), 5);
+        for (const int4& p : c.pairs.download()) EXPECT_EQ(p.x, 1);
+    }
 
     // No faces, no poses.
     const collision::ObbTree empty = tree(Mesh{});
-    const collision::Collisions none = collision::collide(empty, t, poses({ref::identity_pose()}));
-    EXPECT_EQ(none.counts.download(), std::vector<std::int32_t>{0});
-    EXPECT_EQ(none.pairs.size(), 0);
-    const collision::Collisions zero = collision::collide(t, t, poses({}));
-    EXPECT_EQ(zero.counts.size(), 0);
-    EXPECT_EQ(zero.pairs.size(), 0);
+    for (const auto walk : {collision::QueryOptions::Traversal::breadth_first, collision::QueryOptions::Traversal::depth_first}) {
+        const collision::QueryOptions one{.max_pairs_per_pose = 1, .traversal = walk};
+        const collision::Collisions none = collision::collide(empty, t, poses({ref::identity_pose()}), one);
+        EXPECT_EQ(none.counts.download(), std::vector<std::int32_t>{0});
+        EXPECT_EQ(none.pairs.size(), 0);
+        const collision::Collisions zero = collision::collide(t, t, poses({}), one);
+        EXPECT_EQ(zero.counts.size(), 0);
+        EXPECT_EQ(zero.pairs.size(), 0);
+    }
 }
 
 TEST_P(Collision, Errors) {

@@ -301,6 +301,106 @@ void to_faces(const Stream<int4>& found, const Stream<int4>& pairs, const bvh::B
     if (pairs.size() > 0) kernel(Groups{groups_for(pairs.size())}, found, pairs, a.triangles(), b.triangles());
 }
 
+// Depth first, one invocation per pose (QueryOptions::Traversal): a stack of
+// node pairs in a per-invocation array; a pair is popped, and its children's
+// pairs whose boxes overlap are pushed (both trees descending at once, as in
+// the breadth-first levels), or, for two leaves, their triangles tested. A
+// pose stops at its limit, where breadth first would still test every
+// overlapping pair of the level it found its first pair in. A walk of depth d
+// keeps at most 3 d + 4 pairs on the stack.
+constexpr int kDepthFirstWorkgroup = 16;
+constexpr int kDepthFirstStack = 128;
+constexpr int kDeepestDepthFirst = (kDepthFirstStack - 4) / 3 - 1;  // tree height whose walk fits the stack
+constexpr std::int64_t kDepthFirstSlots = std::int64_t{1} << 28;   // poses x limit
+
+/// Whether a query walks depth first (QueryOptions::Traversal says when).
+bool depth_first(Runtime& rt, const QueryOptions& options, int height, std::int64_t n_poses) {
+    using T = QueryOptions::Traversal;
+    const std::int64_t limit = options.max_pairs_per_pose;
+    if (options.traversal == T::breadth_first || limit == 0 || height > kDeepestDepthFirst ||
+        limit >= kDepthFirstSlots / n_poses)
+        return false;
+    return options.traversal == T::depth_first || rt.info().limits.parallel_invocations > 0;
+}
+
+/// found[p * limit + j] = pose p's j-th pair found (p, leaf of a, leaf of b,
+/// kFound), counts[p] = how many, for the poses whose count is 0 (rigid).
+const auto& depth_first_kernel() {
+    static const auto kernel = group_kernel<kDepthFirstWorkgroup>(
+        "collide_depth_first(found, counts, limit, boxes_a, nodes_a, triangles_a, boxes_b, nodes_b, triangles_b, poses)",
+        [](Array<int4> found, Array<std::int32_t> counts, Int limit, Array<float4> boxes_a, Array<float4> nodes_a,
+           Array<float4> triangles_a, Array<float4> boxes_b, Array<float4> nodes_b, Array<float4> triangles_b,
+           Array<float4> poses) {
+            Local<int2> stack(kDepthFirstStack);
+            Int p = global_id();
+            If(p < counts.size() && counts.load(p) == 0, [&] {
+                detail::Pose pose{{poses.load(3 * p), poses.load(3 * p + 1), poses.load(3 * p + 2)}};
+                stack.store(0, Int2(0, 0));
+                Var<std::int32_t> top = 1, n = 0;
+                While([&] { return top > 0 && n < limit; }, [&] {
+                    top = top - 1;
+                    Int2 c = stack.load(top);
+                    Int a = c.x(), b = c.y();
+                    If(a < 0 && b < 0, [&] {
+                        std::array<Float3, 3> q = triangle(triangles_b, ~b);
+                        for (auto& v : q) v = pose.apply(v);
+                        If(!detail::triangles_apart(triangle(triangles_a, ~a), q), [&] {
+                            found.store(p * limit + n, Int4(p, a, b, kFound));
+                            n = n + 1;
+                        });
+                    }).Else([&] {
+                        std::array<Int, 2> ca = children(nodes_a, a), cb = children(nodes_b, b);
+                        for (int k = 0; k < 2; ++k)
+                            If(ca[k] != kNoChild, [&] {
+                                detail::Box box_a = detail::load_box(boxes_a, box_index(nodes_a, ca[k]));
+                                for (int l = 0; l < 2; ++l)
+                                    If(cb[l] != kNoChild, [&] {
+                                        detail::Box box_b = detail::posed(pose, detail::load_box(boxes_b, box_index(nodes_b, cb[l])));
+                                        If(!detail::boxes_apart(box_a, box_b), [&] {
+                                            stack.store(top, Int2(ca[k], cb[l]));
+                                            top = top + 1;
+                                        });
+                                    });
+                            });
+                    });
+                });
+                counts.store(p, n);
+            });
+        });
+    return kernel;
+}
+
+/// The pairs of a depth-first query: each pose's found pairs (at most limit,
+/// from found[p * limit] on) placed after those of the poses before it.
+Stream<int4> gather_depth_first(Runtime& rt, const Stream<int4>& found, const Stream<std::int32_t>& counts, std::int64_t limit,
+                                const bvh::Bvh& a, const bvh::Bvh& b) {
+    static const auto sizes = group_kernel<kWorkgroup>(
+        "collide_sizes(counts, sizes)", [](Array<std::int32_t> counts, Array<std::uint32_t> sizes) {
+            Int p = global_id();
+            If(p < counts.size(), [&] { sizes.store(p, cast<std::uint32_t>(max(counts.load(p), Int(0)))); });
+        });
+    static const auto place = group_kernel<kWorkgroup>(
+        "collide_place(found, counts, ends, limit, pairs)",
+        [](Array<int4> found, Array<std::int32_t> counts, Array<std::uint32_t> ends, Int limit, Array<int4> pairs) {
+            Int i = global_id();
+            If(i < found.size(), [&] {
+                Int p = i / limit, j = i % limit;
+                Int n = counts.load(p);
+                If(j < n, [&] { pairs.store(cast<std::int32_t>(ends.load(p)) - n + j, found.load(i)); });
+            });
+        });
+    const std::int64_t n_poses = counts.size();
+    Stream<std::uint32_t> ends = rt.scratch<std::uint32_t>({n_poses});
+    sizes(Groups{groups_for(n_poses)}, counts, ends);
+    inclusive_scan(ends, ends);
+    const std::int64_t total = ends.domain({n_poses - 1}, {n_poses}).download()[0];
+    Stream<int4> leaves = rt.scratch<int4>({total});
+    if (total > 0) place(Groups{groups_for(found.size())}, found, counts, ends, static_cast<std::int32_t>(limit), leaves);
+    Stream<int4> pairs = rt.scratch<int4>({total});
+    to_faces(leaves, pairs, a, b);
+    return pairs;
+}
+
 }  // namespace
 
 Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& poses, const QueryOptions& options) {
@@ -335,6 +435,15 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     const Stream<float4> flat_poses = poses.reshape({poses.size()});
     if (n_poses > 0) start(flat_poses, candidates, result.counts);
     const bool empty = a.triangle_count() == 0 || b.triangle_count() == 0 || n_poses == 0;
+    if (!empty && depth_first(rt, options, std::max(a.height(), b.height()), n_poses)) {
+        const std::int64_t limit = options.max_pairs_per_pose;
+        Stream<int4> found = rt.scratch<int4>({n_poses * limit});
+        depth_first_kernel()(Groups{(n_poses + kDepthFirstWorkgroup - 1) / kDepthFirstWorkgroup}, found, result.counts,
+                             static_cast<std::int32_t>(limit), a.boxes(), a.bvh().nodes(), a.bvh().triangles(), b.boxes(),
+                             b.bvh().nodes(), b.bvh().triangles(), flat_poses);
+        result.pairs = gather_depth_first(rt, found, result.counts, limit, a.bvh(), b.bvh());
+        return result;
+    }
     Stream<std::uint32_t> full = rt.stream<std::uint32_t>({std::max<std::int64_t>(n_poses, 1)});
     const std::int64_t limit = options.max_pairs_per_pose;
     // A pair of leaves at depth d is made at level d - 1 and tested at level d.

@@ -37,7 +37,11 @@
 // a large batch, never more than max(height(a), height(b)) + 2 times.
 // Queries of up to 16 poses run each level as one workgroup (test, a scan in
 // shared memory, write) and read back once, at the end, unless a level
-// outgrows 2^14 candidates, from where they go on as above.
+// outgrows 2^14 candidates, from where they go on as above. A query with a
+// limit of pairs per pose may instead walk depth first, one invocation per
+// pose with a stack of node pairs, stopping at its limit
+// (QueryOptions::Traversal): what a device of few parallel invocations, a
+// CPU, does fastest.
 //
 // Triangles intersect when no one of the 17 separating axes of two triangles
 // (the two normals, the 9 cross products of their edges, and the 6 edge
@@ -96,10 +100,22 @@ private:
 };
 
 struct QueryOptions {
-    /// At most this many pairs per pose (the first ones found, level by
-    /// level); a pose stops descending once it has them, so that 1 answers
-    /// "does it collide?" quickest. 0: every pair.
+    /// At most this many pairs per pose (the first ones found); a pose stops
+    /// once it has them, so that 1 answers "does it collide?" quickest. 0:
+    /// every pair.
     std::int64_t max_pairs_per_pose = 0;
+    /// How the trees are walked. breadth_first: Horn's levels above, which
+    /// give a device many invocations at once; a pose stops descending after
+    /// the level where it reached its limit. depth_first: one invocation per
+    /// pose walks both trees with a stack and stops at its limit (FCL's
+    /// order), so it tests fewer pairs, one pose after another; it needs a
+    /// limit, trees of at most 40 levels and poses x limit under 2^28, and
+    /// goes breadth first otherwise. automatic: depth first where the device
+    /// runs few invocations at once (DeviceLimits::parallel_invocations: a
+    /// CPU) and there is a limit; breadth first elsewhere. The pairs found
+    /// may differ between the two where a pose has more than its limit.
+    enum class Traversal { automatic, breadth_first, depth_first };
+    Traversal traversal = Traversal::automatic;
 };
 
 struct Collisions {
@@ -111,7 +127,7 @@ struct Collisions {
     Stream<std::int32_t> counts;
     /// The candidate pairs at each level (the first: one per pose; then the
     /// pairs whose boxes overlap, found pairs included), Horn's measure of
-    /// the traversal's work.
+    /// the traversal's work; empty after a depth-first walk.
     std::vector<std::int64_t> candidates_per_level;
 };
 
