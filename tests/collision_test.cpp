@@ -234,7 +234,9 @@ TEST_P(Collision, FirstPairsOnly) {
                 EXPECT_EQ(some[i].size(), std::min<std::size_t>(k, all[i].size())) << "pose " << i;
                 for (const auto& pair : some[i]) EXPECT_TRUE(all[i].count(pair)) << "pose " << i;
             }
-            if (walk != Traversal::automatic) EXPECT_EQ(c.candidates_per_level.empty(), walk == Traversal::depth_first);
+            if (walk != Traversal::automatic) {
+                EXPECT_EQ(c.candidates_per_level.empty(), walk == Traversal::depth_first);
+            }
         }
     }
     // Depth first needs a limit: with none it goes breadth first.

@@ -370,15 +370,20 @@ const auto& depth_first_kernel() {
     return kernel;
 }
 
+/// sizes[p] = the pairs of pose p (counts[p], 0 where it is -1).
+void pair_counts(const Stream<std::int32_t>& counts, const Stream<std::uint32_t>& sizes) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "collide_nonnegative(counts, sizes)", [](Array<std::int32_t> counts, Array<std::uint32_t> sizes) {
+            Int p = global_id();
+            If(p < counts.size(), [&] { sizes.store(p, cast<std::uint32_t>(max(counts.load(p), Int(0)))); });
+        });
+    kernel(Groups{groups_for(counts.size())}, counts, sizes);
+}
+
 /// The pairs of a depth-first query: each pose's found pairs (at most limit,
 /// from found[p * limit] on) placed after those of the poses before it.
 Stream<int4> gather_depth_first(Runtime& rt, const Stream<int4>& found, const Stream<std::int32_t>& counts, std::int64_t limit,
                                 const bvh::Bvh& a, const bvh::Bvh& b) {
-    static const auto sizes = group_kernel<kWorkgroup>(
-        "collide_sizes(counts, sizes)", [](Array<std::int32_t> counts, Array<std::uint32_t> sizes) {
-            Int p = global_id();
-            If(p < counts.size(), [&] { sizes.store(p, cast<std::uint32_t>(max(counts.load(p), Int(0)))); });
-        });
     static const auto place = group_kernel<kWorkgroup>(
         "collide_place(found, counts, ends, limit, pairs)",
         [](Array<int4> found, Array<std::int32_t> counts, Array<std::uint32_t> ends, Int limit, Array<int4> pairs) {
@@ -391,7 +396,7 @@ Stream<int4> gather_depth_first(Runtime& rt, const Stream<int4>& found, const St
         });
     const std::int64_t n_poses = counts.size();
     Stream<std::uint32_t> ends = rt.scratch<std::uint32_t>({n_poses});
-    sizes(Groups{groups_for(n_poses)}, counts, ends);
+    pair_counts(counts, ends);
     inclusive_scan(ends, ends);
     const std::int64_t total = ends.domain({n_poses - 1}, {n_poses}).download()[0];
     Stream<int4> leaves = rt.scratch<int4>({total});
@@ -506,13 +511,8 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     to_faces(candidates, result.pairs, a.bvh(), b.bvh());
     if (limit > 0 && found > 0) {
         // Poses reach the limit within a level: keep the first `limit` of each.
-        static const auto nonnegative = group_kernel<kWorkgroup>(
-            "collide_nonnegative(counts, sizes)", [](Array<std::int32_t> counts, Array<std::uint32_t> sizes) {
-                Int p = global_id();
-                If(p < counts.size(), [&] { sizes.store(p, cast<std::uint32_t>(max(counts.load(p), Int(0)))); });
-            });
         Stream<std::uint32_t> starts = rt.scratch<std::uint32_t>({n_poses});
-        nonnegative(Groups{groups_for(n_poses)}, result.counts, starts);
+        pair_counts(result.counts, starts);
         exclusive_scan(starts, starts);
         Stream<std::uint32_t> keep = rt.scratch<std::uint32_t>({found});
         first_of_each(result.pairs, starts, keep, limit);
