@@ -1,6 +1,7 @@
-// The breadth-first collision query (rill/algorithms/collision.h): a stream
+// The collision query (rill/algorithms/collision.h): breadth first, a stream
 // of candidate pairs per level, tested, expanded and compacted (a scan of
-// per-candidate masks) on the device, as in Horn's GPU Gems 2 chapter 36.
+// per-candidate masks) on the device, as in Horn's GPU Gems 2 chapter 36; or,
+// with a limit of pairs per pose, depth first, a pose per invocation.
 #include <rill/algorithms/collision.h>
 #include <rill/algorithms/detail/dense_streams.h>
 #include <rill/algorithms/scan.h>
