@@ -70,6 +70,7 @@ struct State {
     std::vector<Timed> pending_queries;
     std::unordered_set<GLuint> written;  // written by GPU commands since the last barrier
     std::unordered_set<GLuint> read;     // read by GPU commands since the last barrier
+    bool external = false;               // the caller's own GL commands ran since the last barrier (opengl::make_current)
     /// Stream buffers given back, by capacity (pool_size_class), for the next
     /// streams of their size: the algorithms make scratch streams in every
     /// call, and a buffer fresh from glNamedBufferStorage costs the driver an
@@ -196,7 +197,7 @@ struct State {
     /// bits of the consumer at hand left a later read-back unordered.
     template <class Reads, class Writes>
     void order(const Reads& reads, const Writes& writes) {
-        bool wait = false;
+        bool wait = external;
         for (GLuint b : reads) wait = wait || written.count(b);
         for (GLuint b : writes) wait = wait || written.count(b) || read.count(b);
         if (wait) barrier();
@@ -206,8 +207,7 @@ struct State {
     void order(std::initializer_list<GLuint> reads, std::initializer_list<GLuint> writes) {
         order<std::initializer_list<GLuint>, std::initializer_list<GLuint>>(reads, writes);
     }
-    /// Before the caller's own GL commands, or a read-back: waits for every
-    /// write, or only where `buffers` were written.
+    /// Before a read-back: waits where `buffers` were written.
     void barrier_if_written(std::initializer_list<GLuint> buffers) {
         for (GLuint b : buffers)
             if (written.count(b)) return barrier();
@@ -216,6 +216,7 @@ struct State {
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
         written.clear();
         read.clear();
+        external = false;
     }
     void forget(GLuint id) {
         written.erase(id);
@@ -800,6 +801,7 @@ void make_current(Runtime& rt) {
     std::lock_guard lock(st.mutex);
     st.ctx.make_current();
     if (!st.written.empty()) st.barrier();
+    st.external = true;  // the caller's commands may read or write any stream: the next command waits for them
 }
 
 struct OffscreenRenderer::Impl {
@@ -918,7 +920,7 @@ template <class F>
 void draw_into(State& st, GLuint fbo, int width, int height, std::initializer_list<GLuint> read, GLuint program, GLuint vao, F body) {
     std::lock_guard lock(st.mutex);
     st.ctx.make_current();
-    st.barrier_if_written(read);
+    st.order(read, {});  // after the kernels that wrote them, before any that writes them next
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     glViewport(0, 0, width, height);
     glUseProgram(program);

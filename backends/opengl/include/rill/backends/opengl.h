@@ -32,7 +32,9 @@ std::size_t offset_bytes(const StreamBase& s);
 std::size_t stride_bytes(const StreamBase& s);
 
 /// Makes the runtime's GL context current on this thread (for your GL calls)
-/// and orders every kernel issued so far before them.
+/// and orders every kernel issued so far before them; rill's next command
+/// waits for them in turn (a barrier), so a kernel may write a stream your
+/// draws read.
 void make_current(Runtime& rt);
 
 /// How drawn points combine with the pixels under them (colours are
