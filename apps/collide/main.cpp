@@ -17,7 +17,8 @@ namespace {
 const char kUsage[] =
     "usage: rill-collide [a.obj [b.obj]] [options]\n"
     "Finds the intersecting triangles of mesh a and mesh b under a batch of random poses of b,\n"
-    "with OBB trees built on the device and traversed breadth first (Horn, GPU Gems 2 ch. 36).\n"
+    "with OBB trees built on the device and traversed breadth first (Horn, GPU Gems 2 ch. 36),\n"
+    "or with --first, where the device runs few invocations at once (a CPU), depth first per pose.\n"
     "Prints the trees' build time, the query's time and poses per second, the colliding poses\n"
     "and pairs, and the candidate pairs per level; writes a PNG of the first colliding pose.\n"
     "  a.obj b.obj     Wavefront OBJ files; b defaults to a; none: two tori\n"
@@ -92,7 +93,8 @@ int main(int argc, char** argv) {
                     r.pairs.size(), first ? (" (at most " + std::to_string(first) + " per pose)").c_str() : "");
         std::printf("candidate pairs per level:");
         for (std::int64_t c : r.candidates_per_level) std::printf(" %lld", static_cast<long long>(c));
-        std::printf("\n");
+        const bool walked = poses > 0 && r.triangles_a > 0 && r.triangles_b > 0;
+        std::printf("%s\n", walked && r.candidates_per_level.empty() ? " none (walked depth first, a pose per invocation)" : "");
         // The picture: the first colliding pose, else the first pose, else b where it is.
         std::size_t shown = 0;
         while (shown < r.counts.size() && r.counts[shown] <= 0) ++shown;
