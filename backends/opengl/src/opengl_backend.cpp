@@ -52,7 +52,9 @@ bool debug_from_env() {
     return v && *v && std::string(v) != "0";
 }
 
-GLuint compile_stage(GLenum stage, const char* source);
+/// A program of the backend's own shaders (the zero-fill, the offscreen
+/// renderer's), one per stage, from their GLSL.
+GLuint link_own_program(std::initializer_list<std::pair<GLenum, const char*>> stages);
 
 /// Everything a GL runtime owns, shared with its buffers (which may outlive it).
 struct State {
@@ -134,14 +136,7 @@ struct State {
                 "void main() {\n"
                 "    for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * 256u) words[i] = 0u;\n"
                 "}\n";
-            const GLuint shader = compile_stage(GL_COMPUTE_SHADER, source);
-            zero_program = glCreateProgram();
-            glAttachShader(zero_program, shader);
-            glLinkProgram(zero_program);
-            glDeleteShader(shader);
-            GLint linked = 0;
-            glGetProgramiv(zero_program, GL_LINK_STATUS, &linked);
-            RILL_ASSERT(linked, "the OpenGL backend's zero-fill shader failed to link");
+            zero_program = link_own_program({{GL_COMPUTE_SHADER, source}});
         }
         order({}, {id});  // after a pooled buffer's earlier commands
         glUseProgram(zero_program);
@@ -748,14 +743,25 @@ private:
     }
 };
 
-GLuint compile_stage(GLenum stage, const char* source) {
-    GLuint sh = glCreateShader(stage);
-    glShaderSource(sh, 1, &source, nullptr);
-    glCompileShader(sh);
-    GLint ok = 0;
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    RILL_ASSERT(ok, "the offscreen renderer's own shader failed to compile");
-    return sh;
+GLuint link_own_program(std::initializer_list<std::pair<GLenum, const char*>> stages) {
+    const GLuint program = glCreateProgram();
+    std::vector<GLuint> shaders;
+    for (const auto& [stage, source] : stages) {
+        const GLuint sh = glCreateShader(stage);
+        glShaderSource(sh, 1, &source, nullptr);
+        glCompileShader(sh);
+        GLint ok = 0;
+        glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+        RILL_ASSERT(ok, "one of the OpenGL backend's own shaders failed to compile");
+        glAttachShader(program, sh);
+        shaders.push_back(sh);
+    }
+    glLinkProgram(program);
+    for (GLuint sh : shaders) glDeleteShader(sh);
+    GLint linked = 0;
+    glGetProgramiv(program, GL_LINK_STATUS, &linked);
+    RILL_ASSERT(linked, "one of the OpenGL backend's own programs failed to link");
+    return program;
 }
 
 }  // namespace
@@ -812,21 +818,6 @@ struct OffscreenRenderer::Impl {
     GLuint sprites = 0, sprite_vao = 0, cover = 0;
 };
 
-namespace {
-GLuint link_program(const char* vs, const char* fs) {
-    GLuint v = gl::compile_stage(GL_VERTEX_SHADER, vs), f = gl::compile_stage(GL_FRAGMENT_SHADER, fs);
-    const GLuint program = glCreateProgram();
-    glAttachShader(program, v);
-    glAttachShader(program, f);
-    glLinkProgram(program);
-    glDeleteShader(v);
-    glDeleteShader(f);
-    GLint linked = 0;
-    glGetProgramiv(program, GL_LINK_STATUS, &linked);
-    RILL_ASSERT(linked, "an offscreen renderer's program failed to link");
-    return program;
-}
-}  // namespace
 
 OffscreenRenderer::OffscreenRenderer(Runtime& rt, int width, int height) : impl_(new Impl), width_(width), height_(height) {
     if (width < 1 || height < 1)
@@ -852,7 +843,7 @@ OffscreenRenderer::OffscreenRenderer(Runtime& rt, int width, int height) : impl_
                             "layout(location = 1) uniform vec4 color;\n"
                             "out vec4 fragment;\n"
                             "void main() { fragment = color; }\n";
-    impl_->program = link_program(vs, fs);
+    impl_->program = gl::link_own_program({{GL_VERTEX_SHADER, vs}, {GL_FRAGMENT_SHADER, fs}});
     glCreateVertexArrays(1, &impl_->vao);
     glEnableVertexArrayAttrib(impl_->vao, 0);
     glVertexArrayAttribFormat(impl_->vao, 0, 2, GL_FLOAT, GL_FALSE, 0);
@@ -873,7 +864,7 @@ OffscreenRenderer::OffscreenRenderer(Runtime& rt, int width, int height) : impl_
                                    "    if (dot(d, d) > 1.0) discard;\n"
                                    "    fragment = premultiplied != 0 ? vec4(v_colour.rgb * v_colour.a, v_colour.a) : v_colour;\n"
                                    "}\n";
-    impl_->sprites = link_program(sprite_vs, sprite_fs);
+    impl_->sprites = gl::link_own_program({{GL_VERTEX_SHADER, sprite_vs}, {GL_FRAGMENT_SHADER, sprite_fs}});
     glCreateVertexArrays(1, &impl_->sprite_vao);
     for (GLuint a : {0u, 1u}) {
         glEnableVertexArrayAttrib(impl_->sprite_vao, a);
