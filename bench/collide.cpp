@@ -118,21 +118,26 @@ int main(int argc, char** argv) {
         const double fcl_n = bench::host_median_ms([&] { want = peers::fcl_collides_all(fcl_a, fcl_b, rows, peer_threads); });
         std::vector<std::int32_t> counts;
         collision::Collisions any;
-        auto yes_no = [&] {
-            any = collision::collide(ta, tb, p, {.max_pairs_per_pose = 1});
-            counts = any.counts.download();
+        using Traversal = collision::QueryOptions::Traversal;
+        // One batch yes/no by `walk`; the poses where it differs from FCL.
+        auto yes_no = [&](Traversal walk) {
+            return bench::median_ms(1, 5, [&] {
+                any = collision::collide(ta, tb, p, {.max_pairs_per_pose = 1, .traversal = walk});
+                counts = any.counts.download();
+            }, rt).host_ms;
         };
-        const double rill_any = bench::median_ms(1, 5, yes_no, rt).host_ms;
+        auto disagreements = [&] {
+            std::int64_t n = 0;
+            for (int i = 0; i < poses; ++i) n += (counts[i] > 0) != (want[i] != 0);
+            return n;
+        };
+        const double rill_any = yes_no(Traversal::automatic);
         // The walk the device did not pick, for the comparison (both checked against FCL).
         const bool picked_depth_first = any.candidates_per_level.empty();
-        using Traversal = collision::QueryOptions::Traversal;
-        const Traversal other = picked_depth_first ? Traversal::breadth_first : Traversal::depth_first;
-        std::int64_t differ = 0, colliding = 0;
-        for (int i = 0; i < poses; ++i) differ += (counts[i] > 0) != (want[i] != 0), colliding += want[i] != 0;
-        const double rill_other = bench::median_ms(1, 5, [&] {
-            counts = collision::collide(ta, tb, p, {.max_pairs_per_pose = 1, .traversal = other}).counts.download();
-        }, rt).host_ms;
-        for (int i = 0; i < poses; ++i) differ += (counts[i] > 0) != (want[i] != 0);
+        std::int64_t differ = disagreements();
+        const std::int64_t colliding = std::count_if(want.begin(), want.end(), [](std::uint8_t w) { return w != 0; });
+        const double rill_other = yes_no(picked_depth_first ? Traversal::breadth_first : Traversal::depth_first);
+        differ += disagreements();
         if (differ > poses / 1000)
             bench::fail(std::to_string(differ) + " of " + std::to_string(poses) + " poses' yes/no (of both walks) differ from FCL's");
         collision::Collisions all;
