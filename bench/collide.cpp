@@ -1,6 +1,9 @@
 // Collision detection against FCL in one run: poses per second of a batch
 // (yes/no per pose, and every pair), one pose end to end, the tree build, and
-// Horn's per-level candidate counts for a colliding and a separate pose.
+// Horn's per-level candidate counts for a colliding and a separate pose, and
+// the two walks (QueryOptions::Traversal) side by side for a few pose counts
+// and limits of pairs per pose, which QueryOptions::Traversal::automatic's
+// choice rests on.
 //
 //   RILL_BACKEND=vulkan rill-bench-collide [a.obj [b.obj]] [--poses N] [--spread S] [--threads N]
 //                                          [--build-triangles N]
@@ -46,10 +49,17 @@ std::string breakdown(Runtime& rt, F&& f) {
     rt.finish();
     std::vector<KernelTime> t = rt.kernel_times();
     std::sort(t.begin(), t.end(), [](const KernelTime& x, const KernelTime& y) { return x.total_ms > y.total_ms; });
-    double all = 0;
-    for (const KernelTime& k : t) all += k.total_ms;
+    double all = 0, first = 0, last = 0;
+    for (const KernelTime& k : t) {
+        first = all == 0 ? k.first_start_ms : std::min(first, k.first_start_ms);
+        last = std::max(last, k.last_end_ms);
+        all += k.total_ms;
+    }
+    // Summed kernel times overlap where a backend's timestamps do (a kernel's
+    // first timestamp taken before the kernels ahead of it end): the span,
+    // from the first kernel's start to the last one's end, is what the device took.
     char line[160];
-    std::snprintf(line, sizeof line, "%.3f ms in %zu kernels:", all, t.size());
+    std::snprintf(line, sizeof line, "%.3f ms in %zu kernels, span %.3f ms:", all, t.size(), last - first);
     std::string s = line;
     for (std::size_t i = 0; i < t.size() && i < 6; ++i) {
         std::snprintf(line, sizeof line, " %s %.3f (%llu calls)%s", t[i].kernel.c_str(), t[i].total_ms,
@@ -192,6 +202,25 @@ int main(int argc, char** argv) {
         std::printf("| OBB tree of %zu triangles | %.3f ms | %.3f ms (BVHModel<OBBRSS>) | - | %.2f | - |\n", big.faces.size(), build,
                     fcl_build, fcl_build / build);
         std::printf("|   device time | %s | | | | |\n", breakdown(rt, [&] { tree = collision::ObbTree::build(vbig, fbig); }).c_str());
+
+        // The two walks by pose count (the first of the batch's poses; one: a
+        // colliding pose) and limit of pairs per pose.
+        std::printf("\n| poses, pairs per pose at most | breadth first | depth first | breadth / depth |\n|---|---|---|---|\n");
+        std::vector<int> pose_counts = {1};
+        if (poses > 64) pose_counts.push_back(64);
+        if (poses > 1) pose_counts.push_back(poses);
+        for (int n : pose_counts)
+            for (std::int64_t limit : {1, 32}) {
+                const Stream<float4> some = n == 1 ? collide_app::upload_poses(rt, {batch[std::min(hit, batch.size() - 1)]})
+                                                   : collide_app::upload_poses(rt, {batch.begin(), batch.begin() + n});
+                double ms[2];
+                for (Traversal walk : {Traversal::breadth_first, Traversal::depth_first})
+                    ms[walk == Traversal::depth_first] = bench::median_ms(1, 5, [&] {
+                        any = collision::collide(ta, tb, some, {.max_pairs_per_pose = limit, .traversal = walk});
+                        counts = any.counts.download();
+                    }, rt).host_ms;
+                std::printf("| %d, %lld | %.3f ms | %.3f ms | %.2f |\n", n, static_cast<long long>(limit), ms[0], ms[1], ms[0] / ms[1]);
+            }
     } catch (const Error& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 1;

@@ -216,9 +216,10 @@ TEST_P(Collision, BoxesHoldTheirTriangles) {
     EXPECT_LT(leaf_volume, 1e-3 * root_volume) << "leaf boxes lie in their triangles' planes";
 }
 
-// The first k pairs of each pose, breadth first, depth first and as the
-// device picks: k of the pose's pairs (all where it has fewer), each one of
-// them, whichever walk; 40 poses, more than a workgroup of depth-first walks.
+// The first k pairs of each pose, breadth first, depth first and
+// automatically (depth first: a limit is given): k of the pose's pairs (all
+// where it has fewer), each one of them, whichever walk; 40 poses, more than
+// a workgroup of depth-first walks.
 TEST_P(Collision, FirstPairsOnly) {
     using Traversal = collision::QueryOptions::Traversal;
     const Mesh a = torus(24, 10, 1.0f, 0.35f), b = torus(16, 8, 0.8f, 0.3f);
@@ -234,14 +235,13 @@ TEST_P(Collision, FirstPairsOnly) {
                 EXPECT_EQ(some[i].size(), std::min<std::size_t>(k, all[i].size())) << "pose " << i;
                 for (const auto& pair : some[i]) EXPECT_TRUE(all[i].count(pair)) << "pose " << i;
             }
-            if (walk != Traversal::automatic) {
-                EXPECT_EQ(c.candidates_per_level.empty(), walk == Traversal::depth_first);
-            }
+            EXPECT_EQ(c.candidates_per_level.empty(), walk != Traversal::breadth_first);
         }
     }
     // Depth first needs a limit: with none it goes breadth first.
     const collision::Collisions every = collision::collide(ta, tb, poses(p), {.traversal = Traversal::depth_first});
     EXPECT_EQ(found(every, p.size()), all);
+    EXPECT_FALSE(every.candidates_per_level.empty());
 }
 
 TEST_P(Collision, SkippedFacesEmptyMeshesAndBadPoses) {

@@ -20,8 +20,6 @@ int main() {
             if (info.limits.loop_iterations)
                 std::printf("  loop iterations      %llu per invocation (the driver ends longer loops)\n",
                             static_cast<unsigned long long>(info.limits.loop_iterations));
-            if (info.limits.parallel_invocations)
-                std::printf("  parallel invocations %u (few: algorithms pick schemes for it)\n", info.limits.parallel_invocations);
             for (const auto& [key, value] : info.details) std::printf("  %-20s %s\n", key.c_str(), value.c_str());
         } catch (const rill::Error& e) {
             std::printf("\n[%s] not usable here: %s\n", name.c_str(), e.what());

@@ -4,17 +4,20 @@
 # .device/, OpenSubdiv's libosdCPU and libosdGPU among the libraries, the bunny and spot
 # gzip'ed in .device/meshes):
 #
-#   bench/gpu/subdivide.sh [adaptive level = 8]
+#   bench/gpu/subdivide.sh [adaptive level = 8] [uniform level = 4]
 #
 # The subdivision tests (uniform, adaptive, the test meshes) and the renderer's on Vulkan
 # and OpenGL (real drivers), rill-subdivide --adaptive on the bunny on both (its PNGs
-# kept), then rill-bench-subdivide on both: the bunny uniform to level 4 (beside
-# OpenSubdiv's Far refinement and its precomputed stencils by OpenMP and GL compute) and
-# adaptive to the given level, spot adaptive to level 5 (where OpenSubdiv's uniform
-# refinement with limit positions is the peer); packs everything as $OUT/subdivide.tgz.
+# kept), then rill-bench-subdivide on both: the bunny and spot (closed) uniform to the
+# given level (beside OpenSubdiv's Far refinement and its precomputed stencils by OpenMP
+# and GL compute), the bunny adaptive to the given level, spot adaptive to level 5 (where
+# OpenSubdiv's uniform refinement with limit positions is the peer); last, the finest
+# adaptive bunny through OpenGL with RILL_PROFILE=1 (device time per kernel, fill and
+# copy); packs everything as $OUT/subdivide.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh subdivide
 level=${1:-8}
+uniform=${2:-4}
 for m in stanford-bunny spot; do gunzip -kf ".device/meshes/$m.obj.gz"; done
 bunny=.device/meshes/stanford-bunny.obj
 spot=.device/meshes/spot.obj
@@ -27,13 +30,18 @@ for backend in vulkan opengl; do
         --out "$O/bunny_adaptive_$backend.png" > "$O/app_$backend.txt" 2>&1 || echo "rill-subdivide on $backend failed"
     cat "$O/app_$backend.txt"
     el
-    RILL_BACKEND=$backend rill-bench-subdivide "$bunny" --levels 4 --adaptive-level "$level" > "$O/bench_bunny_$backend.txt" 2>&1 \
+    RILL_BACKEND=$backend rill-bench-subdivide "$bunny" --levels "$uniform" --adaptive-level "$level" > "$O/bench_bunny_$backend.txt" 2>&1 \
         || echo "rill-bench-subdivide (bunny) on $backend failed: $(tail -2 "$O/bench_bunny_$backend.txt")"
     cat "$O/bench_bunny_$backend.txt"
     el
-    RILL_BACKEND=$backend rill-bench-subdivide "$spot" --levels 1 --adaptive-level 5 > "$O/bench_spot_$backend.txt" 2>&1 \
+    RILL_BACKEND=$backend rill-bench-subdivide "$spot" --levels "$uniform" --adaptive-level 5 > "$O/bench_spot_$backend.txt" 2>&1 \
         || echo "rill-bench-subdivide (spot) on $backend failed: $(tail -2 "$O/bench_spot_$backend.txt")"
-    tail -8 "$O/bench_spot_$backend.txt"
+    tail -14 "$O/bench_spot_$backend.txt"
     el
 done
+RILL_PROFILE=1 RILL_BACKEND=opengl rill-subdivide "$bunny" --adaptive 0.00125 --max-level "$level" --out none \
+    > "$O/profile_adaptive_opengl.txt" 2>&1 || echo "the profiled adaptive run on opengl failed"
+grep -v '^  ' "$O/profile_adaptive_opengl.txt" | tail -20
+grep '^  ' "$O/profile_adaptive_opengl.txt" | sort -k3 -rn | head -30  # the kernels by total device time
+el
 finish

@@ -314,14 +314,15 @@ constexpr int kDepthFirstStack = 128;
 constexpr int kDeepestDepthFirst = (kDepthFirstStack - 4) / 3 - 1;  // tree height whose walk fits the stack
 constexpr std::int64_t kDepthFirstSlots = std::int64_t{1} << 28;   // poses x limit
 
-/// Whether a query walks depth first (QueryOptions::Traversal says when).
-bool depth_first(Runtime& rt, const QueryOptions& options, int height, std::int64_t n_poses) {
-    using T = QueryOptions::Traversal;
+/// Whether a query walks depth first (QueryOptions::Traversal says when):
+/// wherever it can, unless asked not to. With a limit it was faster on every
+/// device measured, from one pose to 10^4 and limits of 1 and 32 (H200
+/// through Vulkan and OpenGL 1.3-3.3x, lavapipe 15-32x; the CPU backend 28x
+/// at 10^3 poses and a limit of 1: docs/PERFORMANCE.md#collision-detection).
+bool depth_first(const QueryOptions& options, int height, std::int64_t n_poses) {
     const std::int64_t limit = options.max_pairs_per_pose;
-    if (options.traversal == T::breadth_first || limit == 0 || height > kDeepestDepthFirst ||
-        limit >= kDepthFirstSlots / n_poses)
-        return false;
-    return options.traversal == T::depth_first || rt.info().limits.parallel_invocations > 0;
+    return options.traversal != QueryOptions::Traversal::breadth_first && limit > 0 && height <= kDeepestDepthFirst &&
+           limit < kDepthFirstSlots / n_poses;
 }
 
 /// found[p * limit + j] = pose p's j-th pair found (p, leaf of a, leaf of b,
@@ -441,7 +442,7 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     const Stream<float4> flat_poses = poses.reshape({poses.size()});
     if (n_poses > 0) start(flat_poses, candidates, result.counts);
     const bool empty = a.triangle_count() == 0 || b.triangle_count() == 0 || n_poses == 0;
-    if (!empty && depth_first(rt, options, std::max(a.height(), b.height()), n_poses)) {
+    if (!empty && depth_first(options, std::max(a.height(), b.height()), n_poses)) {
         const std::int64_t limit = options.max_pairs_per_pose;
         Stream<int4> found = rt.scratch<int4>({n_poses * limit});
         depth_first_kernel()(Groups{(n_poses + kDepthFirstWorkgroup - 1) / kDepthFirstWorkgroup}, found, result.counts,

@@ -78,7 +78,6 @@ public:
         info_.limits.max_workgroup_size = 4096;
         info_.limits.shared_memory_bytes = 1u << 20;
         info_.limits.max_buffer_bytes = ~0ull;
-        info_.limits.parallel_invocations = threads;
         info_.details.emplace_back("lanes per block", lanes_ > 0 ? std::to_string(lanes_) : "256 to 2048, per kernel");
         info_.details.emplace_back("default subgroup", "RILL_CPU_SUBGROUP_SIZE (8 when unset)");
         info_.details.emplace_back("group kernels", native_mode_ == NativeMode::Off      ? "lane executor (RILL_CPU_COMPILE=off)"

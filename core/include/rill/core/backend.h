@@ -105,10 +105,6 @@ struct DeviceLimits {
     /// after 65535 iterations in all, silently (gallivm's loop limiter), so a
     /// kernel that waits on another workgroup in a loop cannot be exact there.
     std::uint64_t loop_iterations = 0;
-    /// About how many invocations the device runs at the same time, where
-    /// that is few (the CPU backend: its threads); 0 on GPUs, which run tens
-    /// of thousands. Algorithms choose a scheme by it (collision.h's walk).
-    std::uint32_t parallel_invocations = 0;
 };
 
 /// gallivm's limit, for the Mesa software devices (llvmpipe, lavapipe).
