@@ -40,35 +40,6 @@ struct Trees {
     collision::ObbTree a, b;
 };
 
-/// The kernels of one call of f, longest first: where its time goes.
-template <class F>
-std::string breakdown(Runtime& rt, F&& f) {
-    rt.finish();
-    rt.reset_kernel_times();
-    f();
-    rt.finish();
-    std::vector<KernelTime> t = rt.kernel_times();
-    std::sort(t.begin(), t.end(), [](const KernelTime& x, const KernelTime& y) { return x.total_ms > y.total_ms; });
-    double all = 0, first = 0, last = 0;
-    for (const KernelTime& k : t) {
-        first = all == 0 ? k.first_start_ms : std::min(first, k.first_start_ms);
-        last = std::max(last, k.last_end_ms);
-        all += k.total_ms;
-    }
-    // Summed kernel times overlap where a backend's timestamps do (a kernel's
-    // first timestamp taken before the kernels ahead of it end): the span,
-    // from the first kernel's start to the last one's end, is what the device took.
-    char line[160];
-    std::snprintf(line, sizeof line, "%.3f ms in %zu kernels, span %.3f ms:", all, t.size(), last - first);
-    std::string s = line;
-    for (std::size_t i = 0; i < t.size() && i < 6; ++i) {
-        std::snprintf(line, sizeof line, " %s %.3f (%llu calls)%s", t[i].kernel.c_str(), t[i].total_ms,
-                      static_cast<unsigned long long>(t[i].calls), i + 1 < std::min<std::size_t>(t.size(), 6) ? "," : "");
-        s += line;
-    }
-    return s;
-}
-
 std::string levels(const std::vector<std::int64_t>& c) {
     std::string s;
     for (std::int64_t x : c) {
@@ -107,7 +78,6 @@ int main(int argc, char** argv) {
                                    : inputs.empty()  ? app_meshes::torus(128, 48, 0.8f, 0.25f)
                                                      : a;
         Runtime rt;
-        rt.set_profiling(true);
         std::printf("backend %s: %s\n", rt.backend_name().c_str(), rt.info().device.c_str());
         std::printf("a: %s, %zu triangles; b: %s, %zu triangles; %d poses (spread %.2f); FCL on 1 and %d threads\n",
                     inputs.empty() ? "torus" : inputs[0].c_str(), a.faces.size(),
@@ -189,7 +159,7 @@ int main(int argc, char** argv) {
                         which == hit ? "colliding" : "separate", ms, fcl_ms, fcl_ms / ms);
             std::printf("|   candidate pairs per level (%zu levels, %d pairs) | %s | | | | |\n", c.candidates_per_level.size(),
                         counts[0], levels(c.candidates_per_level).c_str());
-            std::printf("|   device time | %s | | | | |\n", breakdown(rt, [&] { c = collision::collide(ta, tb, one); }).c_str());
+            std::printf("|   device time | %s | | | | |\n", bench::breakdown(rt, [&] { c = collision::collide(ta, tb, one); }).c_str());
         }
 
         // The tree build of a large mesh.
@@ -201,7 +171,7 @@ int main(int argc, char** argv) {
         const double fcl_build = bench::host_median_ms([&] { (void)fcl_mesh(big); });
         std::printf("| OBB tree of %zu triangles | %.3f ms | %.3f ms (BVHModel<OBBRSS>) | - | %.2f | - |\n", big.faces.size(), build,
                     fcl_build, fcl_build / build);
-        std::printf("|   device time | %s | | | | |\n", breakdown(rt, [&] { tree = collision::ObbTree::build(vbig, fbig); }).c_str());
+        std::printf("|   device time | %s | | | | |\n", bench::breakdown(rt, [&] { tree = collision::ObbTree::build(vbig, fbig); }).c_str());
 
         // The two walks by pose count (the first of the batch's poses; one: a
         // colliding pose) and limit of pairs per pose.

@@ -20,6 +20,7 @@
 // level is small enough (5 or less). Then the same criterion about a point
 // of the limit surface (the input's middle vertex's limit point): the
 // deepest level is reached there, coarse elsewhere.
+// Under each adaptive row, the kernels of one more call, longest first.
 //
 //   RILL_BACKEND=vulkan rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L]
 //
@@ -155,6 +156,8 @@ int main(int argc, char** argv) {
             }
             std::printf("| %s %g | %s | %lld | %.3f ms | %s | %s | %.1f M |\n", label, ratio, per_level.c_str(),
                         static_cast<long long>(out.faces.size()), ms, osd_ms.c_str(), osd_ratio.c_str(), out.faces.size() / (ms * 1e3));
+            std::printf("|   device time | %s | | | | | |\n",
+                        bench::breakdown(rt, [&] { out = subdivision::adaptive(vertices, faces, near_camera, adaptive_level, eye); }, 8).c_str());
         };
         for (float ratio : {0.01f, 0.005f, 0.0025f, 0.00125f}) row("camera, R =", camera.eye, ratio);
         // Around the limit point of the input's middle vertex (adaptive() to level 0

@@ -104,6 +104,40 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
     return {host_median, device_median, span_median};
 }
 
+/// The kernels of one call of f, longest first (the first `top`): where its
+/// time goes. Kernel times are recorded for this call alone, so that rows
+/// timed by host time run without them: OpenGL's timer queries around every
+/// command (RILL_PROFILE) cost host time.
+template <class F>
+std::string breakdown(rill::Runtime& rt, F&& f, std::size_t top = 6) {
+    rt.finish();
+    rt.set_profiling(true);
+    rt.reset_kernel_times();
+    f();
+    rt.finish();
+    rt.set_profiling(false);
+    std::vector<rill::KernelTime> t = rt.kernel_times();
+    std::sort(t.begin(), t.end(), [](const rill::KernelTime& x, const rill::KernelTime& y) { return x.total_ms > y.total_ms; });
+    double all = 0, first = 0, last = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        first = i == 0 ? t[i].first_start_ms : std::min(first, t[i].first_start_ms);
+        last = i == 0 ? t[i].last_end_ms : std::max(last, t[i].last_end_ms);
+        all += t[i].total_ms;
+    }
+    // Summed kernel times overlap where a backend's timestamps do (a kernel's
+    // first timestamp taken before the kernels ahead of it end): the span,
+    // from the first kernel's start to the last one's end, is what the device took.
+    char line[160];
+    std::snprintf(line, sizeof line, "%.3f ms in %zu kernels, span %.3f ms:", all, t.size(), last - first);
+    std::string s = line;
+    for (std::size_t i = 0; i < t.size() && i < top; ++i) {
+        std::snprintf(line, sizeof line, " %s %.3f (%llu calls)%s", t[i].kernel.c_str(), t[i].total_ms,
+                      static_cast<unsigned long long>(t[i].calls), i + 1 < std::min(t.size(), top) ? "," : "");
+        s += line;
+    }
+    return s;
+}
+
 /// A host peer's time: median of 3 runs of timed(), each after an untimed prepare().
 template <class P, class F>
 double host_median_ms(P&& prepare, F&& timed) {
