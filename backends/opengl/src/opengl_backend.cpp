@@ -496,15 +496,20 @@ public:
         if (s.llvmpipe) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
         // Released buffers kept for reuse, as the Vulkan backend keeps them: an
         // eighth of the device's memory where the driver tells it (NVIDIA's
-        // NVX_gpu_memory_info, in KiB), at most 4 GiB; else 1 GiB; 256 MiB on
-        // llvmpipe, whose memory is the host's.
+        // NVX_gpu_memory_info, in KiB); else 1 GiB; 256 MiB on llvmpipe, whose
+        // memory is the host's. Unlike the Vulkan backend's, not capped at 4
+        // GiB: NVIDIA's driver commits a buffer's memory at its first use, at
+        // about 31 GB/s, so a call whose streams outgrow the pool pays that
+        // each time (H200, the adaptive bunny of 27 M triangles,
+        // docs/PERFORMANCE.md#adaptive-loop-subdivision: 1,990 ms with 4 GiB,
+        // 1,105 ms with 8, 125 ms with an eighth, 17.6 GiB; Vulkan 120 ms).
         s.pool_limit = std::size_t{1} << 30;
         if (s.llvmpipe) {
             s.pool_limit = std::size_t{256} << 20;
         } else if (GLEW_NVX_gpu_memory_info) {
             GLint kib = 0;
             glGetIntegerv(GL_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX, &kib);
-            if (kib > 0) s.pool_limit = std::min(static_cast<std::size_t>(kib) * 1024 / 8, std::size_t{4} << 30);
+            if (kib > 0) s.pool_limit = static_cast<std::size_t>(kib) * 1024 / 8;
         }
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);
