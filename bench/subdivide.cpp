@@ -144,7 +144,10 @@ int main(int argc, char** argv) {
             const double ms =
                 bench::median_ms(1, 5, [&] { out = subdivision::adaptive(vertices, faces, near_camera, adaptive_level, eye); }, rt).host_ms;
             std::string per_level;
-            for (std::int64_t n : out.faces_per_level) per_level += (per_level.empty() ? "" : " ") + std::to_string(n);
+            for (std::int64_t n : out.faces_per_level) {
+                if (!per_level.empty()) per_level += ' ';
+                per_level += std::to_string(n);
+            }
             std::string osd_ms = "-", osd_ratio = "-";
             if (adaptive_level <= 5) {
                 const double osd = bench::host_median_ms([&] { (void)peers::osd_loop_limit(v, f, adaptive_level); });
