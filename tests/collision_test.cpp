@@ -217,9 +217,9 @@ TEST_P(Collision, BoxesHoldTheirTriangles) {
 }
 
 // The first k pairs of each pose, breadth first, depth first and
-// automatically (depth first: a limit is given): k of the pose's pairs (all
-// where it has fewer), each one of them, whichever walk; 40 poses, more than
-// a workgroup of depth-first walks.
+// automatically (depth first for limits of up to 32): k of the pose's pairs
+// (all where it has fewer), each one of them, whichever walk; 40 poses, more
+// than a workgroup of depth-first walks.
 TEST_P(Collision, FirstPairsOnly) {
     using Traversal = collision::QueryOptions::Traversal;
     const Mesh a = torus(24, 10, 1.0f, 0.35f), b = torus(16, 8, 0.8f, 0.3f);
@@ -227,7 +227,7 @@ TEST_P(Collision, FirstPairsOnly) {
     const std::vector<PoseRows> p = random_poses(40, 1.2f);
     const std::vector<ref::Pairs> all = found(collision::collide(ta, tb, poses(p)), p.size());
     for (const Traversal walk : {Traversal::breadth_first, Traversal::depth_first, Traversal::automatic}) {
-        for (std::int64_t k : {1, 3, 1000}) {
+        for (std::int64_t k : {1, 3, 32, 33, 1000}) {
             SCOPED_TRACE("walk " + std::to_string(int(walk)) + ", k " + std::to_string(k));
             const collision::Collisions c = collision::collide(ta, tb, poses(p), {.max_pairs_per_pose = k, .traversal = walk});
             const std::vector<ref::Pairs> some = found(c, p.size());
@@ -235,7 +235,8 @@ TEST_P(Collision, FirstPairsOnly) {
                 EXPECT_EQ(some[i].size(), std::min<std::size_t>(k, all[i].size())) << "pose " << i;
                 for (const auto& pair : some[i]) EXPECT_TRUE(all[i].count(pair)) << "pose " << i;
             }
-            EXPECT_EQ(c.candidates_per_level.empty(), walk != Traversal::breadth_first);
+            const bool deep = walk == Traversal::depth_first || (walk == Traversal::automatic && k <= 32);
+            EXPECT_EQ(c.candidates_per_level.empty(), deep);
         }
     }
     // Depth first needs a limit: with none it goes breadth first.

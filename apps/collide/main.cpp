@@ -18,7 +18,7 @@ const char kUsage[] =
     "usage: rill-collide [a.obj [b.obj]] [options]\n"
     "Finds the intersecting triangles of mesh a and mesh b under a batch of random poses of b,\n"
     "with OBB trees built on the device and traversed breadth first (Horn, GPU Gems 2 ch. 36),\n"
-    "or with --first, depth first per pose (fewer pairs tested).\n"
+    "or with --first K of at most 32, depth first per pose (fewer pairs tested).\n"
     "Prints the trees' build time, the query's time and poses per second, the colliding poses\n"
     "and pairs, and the candidate pairs per level; writes a PNG of the first colliding pose.\n"
     "  a.obj b.obj     Wavefront OBJ files; b defaults to a; none: two tori\n"

@@ -314,15 +314,21 @@ constexpr int kDepthFirstStack = 128;
 constexpr int kDeepestDepthFirst = (kDepthFirstStack - 4) / 3 - 1;  // tree height whose walk fits the stack
 constexpr std::int64_t kDepthFirstSlots = std::int64_t{1} << 28;   // poses x limit
 
-/// Whether a query walks depth first (QueryOptions::Traversal says when):
-/// wherever it can, unless asked not to. With a limit it was faster on every
-/// device measured, from one pose to 10^4 and limits of 1 and 32 (H200
-/// through Vulkan and OpenGL 1.3-3.3x, lavapipe 15-32x; the CPU backend 28x
-/// at 10^3 poses and a limit of 1: docs/PERFORMANCE.md#collision-detection).
+/// Whether a query walks depth first (QueryOptions::Traversal says when).
+/// Automatically for limits of up to kMostDepthFirstPairs: there it was faster
+/// on every device measured, from one pose to 10^4 and limits of 1 and 32
+/// (H200 through Vulkan and OpenGL 1.3-3.3x, lavapipe 15-32x; the CPU backend
+/// 28x at 10^3 poses and a limit of 1: docs/PERFORMANCE.md#collision-detection).
+/// A larger limit walks one pose's many pairs one after another, where
+/// breadth first tests them at once, and no limit at all (two walks, one to
+/// count) was slower on the CPU as well.
+constexpr std::int64_t kMostDepthFirstPairs = 32;
 bool depth_first(const QueryOptions& options, int height, std::int64_t n_poses) {
+    using T = QueryOptions::Traversal;
     const std::int64_t limit = options.max_pairs_per_pose;
-    return options.traversal != QueryOptions::Traversal::breadth_first && limit > 0 && height <= kDeepestDepthFirst &&
-           limit < kDepthFirstSlots / n_poses;
+    if (options.traversal == T::breadth_first || limit == 0 || height > kDeepestDepthFirst || limit >= kDepthFirstSlots / n_poses)
+        return false;
+    return options.traversal == T::depth_first || limit <= kMostDepthFirstPairs;
 }
 
 /// found[p * limit + j] = pose p's j-th pair found (p, leaf of a, leaf of b,

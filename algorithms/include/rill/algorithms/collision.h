@@ -38,9 +38,10 @@
 // Queries of up to 16 poses run each level as one workgroup (test, a scan in
 // shared memory, write) and read back once, at the end, unless a level
 // outgrows 2^14 candidates, from where they go on as above. A query with a
-// limit of pairs per pose walks depth first instead, one invocation per pose
-// with a stack of node pairs, stopping at its limit (QueryOptions::Traversal):
-// it tests fewer pairs, and was faster on every device measured.
+// limit of up to 32 pairs per pose walks depth first instead, one invocation
+// per pose with a stack of node pairs, stopping at its limit
+// (QueryOptions::Traversal): it tests fewer pairs, and was faster on every
+// device measured.
 //
 // Triangles intersect when no one of the 17 separating axes of two triangles
 // (the two normals, the 9 cross products of their edges, and the 6 edge
@@ -109,11 +110,12 @@ struct QueryOptions {
     /// pose walks both trees with a stack and stops at its limit (FCL's
     /// order), so it tests fewer pairs, one pose after another; it needs a
     /// limit, trees of at most 40 levels and poses x limit under 2^28, and
-    /// goes breadth first otherwise. automatic: depth first wherever it can
-    /// (faster with a limit on every device measured, GPUs included:
-    /// docs/PERFORMANCE.md#collision-detection), breadth first elsewhere.
-    /// The pairs found may differ between the two where a pose has more than
-    /// its limit.
+    /// goes breadth first otherwise. automatic: depth first where it can and
+    /// the limit is at most 32 (faster there on every device measured, GPUs
+    /// included: docs/PERFORMANCE.md#collision-detection), breadth first
+    /// elsewhere (a large limit would walk one pose's many pairs one after
+    /// another). The pairs found may differ between the two where a pose has
+    /// more than its limit.
     enum class Traversal { automatic, breadth_first, depth_first };
     Traversal traversal = Traversal::automatic;
 };
