@@ -501,7 +501,7 @@ public:
         // GiB: NVIDIA's driver commits a buffer's memory at its first use, at
         // about 31 GB/s, so a call whose streams outgrow the pool pays that
         // each time (H200, the adaptive bunny of 27 M triangles,
-        // docs/PERFORMANCE.md#adaptive-loop-subdivision: 1,990 ms with 4 GiB,
+        // docs/PERFORMANCE.md#opengl-against-vulkan: 1,990 ms with 4 GiB,
         // 1,105 ms with 8, 125 ms with an eighth, 17.6 GiB; Vulkan 120 ms).
         s.pool_limit = std::size_t{1} << 30;
         if (s.llvmpipe) {
