@@ -243,6 +243,14 @@ TEST_P(Collision, FirstPairsOnly) {
     const collision::Collisions every = collision::collide(ta, tb, poses(p), {.traversal = Traversal::depth_first});
     EXPECT_EQ(found(every, p.size()), all);
     EXPECT_FALSE(every.candidates_per_level.empty());
+    // Nor does a walk whose output (16 bytes per pair a pose may have) would
+    // not fit one device buffer: lavapipe's hold 128 MiB.
+    const std::int64_t huge = (std::int64_t{1} << 23) + 1;
+    const collision::Collisions one = collision::collide(ta, tb, poses({p[0]}), {.max_pairs_per_pose = huge, .traversal = Traversal::depth_first});
+    EXPECT_EQ(found(one, 1)[0], all[0]);
+    if (rt().info().limits.max_buffer_bytes < std::uint64_t(huge) * 16) {
+        EXPECT_FALSE(one.candidates_per_level.empty());
+    }
 }
 
 TEST_P(Collision, SkippedFacesEmptyMeshesAndBadPoses) {

@@ -321,13 +321,16 @@ constexpr std::int64_t kDepthFirstSlots = std::int64_t{1} << 28;   // poses x li
 /// 28x at 10^3 poses and a limit of 1: docs/PERFORMANCE.md#collision-detection).
 /// A larger limit walks one pose's many pairs one after another, where
 /// breadth first tests them at once, and no limit at all (two walks, one to
-/// count) was slower on the CPU as well.
+/// count) was slower on the CPU as well. The walks' output, `limit` pairs
+/// per pose, must fit one of the device's buffers (lavapipe's hold 128 MiB).
 constexpr std::int64_t kMostDepthFirstPairs = 32;
-bool depth_first(const QueryOptions& options, int height, std::int64_t n_poses) {
+bool depth_first(const Runtime& rt, const QueryOptions& options, int height, std::int64_t n_poses) {
     using T = QueryOptions::Traversal;
     const std::int64_t limit = options.max_pairs_per_pose;
     if (options.traversal == T::breadth_first || limit == 0 || height > kDeepestDepthFirst || limit >= kDepthFirstSlots / n_poses)
         return false;
+    const std::uint64_t max_bytes = rt.info().limits.max_buffer_bytes;
+    if (max_bytes != 0 && static_cast<std::uint64_t>(n_poses * limit) * sizeof(int4) > max_bytes) return false;
     return options.traversal == T::depth_first || limit <= kMostDepthFirstPairs;
 }
 
@@ -448,7 +451,7 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     const Stream<float4> flat_poses = poses.reshape({poses.size()});
     if (n_poses > 0) start(flat_poses, candidates, result.counts);
     const bool empty = a.triangle_count() == 0 || b.triangle_count() == 0 || n_poses == 0;
-    if (!empty && depth_first(options, std::max(a.height(), b.height()), n_poses)) {
+    if (!empty && depth_first(rt, options, std::max(a.height(), b.height()), n_poses)) {
         const std::int64_t limit = options.max_pairs_per_pose;
         Stream<int4> found = rt.scratch<int4>({n_poses * limit});
         depth_first_kernel()(Groups{(n_poses + kDepthFirstWorkgroup - 1) / kDepthFirstWorkgroup}, found, result.counts,

@@ -109,13 +109,14 @@ struct QueryOptions {
     /// the level where it reached its limit. depth_first: one invocation per
     /// pose walks both trees with a stack and stops at its limit (FCL's
     /// order), so it tests fewer pairs, one pose after another; it needs a
-    /// limit, trees of at most 40 levels and poses x limit under 2^28, and
-    /// goes breadth first otherwise. automatic: depth first where it can and
-    /// the limit is at most 32 (faster there on every device measured, GPUs
-    /// included: docs/PERFORMANCE.md#collision-detection), breadth first
-    /// elsewhere (a large limit would walk one pose's many pairs one after
-    /// another). The pairs found may differ between the two where a pose has
-    /// more than its limit.
+    /// limit, trees of at most 40 levels and poses x limit under 2^28 (16
+    /// bytes each, within one device buffer), and goes breadth first
+    /// otherwise. automatic: depth first where it can and the limit is at
+    /// most 32 (faster there on every device measured, GPUs included:
+    /// docs/PERFORMANCE.md#collision-detection), breadth first elsewhere (a
+    /// large limit would walk one pose's many pairs one after another). The
+    /// pairs found may differ between the two where a pose has more than its
+    /// limit.
     enum class Traversal { automatic, breadth_first, depth_first };
     Traversal traversal = Traversal::automatic;
 };
