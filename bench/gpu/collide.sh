@@ -7,8 +7,8 @@
 #
 # The collision and BVH tests on Vulkan and OpenGL (real drivers), rill-collide on both
 # (its PNGs kept), then rill-bench-collide on both: the bunny against itself under the
-# pose batch against FCL on 1 thread and the machine's 16 cores; packs everything as
-# $OUT/collide.tgz.
+# pose batch against FCL on 1 thread and the machine's 16 cores, and both walks by pose
+# count and limit; packs everything as $OUT/collide.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh collide
 poses=${1:-10000}
