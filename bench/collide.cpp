@@ -179,10 +179,10 @@ int main(int argc, char** argv) {
         std::vector<int> pose_counts = {1};
         if (poses > 64) pose_counts.push_back(64);
         if (poses > 1) pose_counts.push_back(poses);
-        for (int n : pose_counts)
+        for (int n : pose_counts) {
+            const Stream<float4> some = n == 1 ? collide_app::upload_poses(rt, {batch[std::min(hit, batch.size() - 1)]})
+                                               : collide_app::upload_poses(rt, {batch.begin(), batch.begin() + n});
             for (std::int64_t limit : {1, 32}) {
-                const Stream<float4> some = n == 1 ? collide_app::upload_poses(rt, {batch[std::min(hit, batch.size() - 1)]})
-                                                   : collide_app::upload_poses(rt, {batch.begin(), batch.begin() + n});
                 double ms[2];
                 for (Traversal walk : {Traversal::breadth_first, Traversal::depth_first})
                     ms[walk == Traversal::depth_first] = bench::median_ms(1, 5, [&] {
@@ -191,6 +191,7 @@ int main(int argc, char** argv) {
                     }, rt).host_ms;
                 std::printf("| %d, %lld | %.3f ms | %.3f ms | %.2f |\n", n, static_cast<long long>(limit), ms[0], ms[1], ms[0] / ms[1]);
             }
+        }
     } catch (const Error& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 1;

@@ -11,9 +11,8 @@
 # kept), then rill-bench-subdivide on both: the bunny and spot (closed) uniform to the
 # given level (beside OpenSubdiv's Far refinement and its precomputed stencils by OpenMP
 # and GL compute), the bunny adaptive to the given level, spot adaptive to level 5 (where
-# OpenSubdiv's uniform refinement with limit positions is the peer); last, the finest
-# adaptive bunny through OpenGL with RILL_PROFILE=1 (device time per kernel, fill and
-# copy); packs everything as $OUT/subdivide.tgz.
+# OpenSubdiv's uniform refinement with limit positions is the peer; under each adaptive
+# row the kernels of one call, longest first); packs everything as $OUT/subdivide.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh subdivide
 level=${1:-8}
@@ -36,12 +35,7 @@ for backend in vulkan opengl; do
     el
     RILL_BACKEND=$backend rill-bench-subdivide "$spot" --levels "$uniform" --adaptive-level 5 > "$O/bench_spot_$backend.txt" 2>&1 \
         || echo "rill-bench-subdivide (spot) on $backend failed: $(tail -2 "$O/bench_spot_$backend.txt")"
-    tail -14 "$O/bench_spot_$backend.txt"
+    sed -n "/^adaptive/,\$p" "$O/bench_spot_$backend.txt"
     el
 done
-RILL_PROFILE=1 RILL_BACKEND=opengl rill-subdivide "$bunny" --adaptive 0.00125 --max-level "$level" --out none \
-    > "$O/profile_adaptive_opengl.txt" 2>&1 || echo "the profiled adaptive run on opengl failed"
-grep -v '^  ' "$O/profile_adaptive_opengl.txt" | tail -20
-grep '^  ' "$O/profile_adaptive_opengl.txt" | sort -k3 -rn | head -30  # the kernels by total device time
-el
 finish
