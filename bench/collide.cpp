@@ -99,24 +99,26 @@ int main(int argc, char** argv) {
         std::vector<std::int32_t> counts;
         collision::Collisions any;
         using Traversal = collision::QueryOptions::Traversal;
-        // One batch yes/no by `walk`; the poses where it differs from FCL.
-        auto yes_no = [&](Traversal walk) {
+        // A query of `some` poses with at most `limit` pairs each, by `walk`,
+        // its counts on the host: the median host time.
+        auto limited_ms = [&](const Stream<float4>& some, std::int64_t limit, Traversal walk) {
             return bench::median_ms(1, 5, [&] {
-                any = collision::collide(ta, tb, p, {.max_pairs_per_pose = 1, .traversal = walk});
+                any = collision::collide(ta, tb, some, {.max_pairs_per_pose = limit, .traversal = walk});
                 counts = any.counts.download();
             }, rt).host_ms;
         };
+        // The poses where the last query's yes/no differs from FCL's.
         auto disagreements = [&] {
             std::int64_t n = 0;
             for (int i = 0; i < poses; ++i) n += (counts[i] > 0) != (want[i] != 0);
             return n;
         };
-        const double rill_any = yes_no(Traversal::automatic);
-        // The walk the device did not pick, for the comparison (both checked against FCL).
+        const double rill_any = limited_ms(p, 1, Traversal::automatic);
+        // The walk the automatic choice did not take, for the comparison (both checked against FCL).
         const bool picked_depth_first = any.candidates_per_level.empty();
         std::int64_t differ = disagreements();
         const std::int64_t colliding = std::count_if(want.begin(), want.end(), [](std::uint8_t w) { return w != 0; });
-        const double rill_other = yes_no(picked_depth_first ? Traversal::breadth_first : Traversal::depth_first);
+        const double rill_other = limited_ms(p, 1, picked_depth_first ? Traversal::breadth_first : Traversal::depth_first);
         differ += disagreements();
         if (differ > poses / 1000)
             bench::fail(std::to_string(differ) + " of " + std::to_string(poses) + " poses' yes/no (of both walks) differ from FCL's");
@@ -137,7 +139,7 @@ int main(int argc, char** argv) {
         std::printf("| %d poses, yes/no (%s) | %.3f ms (%.0f poses/s) | %.3f ms (%.0f poses/s) | %.3f ms (%.0f poses/s) | %.2f | %.2f |\n",
                     poses, walk[picked_depth_first], rill_any, per_s(poses, rill_any), fcl_1, per_s(poses, fcl_1), fcl_n,
                     per_s(poses, fcl_n), fcl_1 / rill_any, fcl_n / rill_any);
-        std::printf("| %d poses, yes/no (%s, not the device's pick) | %.3f ms (%.0f poses/s) | | | %.2f | %.2f |\n", poses,
+        std::printf("| %d poses, yes/no (%s, not the automatic walk) | %.3f ms (%.0f poses/s) | | | %.2f | %.2f |\n", poses,
                     walk[!picked_depth_first], rill_other, per_s(poses, rill_other), fcl_1 / rill_other, fcl_n / rill_other);
         std::printf("| %d poses, every pair | %.3f ms (%.0f poses/s) | - | - | %.2f | %.2f |\n", poses, rill_all, per_s(poses, rill_all),
                     fcl_1 / rill_all, fcl_n / rill_all);
@@ -185,10 +187,7 @@ int main(int argc, char** argv) {
             for (std::int64_t limit : {1, 32}) {
                 double ms[2];
                 for (Traversal walk : {Traversal::breadth_first, Traversal::depth_first})
-                    ms[walk == Traversal::depth_first] = bench::median_ms(1, 5, [&] {
-                        any = collision::collide(ta, tb, some, {.max_pairs_per_pose = limit, .traversal = walk});
-                        counts = any.counts.download();
-                    }, rt).host_ms;
+                    ms[walk == Traversal::depth_first] = limited_ms(some, limit, walk);
                 std::printf("| %d, %lld | %.3f ms | %.3f ms | %.2f |\n", n, static_cast<long long>(limit), ms[0], ms[1], ms[0] / ms[1]);
             }
         }

@@ -436,18 +436,11 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
     Runtime rt = Runtime::of(poses);
     Collisions result;
     result.counts = rt.stream<std::int32_t>({n_poses});
-    // The level's buffers grow to what a level needs and are reused after
-    // (allocating them per level took longer than a small level's kernels).
-    auto grow = [&rt]<class T>(Stream<T>& buffer, std::int64_t n) {
-        if (buffer.size() < n) buffer = rt.template scratch<T>({std::max(n, 2 * buffer.size())});
-    };
     // A few poses (every pair): levels of one workgroup, no read-back until
     // the end unless a level outgrows kSmallCapacity.
     const bool small = options.max_pairs_per_pose == 0 && n_poses <= kSmallBatch;
     const std::int64_t first_capacity = small ? kSmallCapacity : 1;
     Stream<int4> candidates = rt.scratch<int4>({std::max<std::int64_t>(n_poses, first_capacity)});
-    Stream<int4> next = rt.scratch<int4>({first_capacity});
-    Stream<std::uint32_t> masks = rt.scratch<std::uint32_t>({1}), ends = rt.scratch<std::uint32_t>({1});
     const Stream<float4> flat_poses = poses.reshape({poses.size()});
     if (n_poses > 0) start(flat_poses, candidates, result.counts);
     const bool empty = a.triangle_count() == 0 || b.triangle_count() == 0 || n_poses == 0;
@@ -460,6 +453,13 @@ Collisions collide(const ObbTree& a, const ObbTree& b, const Stream<float4>& pos
         result.pairs = gather_depth_first(rt, found, result.counts, limit, a.bvh(), b.bvh());
         return result;
     }
+    // The level's buffers grow to what a level needs and are reused after
+    // (allocating them per level took longer than a small level's kernels).
+    auto grow = [&rt]<class T>(Stream<T>& buffer, std::int64_t n) {
+        if (buffer.size() < n) buffer = rt.template scratch<T>({std::max(n, 2 * buffer.size())});
+    };
+    Stream<int4> next = rt.scratch<int4>({first_capacity});
+    Stream<std::uint32_t> masks = rt.scratch<std::uint32_t>({1}), ends = rt.scratch<std::uint32_t>({1});
     Stream<std::uint32_t> full = rt.stream<std::uint32_t>({std::max<std::int64_t>(n_poses, 1)});
     const std::int64_t limit = options.max_pairs_per_pose;
     // A pair of leaves at depth d is made at level d - 1 and tested at level d.
