@@ -144,6 +144,28 @@ TEST_P(Streams, DomainViewsAsInputOutputAndGather) {
     EXPECT_EQ(s.download(), want);
 }
 
+TEST_P(Streams, ReadsOfPartsOfALargeStreamSeeTheKernelBeforeThem) {
+    // Reads of a small part of a large buffer take another path than whole
+    // reads on some backends (OpenGL: a staging copy, opengl_backend.cpp);
+    // each read here follows a kernel that has just written what it reads.
+    auto add = kernel("add_k(x, k, r)", [](In<float> x, Float k, Out<float> r) { r = x + k; });
+    const std::int64_t n = (std::int64_t{1} << 20) + 3;
+    const std::vector<float> hx = random_floats(static_cast<std::size_t>(n), -100, 100);
+    auto x = rt().stream<float>({n}, hx);
+    auto r = rt().stream<float>({n});
+    const std::vector<std::pair<std::int64_t, std::int64_t>> ranges = {
+        {0, 1}, {n - 1, n}, {n / 2, n / 2 + 16}, {3, n / 2 - 1}, {n / 2 - 7, n}, {0, n}};
+    float k = 1.0f;
+    for (const auto& [lo, hi] : ranges) {
+        add(x, k, r);
+        const std::vector<float> got = r.domain({lo}, {hi}).download();
+        ASSERT_EQ(static_cast<std::int64_t>(got.size()), hi - lo);
+        for (std::int64_t i = lo; i < hi; ++i)
+            ASSERT_EQ(got[static_cast<std::size_t>(i - lo)], hx[static_cast<std::size_t>(i)] + k) << "range " << lo << ".." << hi << ", element " << i;
+        k += 1.0f;
+    }
+}
+
 TEST_P(Streams, RepeatViews) {
     const std::vector<float> x = random_floats(5, -10, 10);
     auto s = rt().stream<float>({5}, x);

@@ -169,6 +169,27 @@ struct State {
     }
     GLuint info = 0;
     GLsizeiptr info_used = 0;
+    GLuint readback = 0;  // OpenGlBackend::download's staging buffer
+    std::size_t readback_bytes = 0;
+
+    /// The staging buffer of read-backs, at least `bytes` long (in system
+    /// memory where the driver takes the hint: the GPU copies into it, the
+    /// host reads it).
+    GLuint readback_buffer(std::size_t bytes) {
+        if (bytes <= readback_bytes) return readback;
+        glDeleteBuffers(1, &readback);
+        readback_bytes = pool_size_class(bytes);
+        glCreateBuffers(1, &readback);
+        glNamedBufferStorage(readback, static_cast<GLsizeiptr>(readback_bytes), nullptr, GL_CLIENT_STORAGE_BIT | GL_MAP_READ_BIT);
+        if (glGetError() == GL_OUT_OF_MEMORY) {
+            glDeleteBuffers(1, &readback);
+            readback = 0;
+            readback_bytes = 0;
+            throw Error("opengl backend: out of memory staging a stream download of " + std::to_string(bytes) +
+                        " bytes; use smaller streams or release others first");
+        }
+        return readback;
+    }
     std::uint64_t shader_compiles = 0;
     bool binaries = false;  // the driver offers program binary formats
     std::uint64_t device_key = 0;
@@ -308,6 +329,7 @@ public:
             // until the context goes; nothing better can be done from a destructor.
         }
     }
+    std::size_t capacity() const { return capacity_; }
     GLuint id = 0;
     /// A command on the GPU (kernel, copy, fill) has used this buffer object,
     /// here or under an earlier stream that gave it back to the pool: uploads
@@ -530,6 +552,7 @@ public:
             st_->pool_limit = 0;
             if (st_->zero_program) glDeleteProgram(st_->zero_program);
             glDeleteBuffers(1, &st_->info);
+            glDeleteBuffers(1, &st_->readback);
             st_->ctx.release();
         } catch (...) {
         }
@@ -598,13 +621,31 @@ public:
         st_->check_debug();
     }
 
+    /// NVIDIA's driver (580, H200) reads a buffer object back whole, whatever
+    /// the range asked: 64 bytes of a 68 MB buffer (a tree's root) took 8 ms,
+    /// most of a 10^6-triangle OBB tree's build, which took 2.2 ms instead of
+    /// 8.8 once such reads went through a copy (docs/PERFORMANCE.md#collision-detection).
+    /// So a read of less than half its buffer object is copied on the GPU into
+    /// a staging buffer of its own size and read from there.
     void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
-        st_->barrier_if_written({handle(&src)});
-        for (std::size_t done = 0; done < bytes; done += kPiece)
-            glGetNamedBufferSubData(handle(&src), static_cast<GLintptr>(offset + done),
-                                    static_cast<GLsizeiptr>(std::min(kPiece, bytes - done)), static_cast<char*>(dst) + done);
+        const GlBuffer& from = gl_buffer(&src);
+        st_->barrier_if_written({from.id});
+        const bool staged = bytes <= from.capacity() / 2;
+        for (std::size_t done = 0; done < bytes; done += kPiece) {
+            const auto piece = static_cast<GLsizeiptr>(std::min(kPiece, bytes - done));
+            char* to = static_cast<char*>(dst) + done;
+            if (staged) {
+                // The copy is ordered after the kernels by the barrier above, and
+                // the read after the copy by GL (a copy is no incoherent shader write).
+                const GLuint staging = st_->readback_buffer(static_cast<std::size_t>(piece));
+                glCopyNamedBufferSubData(from.id, staging, static_cast<GLintptr>(offset + done), 0, piece);
+                glGetNamedBufferSubData(staging, 0, piece, to);
+            } else {
+                glGetNamedBufferSubData(from.id, static_cast<GLintptr>(offset + done), piece, to);
+            }
+        }
         check_transfer("download");
         st_->check_debug();
     }
