@@ -32,23 +32,29 @@ inline bool live(const Particle& q, double t) { return q.birth <= t && t < q.bir
 
 /// Pairs (i, j), i < j, of live particles closer than `reach`; pairs whose
 /// squared distance is within `band` (relative) of reach^2 go to `ambiguous`
-/// instead, as float rounding may decide them either way.
+/// instead, as float rounding may decide them either way. The particles are
+/// swept in order of x: a pair further apart than that in x alone is
+/// further apart in all (a sum of squares rounds to no less than one of
+/// them), so the sweep finds the all-pairs loop's pairs; at 65536 particles
+/// the loop's 2e9 tests took 3 s, 12 s under ASan.
 inline void pairs_within(const std::vector<Particle>& ps, double t, double reach, double band, std::set<std::pair<int, int>>& sure,
                          std::set<std::pair<int, int>>& ambiguous) {
     const double r2 = reach * reach, above = r2 * (1 + band), below = r2 * (1 - band);
     std::vector<int> index;
-    std::vector<double> x, y, z;
     for (std::size_t i = 0; i < ps.size(); ++i)
-        if (live(ps[i], t)) {
-            index.push_back(int(i));
-            x.push_back(ps[i].p[0]);
-            y.push_back(ps[i].p[1]);
-            z.push_back(ps[i].p[2]);
-        }
+        if (live(ps[i], t)) index.push_back(int(i));
+    std::sort(index.begin(), index.end(), [&](int a, int b) { return ps[a].p[0] < ps[b].p[0]; });
+    std::vector<double> x, y, z;
+    for (int i : index) {
+        x.push_back(ps[i].p[0]);
+        y.push_back(ps[i].p[1]);
+        z.push_back(ps[i].p[2]);
+    }
     const std::size_t n = index.size();
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = i + 1; j < n; ++j) {
             const double dx = x[i] - x[j], dy = y[i] - y[j], dz = z[i] - z[j];
+            if (dx * dx > above) break;
             const double d2 = dx * dx + dy * dy + dz * dz;
             if (d2 > above) continue;
             const std::pair<int, int> p{std::min(index[i], index[j]), std::max(index[i], index[j])};
