@@ -69,6 +69,19 @@ inline T from_bits(u32 b) {
     else return static_cast<T>(b);
 }
 
+/// Four floats as one SIMD value: compiled kernels compute float4 sums,
+/// differences, products and quotients with it, and load and store float4
+/// elements whole (native_codegen.cpp), lane for lane the same IEEE
+/// operations as four scalar ones, so results stay bit for bit the lane
+/// executor's. GCC's and Clang's vector extension.
+typedef float f4 __attribute__((vector_size(16)));
+inline f4 load_f4(const u32* at) {
+    f4 v;
+    __builtin_memcpy(&v, at, sizeof v);
+    return v;
+}
+inline void store_f4(u32* at, f4 v) { __builtin_memcpy(at, &v, sizeof v); }
+
 /// A store that skips the caches: the line is not read first, and a
 /// large output does not evict what is still to be read. Consecutive ones
 /// combine into whole lines; fence_streamed orders them. The compilers'

@@ -151,9 +151,53 @@ private:
             if (it->count(id)) return true;
         return false;
     }
-    void define(ExprId id) {
-        if (hoisting_) level_defined_[id] = 1;
-        else scopes_.back()[id] = 1;
+    /// `vec`: node `id` (four floats) is also the f4 vec_name(id) where it is visible.
+    void define(ExprId id, bool vec = false) {
+        const char mark = vec ? 2 : 1;
+        if (hoisting_) level_defined_[id] = mark;
+        else scopes_.back()[id] = mark;
+    }
+    bool has_vec(ExprId id) const {
+        if (level_defined_[id]) return level_defined_[id] == 2;
+        for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+            if (auto f = it->find(id); f != it->end()) return f->second == 2;
+        return false;
+    }
+
+    // float4 values as SIMD vectors (native_abi.h's f4): the compiler's own
+    // vectorizers pack the four scalar statements of a float4 operation into
+    // one only now and then (their data references after GCC's folding, and
+    // the shapes of long expressions, defeat them), so operations on four
+    // floats that are the same per lane (+, -, *, /, negation) and float4
+    // loads and stores are written as vector operations.
+    static bool float4(const Type& t) { return t.scalar == Scalar::Float && t.width == 4; }
+    std::string vec_name(ExprId id) const { return "n" + std::to_string(id) + "_v"; }
+    /// Node `id` (four floats) as an f4 expression.
+    std::string vec4(ExprId id) {
+        ensure(id);
+        if (has_vec(id)) return vec_name(id);
+        std::string v = "rill::cpu::native::f4{";
+        for (int c = 0; c < 4; ++c) v += (c ? ", " : "") + name(id, c);
+        return v + "}";
+    }
+    /// Defines node `id` as the f4 expression `v`, and its components from it.
+    void def_vec4(ExprId id, const std::string& v) {
+        line("const rill::cpu::native::f4 " + vec_name(id) + " = " + v + ";");
+        for (int c = 0; c < 4; ++c) line("const float " + name(id, c) + " = " + vec_name(id) + "[" + std::to_string(c) + "];");
+        define(id, true);
+    }
+    /// The C++ operator of a float4 operation written as a vector one, or null.
+    static const char* vector_operator(const ir::Node& n, const ir::Kernel& k) {
+        if (!float4(n.type)) return nullptr;
+        if (n.op == Op::Neg) return float4(k.node(n.args[0]).type) ? "-" : nullptr;
+        if (n.nargs != 2 || !float4(k.node(n.args[0]).type) || !float4(k.node(n.args[1]).type)) return nullptr;
+        switch (n.op) {
+            case Op::Add: return "+";
+            case Op::Sub: return "-";
+            case Op::Mul: return "*";
+            case Op::Div: return "/";
+            default: return nullptr;
+        }
     }
 
     std::string type_of(ExprId id) const { return ctype(k_.node(id).type.scalar); }
@@ -198,6 +242,14 @@ private:
         }
         auto arg = [&](int i, int c) { return val(n.args[i], c); };
         auto arg_type = [&](int i) { return k_.node(n.args[i]).type; };
+        if (const char* op = vector_operator(n, k_)) {
+            if (n.op == Op::Neg) def_vec4(id, std::string("(-") + vec4(n.args[0]) + ")");
+            else {
+                const std::string a = vec4(n.args[0]), b = vec4(n.args[1]);
+                def_vec4(id, "(" + a + " " + op + " " + b + ")");
+            }
+            return;
+        }
         switch (n.op) {
             case Op::Const:
                 for (int c = 0; c < w; ++c) e[c] = "rill::cpu::native::from_bits<" + t + ">(" + hex(n.imm[c]) + ")";
@@ -320,13 +372,13 @@ private:
     /// `i{tag}` holds the index; returns the in-range condition.
     std::string index(const Place& p, ExprId idx, const std::string& tag) {
         if (p.unchecked) {
-            if (const std::optional<std::uint32_t> c = small_positive_offset(idx)) {
+            if (const std::optional<std::pair<ExprId, std::uint32_t>> xc = small_positive_offset(idx)) {
                 // x + c with 64-bit arithmetic, so that the compiler sees the
                 // accesses at x + 1, x + 2, ... as consecutive addresses (one
                 // vector load). Equal to the 32-bit sum: x + c in range did
                 // not wrap (a wrapped int x + c, c > 0, is negative).
-                line("const std::int64_t i" + tag + " = static_cast<std::int64_t>(" + val(k_.node(idx).args[0], 0) + ") + " +
-                     std::to_string(*c) + ";");
+                line("const std::int64_t i" + tag + " = static_cast<std::int64_t>(" + val(xc->first, 0) + ") + " +
+                     std::to_string(xc->second) + ";");
             } else {
                 line("const std::int32_t i" + tag + " = " + val(idx, 0) + ";");
             }
@@ -339,13 +391,23 @@ private:
                     if (q.base == p.base) return "(true)";
         return "(i" + tag + " >= 0 && static_cast<std::int64_t>(i" + tag + ") < " + p.count + ")";
     }
-    /// c where `idx` is the int sum x + c of a constant 0 < c < 2^16.
-    std::optional<std::uint32_t> small_positive_offset(ExprId idx) const {
-        const ir::Node& n = k_.node(idx);
-        if (n.op != Op::Add || n.type.scalar != Scalar::Int || n.type.width != 1) return std::nullopt;
-        const ir::Node& c = k_.node(n.args[1]);
-        if (c.op != Op::Const || c.imm[0] == 0 || c.imm[0] >= (1u << 16)) return std::nullopt;
-        return c.imm[0];
+    /// x and c where `idx` is the int sum x + c1 + c2 ... of constants
+    /// 0 < c_i with c = c1 + c2 ... < 2^16: nested sums give the same x, so
+    /// that (x + 64) and (x + 64) + 1 are seen as neighbours. The partial sums
+    /// did not wrap either where the whole is in range.
+    std::optional<std::pair<ExprId, std::uint32_t>> small_positive_offset(ExprId idx) const {
+        std::uint64_t c = 0;
+        ExprId x = idx;
+        for (;;) {
+            const ir::Node& n = k_.node(x);
+            if (n.op != Op::Add || n.type.scalar != Scalar::Int || n.type.width != 1) break;
+            const ir::Node& term = k_.node(n.args[1]);
+            if (term.op != Op::Const || term.imm[0] == 0 || term.imm[0] >= (1u << 16)) break;
+            c += term.imm[0];
+            x = n.args[0];
+        }
+        if (c == 0 || c >= (1u << 16)) return std::nullopt;
+        return std::pair{x, static_cast<std::uint32_t>(c)};
     }
     /// Whether a store to `p` at `idx` is one of an in-range counted loop's
     /// consecutive stores into arrays large enough to skip the caches.
@@ -378,6 +440,14 @@ private:
         if (n.op == Op::ReadVar) {
             note_var(n.aux);
             for (int c = 0; c < n.type.width; ++c) e[c] = var_ref(n.aux, c);
+        } else if ((n.op == Op::ArrayLoad || n.op == Op::SharedLoad) && float4(n.type)) {
+            const Place p = place(n.op == Op::SharedLoad, n.aux);
+            const std::string ok = index(p, n.args[0], tag);
+            def_vec4(id, ok + " ? rill::cpu::native::load_f4(&" + element(p, tag, n.imm[0]) + "]) : rill::cpu::native::f4{}");
+            if (final_ && crosses_[id])
+                for (int c = 0; c < 4; ++c)
+                    line(col(id) + "[" + std::to_string(c * wg_) + " + l] = rill::cpu::native::to_bits(" + name(id, c) + ");");
+            return;
         } else if (n.op == Op::ArrayLoad || n.op == Op::SharedLoad) {
             const Place p = place(n.op == Op::SharedLoad, n.aux);
             const std::string ok = index(p, n.args[0], tag);
@@ -652,6 +722,10 @@ private:
                 for (int c = 0; c < w; ++c) v.push_back(val(st.b, c));
                 const std::string ok = index(p, st.c, tag);
                 const bool streamed = st.kind == StmtKind::ArrayStore && streamed_at(st.a, st.c);
+                if (!streamed && float4(k_.node(st.b).type) && has_vec(st.b)) {
+                    line("if " + ok + " rill::cpu::native::store_f4(&" + element(p, tag, st.d) + "], " + vec_name(st.b) + ");");
+                    return;
+                }
                 std::string body;
                 for (int c = 0; c < w; ++c) {
                     const std::string bits = "rill::cpu::native::to_bits(" + v[c] + ")";
