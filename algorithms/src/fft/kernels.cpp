@@ -39,7 +39,10 @@ constexpr bool lists_kradices(std::integer_sequence<int, Rs...>) {
 }
 static_assert(lists_kradices(Radices{}), "Radices must list kRadices");
 
-/// The forward DFT of x (w = exp(-2 pi i / r)), r = x.size(), in registers.
+/// The forward DFT of x (w = exp(-2 pi i / r)), r = x.size(), in registers:
+/// of one complex number per element (C), or of several lines' side by side
+/// (Lanes).
+template <class C>
 std::vector<C> dft(const std::vector<C>& x) {
     const int r = static_cast<int>(x.size());
     if (r == 2) return {x[0] + x[1], x[0] - x[1]};
@@ -48,7 +51,7 @@ std::vector<C> dft(const std::vector<C>& x) {
         return {t0 + t2, t1 + t3, t0 - t2, t1 - t3};
     }
     if (r == 8) {
-        const std::vector<C> e = dft({x[0], x[2], x[4], x[6]}), o = dft({x[1], x[3], x[5], x[7]});
+        const std::vector<C> e = dft(std::vector<C>{x[0], x[2], x[4], x[6]}), o = dft(std::vector<C>{x[1], x[3], x[5], x[7]});
         constexpr float h = std::numbers::sqrt2_v<float> / 2;
         // w8^1 o = h (1 - i) o, w8^2 o = -i o, w8^3 o = h (-1 - i) o.
         const C o1 = (o[1] + mul_neg_i(o[1])) * h, o2 = mul_neg_i(o[2]), o3 = (mul_neg_i(o[3]) - o[3]) * h;
@@ -289,6 +292,211 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, const std:
         });
 }
 
+
+/// base + c, or base itself for c = 0.
+Expr<std::int32_t> plus(const Expr<std::int32_t>& base, int c) { return c == 0 ? base : base + c; }
+
+/// Four lines' complex numbers side by side: their real parts and their
+/// imaginary parts, each a float4, so that every operation of a butterfly is
+/// one float4 operation for the four lines (what the lockstep kernel is for).
+struct Lanes {
+    Expr<float4> re, im;
+};
+Lanes operator+(const Lanes& a, const Lanes& b) { return {a.re + b.re, a.im + b.im}; }
+Lanes operator-(const Lanes& a, const Lanes& b) { return {a.re - b.re, a.im - b.im}; }
+Lanes operator*(const Lanes& a, float s) { return {a.re * s, a.im * s}; }
+Lanes mul_i(const Lanes& a) { return {-a.im, a.re}; }
+Lanes mul_neg_i(const Lanes& a) { return {a.im, -a.re}; }
+/// a w with one w for the four lines: cmul's products.
+Lanes cmul(const Lanes& a, const Expr<float2>& w) {
+    Expr<float> wr = w.x(), wi = w.y();
+    return {a.re * wr - a.im * wi, a.re * wi + a.im * wr};
+}
+Expr<float> lane(const Expr<float4>& v, int c) { return c == 0 ? v.x() : c == 1 ? v.y() : c == 2 ? v.z() : v.w(); }
+
+/// Lines of the lockstep kernel per invocation, as groups of four (Lanes).
+constexpr int kLaneGroups = kLockstepLines / 4;
+static_assert(kLockstepLines % 4 == 0, "the lockstep kernel takes lines four at a time");
+
+/// A radix-r pass of the lockstep kernel over the lines side by side in
+/// `buf`, from `cur` into `next` (offsets of the buffers): butterfly j = b ns
+/// + k (count = R / r of them) as in radix_pass, for all the lines at once.
+/// Element e of lane group h has its real parts at 2 (e kLaneGroups + h) and
+/// its imaginary parts next to them: every index is one base plus a constant,
+/// which the compiled code sees as neighbouring addresses. Twiddles w_R^(k u
+/// step) are loaded once for the lines; `twiddled` false in a line's first
+/// pass (ns = 1).
+template <int r>
+void lockstep_pass(const Shared<float4>& buf, const Array<float2>& tw, const Expr<std::int32_t>& cur,
+                   const Expr<std::int32_t>& next, int count, const Expr<std::int32_t>& ns,
+                   const Expr<std::int32_t>& line_twiddles, bool twiddled) {
+    constexpr int H = kLaneGroups;
+    Int step = count / ns;
+    For(0, count / ns, [&](const Expr<std::int32_t>& b) {
+        For(0, ns, [&](const Expr<std::int32_t>& k) {
+            Int j = b * ns + k;
+            std::vector<C> w;
+            if (twiddled)
+                for (int u = 0; u < r; ++u) w.push_back(u == 0 ? C(1.0f, 0.0f) : C(tw.load(line_twiddles + k * (step * u))));
+            const Expr<std::int32_t> in = (cur + j * H) * 2, out = (next + (b * ns * r + k) * H) * 2;
+            for (int h = 0; h < H; ++h) {
+                std::vector<Lanes> x;
+                for (int u = 0; u < r; ++u) {
+                    const int at = 2 * (u * count * H + h);
+                    Lanes e{buf.load(plus(in, at)), buf.load(in + (at + 1))};
+                    x.push_back(twiddled && u > 0 ? cmul(e, w[static_cast<std::size_t>(u)]) : e);
+                }
+                const std::vector<Lanes> y = dft(x);
+                for (int u = 0; u < r; ++u) {
+                    const Expr<std::int32_t> o = u == 0 ? out : Expr<std::int32_t>(out + ns * (2 * u * H));
+                    buf.store(plus(o, 2 * h), y[static_cast<std::size_t>(u)].re);
+                    buf.store(o + (2 * h + 1), y[static_cast<std::size_t>(u)].im);
+                }
+            }
+        });
+    });
+}
+
+template <int... Rs>
+void any_lockstep_pass(std::integer_sequence<int, Rs...>, int radix, const Shared<float4>& buf, const Array<float2>& tw,
+                       const Expr<std::int32_t>& cur, const Expr<std::int32_t>& next, int R, const Expr<std::int32_t>& ns, const Expr<std::int32_t>& line_twiddles, bool twiddled) {
+    const bool found =
+        ((radix == Rs && (lockstep_pass<Rs>(buf, tw, cur, next, R / Rs, ns, line_twiddles, twiddled), true)) || ...);
+    if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
+}
+
+}  // namespace
+
+int lockstep_sets(std::int64_t R) {
+    // About 2048 elements a workgroup: short lines would otherwise spend
+    // more on starting workgroups than on their butterflies.
+    return static_cast<int>(std::max<std::int64_t>(1, 2048 / (R * kLockstepLines)));
+}
+
+namespace {
+
+LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
+    // Every index is in range by construction (the plan's schedule, the
+    // streams' shapes checked by the call, the last lines' checks below).
+    return group_kernel<1>(
+        name + "(src, dst, twiddles, schedule, at, scale)", GroupOptions{.unchecked_arrays = true},
+        [w](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
+            constexpr int V = kLockstepLines, H = kLaneGroups;
+            auto word = [&](int i) { return w[static_cast<std::size_t>(i)]; };
+            const int R = word(desc::Length), c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
+            Int lines = schedule.load(at + int(desc::Lines));
+            Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
+            // Two buffers of R elements of H lane groups, real and imaginary parts.
+            Shared<float4> buf(4 * R * H, dsl::Unchecked{});
+            const int Q = lockstep_sets(R);
+            // The workgroup's Q sets of V lines, one after another.
+            auto each_set = [&](const std::function<void(const Expr<std::int32_t>&)>& body) {
+                if (Q == 1) body(group_id() * V);
+                else For(0, Q, [&](const Expr<std::int32_t>& q) { body((group_id() * Q + q) * V); });
+            };
+            each_set([&](const Expr<std::int32_t>& first_line) {
+                Int first = first_line;
+
+                // The first element's address of line l for multipliers m0..m3.
+                auto address = [&](const Expr<std::int32_t>& l, int mul0) -> Int {
+                    Int q1 = l / c0, q2 = q1 / c1;
+                    return (l - q1 * c0) * word(mul0) + (q1 - q2 * c1) * word(mul0 + 1) + (q2 % c2) * word(mul0 + 2) +
+                           (q2 / c2) * word(mul0 + 3);
+                };
+                // The addresses of the lines first + v: the first one's plus v times the
+                // multiplier of the lowest digit with more than one value, when that digit
+                // counts in multiples of V (first is a multiple of V).
+                auto addresses = [&](int mul0) {
+                    std::vector<Int> a;
+                    const int counts[3] = {c0, c1, c2};
+                    int digit = 0;
+                    while (digit < 3 && counts[digit] == 1) ++digit;
+                    const bool even = digit == 3 || counts[digit] % V == 0;
+                    Int base = address(first, mul0);
+                    for (int v = 0; v < V; ++v) a.push_back(even ? Int(base + v * word(mul0 + digit)) : address(first + v, mul0));
+                    return a;
+                };
+                // Both copies of `body`: every line there (no checks), or the last lines of the pass.
+                auto full_or_last = [&](const std::function<void(bool)>& body) {
+                    If(first + V <= lines, [&] { body(false); }).Else([&] { body(true); });
+                };
+
+                const std::vector<Int> in_at = addresses(desc::InMul0);
+                const int in_stride = word(desc::InStride);
+                Int pre_fine = schedule.load(at + int(desc::PreFine)), pre_coarse = schedule.load(at + int(desc::PreCoarse));
+                full_or_last([&](bool last) {
+                    For(0, R, [&](const Expr<std::int32_t>& t) {
+                        const Expr<std::int32_t> th = t * (2 * H);
+                        for (int h = 0; h < H; ++h) {
+                            std::vector<Float2> x;
+                            for (int c = 0; c < 4; ++c) {
+                                const int v = 4 * h + c;
+                                x.emplace_back(Expr<float2>(0.0f, 0.0f));
+                                auto load = [&] {
+                                    Float2& e = x.back();
+                                    e = src.load(in_at[static_cast<std::size_t>(v)] + t * in_stride);
+                                    if (word(desc::ConjIn)) e = conj(e);
+                                    if (word(desc::PreTwiddle)) {
+                                        Int q = ((first + v) / c0 % c1) * t;
+                                        e = cmul(e, cmul(tw.load(pre_coarse + q / kFine), tw.load(pre_fine + q % kFine)));
+                                    }
+                                };
+                                if (!last) load();
+                                else If(first + v < lines, load);
+                            }
+                            buf.store(plus(th, 2 * h), Expr<float4>(x[0].x(), x[1].x(), x[2].x(), x[3].x()));
+                            buf.store(th + (2 * h + 1), Expr<float4>(x[0].y(), x[1].y(), x[2].y(), x[3].y()));
+                        }
+                    });
+                });
+
+                // Runs of passes of one radix loop at run time (a kernel's code is one
+                // butterfly per radix, not per pass); a line's first pass has no
+                // twiddles and is traced on its own.
+                std::vector<int> radices;
+                for (int p = 0; p < word(desc::RadixCount); ++p) radices.push_back(word(desc::Radices + p));
+                const int half = R * H;
+                Var<std::int32_t> cur = Int(0);
+                Var<std::int32_t> ns = Int(1);
+                std::size_t p = 0;
+                while (p < radices.size()) {
+                    const int radix = radices[p];
+                    std::size_t end = p + 1;
+                    if (p > 0)
+                        while (end < radices.size() && radices[end] == radix) ++end;
+                    auto one_pass = [&] {
+                        any_lockstep_pass(Radices{}, radix, buf, tw, cur, half - cur, R, ns, line_twiddles, p > 0);
+                        cur = half - cur;
+                        ns = ns * radix;
+                    };
+                    if (end == p + 1) one_pass();
+                    else For(0, static_cast<int>(end - p), [&](const Expr<std::int32_t>&) { one_pass(); });
+                    p = end;
+                }
+
+                const std::vector<Int> out_at = addresses(desc::OutMul0);
+                const int out_stride = word(desc::OutStride);
+                full_or_last([&](bool last) {
+                    For(0, R, [&](const Expr<std::int32_t>& t) {
+                        const Expr<std::int32_t> th = (cur + t * H) * 2;
+                        for (int h = 0; h < H; ++h) {
+                            const Expr<float4> xr = buf.load(plus(th, 2 * h)) * scale, xi = buf.load(th + (2 * h + 1)) * scale;
+                            for (int c = 0; c < 4; ++c) {
+                                const int v = 4 * h + c;
+                                auto store = [&] {
+                                    const Expr<float> y = word(desc::ConjOut) ? -lane(xi, c) : lane(xi, c);
+                                    dst.store(out_at[static_cast<std::size_t>(v)] + t * out_stride, Expr<float2>(lane(xr, c), y));
+                                };
+                                if (!last) store();
+                                else If(first + v < lines, store);
+                            }
+                        }
+                    });
+                });
+            });
+        });
+}
+
 }  // namespace
 
 const LineKernel& line_kernel(int capacity) {
@@ -310,6 +518,22 @@ const LineKernel& line_kernel(int capacity, const Words& words) {
         std::string name = "fft_lines_" + std::to_string(key[desc::Length]) + "_r";
         for (int p = 0; p < key[desc::RadixCount]; ++p) name += std::to_string(key[static_cast<std::size_t>(desc::Radices + p)]);
         k = std::make_unique<LineKernel>(make_line_kernel(capacity, key, name));
+    }
+    return *k;
+}
+
+const LineKernel& lockstep_line_kernel(const Words& words) {
+    Words key = words;
+    for (int w = 0; w < desc::Words; ++w)
+        if (run_time_word(w)) key[static_cast<std::size_t>(w)] = 0;
+    static std::mutex mutex;
+    static std::map<Words, std::unique_ptr<LineKernel>> kernels;
+    std::lock_guard lock(mutex);
+    auto& k = kernels[key];
+    if (!k) {
+        std::string name = "fft_lockstep_lines_" + std::to_string(key[desc::Length]) + "_r";
+        for (int p = 0; p < key[desc::RadixCount]; ++p) name += std::to_string(key[static_cast<std::size_t>(desc::Radices + p)]);
+        k = std::make_unique<LineKernel>(make_lockstep_kernel(key, name));
     }
     return *k;
 }

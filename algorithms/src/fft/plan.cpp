@@ -8,6 +8,7 @@
 #include <numbers>
 #include <string>
 
+#include <rill/algorithms/detail/rows.h>
 #include <rill/algorithms/fft.h>
 
 #include "kernels.h"
@@ -71,8 +72,10 @@ struct Axis {
     std::vector<std::int64_t> groups;  // workgroups of each pass
     std::vector<int> capacities;       // and the line kernel it runs with
     std::vector<Words> words;          // each pass's schedule, for its specialized kernel
-    /// The specialized kernels of the passes once Plan::Impl::specialize ran (else empty).
+    /// The specialized kernels of the passes once Plan::Impl::specialize ran
+    /// (else empty), and their workgroups.
     mutable std::vector<const d::LineKernel*> specialized;
+    mutable std::vector<std::int64_t> specialized_groups;
 
     // Bluestein: the chirp w_t = exp(-i pi t^2 / length), the transformed
     // filter, and transforms of length m over the lines.
@@ -185,17 +188,29 @@ struct Plan::Impl {
     void specialize() const {
         std::lock_guard lock(mutex);
         if (specialized) return;
-        for (const auto& a : axes) specialize(*a);
+        const bool lockstep = rill::detail::rows_pay(rt.info());
+        for (const auto& a : axes) specialize(*a, lockstep);
         specialized = true;
     }
-    static void specialize(const Axis& a) {
+    static void specialize(const Axis& a, bool lockstep) {
         if (a.m) {
-            specialize(*a.forward_m);
-            specialize(*a.inverse_m);
+            specialize(*a.forward_m, lockstep);
+            specialize(*a.inverse_m, lockstep);
             return;
         }
         a.specialized.clear();
-        for (std::size_t p = 0; p < a.passes.size(); ++p) a.specialized.push_back(&d::line_kernel(a.capacities[p], a.words[p]));
+        a.specialized_groups.clear();
+        for (std::size_t p = 0; p < a.passes.size(); ++p) {
+            const Words& w = a.words[p];
+            if (lockstep) {
+                a.specialized.push_back(&d::lockstep_line_kernel(w));
+                const std::int64_t per_group = std::int64_t{d::kLockstepLines} * d::lockstep_sets(w[d::desc::Length]);
+                a.specialized_groups.push_back((w[d::desc::Lines] + per_group - 1) / per_group);
+            } else {
+                a.specialized.push_back(&d::line_kernel(a.capacities[p], w));
+                a.specialized_groups.push_back(a.groups[p]);
+            }
+        }
     }
     /// Counts a call; the second specializes the plan's kernels.
     void count_call() const {
@@ -214,8 +229,9 @@ struct Plan::Impl {
         for (std::size_t p = 0; p < n; ++p) {
             const Stream<float2>& from = p == 0 ? src : scratch[(p - 1) % 2];
             const Stream<float2>& to = p + 1 == n ? dst : scratch[p % 2];
-            const d::LineKernel& kernel = a.specialized.empty() ? d::line_kernel(a.capacities[p]) : *a.specialized[p];
-            kernel(Groups{a.groups[p]}, from, to, twiddles, schedule, a.passes[p], p + 1 == n ? a.scale : 1.0f);
+            const bool generic = a.specialized.empty();
+            const d::LineKernel& kernel = generic ? d::line_kernel(a.capacities[p]) : *a.specialized[p];
+            kernel(Groups{generic ? a.groups[p] : a.specialized_groups[p]}, from, to, twiddles, schedule, a.passes[p], p + 1 == n ? a.scale : 1.0f);
         }
     }
 
