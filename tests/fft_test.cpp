@@ -210,6 +210,10 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // fewer lines, two passes with pre-twiddles (4096), strided passes (2D; 64 x
     // 64: the same length and radices along both axes, different kernels),
     // Bluestein (17, through lines of 64), inverse with scaling, a real transform.
+    // Where rows pay (the CPU backend) the specialized passes take four or
+    // eight lines in lockstep, several sets a workgroup: counts of lines that
+    // leave a last set part full (1003 lines of 2, 9 of 2048), columns whose
+    // neighbours are not a whole set apart (2D 13 x 6, 3D 7 x 9 x 10).
     struct Case {
         Shape shape;
         int dims;
@@ -218,7 +222,9 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     for (const Case& c : {Case{{3, 1000}, 1, Direction::Forward}, Case{{5, 1001}, 1, Direction::Inverse},
                           Case{{67, 6}, 1, Direction::Forward}, Case{{4096}, 1, Direction::Inverse},
                           Case{{24, 40}, 2, Direction::Forward}, Case{{2, 64, 64}, 2, Direction::Forward},
-                          Case{{3, 17}, 1, Direction::Forward}}) {
+                          Case{{3, 17}, 1, Direction::Forward}, Case{{1003, 2}, 1, Direction::Forward},
+                          Case{{9, 2048}, 1, Direction::Inverse}, Case{{13, 6}, 2, Direction::Inverse},
+                          Case{{7, 9, 10}, 3, Direction::Forward}}) {
         SCOPED_TRACE(c.shape.str() + " in " + std::to_string(c.dims) + "D");
         const auto hx = random_complex(c.shape.size());
         auto x = rt().stream<float2>(c.shape, hx);

@@ -314,23 +314,18 @@ Lanes cmul(const Lanes& a, const Expr<float2>& w) {
 }
 Expr<float> lane(const Expr<float4>& v, int c) { return c == 0 ? v.x() : c == 1 ? v.y() : c == 2 ? v.z() : v.w(); }
 
-/// Lines of the lockstep kernel per invocation, as groups of four (Lanes).
-constexpr int kLaneGroups = kLockstepLines / 4;
-static_assert(kLockstepLines % 4 == 0, "the lockstep kernel takes lines four at a time");
-
 /// A radix-r pass of the lockstep kernel over the lines side by side in
 /// `buf`, from `cur` into `next` (offsets of the buffers): butterfly j = b ns
 /// + k (count = R / r of them) as in radix_pass, for all the lines at once.
-/// Element e of lane group h has its real parts at 2 (e kLaneGroups + h) and
+/// Element e of lane group h (of H) has its real parts at 2 (e H + h) and
 /// its imaginary parts next to them: every index is one base plus a constant,
 /// which the compiled code sees as neighbouring addresses. Twiddles w_R^(k u
 /// step) are loaded once for the lines; `twiddled` false in a line's first
 /// pass (ns = 1).
 template <int r>
-void lockstep_pass(const Shared<float4>& buf, const Array<float2>& tw, const Expr<std::int32_t>& cur,
+void lockstep_pass(const Shared<float4>& buf, int H, const Array<float2>& tw, const Expr<std::int32_t>& cur,
                    const Expr<std::int32_t>& next, int count, const Expr<std::int32_t>& ns,
                    const Expr<std::int32_t>& line_twiddles, bool twiddled) {
-    constexpr int H = kLaneGroups;
     Int step = count / ns;
     For(0, count / ns, [&](const Expr<std::int32_t>& b) {
         For(0, ns, [&](const Expr<std::int32_t>& k) {
@@ -358,19 +353,28 @@ void lockstep_pass(const Shared<float4>& buf, const Array<float2>& tw, const Exp
 }
 
 template <int... Rs>
-void any_lockstep_pass(std::integer_sequence<int, Rs...>, int radix, const Shared<float4>& buf, const Array<float2>& tw,
+void any_lockstep_pass(std::integer_sequence<int, Rs...>, int radix, const Shared<float4>& buf, int H, const Array<float2>& tw,
                        const Expr<std::int32_t>& cur, const Expr<std::int32_t>& next, int R, const Expr<std::int32_t>& ns, const Expr<std::int32_t>& line_twiddles, bool twiddled) {
     const bool found =
-        ((radix == Rs && (lockstep_pass<Rs>(buf, tw, cur, next, R / Rs, ns, line_twiddles, twiddled), true)) || ...);
+        ((radix == Rs && (lockstep_pass<Rs>(buf, H, tw, cur, next, R / Rs, ns, line_twiddles, twiddled), true)) || ...);
     if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
 }
 
 }  // namespace
 
-int lockstep_sets(std::int64_t R) {
+int lockstep_lines(const Words& w) {
+    // Eight where a pass reads or writes element t of neighbouring lines next
+    // to each other (64 bytes of a row of a column pass), or where lines are
+    // so short that a set's own work is most of its time; else four, whose
+    // kernels are half the code (docs/PERFORMANCE.md#fft).
+    const bool across = !w[desc::InRows] || !w[desc::OutRows];
+    return across || w[desc::Length] <= 4 ? 8 : 4;
+}
+
+int lockstep_sets(const Words& w) {
     // About 2048 elements a workgroup: short lines would otherwise spend
     // more on starting workgroups than on their butterflies.
-    return static_cast<int>(std::max<std::int64_t>(1, 2048 / (R * kLockstepLines)));
+    return std::max(1, 2048 / (w[desc::Length] * lockstep_lines(w)));
 }
 
 namespace {
@@ -381,14 +385,14 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
     return group_kernel<1>(
         name + "(src, dst, twiddles, schedule, at, scale)", GroupOptions{.unchecked_arrays = true},
         [w](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
-            constexpr int V = kLockstepLines, H = kLaneGroups;
+            const int V = lockstep_lines(w), H = V / 4;
             auto word = [&](int i) { return w[static_cast<std::size_t>(i)]; };
             const int R = word(desc::Length), c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
             Int lines = schedule.load(at + int(desc::Lines));
             Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
             // Two buffers of R elements of H lane groups, real and imaginary parts.
             Shared<float4> buf(4 * R * H, dsl::Unchecked{});
-            const int Q = lockstep_sets(R);
+            const int Q = lockstep_sets(w);
             // The workgroup's Q sets of V lines, one after another.
             auto each_set = [&](const std::function<void(const Expr<std::int32_t>&)>& body) {
                 if (Q == 1) body(group_id() * V);
@@ -465,7 +469,7 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
                     if (p > 0)
                         while (end < radices.size() && radices[end] == radix) ++end;
                     auto one_pass = [&] {
-                        any_lockstep_pass(Radices{}, radix, buf, tw, cur, half - cur, R, ns, line_twiddles, p > 0);
+                        any_lockstep_pass(Radices{}, radix, buf, H, tw, cur, half - cur, R, ns, line_twiddles, p > 0);
                         cur = half - cur;
                         ns = ns * radix;
                     };

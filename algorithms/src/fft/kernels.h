@@ -79,20 +79,20 @@ using Words = std::array<std::int32_t, desc::Words>;
 /// Traced once per distinct schedule and kept for the process; called with
 /// the same arguments as the generic kernel.
 const LineKernel& line_kernel(int capacity, const Words& words);
-/// Lines one invocation of the lockstep line kernel transforms at once.
-constexpr int kLockstepLines = 4;
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
 /// like the one above and called with the same arguments, over workgroups of
-/// one invocation that each transform kLockstepLines lines of the pass side by
-/// side: element t of the lines sits at t * kLockstepLines + line in shared
-/// memory, real and imaginary parts apart, so that every butterfly is the same
-/// code for each of the lines on consecutive floats, which the compiled code
-/// does with vector instructions.
+/// one invocation that each transform lockstep_lines(words) lines of the pass
+/// side by side at a time: element t of four lines is a float4 of their real
+/// parts and one of their imaginary parts in shared memory, so that every
+/// butterfly is float4 arithmetic, which the compiled code does with vector
+/// instructions.
 const LineKernel& lockstep_line_kernel(const Words& words);
-/// Sets of kLockstepLines lines one workgroup of that kernel transforms, for
-/// lines of R elements: workgroup g takes lines g * sets * kLockstepLines on.
-int lockstep_sets(std::int64_t R);
+/// Lines the lockstep kernel of a pass takes at a time (4 or 8), and the sets
+/// of them a workgroup transforms one after another: workgroup g takes lines
+/// g * sets * lines on.
+int lockstep_lines(const Words& words);
+int lockstep_sets(const Words& words);
 /// The capacity a pass of lines of R elements runs with.
 constexpr int capacity_for(std::int64_t R) { return R <= kShortLine ? kShortLine : kLineElements; }
 

@@ -204,7 +204,7 @@ struct Plan::Impl {
             const Words& w = a.words[p];
             if (lockstep) {
                 a.specialized.push_back(&d::lockstep_line_kernel(w));
-                const std::int64_t per_group = std::int64_t{d::kLockstepLines} * d::lockstep_sets(w[d::desc::Length]);
+                const std::int64_t per_group = std::int64_t{d::lockstep_lines(w)} * d::lockstep_sets(w);
                 a.specialized_groups.push_back((w[d::desc::Lines] + per_group - 1) / per_group);
             } else {
                 a.specialized.push_back(&d::line_kernel(a.capacities[p], w));
