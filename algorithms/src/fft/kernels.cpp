@@ -584,18 +584,35 @@ const RealPart& real_part() {
     return k;
 }
 
+namespace {
+
+/// The (outer, length, inner) index of element t of line l: (o length + t)
+/// inner + (l - o inner), o = l / inner, without the division for 1D
+/// transforms (inner = 1).
+Expr<std::int32_t> axis_index(const Expr<std::int32_t>& l, const Expr<std::int32_t>& t, const Expr<std::int32_t>& length,
+                              const Expr<std::int32_t>& inner) {
+    Int at = l * length + t;
+    If(inner != 1, [&] {
+        Int o = l / inner;
+        at = (o * length + t) * inner + (l - o * inner);
+    });
+    return at;
+}
+
+}  // namespace
+
 const ChirpIn& chirp_in() {
+    // m is a power of two: lines and elements by shifts and masks, not divisions.
     static const ChirpIn k = group_kernel<kWorkgroup>(
-        "fft_chirp_in(x, a, twiddles, chirp_at, length, inner, m, lines, conj_in)",
-        [](Array<float2> x, Array<float2> a, Array<float2> tw, Int chirp_at, Int length, Int inner, Int m, Int lines,
+        "fft_chirp_in(x, a, twiddles, chirp_at, length, inner, shift, lines, conj_in)",
+        [](Array<float2> x, Array<float2> a, Array<float2> tw, Int chirp_at, Int length, Int inner, Int shift, Int lines,
            Int conj_in) {
             Int i = global_id();
-            If(i < lines * m, [&] {
-                Int l = i / m, t = i - l * m;
+            If(i < lines << shift, [&] {
+                Int t = i & ((1 << shift) - 1);
                 Float2 v = Expr<float2>(0.0f, 0.0f);
                 If(t < length, [&] {
-                    Int o = l / inner;
-                    v = x.load((o * length + t) * inner + (l - o * inner));
+                    v = x.load(axis_index(i >> shift, t, length, inner));
                     If(conj_in != 0, [&] { v = conj(v); });
                     v = cmul(v, tw.load(chirp_at + t));
                 });
@@ -606,26 +623,27 @@ const ChirpIn& chirp_in() {
 }
 
 const ChirpFilter& chirp_filter() {
-    static const ChirpFilter k = group_kernel<kWorkgroup>("fft_chirp_filter(a, filter, m, count)",
-                                                          [](Array<float2> a, Array<float2> filter, Int m, Int count) {
+    static const ChirpFilter k = group_kernel<kWorkgroup>("fft_chirp_filter(a, filter, shift, count)",
+                                                          [](Array<float2> a, Array<float2> filter, Int shift, Int count) {
         Int i = global_id();
-        If(i < count, [&] { a.store(i, cmul(a.load(i), filter.load(i % m))); });
+        If(i < count, [&] { a.store(i, cmul(a.load(i), filter.load(i & ((1 << shift) - 1)))); });
     });
     return k;
 }
 
 const ChirpOut& chirp_out() {
+    // An invocation per element of the m-long lines, the ones past `length`
+    // idle: cheaper than dividing by a length that is no power of two.
     static const ChirpOut k = group_kernel<kWorkgroup>(
-        "fft_chirp_out(a, y, twiddles, chirp_at, length, inner, m, lines, conj_out, scale)",
-        [](Array<float2> a, Array<float2> y, Array<float2> tw, Int chirp_at, Int length, Int inner, Int m, Int lines,
+        "fft_chirp_out(a, y, twiddles, chirp_at, length, inner, shift, lines, conj_out, scale)",
+        [](Array<float2> a, Array<float2> y, Array<float2> tw, Int chirp_at, Int length, Int inner, Int shift, Int lines,
            Int conj_out, Float scale) {
             Int i = global_id();
-            If(i < lines * length, [&] {
-                Int l = i / length, t = i - l * length;
-                Float2 v = cmul(a.load(l * m + t), tw.load(chirp_at + t)) * scale;
+            Int t = i & ((1 << shift) - 1);
+            If(i < lines << shift && t < length, [&] {
+                Float2 v = cmul(a.load(i), tw.load(chirp_at + t)) * scale;
                 If(conj_out != 0, [&] { v = conj(v); });
-                Int o = l / inner;
-                y.store((o * length + t) * inner + (l - o * inner), v);
+                y.store(axis_index(i >> shift, t, length, inner), v);
             });
         });
     return k;

@@ -115,18 +115,18 @@ const RealPart& real_part();
 
 /// Bluestein's first step on an axis of (outer, length, inner) elements, line
 /// l = outer index * inner + inner index: a[l * m + t] = x_t * chirp[t] for
-/// t < length (x conjugated first when conj_in), 0 up to m.
+/// t < length (x conjugated first when conj_in), 0 up to m = 2^shift.
 /// The chirp is `length` elements at `chirp_at` in the twiddle stream.
-/// (x, a, twiddles, chirp_at, length, inner, m, lines, conj_in)
+/// (x, a, twiddles, chirp_at, length, inner, shift, lines, conj_in)
 using ChirpIn = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int, Int, Int, Int>;
 const ChirpIn& chirp_in();
 
-/// a[i] = a[i] * filter[i % m].
+/// a[i] = a[i] * filter[i % m] for i < count, m = 2^shift. (a, filter, shift, count)
 using ChirpFilter = Kernel<Array<float2>, Array<float2>, Int, Int>;
 const ChirpFilter& chirp_filter();
 
 /// Its last: y_t = scale * a[l * m + t] * chirp[t], conjugated when conj_out.
-/// (a, y, twiddles, chirp_at, length, inner, m, lines, conj_out, scale)
+/// (a, y, twiddles, chirp_at, length, inner, shift, lines, conj_out, scale)
 using ChirpOut = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int, Int, Int, Int, Float>;
 const ChirpOut& chirp_out();
 

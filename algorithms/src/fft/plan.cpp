@@ -1,6 +1,7 @@
 // FFT plans: the schedule of passes for each transformed axis, their twiddle
 // tables (computed in double on the host), scratch, and the calls.
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cmath>
 #include <map>
@@ -237,14 +238,14 @@ struct Plan::Impl {
 
     void run_bluestein(const Axis& a, const Stream<float2>& src, const Stream<float2>& dst) const {
         const std::int64_t count = a.lines() * a.m;
-        const auto L = i32(a.length), inner = i32(a.inner), m = i32(a.m), lines = i32(a.lines());
-        d::chirp_in()(groups_for(count), src, bluestein, twiddles, a.chirp, L, inner, m, lines,
-                      a.inverse ? 1 : 0);
+        const auto L = i32(a.length), inner = i32(a.inner), lines = i32(a.lines());
+        const auto shift = static_cast<std::int32_t>(std::countr_zero(static_cast<std::uint64_t>(a.m)));
+        d::chirp_in()(groups_for(count), src, bluestein, twiddles, a.chirp, L, inner, shift, lines, a.inverse ? 1 : 0);
         run(*a.forward_m, bluestein, bluestein);
-        d::chirp_filter()(groups_for(count), bluestein, a.filter, m, i32(count));
+        d::chirp_filter()(groups_for(count), bluestein, a.filter, shift, i32(count));
         run(*a.inverse_m, bluestein, bluestein);
-        d::chirp_out()(groups_for(a.elements()), bluestein, dst, twiddles, a.chirp, L, inner, m, lines,
-                       a.inverse ? 1 : 0, a.scale / static_cast<float>(a.m));
+        d::chirp_out()(groups_for(count), bluestein, dst, twiddles, a.chirp, L, inner, shift, lines, a.inverse ? 1 : 0,
+                       a.scale / static_cast<float>(a.m));
     }
 
     /// Uploads and transforms each Bluestein filter (once, when the plan is made).
