@@ -5,7 +5,7 @@
 // and the errors of bad calls. Inputs are random in [-1, 1]^2.
 //
 // Bounds (relative L2 error of each transform against FFTW's, fft.h):
-// 1e-6 where every prime factor of every length is at most 13, 3e-6 where a
+// 1e-6 where every prime factor of every length is at most 19, 3e-6 where a
 // length goes through Bluestein's algorithm; a forward + scaled inverse round
 // trip within 2e-6 of the input. Lengths up to 2^16 here; 2^20 and 2^24 run in
 // the benchmark (bench/fft) and on the GPU.
@@ -96,15 +96,15 @@ double c2c_error(Runtime& rt, const Shape& shape, int dims, Direction dir, bool 
                        transform_size(shape, dims));
 }
 
-/// Whether n's prime factors are all radices rill has (2, 3, 5, 7, 11, 13).
+/// Whether n's prime factors are all radices rill has (2, 3, 5, 7, 11, 13, 17, 19).
 bool radix_smooth(std::int64_t n) {
-    for (std::int64_t p : {2, 3, 5, 7, 11, 13})
+    for (std::int64_t p : {2, 3, 5, 7, 11, 13, 17, 19})
         while (n % p == 0) n /= p;
     return n == 1;
 }
 
 TEST_P(Fft, LengthsTo1024) {
-    // Every length to 128 and every mix of radices to 1024 (the 246 lengths
+    // Every length to 128 and every mix of radices to 1024 (the 336 lengths
     // whose factors are radices rill has); of the other lengths, which all run
     // by Bluestein through the same kernels, every 16th and those beside the
     // short kernel's limit and 1024. Every length 1 .. 1024 ran here on every
@@ -130,7 +130,7 @@ TEST_P(Fft, LongerLengths) {
 }
 
 TEST_P(Fft, Batches) {
-    for (std::int64_t n : {1, 2, 17, 64, 1000, 3000})
+    for (std::int64_t n : {1, 2, 17, 23, 64, 1000, 3000})
         for (std::int64_t batch : {1, 3, 64}) {
             SCOPED_TRACE(std::to_string(batch) + " transforms of " + std::to_string(n));
             const Shape shape{batch, n};
@@ -163,7 +163,7 @@ TEST_P(Fft, InPlace) {
 /// A real transform of random data against FFTW's C2C of the same signal.
 TEST_P(Fft, RealToComplexAndBack) {
     for (const Shape& shape : {Shape{1}, Shape{2}, Shape{3}, Shape{5}, Shape{16}, Shape{4, 17}, Shape{100}, Shape{1024},
-                               Shape{2, 2500}, Shape{6, 9}, Shape{16, 17}, Shape{3, 12, 10}})
+                               Shape{2, 2500}, Shape{6, 9}, Shape{16, 23}, Shape{3, 12, 10}})
         for (int dims : {1, 2}) {
             if (dims > shape.rank) continue;
             SCOPED_TRACE(shape.str() + " in " + std::to_string(dims) + "D");
@@ -209,7 +209,8 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // 11 13), short lines many to a workgroup (6 = 2 3), a last workgroup with
     // fewer lines, two passes with pre-twiddles (4096), strided passes (2D; 64 x
     // 64: the same length and radices along both axes, different kernels),
-    // Bluestein (17, through lines of 64), inverse with scaling, a real transform.
+    // radices 17 and 19 (323), Bluestein (23, through lines of 64), inverse with
+    // scaling, a real transform.
     // Where rows pay (the CPU backend) the specialized passes take four or
     // eight lines in lockstep, several sets a workgroup: counts of lines that
     // leave a last set part full (1003 lines of 2, 9 of 2048), columns whose
@@ -222,7 +223,7 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     for (const Case& c : {Case{{3, 1000}, 1, Direction::Forward}, Case{{5, 1001}, 1, Direction::Inverse},
                           Case{{67, 6}, 1, Direction::Forward}, Case{{4096}, 1, Direction::Inverse},
                           Case{{24, 40}, 2, Direction::Forward}, Case{{2, 64, 64}, 2, Direction::Forward},
-                          Case{{3, 17}, 1, Direction::Forward}, Case{{1003, 2}, 1, Direction::Forward},
+                          Case{{3, 23}, 1, Direction::Forward}, Case{{5, 323}, 1, Direction::Inverse}, Case{{1003, 2}, 1, Direction::Forward},
                           Case{{9, 2048}, 1, Direction::Inverse}, Case{{13, 6}, 2, Direction::Inverse},
                           Case{{7, 9, 10}, 3, Direction::Forward}}) {
         SCOPED_TRACE(c.shape.str() + " in " + std::to_string(c.dims) + "D");
@@ -330,6 +331,7 @@ TEST(FftSchedule, PassesAndRadices) {
     EXPECT_EQ(radices(2048), (std::vector<int>{8, 8, 8, 4}));
     EXPECT_EQ(radices(1), std::vector<int>{});
     EXPECT_EQ(radices(2 * 3 * 3 * 13), (std::vector<int>{2, 3, 3, 13}));
+    EXPECT_EQ(radices(4 * 17 * 19), (std::vector<int>{4, 17, 19}));
     EXPECT_EQ(pass_lengths(2048), std::vector<std::int64_t>{2048});
     EXPECT_EQ(pass_lengths(std::int64_t{1} << 22), (std::vector<std::int64_t>{2048, 2048}));
     for (std::int64_t n : {std::int64_t{6144}, std::int64_t{1} << 24, std::int64_t{13} << 20, std::int64_t{3} * 5 * 7 * 11 * 13 * 16}) {
@@ -337,9 +339,10 @@ TEST(FftSchedule, PassesAndRadices) {
         EXPECT_EQ(std::accumulate(p.begin(), p.end(), std::int64_t{1}, std::multiplies<>()), n);
         for (std::int64_t R : p) EXPECT_LE(R, 2048);
     }
-    EXPECT_EQ(bluestein_length(17), 64);
+    EXPECT_EQ(bluestein_length(23), 64);
     EXPECT_EQ(bluestein_length(1), 1);
-    EXPECT_FALSE(smooth(17));
+    EXPECT_TRUE(smooth(17 * 19));
+    EXPECT_FALSE(smooth(23));
     EXPECT_TRUE(smooth(1));
 }
 

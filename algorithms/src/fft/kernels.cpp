@@ -28,7 +28,7 @@ namespace {
 using C = Expr<float2>;
 
 /// kRadices as a type, for the passes that pick one of them.
-using Radices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13>;
+using Radices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13, 17, 19>;
 template <int... Rs>
 constexpr bool lists_kradices(std::integer_sequence<int, Rs...>) {
     constexpr int listed[] = {Rs...};
@@ -542,8 +542,12 @@ const LineKernel& lockstep_line_kernel(const Words& words) {
     return *k;
 }
 
+/// The element-wise kernels below index only within the streams a plan made
+/// or checked (their sizes are the plan's), so they skip rill's bounds checks.
+const GroupOptions kInRange{.unchecked_arrays = true};
+
 const RealToComplex& real_to_complex() {
-    static const RealToComplex k = group_kernel<kWorkgroup>("fft_real_to_complex(in, out, count)",
+    static const RealToComplex k = group_kernel<kWorkgroup>("fft_real_to_complex(in, out, count)", kInRange,
                                                             [](Array<float> in, Array<float2> out, Int count) {
         Int i = global_id();
         If(i < count, [&] { out.store(i, Expr<float2>(in.load(i), 0.0f)); });
@@ -552,7 +556,7 @@ const RealToComplex& real_to_complex() {
 }
 
 const HalfRows& half_rows() {
-    static const HalfRows k = group_kernel<kWorkgroup>("fft_half_rows(in, out, rows, n, h)",
+    static const HalfRows k = group_kernel<kWorkgroup>("fft_half_rows(in, out, rows, n, h)", kInRange,
                                                        [](Array<float2> in, Array<float2> out, Int rows, Int n, Int h) {
         Int i = global_id();
         If(i < rows * h, [&] {
@@ -565,7 +569,7 @@ const HalfRows& half_rows() {
 
 const HermitianRows& hermitian_rows() {
     static const HermitianRows k = group_kernel<kWorkgroup>(
-        "fft_hermitian_rows(in, out, rows, n, h)", [](Array<float2> in, Array<float2> out, Int rows, Int n, Int h) {
+        "fft_hermitian_rows(in, out, rows, n, h)", kInRange, [](Array<float2> in, Array<float2> out, Int rows, Int n, Int h) {
             Int i = global_id();
             If(i < rows * n, [&] {
                 Int r = i / n, c = i - r * n;
@@ -576,7 +580,7 @@ const HermitianRows& hermitian_rows() {
 }
 
 const RealPart& real_part() {
-    static const RealPart k = group_kernel<kWorkgroup>("fft_real_part(in, out, count)",
+    static const RealPart k = group_kernel<kWorkgroup>("fft_real_part(in, out, count)", kInRange,
                                                        [](Array<float2> in, Array<float> out, Int count) {
         Int i = global_id();
         If(i < count, [&] { out.store(i, in.load(i).x()); });
@@ -604,7 +608,7 @@ Expr<std::int32_t> axis_index(const Expr<std::int32_t>& l, const Expr<std::int32
 const ChirpIn& chirp_in() {
     // m is a power of two: lines and elements by shifts and masks, not divisions.
     static const ChirpIn k = group_kernel<kWorkgroup>(
-        "fft_chirp_in(x, a, twiddles, chirp_at, length, inner, shift, lines, conj_in)",
+        "fft_chirp_in(x, a, twiddles, chirp_at, length, inner, shift, lines, conj_in)", kInRange,
         [](Array<float2> x, Array<float2> a, Array<float2> tw, Int chirp_at, Int length, Int inner, Int shift, Int lines,
            Int conj_in) {
             Int i = global_id();
@@ -623,7 +627,7 @@ const ChirpIn& chirp_in() {
 }
 
 const ChirpFilter& chirp_filter() {
-    static const ChirpFilter k = group_kernel<kWorkgroup>("fft_chirp_filter(a, filter, shift, count)",
+    static const ChirpFilter k = group_kernel<kWorkgroup>("fft_chirp_filter(a, filter, shift, count)", kInRange,
                                                           [](Array<float2> a, Array<float2> filter, Int shift, Int count) {
         Int i = global_id();
         If(i < count, [&] { a.store(i, cmul(a.load(i), filter.load(i & ((1 << shift) - 1)))); });
@@ -635,7 +639,7 @@ const ChirpOut& chirp_out() {
     // An invocation per element of the m-long lines, the ones past `length`
     // idle: cheaper than dividing by a length that is no power of two.
     static const ChirpOut k = group_kernel<kWorkgroup>(
-        "fft_chirp_out(a, y, twiddles, chirp_at, length, inner, shift, lines, conj_out, scale)",
+        "fft_chirp_out(a, y, twiddles, chirp_at, length, inner, shift, lines, conj_out, scale)", kInRange,
         [](Array<float2> a, Array<float2> y, Array<float2> tw, Int chirp_at, Int length, Int inner, Int shift, Int lines,
            Int conj_out, Float scale) {
             Int i = global_id();

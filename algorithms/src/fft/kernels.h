@@ -25,7 +25,7 @@ constexpr int kLineElements = 2048;
 /// SM (docs/PERFORMANCE.md#fft).
 constexpr int kShortLine = 512;
 /// Radices of the passes in shared memory; a line length is a product of them.
-constexpr int kRadices[] = {8, 4, 2, 3, 5, 7, 11, 13};
+constexpr int kRadices[] = {8, 4, 2, 3, 5, 7, 11, 13, 17, 19};
 /// Pre-twiddles w^q of a pass with q up to 2^24 are a coarse and a fine table:
 /// w^q = coarse[q / kFine] * fine[q % kFine].
 constexpr int kFine = 2048;

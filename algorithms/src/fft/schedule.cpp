@@ -50,7 +50,7 @@ std::vector<int> radices(std::int64_t R) {
     for (; twos >= 3; twos -= 3) r.push_back(8);
     if (twos == 2) r.push_back(4);
     if (twos == 1) r.push_back(2);
-    for (int p : {3, 5, 7, 11, 13})
+    for (int p : {3, 5, 7, 11, 13, 17, 19})
         while (R % p == 0) R /= p, r.push_back(p);
     return r;
 }

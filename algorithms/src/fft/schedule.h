@@ -9,7 +9,7 @@ namespace rill::fft::detail {
 
 /// The largest prime factor the Stockham passes handle; a length with a
 /// larger one goes through Bluestein's algorithm.
-constexpr std::int64_t kLargestRadix = 13;
+constexpr std::int64_t kLargestRadix = 19;
 /// The longest transformed dimension.
 constexpr std::int64_t kLongest = std::int64_t{1} << 24;
 

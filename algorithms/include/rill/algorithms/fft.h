@@ -20,12 +20,12 @@
 // and output n / 2's for even n), as FFTW does.
 //
 // Lengths: every length from 1 to 2^24 in each dimension. A length whose prime
-// factors are at most 13 runs as a mixed-radix Stockham FFT (radices 2, 3, 4,
-// 5, 7, 8, 11, 13) in shared memory, one pass over memory up to 2048 elements,
-// two up to 2048^2, three above; any other length by Bluestein's algorithm, as
-// three transforms of a power of two of at least 2 n - 1. Streams must be
-// dense (a fresh stream or a reshape of one; copy a view first); C2C may run
-// in place (the same stream as input and output).
+// factors are at most 19 runs as a mixed-radix Stockham FFT (radices 2, 3, 4,
+// 5, 7, 8, 11, 13, 17, 19) in shared memory, one pass over memory up to 2048
+// elements, two up to 2048^2, three above; any other length by Bluestein's
+// algorithm, as three transforms of a power of two of at least 2 n - 1.
+// Streams must be dense (a fresh stream or a reshape of one; copy a view
+// first); C2C may run in place (the same stream as input and output).
 //
 // Accuracy (tests/fft_test.cpp, against FFTW in double precision): the
 // relative L2 error of a transform is below 1e-6 for lengths of radices rill
