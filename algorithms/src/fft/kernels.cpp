@@ -312,6 +312,7 @@ Lanes cmul(const Lanes& a, const Expr<float2>& w) {
     Expr<float> wr = w.x(), wi = w.y();
     return {a.re * wr - a.im * wi, a.re * wi + a.im * wr};
 }
+/// Component c of v.
 Expr<float> lane(const Expr<float4>& v, int c) { return c == 0 ? v.x() : c == 1 ? v.y() : c == 2 ? v.z() : v.w(); }
 
 /// A radix-r pass of the lockstep kernel over the lines side by side in
@@ -353,8 +354,9 @@ void lockstep_pass(const Shared<float4>& buf, int H, const Array<float2>& tw, co
 }
 
 template <int... Rs>
-void any_lockstep_pass(std::integer_sequence<int, Rs...>, int radix, const Shared<float4>& buf, int H, const Array<float2>& tw,
-                       const Expr<std::int32_t>& cur, const Expr<std::int32_t>& next, int R, const Expr<std::int32_t>& ns, const Expr<std::int32_t>& line_twiddles, bool twiddled) {
+void any_lockstep_pass(std::integer_sequence<int, Rs...>, int radix, const Shared<float4>& buf, int H,
+                       const Array<float2>& tw, const Expr<std::int32_t>& cur, const Expr<std::int32_t>& next, int R,
+                       const Expr<std::int32_t>& ns, const Expr<std::int32_t>& line_twiddles, bool twiddled) {
     const bool found =
         ((radix == Rs && (lockstep_pass<Rs>(buf, H, tw, cur, next, R / Rs, ns, line_twiddles, twiddled), true)) || ...);
     if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
