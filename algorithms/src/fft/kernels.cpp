@@ -241,7 +241,7 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, const std:
                     when(desc::ConjIn, [&] { v = conj(v); });
                     when(desc::PreTwiddle, [&] {
                         Int q = ((l / c0) % c1) * t;
-                        v = cmul(v, cmul(tw.load(pre_coarse + q / kFine), tw.load(pre_fine + q % kFine)));
+                        v = cmul(v, cmul(tw.load(pre_coarse + (q >> kFineBits)), tw.load(pre_fine + (q & (kFine - 1)))));
                     });
                 });
                 buf.store(g * R + t, v);
@@ -444,7 +444,7 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
                                     if (word(desc::ConjIn)) e = conj(e);
                                     if (word(desc::PreTwiddle)) {
                                         Int q = ((first + v) / c0 % c1) * t;
-                                        e = cmul(e, cmul(tw.load(pre_coarse + q / kFine), tw.load(pre_fine + q % kFine)));
+                                        e = cmul(e, cmul(tw.load(pre_coarse + (q >> kFineBits)), tw.load(pre_fine + (q & (kFine - 1)))));
                                     }
                                 };
                                 if (!last) load();

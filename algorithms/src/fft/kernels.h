@@ -27,8 +27,9 @@ constexpr int kShortLine = 512;
 /// Radices of the passes in shared memory; a line length is a product of them.
 constexpr int kRadices[] = {8, 4, 2, 3, 5, 7, 11, 13, 17, 19};
 /// Pre-twiddles w^q of a pass with q up to 2^24 are a coarse and a fine table:
-/// w^q = coarse[q / kFine] * fine[q % kFine].
-constexpr int kFine = 2048;
+/// w^q = coarse[q / kFine] * fine[q % kFine] (q >= 0: a shift and a mask).
+constexpr int kFineBits = 11;
+constexpr int kFine = 1 << kFineBits;
 
 /// Words of one pass's schedule in the descriptor stream (Pass::words()).
 namespace desc {
