@@ -214,7 +214,9 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // Where rows pay (the CPU backend) the specialized passes take four or
     // eight lines in lockstep, several sets a workgroup: counts of lines that
     // leave a last set part full (1003 lines of 2, 9 of 2048), columns whose
-    // neighbours are not a whole set apart (2D 13 x 6, 3D 7 x 9 x 10).
+    // neighbours are not a whole set apart (2D 13 x 6, 3D 7 x 9 x 10); they
+    // take lines of up to 8192 in one pass (4096 above, 2 x 8192) and longer
+    // ones in two (15625 = 125 x 125).
     struct Case {
         Shape shape;
         int dims;
@@ -225,7 +227,8 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
                           Case{{24, 40}, 2, Direction::Forward}, Case{{2, 64, 64}, 2, Direction::Forward},
                           Case{{3, 23}, 1, Direction::Forward}, Case{{5, 323}, 1, Direction::Inverse}, Case{{1003, 2}, 1, Direction::Forward},
                           Case{{9, 2048}, 1, Direction::Inverse}, Case{{13, 6}, 2, Direction::Inverse},
-                          Case{{7, 9, 10}, 3, Direction::Forward}}) {
+                          Case{{7, 9, 10}, 3, Direction::Forward}, Case{{2, 8192}, 1, Direction::Inverse},
+                          Case{{15625}, 1, Direction::Forward}}) {
         SCOPED_TRACE(c.shape.str() + " in " + std::to_string(c.dims) + "D");
         const auto hx = random_complex(c.shape.size());
         auto x = rt().stream<float2>(c.shape, hx);
@@ -332,10 +335,12 @@ TEST(FftSchedule, PassesAndRadices) {
     EXPECT_EQ(radices(1), std::vector<int>{});
     EXPECT_EQ(radices(2 * 3 * 3 * 13), (std::vector<int>{2, 3, 3, 13}));
     EXPECT_EQ(radices(4 * 17 * 19), (std::vector<int>{4, 17, 19}));
-    EXPECT_EQ(pass_lengths(2048), std::vector<std::int64_t>{2048});
-    EXPECT_EQ(pass_lengths(std::int64_t{1} << 22), (std::vector<std::int64_t>{2048, 2048}));
+    EXPECT_EQ(pass_lengths(2048, 2048), std::vector<std::int64_t>{2048});
+    EXPECT_EQ(pass_lengths(std::int64_t{1} << 22, 2048), (std::vector<std::int64_t>{2048, 2048}));
+    EXPECT_EQ(pass_lengths(4096, 8192), std::vector<std::int64_t>{4096});
+    EXPECT_EQ(pass_lengths(std::int64_t{1} << 24, 8192), (std::vector<std::int64_t>{4096, 4096}));
     for (std::int64_t n : {std::int64_t{6144}, std::int64_t{1} << 24, std::int64_t{13} << 20, std::int64_t{3} * 5 * 7 * 11 * 13 * 16}) {
-        const auto p = pass_lengths(n);
+        const auto p = pass_lengths(n, 2048);
         EXPECT_EQ(std::accumulate(p.begin(), p.end(), std::int64_t{1}, std::multiplies<>()), n);
         for (std::int64_t R : p) EXPECT_LE(R, 2048);
     }

@@ -370,6 +370,7 @@ int lockstep_lines(const Words& w) {
     // so short that a set's own work is most of its time; else four, whose
     // kernels are half the code (docs/PERFORMANCE.md#fft).
     const bool across = !w[desc::InRows] || !w[desc::OutRows];
+    if (w[desc::Length] > kLineElements) return 4;  // eight would take all of the CPU's 1 MiB of shared memory
     return across || w[desc::Length] <= 4 ? 8 : 4;
 }
 

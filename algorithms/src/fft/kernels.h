@@ -89,6 +89,10 @@ const LineKernel& line_kernel(int capacity, const Words& words);
 /// butterfly is float4 arithmetic, which the compiled code does with vector
 /// instructions.
 const LineKernel& lockstep_line_kernel(const Words& words);
+/// The longest line a lockstep pass transforms in shared memory (a set of
+/// four: two buffers of 256 KiB), so that lengths to 8192 take one pass over
+/// memory where the line kernels take two.
+constexpr int kLockstepLine = 8192;
 /// Lines the lockstep kernel of a pass takes at a time (4 or 8), and the sets
 /// of them a workgroup transforms one after another: workgroup g takes lines
 /// g * sets * lines on.

@@ -62,6 +62,15 @@ std::int32_t i32(std::int64_t v) { return static_cast<std::int32_t>(v); }
 /// Workgroups for the element-wise kernels (an invocation per element).
 Groups groups_for(std::int64_t elements) { return Groups{(elements + d::kWorkgroup - 1) / d::kWorkgroup}; }
 
+/// Passes over memory of one axis.
+struct Passes {
+    std::vector<std::int32_t> at;      // offsets of the schedule words of each pass
+    std::vector<std::int64_t> groups;  // workgroups of each pass for the generic kernel
+    std::vector<int> capacities;       // and the line kernel it runs with
+    std::vector<Words> words;          // each pass's schedule, for its specialized kernel
+    std::size_t size() const { return at.size(); }
+};
+
 /// The transform of one axis of a dense stream seen as (outer, length,
 /// inner): lines of `length` elements spaced `inner` apart.
 struct Axis {
@@ -69,14 +78,17 @@ struct Axis {
     bool inverse = false;
     float scale = 1.0f;
 
-    std::vector<std::int32_t> passes;  // offsets of the schedule words of each pass
-    std::vector<std::int64_t> groups;  // workgroups of each pass
-    std::vector<int> capacities;       // and the line kernel it runs with
-    std::vector<Words> words;          // each pass's schedule, for its specialized kernel
-    /// The specialized kernels of the passes once Plan::Impl::specialize ran
-    /// (else empty), and their workgroups.
-    mutable std::vector<const d::LineKernel*> specialized;
-    mutable std::vector<std::int64_t> specialized_groups;
+    /// The passes over memory: `passes` for the line kernels (lines of up
+    /// to kLineElements), and where rows pay, `lockstep` for the lockstep
+    /// kernels (lines of up to kLockstepLine elements: fewer passes).
+    Passes passes, lockstep;
+    /// What a call runs once Plan::Impl::specialize ran (else empty).
+    struct Run {
+        const d::LineKernel* kernel;
+        std::int64_t groups;
+        std::int32_t at;
+    };
+    mutable std::vector<Run> specialized;
 
     // Bluestein: the chirp w_t = exp(-i pi t^2 / length), the transformed
     // filter, and transforms of length m over the lines.
@@ -89,12 +101,14 @@ struct Axis {
     std::int64_t lines() const { return outer * inner; }
     std::int64_t elements() const { return outer * length * inner; }
     /// Complex elements of scratch this axis needs beside its input and output.
-    std::int64_t scratch() const { return m ? forward_m->scratch() : passes.size() > 1 ? elements() : 0; }
+    std::int64_t scratch() const {
+        return m ? forward_m->scratch() : std::max(passes.size(), lockstep.size()) > 1 ? elements() : 0;
+    }
     int launches() const { return m ? 3 + forward_m->launches() + inverse_m->launches() : static_cast<int>(passes.size()); }
 };
 
-void plan_passes(Axis& a, Tables& t) {
-    const auto lengths = d::pass_lengths(a.length);
+void plan_passes(Axis& a, Tables& t, std::int64_t longest, Passes& out) {
+    const auto lengths = d::pass_lengths(a.length, longest);
     std::int64_t ns = 1;
     for (std::size_t p = 0; p < lengths.size(); ++p) {
         const std::int64_t R = lengths[p], L = a.length, W = a.inner;
@@ -126,26 +140,29 @@ void plan_passes(Axis& a, Tables& t) {
         const auto r = d::radices(R);
         w[d::desc::RadixCount] = static_cast<std::int32_t>(r.size());
         std::copy(r.begin(), r.end(), w.begin() + d::desc::Radices);
-        a.passes.push_back(static_cast<std::int32_t>(t.schedule.size()));
-        a.groups.push_back((lines + G - 1) / G);
-        a.capacities.push_back(d::capacity_for(R));
-        a.words.push_back(w);
+        out.at.push_back(static_cast<std::int32_t>(t.schedule.size()));
+        out.groups.push_back((lines + G - 1) / G);
+        out.capacities.push_back(d::capacity_for(R));
+        out.words.push_back(w);
         t.schedule.insert(t.schedule.end(), w.begin(), w.end());
         ns *= R;
     }
 }
 
+/// `lockstep`: the backend's invocations run one after another (rows pay),
+/// so the axis also gets the lockstep kernels' passes.
 std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::int64_t inner, bool inverse, float scale,
-                                Tables& t) {
+                                Tables& t, bool lockstep) {
     auto a = std::make_unique<Axis>();
     a->outer = outer, a->length = length, a->inner = inner, a->inverse = inverse, a->scale = scale;
     if (d::smooth(length)) {
-        plan_passes(*a, t);
+        plan_passes(*a, t, d::kLineElements, a->passes);
+        if (lockstep) plan_passes(*a, t, d::kLockstepLine, a->lockstep);
         return a;
     }
     a->m = d::bluestein_length(length);
-    a->forward_m = make_axis(a->lines(), a->m, 1, false, 1.0f, t);
-    a->inverse_m = make_axis(a->lines(), a->m, 1, true, 1.0f, t);
+    a->forward_m = make_axis(a->lines(), a->m, 1, false, 1.0f, t, lockstep);
+    a->inverse_m = make_axis(a->lines(), a->m, 1, true, 1.0f, t, lockstep);
     // t^2 mod 2 length, exact in 64 bits for lengths up to 2^24.
     a->chirp = static_cast<std::int32_t>(t.twiddles.size());
     for (std::int64_t i = 0; i < length; ++i) {
@@ -200,16 +217,14 @@ struct Plan::Impl {
             return;
         }
         a.specialized.clear();
-        a.specialized_groups.clear();
-        for (std::size_t p = 0; p < a.passes.size(); ++p) {
-            const Words& w = a.words[p];
+        const Passes& passes = lockstep ? a.lockstep : a.passes;
+        for (std::size_t p = 0; p < passes.size(); ++p) {
+            const Words& w = passes.words[p];
             if (lockstep) {
-                a.specialized.push_back(&d::lockstep_line_kernel(w));
                 const std::int64_t per_group = std::int64_t{d::lockstep_lines(w)} * d::lockstep_sets(w);
-                a.specialized_groups.push_back((w[d::desc::Lines] + per_group - 1) / per_group);
+                a.specialized.push_back({&d::lockstep_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
             } else {
-                a.specialized.push_back(&d::line_kernel(a.capacities[p], w));
-                a.specialized_groups.push_back(a.groups[p]);
+                a.specialized.push_back({&d::line_kernel(passes.capacities[p], w), passes.groups[p], passes.at[p]});
             }
         }
     }
@@ -226,13 +241,16 @@ struct Plan::Impl {
     /// One axis from src into dst (which may be src).
     void run(const Axis& a, const Stream<float2>& src, const Stream<float2>& dst) const {
         if (a.m) return run_bluestein(a, src, dst);
-        const std::size_t n = a.passes.size();
+        const bool generic = a.specialized.empty();
+        const std::size_t n = generic ? a.passes.size() : a.specialized.size();
         for (std::size_t p = 0; p < n; ++p) {
             const Stream<float2>& from = p == 0 ? src : scratch[(p - 1) % 2];
             const Stream<float2>& to = p + 1 == n ? dst : scratch[p % 2];
-            const bool generic = a.specialized.empty();
-            const d::LineKernel& kernel = generic ? d::line_kernel(a.capacities[p]) : *a.specialized[p];
-            kernel(Groups{generic ? a.groups[p] : a.specialized_groups[p]}, from, to, twiddles, schedule, a.passes[p], p + 1 == n ? a.scale : 1.0f);
+            const float scale = p + 1 == n ? a.scale : 1.0f;
+            if (generic)
+                d::line_kernel(a.passes.capacities[p])(Groups{a.passes.groups[p]}, from, to, twiddles, schedule, a.passes.at[p], scale);
+            else
+                (*a.specialized[p].kernel)(Groups{a.specialized[p].groups}, from, to, twiddles, schedule, a.specialized[p].at, scale);
         }
     }
 
@@ -255,7 +273,7 @@ struct Plan::Impl {
         a.filter_host = {};
         // A plan of one line of m, with its own small tables.
         Tables t;
-        auto one = make_axis(1, a.m, 1, false, 1.0f, t);
+        auto one = make_axis(1, a.m, 1, false, 1.0f, t, false);
         Impl sub(rt);
         sub.upload(t, one->scratch());
         sub.run(*one, a.filter, a.filter);
@@ -324,7 +342,7 @@ std::shared_ptr<Plan::Impl> build(Runtime& rt, Kind kind, const Shape& real_or_c
         for (int k = dim + 1; k < rank; ++k) inner *= (k == rank - 1 && i > 0) ? h : s[k];
         const std::int64_t L = s[dim];
         const float sc = inverse && scale == Scale::ByLength ? 1.0f / static_cast<float>(L) : 1.0f;
-        auto a = make_axis(outer, L, inner, inverse, sc, t);
+        auto a = make_axis(outer, L, inner, inverse, sc, t, rill::detail::rows_pay(rt.info()));
         scratch = std::max(scratch, a->scratch());
         if (a->m) bluestein = std::max(bluestein, a->lines() * a->m);
         impl->axes.push_back(std::move(a));

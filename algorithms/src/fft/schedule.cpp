@@ -19,8 +19,8 @@ bool smooth(std::int64_t n) {
     return f.empty() || f.back() <= kLargestRadix;
 }
 
-std::vector<std::int64_t> pass_lengths(std::int64_t n) {
-    if (n <= kLineElements) return {n};
+std::vector<std::int64_t> pass_lengths(std::int64_t n, std::int64_t longest) {
+    if (n <= longest) return {n};
     auto f = prime_factors(n);
     std::sort(f.rbegin(), f.rend());
     // Largest factors first into the pass with the smallest product that
@@ -30,7 +30,7 @@ std::vector<std::int64_t> pass_lengths(std::int64_t n) {
         bool fits = true;
         for (std::int64_t p : f) {
             auto it = std::min_element(len.begin(), len.end());
-            if (*it * p > kLineElements) {
+            if (*it * p > longest) {
                 fits = false;
                 break;
             }

@@ -20,12 +20,12 @@ std::vector<std::int64_t> prime_factors(std::int64_t n);
 bool smooth(std::int64_t n);
 
 /// The line lengths of the passes over memory of a smooth length n: one
-/// length for n <= kLineElements, else as few as can be, each at most
-/// kLineElements, as even as the factors allow. Their product is n.
-std::vector<std::int64_t> pass_lengths(std::int64_t n);
+/// length for n <= longest, else as few as can be, each at most longest, as
+/// even as the factors allow. Their product is n.
+std::vector<std::int64_t> pass_lengths(std::int64_t n, std::int64_t longest);
 
 /// The radices (kRadices) of the shared-memory passes of a line of R
-/// elements, R smooth and at most kLineElements: 8s, then a 4 or a 2, then
+/// elements, R smooth and at most kLockstepLine: 8s, then a 4 or a 2, then
 /// the odd primes. Their product is R.
 std::vector<int> radices(std::int64_t R);
 
