@@ -27,6 +27,11 @@ namespace {
 
 using C = Expr<float2>;
 
+/// The lockstep and element-wise kernels index only within the streams a
+/// plan made or checked (their sizes are the plan's, the last lines of a pass
+/// are checked in the code), so they skip rill's bounds checks.
+const GroupOptions kInRange{.unchecked_arrays = true};
+
 /// kRadices as a type, for the passes that pick one of them.
 using Radices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13, 17, 19>;
 template <int... Rs>
@@ -383,10 +388,8 @@ int lockstep_sets(const Words& w) {
 namespace {
 
 LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
-    // Every index is in range by construction (the plan's schedule, the
-    // streams' shapes checked by the call, the last lines' checks below).
     return group_kernel<1>(
-        name + "(src, dst, twiddles, schedule, at, scale)", GroupOptions{.unchecked_arrays = true},
+        name + "(src, dst, twiddles, schedule, at, scale)", kInRange,
         [w](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
             const int V = lockstep_lines(w), H = V / 4;
             auto word = [&](int i) { return w[static_cast<std::size_t>(i)]; };
@@ -544,10 +547,6 @@ const LineKernel& lockstep_line_kernel(const Words& words) {
     }
     return *k;
 }
-
-/// The element-wise kernels below index only within the streams a plan made
-/// or checked (their sizes are the plan's), so they skip rill's bounds checks.
-const GroupOptions kInRange{.unchecked_arrays = true};
 
 const RealToComplex& real_to_complex() {
     static const RealToComplex k = group_kernel<kWorkgroup>("fft_real_to_complex(in, out, count)", kInRange,

@@ -1,8 +1,8 @@
 // FFT plans: the schedule of passes for each transformed axis, their twiddle
 // tables (computed in double on the host), scratch, and the calls.
 #include <algorithm>
-#include <bit>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -104,7 +104,10 @@ struct Axis {
     std::int64_t scratch() const {
         return m ? forward_m->scratch() : std::max(passes.size(), lockstep.size()) > 1 ? elements() : 0;
     }
-    int launches() const { return m ? 3 + forward_m->launches() + inverse_m->launches() : static_cast<int>(passes.size()); }
+    int launches() const {
+        if (m) return 3 + forward_m->launches() + inverse_m->launches();
+        return static_cast<int>(specialized.empty() ? passes.size() : specialized.size());
+    }
 };
 
 void plan_passes(Axis& a, Tables& t, std::int64_t longest, Passes& out) {
@@ -206,17 +209,17 @@ struct Plan::Impl {
     void specialize() const {
         std::lock_guard lock(mutex);
         if (specialized) return;
-        const bool lockstep = rill::detail::rows_pay(rt.info());
-        for (const auto& a : axes) specialize(*a, lockstep);
+        for (const auto& a : axes) specialize(*a);
         specialized = true;
     }
-    static void specialize(const Axis& a, bool lockstep) {
+    static void specialize(const Axis& a) {
         if (a.m) {
-            specialize(*a.forward_m, lockstep);
-            specialize(*a.inverse_m, lockstep);
+            specialize(*a.forward_m);
+            specialize(*a.inverse_m);
             return;
         }
         a.specialized.clear();
+        const bool lockstep = a.lockstep.size() > 0;  // planned where rows pay (make_axis)
         const Passes& passes = lockstep ? a.lockstep : a.passes;
         for (std::size_t p = 0; p < passes.size(); ++p) {
             const Words& w = passes.words[p];
