@@ -557,6 +557,33 @@ const RealToComplex& real_to_complex() {
     return k;
 }
 
+const PackPairs& pack_pairs() {
+    static const PackPairs k = group_kernel<kWorkgroup>("fft_pack_pairs(in, out, count)", kInRange,
+                                                        [](Array<float> in, Array<float2> out, Int count) {
+        Int i = global_id();
+        If(i < count, [&] { out.store(i, Expr<float2>(in.load(2 * i), in.load(2 * i + 1))); });
+    });
+    return k;
+}
+
+const UnpackHalf& unpack_half() {
+    static const UnpackHalf k = group_kernel<kWorkgroup>(
+        "fft_unpack_half(Z, out, twiddles, roots_at, m, groups_per_row)", kInRange,
+        [](Array<float2> Z, Array<float2> out, Array<float2> tw, Int roots_at, Int m, Int groups_per_row) {
+            // A row per groups_per_row workgroups: one division per workgroup.
+            Int r = group_id() / groups_per_row;
+            Int k = (group_id() - r * groups_per_row) * kWorkgroup + local_id();
+            If(k <= m, [&] {
+                Int row = r * m;
+                Expr<float2> zk = Z.load(row + select(k == m, Expr<std::int32_t>(0), Expr<std::int32_t>(k)));
+                Expr<float2> zm = conj(Z.load(row + select(k == 0, Expr<std::int32_t>(0), Expr<std::int32_t>(m - k))));
+                Expr<float2> even = (zk + zm) * 0.5f, odd = mul_neg_i(zk - zm) * 0.5f;
+                out.store(r * (m + 1) + k, even + cmul(tw.load(roots_at + k), odd));
+            });
+        });
+    return k;
+}
+
 const HalfRows& half_rows() {
     static const HalfRows k = group_kernel<kWorkgroup>("fft_half_rows(in, out, rows, n, h)", kInRange,
                                                        [](Array<float2> in, Array<float2> out, Int rows, Int n, Int h) {

@@ -105,6 +105,20 @@ constexpr int capacity_for(std::int64_t R) { return R <= kShortLine ? kShortLine
 using RealToComplex = Kernel<Array<float>, Array<float2>, Int>;
 const RealToComplex& real_to_complex();
 
+/// out[i] = (in[2 i], in[2 i + 1]) for i < count: real rows of an even length
+/// n as complex rows of n / 2 (a real transform as a complex one of half the
+/// length).
+using PackPairs = Kernel<Array<float>, Array<float2>, Int>;
+const PackPairs& pack_pairs();
+
+/// The half spectra X_0 .. X_m of real rows of n = 2 m from Z, the transforms
+/// of their packed pairs (rows of m): with E_k = (Z_k + conj Z_(m-k)) / 2 and
+/// O_k = -i (Z_k - conj Z_(m-k)) / 2 (indices mod m), X_k = E_k + w_n^k O_k;
+/// w_n^k, k <= m, at `roots_at` in the twiddle stream. Workgroup g takes row
+/// g / groups_per_row. (Z, out, twiddles, roots_at, m, groups_per_row)
+using UnpackHalf = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int>;
+const UnpackHalf& unpack_half();
+
 /// out[r * h + k] = in[r * n + k] for k < h: the first h = n / 2 + 1 of each row of n.
 using HalfRows = Kernel<Array<float2>, Array<float2>, Int, Int, Int>;
 const HalfRows& half_rows();

@@ -196,7 +196,11 @@ struct Plan::Impl {
     Stream<std::int32_t> schedule;
     std::array<Stream<float2>, 2> scratch;     // passes over memory ping-pong through these
     Stream<float2> bluestein;                  // the lines of Bluestein's transforms
-    Stream<float2> full;                       // R2C / C2R: the complex rows of n
+    Stream<float2> full;                       // R2C / C2R: the complex rows of n (of n / 2 packed)
+    /// R2C of an even n: rows transformed as n / 2 packed pairs, then
+    /// unpacked with the roots w_n^k, k <= n / 2, at `roots` in the twiddles.
+    bool packed = false;
+    std::int32_t roots = 0;
 
     // A plan's first call runs the generic line kernel (no trace, no compile);
     // its second specializes (Plan::specialize).
@@ -343,15 +347,21 @@ std::shared_ptr<Plan::Impl> build(Runtime& rt, Kind kind, const Shape& real_or_c
         std::int64_t outer = 1, inner = 1;
         for (int k = 0; k < dim; ++k) outer *= s[k];
         for (int k = dim + 1; k < rank; ++k) inner *= (k == rank - 1 && i > 0) ? h : s[k];
-        const std::int64_t L = s[dim];
+        // A real forward transform of an even length runs as a complex one of half the length.
+        const bool packed = i == 0 && kind == Kind::R2C && n % 2 == 0;
+        const std::int64_t L = packed ? n / 2 : s[dim];
         const float sc = inverse && scale == Scale::ByLength ? 1.0f / static_cast<float>(L) : 1.0f;
         auto a = make_axis(outer, L, inner, inverse, sc, t, rill::detail::rows_pay(rt.info()));
+        if (packed) {
+            impl->packed = true;
+            impl->roots = t.append_roots(n, n / 2 + 1, 1);
+        }
         scratch = std::max(scratch, a->scratch());
         if (a->m) bluestein = std::max(bluestein, a->lines() * a->m);
         impl->axes.push_back(std::move(a));
     }
     if (s.size() == 0) return impl;  // an empty batch: nothing to do, nothing to allocate
-    const std::int64_t full = kind == Kind::C2C ? 0 : s.size();
+    const std::int64_t full = kind == Kind::C2C ? 0 : impl->packed ? s.size() / 2 : s.size();
     check_plan(who, rt, s, dims, std::max({scratch, bluestein, full}));
     impl->upload(t, scratch);
     if (bluestein) impl->bluestein = rt.scratch<float2>({bluestein});
@@ -422,9 +432,16 @@ void Plan::operator()(const Stream<float>& in, const Stream<float2>& out) const 
     if (in.empty()) return;
     p.count_call();
     const std::int64_t n = p.in_shape[p.in_shape.rank - 1], h = n / 2 + 1, rows = in.size() / n;
-    d::real_to_complex()(groups_for(in.size()), in, p.full, i32(in.size()));
-    p.run(*p.axes[0], p.full, p.full);
-    d::half_rows()(groups_for(rows * h), p.full, out, i32(rows), i32(n), i32(h));
+    if (p.packed) {
+        const std::int64_t m = n / 2, groups_per_row = (m + 1 + d::kWorkgroup - 1) / d::kWorkgroup;
+        d::pack_pairs()(groups_for(rows * m), in, p.full, i32(rows * m));
+        p.run(*p.axes[0], p.full, p.full);
+        d::unpack_half()(Groups{rows * groups_per_row}, p.full, out, p.twiddles, p.roots, i32(m), i32(groups_per_row));
+    } else {
+        d::real_to_complex()(groups_for(in.size()), in, p.full, i32(in.size()));
+        p.run(*p.axes[0], p.full, p.full);
+        d::half_rows()(groups_for(rows * h), p.full, out, i32(rows), i32(n), i32(h));
+    }
     for (std::size_t i = 1; i < p.axes.size(); ++i) p.run(*p.axes[i], out, out);
 }
 
