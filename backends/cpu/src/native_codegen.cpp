@@ -437,6 +437,7 @@ private:
         const std::string tag = std::to_string(id);
         const std::string t = ctype(n.type.scalar);
         std::vector<std::string> e(n.type.width);
+        bool as_vector = false;  // defined by def_vec4
         if (n.op == Op::ReadVar) {
             note_var(n.aux);
             for (int c = 0; c < n.type.width; ++c) e[c] = var_ref(n.aux, c);
@@ -444,10 +445,7 @@ private:
             const Place p = place(n.op == Op::SharedLoad, n.aux);
             const std::string ok = index(p, n.args[0], tag);
             def_vec4(id, ok + " ? rill::cpu::native::load_f4(&" + element(p, tag, n.imm[0]) + "]) : rill::cpu::native::f4{}");
-            if (final_ && crosses_[id])
-                for (int c = 0; c < 4; ++c)
-                    line(col(id) + "[" + std::to_string(c * wg_) + " + l] = rill::cpu::native::to_bits(" + name(id, c) + ");");
-            return;
+            as_vector = true;
         } else if (n.op == Op::ArrayLoad || n.op == Op::SharedLoad) {
             const Place p = place(n.op == Op::SharedLoad, n.aux);
             const std::string ok = index(p, n.args[0], tag);
@@ -472,7 +470,7 @@ private:
         } else {
             RILL_UNREACHABLE("not a lane-local in-place node");
         }
-        def_components(id, e);
+        if (!as_vector) def_components(id, e);
         if (final_ && crosses_[id])
             for (int c = 0; c < n.type.width; ++c)
                 line(col(id) + "[" + std::to_string(c * wg_) + " + l] = rill::cpu::native::to_bits(" + name(id, c) + ");");
