@@ -170,6 +170,15 @@ void any_radix_pass_known(std::integer_sequence<int, Rs...>, int radix, const Sh
     if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
 }
 
+/// The first element's address of line l of a pass: l's digits d0 = l % c0,
+/// d1 = (l / c0) % c1, d2 = (l / c0 / c1) % c2 and d3 = the rest, times the
+/// multipliers mul(0) .. mul(3) (desc::Count0 .., desc::InMul0 .. or OutMul0 ..).
+template <class Count, class Mul>
+Expr<std::int32_t> line_address(const Expr<std::int32_t>& l, const Count& c0, const Count& c1, const Count& c2, const Mul& mul) {
+    Int q1 = l / c0, q2 = q1 / c1;
+    return (l - q1 * c0) * mul(0) + (q1 - q2 * c1) * mul(1) + (q2 % c2) * mul(2) + (q2 / c2) * mul(3);
+}
+
 /// Words of a pass that stay run-time values in a specialized kernel: the
 /// number of lines (a batch's size) and where the twiddle tables are.
 bool run_time_word(int w) {
@@ -217,9 +226,7 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, const std:
 
             // The digits of line l and its first element's address for multipliers m0..m3.
             auto address = [&](const Expr<std::int32_t>& l, int mul0) {
-                Int q1 = l / c0, q2 = q1 / c1;
-                return (l - q1 * c0) * word(mul0) + (q1 - q2 * c1) * word(mul0 + 1) + (q2 % c2) * word(mul0 + 2) +
-                       (q2 / c2) * word(mul0 + 3);
+                return line_address(l, c0, c1, c2, [&](int i) { return word(mul0 + i); });
             };
             // Element e of the workgroup's G R as (line in the group, element in the line).
             auto split = [&](const Expr<std::int32_t>& e, int rows_word, Int& g, Int& t) {
@@ -409,9 +416,7 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
 
                 // The first element's address of line l for multipliers m0..m3.
                 auto address = [&](const Expr<std::int32_t>& l, int mul0) -> Int {
-                    Int q1 = l / c0, q2 = q1 / c1;
-                    return (l - q1 * c0) * word(mul0) + (q1 - q2 * c1) * word(mul0 + 1) + (q2 % c2) * word(mul0 + 2) +
-                           (q2 / c2) * word(mul0 + 3);
+                    return line_address(l, c0, c1, c2, [&](int i) { return word(mul0 + i); });
                 };
                 // The addresses of the lines first + v: the first one's plus v times the
                 // multiplier of the lowest digit with more than one value, when that digit
