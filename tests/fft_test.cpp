@@ -203,6 +203,33 @@ TEST_P(Fft, RealToComplexAndBack) {
         }
 }
 
+TEST_P(Fft, ComplexToRealIgnoresImaginaryPartsARealSpectrumCannotHave) {
+    // fft.h: the imaginary parts of output 0 and (n even) output n / 2 are
+    // ignored, as FFTW does: set to anything, the signal comes back the same.
+    // Even lengths run through the packed path, odd ones through the full one.
+    for (std::int64_t n : {2, 7, 10, 64, 1000}) {
+        SCOPED_TRACE(n);
+        const std::int64_t rows = 3, h = n / 2 + 1;
+        const auto hr = random_floats(static_cast<std::size_t>(rows * n), -1, 1);
+        auto x = rt().stream<float>({rows, n}, hr);
+        auto X = rt().stream<float2>({rows, h});
+        fft::Plan::r2c(rt(), {rows, n}, 1)(x, X);
+        auto spectrum = X.download();
+        for (std::int64_t r = 0; r < rows; ++r) {
+            spectrum[static_cast<std::size_t>(r * h)].y = 5.0f + static_cast<float>(r);
+            if (n % 2 == 0) spectrum[static_cast<std::size_t>(r * h + h - 1)].y = -7.0f;
+        }
+        auto with_noise = rt().stream<float2>({rows, h}, spectrum);
+        auto back = rt().stream<float>({rows, n});
+        fft::Plan::c2r(rt(), {rows, n}, 1, Scale::ByLength)(with_noise, back);
+        const auto b = back.download();
+        std::vector<float2> got(b.size());
+        std::vector<cplx> want(b.size());
+        for (std::size_t i = 0; i < b.size(); ++i) got[i] = float2{b[i], 0.0f}, want[i] = hr[i];
+        EXPECT_LE(worst_error(got, want, n), 2e-6);
+    }
+}
+
 TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // A plan's first call runs the generic kernel, its second the kernels
     // specialized to its passes (sizes as constants, unrolled loops), which

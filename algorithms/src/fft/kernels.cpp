@@ -589,6 +589,40 @@ const UnpackHalf& unpack_half() {
     return k;
 }
 
+const PackHalf& pack_half() {
+    static const PackHalf k = group_kernel<kWorkgroup>(
+        "fft_pack_half(X, Z, twiddles, roots_at, m, groups_per_row)", kInRange,
+        [](Array<float2> X, Array<float2> Z, Array<float2> tw, Int roots_at, Int m, Int groups_per_row) {
+            // A row per groups_per_row workgroups: one division per workgroup.
+            Int r = group_id() / groups_per_row;
+            Int k = (group_id() - r * groups_per_row) * kWorkgroup + local_id();
+            If(k < m, [&] {
+                Int row = r * (m + 1);
+                // X_0's and X_m's imaginary parts are not a real signal's: ignored, as FFTW does.
+                auto x = [&](const Expr<std::int32_t>& j) {
+                    Expr<float2> v = X.load(row + j);
+                    return Expr<float2>(v.x(), select(j == 0 || j == m, Expr<float>(0.0f), v.y()));
+                };
+                Expr<float2> xk = x(k), xm = conj(x(m - k));
+                Z.store(r * m + k, (xk + xm) + mul_i(cmul(xk - xm, conj(tw.load(roots_at + k)))));
+            });
+        });
+    return k;
+}
+
+const UnpackPairs& unpack_pairs() {
+    static const UnpackPairs k = group_kernel<kWorkgroup>("fft_unpack_pairs(in, out, count)", kInRange,
+                                                          [](Array<float2> in, Array<float> out, Int count) {
+        Int i = global_id();
+        If(i < count, [&] {
+            Expr<float2> v = in.load(i);
+            out.store(2 * i, v.x());
+            out.store(2 * i + 1, v.y());
+        });
+    });
+    return k;
+}
+
 const HalfRows& half_rows() {
     static const HalfRows k = group_kernel<kWorkgroup>("fft_half_rows(in, out, rows, n, h)", kInRange,
                                                        [](Array<float2> in, Array<float2> out, Int rows, Int n, Int h) {

@@ -119,6 +119,18 @@ const PackPairs& pack_pairs();
 using UnpackHalf = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int>;
 const UnpackHalf& unpack_half();
 
+/// The way back (complex-to-real of n = 2 m): from half spectra X_0 .. X_m
+/// (rows of m + 1, the imaginary parts of X_0 and X_m ignored), Z_k =
+/// (X_k + conj X_(m-k)) + i (X_k - conj X_(m-k)) conj(w_n^k) for k < m, whose
+/// unnormalized inverse transform of m is the row's pairs of reals x_2j + i
+/// x_2j+1 times n. (X, Z, twiddles, roots_at, m, groups_per_row)
+using PackHalf = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int>;
+const PackHalf& pack_half();
+
+/// out[2 i] = in[i].x, out[2 i + 1] = in[i].y for i < count.
+using UnpackPairs = Kernel<Array<float2>, Array<float>, Int>;
+const UnpackPairs& unpack_pairs();
+
 /// out[r * h + k] = in[r * n + k] for k < h: the first h = n / 2 + 1 of each row of n.
 using HalfRows = Kernel<Array<float2>, Array<float2>, Int, Int, Int>;
 const HalfRows& half_rows();

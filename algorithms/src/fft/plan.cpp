@@ -197,8 +197,9 @@ struct Plan::Impl {
     std::array<Stream<float2>, 2> scratch;     // passes over memory ping-pong through these
     Stream<float2> bluestein;                  // the lines of Bluestein's transforms
     Stream<float2> full;                       // R2C / C2R: the complex rows of n (of n / 2 packed)
-    /// R2C of an even n: rows transformed as n / 2 packed pairs, then
-    /// unpacked with the roots w_n^k, k <= n / 2, at `roots` in the twiddles.
+    /// R2C and C2R of an even n: rows transformed as n / 2 packed pairs,
+    /// packed and unpacked with the roots w_n^k, k <= n / 2, at `roots` in
+    /// the twiddles.
     bool packed = false;
     std::int32_t roots = 0;
 
@@ -347,10 +348,11 @@ std::shared_ptr<Plan::Impl> build(Runtime& rt, Kind kind, const Shape& real_or_c
         std::int64_t outer = 1, inner = 1;
         for (int k = 0; k < dim; ++k) outer *= s[k];
         for (int k = dim + 1; k < rank; ++k) inner *= (k == rank - 1 && i > 0) ? h : s[k];
-        // A real forward transform of an even length runs as a complex one of half the length.
-        const bool packed = i == 0 && kind == Kind::R2C && n % 2 == 0;
+        // A real transform of an even length runs as a complex one of half the length.
+        const bool packed = i == 0 && kind != Kind::C2C && n % 2 == 0;
         const std::int64_t L = packed ? n / 2 : s[dim];
-        const float sc = inverse && scale == Scale::ByLength ? 1.0f / static_cast<float>(L) : 1.0f;
+        // ByLength divides by the dimension's length (n, also where a transform of n / 2 runs).
+        const float sc = inverse && scale == Scale::ByLength ? 1.0f / static_cast<float>(s[dim]) : 1.0f;
         auto a = make_axis(outer, L, inner, inverse, sc, t, rill::detail::rows_pay(rt.info()));
         if (packed) {
             impl->packed = true;
@@ -456,6 +458,13 @@ void Plan::operator()(const Stream<float2>& in, const Stream<float>& out) const 
     if (p.axes.size() > 1) {
         half = p.rt.scratch<float2>(in.shape());
         for (std::size_t i = 1; i < p.axes.size(); ++i) p.run(*p.axes[i], i == 1 ? in : half, half);
+    }
+    if (p.packed) {
+        const std::int64_t m = n / 2, groups_per_row = (m + d::kWorkgroup - 1) / d::kWorkgroup;
+        d::pack_half()(Groups{rows * groups_per_row}, half, p.full, p.twiddles, p.roots, i32(m), i32(groups_per_row));
+        p.run(*p.axes[0], p.full, p.full);
+        d::unpack_pairs()(groups_for(rows * m), p.full, out, i32(rows * m));
+        return;
     }
     d::hermitian_rows()(groups_for(rows * n), half, p.full, i32(rows), i32(n), i32(h));
     p.run(*p.axes[0], p.full, p.full);
