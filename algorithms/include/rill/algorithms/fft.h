@@ -17,8 +17,8 @@
 // transforms of a last dimension of n give its first n / 2 + 1 outputs (the
 // rest are their conjugates); complex-to-real transforms take those and ignore
 // the imaginary parts that a real signal's spectrum cannot have (output 0's,
-// and output n / 2's for even n), as FFTW does. A real-to-complex transform of
-// an even n runs as a complex transform of n / 2 (pairs packed, then unpacked).
+// and output n / 2's for even n), as FFTW does. Real transforms of an even n
+// run as complex transforms of n / 2 (pairs packed, then unpacked).
 //
 // Lengths: every length from 1 to 2^24 in each dimension. A length whose prime
 // factors are at most 19 runs as a mixed-radix Stockham FFT (radices 2, 3, 4,
