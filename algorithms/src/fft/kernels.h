@@ -1,9 +1,10 @@
 // The FFT's kernels, written in the DSL. One group kernel does every pass of
-// every plan: its schedule (line length, radices, addressing, twiddles) is
-// read from a small int stream the plan fills, so that a new length costs no
-// trace and no compile (the tests try every length from 1 to 1024 on each
-// backend). The rest are element-wise helpers for real transforms and
-// Bluestein's algorithm.
+// every plan at its first call: its schedule (line length, radices,
+// addressing, twiddles) is read from a small int stream the plan fills, so
+// that a new length costs no trace and no compile (the tests try every length
+// from 1 to 1024 on each backend). Later calls run kernels specialized to
+// each pass (line kernels, or where rows pay lockstep kernels). The rest are
+// element-wise helpers for real transforms and Bluestein's algorithm.
 #pragma once
 
 #include <array>
