@@ -16,6 +16,7 @@
 #include <numbers>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <rill/algorithms/detail/kernel_cache.h>
@@ -562,6 +563,18 @@ const RealToComplex& real_to_complex() {
     return k;
 }
 
+namespace {
+
+/// The row and the element in it of this invocation where groups_per_row
+/// workgroups take each row: one division per workgroup, not per element.
+std::pair<Int, Int> row_and_element(const Expr<std::int32_t>& groups_per_row) {
+    Int r = group_id() / groups_per_row;
+    Int k = (group_id() - r * groups_per_row) * kWorkgroup + local_id();
+    return {r, k};
+}
+
+}  // namespace
+
 const PackPairs& pack_pairs() {
     static const PackPairs k = group_kernel<kWorkgroup>("fft_pack_pairs(in, out, count)", kInRange,
                                                         [](Array<float> in, Array<float2> out, Int count) {
@@ -575,9 +588,7 @@ const UnpackHalf& unpack_half() {
     static const UnpackHalf k = group_kernel<kWorkgroup>(
         "fft_unpack_half(Z, out, twiddles, roots_at, m, groups_per_row)", kInRange,
         [](Array<float2> Z, Array<float2> out, Array<float2> tw, Int roots_at, Int m, Int groups_per_row) {
-            // A row per groups_per_row workgroups: one division per workgroup.
-            Int r = group_id() / groups_per_row;
-            Int k = (group_id() - r * groups_per_row) * kWorkgroup + local_id();
+            const auto [r, k] = row_and_element(groups_per_row);
             If(k <= m, [&] {
                 Int row = r * m;
                 Expr<float2> zk = Z.load(row + select(k == m, Expr<std::int32_t>(0), Expr<std::int32_t>(k)));
@@ -593,9 +604,7 @@ const PackHalf& pack_half() {
     static const PackHalf k = group_kernel<kWorkgroup>(
         "fft_pack_half(X, Z, twiddles, roots_at, m, groups_per_row)", kInRange,
         [](Array<float2> X, Array<float2> Z, Array<float2> tw, Int roots_at, Int m, Int groups_per_row) {
-            // A row per groups_per_row workgroups: one division per workgroup.
-            Int r = group_id() / groups_per_row;
-            Int k = (group_id() - r * groups_per_row) * kWorkgroup + local_id();
+            const auto [r, k] = row_and_element(groups_per_row);
             If(k < m, [&] {
                 Int row = r * (m + 1);
                 // X_0's and X_m's imaginary parts are not a real signal's: ignored, as FFTW does.
