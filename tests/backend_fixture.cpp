@@ -25,6 +25,17 @@ std::vector<std::int64_t> edge_sizes() {
     return {0, 1, 2, 3, 7, 31, 255, 256, 257, 1023, 1025, 4093, 65535, 65537, 100003};
 }
 
+int largest_power_of_two(Runtime& rt) {
+    if (const char* k = std::getenv("RILL_TEST_LARGEST_POWER_OF_TWO"); k && *k) return std::atoi(k);
+#if defined(__SANITIZE_ADDRESS__)
+    (void)rt;
+    return 20;
+#else
+    const bool software_gpu = rt.info().name != "cpu" && rt.info().device.find("llvmpipe") != std::string::npos;
+    return software_gpu ? 20 : 24;
+#endif
+}
+
 std::mt19937& rng() {
     // Tests call this per element: the test's name is built only when the
     // test changes (it was a string allocation per call, most of a float

@@ -71,11 +71,11 @@ bool single_pass(const Way& way) {
 /// driver ends long loops (ClearErrors checks the message).
 bool runs_here(Runtime& rt, const Way& way) { return !single_pass(way) || rt.info().limits.loop_iterations == 0; }
 
-std::vector<std::int64_t> compaction_sizes() {
+std::vector<std::int64_t> compaction_sizes(Runtime& rt) {
     std::vector<std::int64_t> sizes;
     for (std::int64_t n = 0; n <= 300; ++n) sizes.push_back(n);
     for (std::int64_t n : {1023, 1025, 4095, 4097, 16383, 16384, 16385, 65537, 1000003}) sizes.push_back(n);
-    if (kLargestPowerOfTwo >= 22) sizes.push_back((1 << 22) + 1);
+    if (largest_power_of_two(rt) >= 22) sizes.push_back((1 << 22) + 1);
     return sizes;
 }
 
@@ -101,7 +101,7 @@ void check_odd_filter(Runtime& rt, const Filter<std::int32_t>& odd, const Way& w
 TEST_P(Compaction, FilterKeepsOrderAndCount) {
     const Filter<std::int32_t> odd = odd_filter();
     for (const Way& way : kWays)
-    for (std::int64_t n : compaction_sizes()) {
+    for (std::int64_t n : compaction_sizes(rt())) {
         if (n > way.max_n || !runs_here(rt(), way)) continue;
         SCOPED_TRACE(way.name);
         check_odd_filter(rt(), odd, way, n);
