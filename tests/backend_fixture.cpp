@@ -29,12 +29,14 @@ int largest_power_of_two(Runtime& rt) {
     if (const char* k = std::getenv("RILL_TEST_LARGEST_POWER_OF_TWO"); k && *k) return std::atoi(k);
 #if defined(__SANITIZE_ADDRESS__)
     (void)rt;
-    return 20;
+    return 16;
 #else
     const bool software_gpu = rt.info().name != "cpu" && rt.info().device.find("llvmpipe") != std::string::npos;
     return software_gpu ? 20 : 24;
 #endif
 }
+
+bool past_largest(Runtime& rt, std::int64_t n) { return n > (std::int64_t{1} << largest_power_of_two(rt)) + 1; }
 
 std::mt19937& rng() {
     // Tests call this per element: the test's name is built only when the

@@ -30,16 +30,21 @@ private:
     std::unique_ptr<Runtime> rt_;
 };
 
-/// The largest 2^k a size list goes to on `rt`'s device (a test of one large
-/// size takes 2^k +- 1). 2^24 on the CPU backend and on GPUs. 2^20 on Mesa's
-/// software GPUs (lavapipe, llvmpipe) and under AddressSanitizer (the second
-/// suite of ./rill test): the kernels of 2^22 and 2^24 elements are those of
-/// the smaller sizes, built from the same traced code, and their host code is
-/// the same too; there their time went to emulating the GPU and to page faults.
-/// The CPU backend (Release) and bench/gpu/gpu_tests.sh on a GPU run them
-/// (docs/TESTING.md#time). RILL_TEST_LARGEST_POWER_OF_TWO=k sets it for a
-/// run (tests/CMakeLists.txt: the CPU's compiled-kernel runs take 20).
+/// The largest 2^K that a test's size list goes to on `rt`'s device (a test
+/// of one large size takes 2^K +- 1; past_largest leaves out the rest). 2^24
+/// on the CPU backend and on GPUs. 2^20 on Mesa's software GPUs (lavapipe,
+/// llvmpipe): their kernels of larger sizes are those of the smaller ones,
+/// built from the same traced code, and their time went to emulating a GPU;
+/// the CPU backend and bench/gpu/gpu_tests.sh on a GPU run those sizes.
+/// 2^16 under AddressSanitizer (the second suite of ./rill test), which
+/// checks the host code: past a few tiles it is the same at every size, and
+/// there the time of large arrays went to page faults (docs/TESTING.md#time).
+/// RILL_TEST_LARGEST_POWER_OF_TWO=K sets it for a run (tests/CMakeLists.txt:
+/// the CPU's compiled-kernel runs take 20, its subgroup-width runs 18).
 int largest_power_of_two(Runtime& rt);
+
+/// Whether a size list on `rt` leaves out `n`: past 2^K + 1, K = largest_power_of_two(rt).
+bool past_largest(Runtime& rt, std::int64_t n);
 
 /// Sizes every 1D test should survive: empty, tiny, around powers of two, primes.
 std::vector<std::int64_t> edge_sizes();

@@ -89,6 +89,7 @@ TEST_P(BitonicSorting, EverySizeUpTo1000) {
 TEST_P(BitonicSorting, DistributionsAroundTilesAndPowersOfTwo) {
     // Tiles hold 2048 uint32 keys: sizes below, at and past one and several tiles, and primes.
     for (std::int64_t n : {2047, 2048, 2049, 4095, 4097, 8191, 65521, 65537, (1 << 18) + 1}) {
+        if (past_largest(rt(), n)) continue;
         SCOPED_TRACE(n);
         std::vector<std::uint32_t> k = random_keys(n);
         check_keys(rt(), k, {}, "random");

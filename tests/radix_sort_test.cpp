@@ -468,6 +468,7 @@ void check_one_sweep_values_of_every_kind_and_counts(Runtime& rt) {
     const RadixSortOptions sweep{.algorithm = RadixAlgorithm::OneSweep};
     std::mt19937 gen(5);
     for (std::int64_t n : {1, 4097, 100003}) {
+        if (past_largest(rt, n)) continue;
         std::vector<std::uint32_t> keys(n), bits(n);
         for (std::int64_t i = 0; i < n; ++i) keys[i] = gen() % 997, bits[i] = gen();
         bits[gen() % n] = 0x7fc00001u;  // a NaN with a payload keeps it

@@ -48,6 +48,7 @@ TEST_P(Reductions, IntegerMinMaxAreExact) {
     auto mx = reduction("max", [](In<std::int32_t> a, Reduce<std::int32_t> r) { r = max(r, a); });
     auto sum = reduction("isum", [](In<std::int32_t> a, Reduce<std::int32_t> r) { r += a; });
     for (std::int64_t n : {1, 2, 1000, 65537, 1000003}) {
+        if (past_largest(rt(), n)) continue;
         std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -100000000, 100000000);
         auto s = rt().stream<std::int32_t>({n}, x);
         EXPECT_EQ(mn.value(s), *std::min_element(x.begin(), x.end()));

@@ -34,7 +34,8 @@ TEST_P(VariableOutputs, ZeroToThreeCopiesInInputOrder) {
         });
     std::vector<std::int64_t> sizes;
     for (std::int64_t n = 0; n <= 300; ++n) sizes.push_back(n);
-    for (std::int64_t n : {1023, 1025, 4095, 4097, 65537, 1000003}) sizes.push_back(n);
+    for (std::int64_t n : {1023, 1025, 4095, 4097, 65537, 1000003})
+        if (!past_largest(rt(), n)) sizes.push_back(n);
     for (std::int64_t n : sizes) {
         std::vector<std::int32_t> raw = random_ints(static_cast<std::size_t>(n), 0, 100000);
         std::vector<std::uint32_t> x(raw.begin(), raw.end());
