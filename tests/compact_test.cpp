@@ -74,9 +74,8 @@ bool runs_here(Runtime& rt, const Way& way) { return !single_pass(way) || rt.inf
 std::vector<std::int64_t> compaction_sizes(Runtime& rt) {
     std::vector<std::int64_t> sizes;
     for (std::int64_t n = 0; n <= 300; ++n) sizes.push_back(n);
-    for (std::int64_t n : {1023, 1025, 4095, 4097, 16383, 16384, 16385, 65537, 1000003})
+    for (std::int64_t n : {1023, 1025, 4095, 4097, 16383, 16384, 16385, 65537, 1000003, (1 << 22) + 1})
         if (!past_largest(rt, n)) sizes.push_back(n);
-    if (largest_power_of_two(rt) >= 22) sizes.push_back((1 << 22) + 1);
     return sizes;
 }
 
