@@ -3,13 +3,16 @@
 // same rays through both (rill-raytrace's rays of one sample).
 //
 //   RILL_BACKEND=vulkan rill-bench-raytrace [mesh.obj | --triangles N] [--size WxH] [--threads N]
+//                                           [--rays-out DIR]
 //
 // Embree runs on --threads threads (default: all cores), rill's CPU backend
 // on as many. rill's times are device times (GPU timestamps) or host wall
 // times where the backend has none (the CPU, llvmpipe); Embree's are host
 // wall times of rtcIntersect1 / rtcOccluded1 over the rays on a TBB arena.
 // A result that differs from Embree's on more than 1 ray in 10^4 stops the
-// program: a fast wrong answer is no figure.
+// program: a fast wrong answer is no figure. --rays-out writes the mesh, the
+// rays, rill's answers and times to DIR (bench/ray_dump.h) for the Vulkan
+// ray-tracing-pipeline peer, bench/gpu/vkrt_peer.cpp.
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
@@ -22,6 +25,7 @@
 #include <string>
 
 #include "embree_scene.h"
+#include "ray_dump.h"
 #include "raytrace_app.h"
 #include "timing.h"
 
@@ -32,10 +36,19 @@ using namespace rill;
 
 double seconds_since(bench::Clock::time_point t) { return std::chrono::duration<double>(bench::Clock::now() - t).count(); }
 
+/// Writes `header` and `arrays` to `path`, or stops the program saying why.
+template <typename Header, typename... Arrays>
+void dump(const std::string& path, const Header& header, const Arrays&... arrays) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    const bool ok = f && ray_dump::put(f, &header, 1) && (ray_dump::put(f, arrays.data(), arrays.size()) && ...);
+    if (f) std::fclose(f);
+    if (!ok) bench::fail("rill-bench-raytrace --rays-out: cannot write " + path + " (does its folder exist?)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string input;
+    std::string input, rays_out;
     int triangles = 1000000, width = 1920, height = 1080, threads = 0;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
@@ -45,10 +58,12 @@ int main(int argc, char** argv) {
             if (std::sscanf(argv[++a], "%dx%d", &width, &height) != 2) width = 0;
         } else if (arg == "--threads" && a + 1 < argc) {
             threads = std::atoi(argv[++a]);
+        } else if (arg == "--rays-out" && a + 1 < argc) {
+            rays_out = argv[++a];
         } else if (arg.rfind("--", 0) != 0 && input.empty()) {
             input = arg;
         } else {
-            std::fprintf(stderr, "usage: rill-bench-raytrace [mesh.obj | --triangles N] [--size WxH] [--threads N]\n");
+            std::fprintf(stderr, "usage: rill-bench-raytrace [mesh.obj | --triangles N] [--size WxH] [--threads N] [--rays-out DIR]\n");
             return 2;
         }
     }
@@ -86,6 +101,11 @@ int main(int argc, char** argv) {
         }
         const double sah = tree.sah_cost(), sah_fast = fast.sah_cost();
         const double embree_sah = peers::EmbreeScene::binary_sah_cost(v_arrays, f_arrays);
+        if (!rays_out.empty()) {
+            const ray_dump::MeshHeader h{static_cast<std::int32_t>(mesh.vertices.size()), static_cast<std::int32_t>(mesh.faces.size()),
+                                         build_fast, build, refit};
+            dump(rays_out + "/mesh.bin", h, mesh.vertices, mesh.faces);
+        }
 
         raytrace_app::Settings s;
         s.width = width, s.height = height;
@@ -96,7 +116,7 @@ int main(int argc, char** argv) {
         tbb::task_arena arena(peer_threads);
 
         std::printf("\n| rays | rill | Embree (%d threads) | rill / Embree | hits |\n|---|---|---|---|---|\n", peer_threads);
-        auto row = [&](const char* kind, const Stream<float4>& o, const Stream<float4>& d, bool any) {
+        auto row = [&](const char* kind, const char* dump_name, const Stream<float4>& o, const Stream<float4>& d, bool any) {
             const auto ho = o.download(), hd = d.download();
             const auto ao = peers::rows<float>(ho), ad = peers::rows<float>(hd);
             auto hits = rt.stream<float4>({n});
@@ -114,9 +134,11 @@ int main(int argc, char** argv) {
                 });
             });
             std::int64_t differ = 0, hit = 0;
+            const ray_dump::RaysHeader header{width, height, any, 0, ms};
             if (any) {
                 const auto got = occluded.download();
                 for (std::int64_t i = 0; i < n; ++i) differ += got[i] != want_occluded[i], hit += got[i];
+                if (!rays_out.empty()) dump(rays_out + "/" + dump_name + ".bin", header, ho, hd, got);
             } else {
                 const auto got = hits.download();
                 for (std::int64_t i = 0; i < n; ++i) {
@@ -124,6 +146,7 @@ int main(int argc, char** argv) {
                     hit += h;
                     differ += h != (want[i].face >= 0) || (h && std::abs(got[i].x - want[i].t) > 1e-4f * want[i].t);
                 }
+                if (!rays_out.empty()) dump(rays_out + "/" + dump_name + ".bin", header, ho, hd, got);
             }
             if (differ > 1 + n / 10000)
                 bench::fail(std::string(kind) + " rays: " + std::to_string(differ) + " of " + std::to_string(n) + " differ from Embree");
@@ -131,9 +154,9 @@ int main(int argc, char** argv) {
                         n / (peer_ms * 1e3), peer_ms, peer_ms / ms, 100.0 * hit / n);
         };
         std::printf("(the High-quality tree, height %d)\n", tree.height());
-        row("primary (closest hit)", rays.primary_o, rays.primary_d, false);
-        row("shadow (any hit)", rays.shadow_o, rays.shadow_d, true);
-        row("diffuse bounce (closest hit)", rays.bounce_o, rays.bounce_d, false);
+        row("primary (closest hit)", ray_dump::kKinds[0], rays.primary_o, rays.primary_d, false);
+        row("shadow (any hit)", ray_dump::kKinds[1], rays.shadow_o, rays.shadow_d, true);
+        row("diffuse bounce (closest hit)", ray_dump::kKinds[2], rays.bounce_o, rays.bounce_d, false);
         std::printf("\n| BVH of %zu triangles | rill | Embree (%d threads) | rill / Embree |\n|---|---|---|---|\n", mesh.faces.size(),
                     peer_threads);
         std::printf("| build, Fast (LBVH) | %.3f ms (host wall) | %.3f ms (rtcCommitScene, high quality) | %.3f |\n", build_fast,

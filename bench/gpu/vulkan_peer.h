@@ -1,5 +1,5 @@
 // What the hand-written Vulkan peer programs (rill-vk-copy-peer,
-// rill-vkfft-peer) share: a call that must succeed, and the device they run
+// rill-vkfft-peer, rill-vkrt-peer) share: a call that must succeed, and the device they run
 // on (the discrete GPU where there is one, its first compute queue). No rill
 // code: the peers are measured as a user would write them.
 #pragma once
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define VK(call)                                                                  \
@@ -21,7 +22,8 @@
     } while (0)
 
 /// A Vulkan 1.2 instance, the discrete GPU (else the first device) and a
-/// device with one queue of its first compute family. Destroyed by the program.
+/// device with one queue of its first compute family, with `extensions` and
+/// the feature structs chained at `features` enabled. Destroyed by the program.
 struct VulkanPeer {
     VkInstance instance{};
     VkPhysicalDevice physical{};
@@ -31,7 +33,7 @@ struct VulkanPeer {
     VkQueue queue{};
     std::uint32_t family = 0;
 
-    VulkanPeer() {
+    explicit VulkanPeer(const std::vector<const char*>& extensions = {}, void* features = nullptr) {
         VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
         app.apiVersion = VK_API_VERSION_1_2;
         VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
@@ -58,6 +60,18 @@ struct VulkanPeer {
         std::vector<VkQueueFamilyProperties> families(nq);
         vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, families.data());
         while (family < nq && !(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
+        std::uint32_t ne = 0;
+        vkEnumerateDeviceExtensionProperties(physical, nullptr, &ne, nullptr);
+        std::vector<VkExtensionProperties> available(ne);
+        vkEnumerateDeviceExtensionProperties(physical, nullptr, &ne, available.data());
+        for (const char* wanted : extensions) {
+            bool found = false;
+            for (const VkExtensionProperties& e : available) found = found || std::strcmp(e.extensionName, wanted) == 0;
+            if (!found) {
+                std::fprintf(stderr, "%s has no %s: this peer needs a device that has it\n", props.deviceName, wanted);
+                std::exit(1);
+            }
+        }
         const float priority = 1.0f;
         VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
         qci.queueFamilyIndex = family;
@@ -66,6 +80,9 @@ struct VulkanPeer {
         VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
         dci.queueCreateInfoCount = 1;
         dci.pQueueCreateInfos = &qci;
+        dci.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+        dci.ppEnabledExtensionNames = extensions.data();
+        dci.pNext = features;
         VK(vkCreateDevice(physical, &dci, nullptr, &device));
         vkGetDeviceQueue(device, family, 0, &queue);
     }
