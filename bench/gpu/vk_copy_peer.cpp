@@ -42,7 +42,6 @@ int main(int argc, char** argv) {
     const VkPhysicalDeviceMemoryProperties& mp = peer.memory;
     VkDevice dev = peer.device;
     VkQueue queue = peer.queue;
-    const std::uint32_t family = peer.family;
 
     auto make_buffer = [&](VkDeviceSize size, int type_wanted, bool dedicated, bool mappable, VkBuffer& b, VkDeviceMemory& m) {
         VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -152,13 +151,8 @@ int main(int argc, char** argv) {
     qpi.queryCount = 2 * reps;
     VkQueryPool qp;
     VK(vkCreateQueryPool(dev, &qpi, nullptr, &qp));
-    VkCommandPoolCreateInfo cpci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    cpci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    cpci.queueFamilyIndex = family;
-    VkCommandPool cpool;
-    VK(vkCreateCommandPool(dev, &cpci, nullptr, &cpool));
     VkCommandBufferAllocateInfo cbai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    cbai.commandPool = cpool;
+    cbai.commandPool = peer.pool;
     cbai.commandBufferCount = 1;
     VkCommandBuffer cb;
     VK(vkAllocateCommandBuffers(dev, &cbai, &cb));
@@ -313,7 +307,7 @@ int main(int argc, char** argv) {
         vkDestroyPipeline(dev, pipe, nullptr);
     }
     vkDeviceWaitIdle(dev);
-    vkDestroyCommandPool(dev, cpool, nullptr);
+    vkDestroyCommandPool(dev, peer.pool, nullptr);
     vkDestroyQueryPool(dev, qp, nullptr);
     vkDestroyDescriptorPool(dev, dpool, nullptr);
     vkDestroyPipelineLayout(dev, layout, nullptr);

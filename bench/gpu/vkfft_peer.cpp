@@ -29,20 +29,8 @@
 
 namespace {
 
-/// The peer's device (vulkan_peer.h) with the command pool and fence VkFFT asks for.
+/// The peer's device (vulkan_peer.h: its command pool and fence are what VkFFT asks for).
 struct Device : VulkanPeer {
-    VkCommandPool pool{};
-    VkFence fence{};
-
-    Device() {
-        VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-        cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-        cpi.queueFamilyIndex = family;
-        VK(vkCreateCommandPool(device, &cpi, nullptr, &pool));
-        VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        VK(vkCreateFence(device, &fci, nullptr, &fence));
-    }
-
     /// A storage buffer of `bytes` in memory with `flags` (host-visible ones are mapped to `mapped`).
     void buffer(VkDeviceSize bytes, VkMemoryPropertyFlags flags, VkBuffer& b, VkDeviceMemory& m, void** mapped = nullptr) const {
         VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};

@@ -23,7 +23,8 @@
 
 /// A Vulkan 1.2 instance, the discrete GPU (else the first device) and a
 /// device with one queue of its first compute family, with `extensions` and
-/// the feature structs chained at `features` enabled. Destroyed by the program.
+/// the feature structs chained at `features` enabled; a command pool whose
+/// buffers can be reset and a fence for that queue. Destroyed by the program.
 struct VulkanPeer {
     VkInstance instance{};
     VkPhysicalDevice physical{};
@@ -32,6 +33,8 @@ struct VulkanPeer {
     VkDevice device{};
     VkQueue queue{};
     std::uint32_t family = 0;
+    VkCommandPool pool{};
+    VkFence fence{};
 
     explicit VulkanPeer(const std::vector<const char*>& extensions = {}, void* features = nullptr) {
         VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -85,5 +88,11 @@ struct VulkanPeer {
         dci.pNext = features;
         VK(vkCreateDevice(physical, &dci, nullptr, &device));
         vkGetDeviceQueue(device, family, 0, &queue);
+        VkCommandPoolCreateInfo cpi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+        cpi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+        cpi.queueFamilyIndex = family;
+        VK(vkCreateCommandPool(device, &cpi, nullptr, &pool));
+        VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        VK(vkCreateFence(device, &fci, nullptr, &fence));
     }
 };
