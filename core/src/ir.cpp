@@ -208,6 +208,7 @@ std::uint64_t Kernel::hash() const {
     h = mix(h, shared_only_barriers);
     for (const SharedArray& a : shared) {
         h = mix(h, (static_cast<std::uint64_t>(a.words) << 32) | a.count);
+        h = mix(h, (static_cast<std::uint64_t>(a.per_invocation) << 1) | a.unchecked);
         h = hash_string(h, a.type_name);
     }
     for (const auto& b : blocks) {

@@ -32,7 +32,9 @@ public:
         if (k_.shared_only_barriers) out_ << "  barriers order shared memory only\n";
         for (std::size_t i = 0; i < k_.shared.size(); ++i)
             out_ << "  shared" << i << ": " << k_.shared[i].type_name << "[" << k_.shared[i].count << "]"
-                 << (k_.shared[i].unchecked ? " unchecked" : "") << "\n";
+                 << (k_.shared[i].unchecked ? " unchecked" : "")
+                 << (k_.shared[i].per_invocation ? " local " + std::to_string(k_.shared[i].per_invocation) + " per invocation" : "")
+                 << "\n";
         for (std::size_t v = 0; v < k_.vars.size(); ++v)
             out_ << "  var v" << v << ": " << to_string(k_.vars[v]) << "\n";
         out_ << "body:\n";

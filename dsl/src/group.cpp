@@ -126,7 +126,9 @@ std::uint16_t add_local(const std::string& type_name, std::uint32_t words, std::
         throw Error("kernel '" + k.name + "': rill::Local<" + type_name + "> of " + std::to_string(count) +
                     " elements per invocation; give it 1 to 2^24 / " + std::to_string(wg) +
                     " elements (it lives in shared memory, whose device limit applies at launch)");
-    return add_shared(type_name, words, count * wg);
+    const std::uint16_t id = add_shared(type_name, words, count * wg);
+    k.shared[id].per_invocation = static_cast<std::uint32_t>(count);
+    return id;
 }
 
 ir::ExprId local_slot(std::int64_t count, ir::ExprId index) {

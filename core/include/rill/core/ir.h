@@ -126,6 +126,11 @@ struct SharedArray {
     /// code accesses it without bounds checks, which cost the radix scatter
     /// and the compaction instructions per element (docs/PERFORMANCE.md#compaction).
     bool unchecked = false;
+    /// A Local<T> array's elements per invocation (0: a Shared<T> array). Its
+    /// indices address element i of invocation l at i * workgroup_size + l, as
+    /// in shared memory (the CPU backend keeps it there); GPU code keeps each
+    /// invocation's elements in its own private memory instead.
+    std::uint32_t per_invocation = 0;
     friend bool operator==(const SharedArray&, const SharedArray&) = default;
 };
 

@@ -280,12 +280,15 @@ public:
 /// A per-invocation array of `count` elements, declared in a group kernel's
 /// body: every invocation reads and writes its own `count` elements (a ray
 /// traversal's stack, a short sorted list), which are undefined until written.
-/// Indices outside 0 .. count-1 read zero and write nothing. It lives in
-/// workgroup memory, element i of invocation l at i * workgroup_size + l (the
-/// invocations of a subgroup touch consecutive words: no bank conflicts), so
-/// count * workgroup_size elements count against the device's shared memory
-/// limit (checked at launch); no barrier is needed, as no other invocation
-/// sees the elements.
+/// Indices outside 0 .. count-1 read zero and write nothing; no barrier is
+/// needed, as no other invocation sees the elements. GPU code keeps them in
+/// each invocation's private memory (registers or the driver's per-invocation
+/// memory), so that they leave shared memory, which bounds the workgroups a
+/// multiprocessor holds, to Shared arrays; the CPU backend keeps them in
+/// workgroup memory, element i of invocation l at i * workgroup_size + l. On
+/// every backend count * workgroup_size elements count against the device's
+/// shared memory limit (checked at launch), so that a kernel that launches on
+/// one backend launches on all.
 template <StreamElement T>
 class Local {
 public:
