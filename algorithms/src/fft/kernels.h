@@ -37,7 +37,7 @@ namespace desc {
 enum : int {
     Length,        // R: the length of the lines of this pass (<= kLineElements)
     Lines,         // how many lines the pass transforms
-    PerGroup,      // G: lines per workgroup (a power of two, G * R <= capacity_for(R))
+    PerGroup,      // G: lines per workgroup (a power of two, G * R <= the pass's capacity_for)
     Threads,       // T = kWorkgroup / G: invocations per line
     Count0,        // a line index l has digits d0 = l % c0, d1 = (l / c0) % c1,
     Count1,        //   d2 = (l / c0 / c1) % c2, d3 = l / c0 / c1 / c2
@@ -70,7 +70,7 @@ constexpr int kMaxRadices = desc::Words - desc::Radices;
 /// One pass over memory: lines of one length, each transformed in shared memory.
 /// (src, dst, twiddles, descriptor stream, offset of this pass's words, scale)
 using LineKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Array<std::int32_t>, Int, Float>;
-/// The line kernel whose workgroups hold `capacity` elements (kShortLine or kLineElements).
+/// The generic line kernel whose workgroups hold `capacity` elements (kShortLine, or kLineElements for the others).
 const LineKernel& line_kernel(int capacity);
 /// The schedule words of one pass.
 using Words = std::array<std::int32_t, desc::Words>;
@@ -99,8 +99,19 @@ constexpr int kLockstepLine = 8192;
 /// g * sets * lines on.
 int lockstep_lines(const Words& words);
 int lockstep_sets(const Words& words);
-/// The capacity a pass of lines of R elements runs with.
-constexpr int capacity_for(std::int64_t R) { return R <= kShortLine ? kShortLine : kLineElements; }
+/// Contiguous lines of up to this length run with half of kLineElements'
+/// shared memory (16 KiB): three workgroups fit an H200 SM's 48 KiB through
+/// Vulkan where the full capacity fits one (lines of 1024: 1.16 -> 0.71 ms
+/// for 2^26 elements, docs/PERFORMANCE.md#fft). Strided lines keep the full
+/// capacity: its two lines side by side make a column pass's accesses
+/// 16 bytes wide (2D R2C of 1024^2 0.045 -> 0.052 ms with one).
+constexpr int kMidLine = 1024;
+/// The capacity a pass of lines of R elements runs with; `contiguous`: each
+/// line's elements are neighbours in memory, in and out (the generic kernel
+/// runs a kMidLine schedule with kLineElements' buffers).
+constexpr int capacity_for(std::int64_t R, bool contiguous) {
+    return R <= kShortLine ? kShortLine : R <= kMidLine && contiguous ? kMidLine : kLineElements;
+}
 
 /// out[i] = (in[i], 0) for i < count.
 using RealToComplex = Kernel<Array<float>, Array<float2>, Int>;

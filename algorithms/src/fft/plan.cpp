@@ -116,8 +116,10 @@ void plan_passes(Axis& a, Tables& t, std::int64_t longest, Passes& out) {
     for (std::size_t p = 0; p < lengths.size(); ++p) {
         const std::int64_t R = lengths[p], L = a.length, W = a.inner;
         Words w{};
+        const bool contiguous = (L / R) * W == 1 && ns * W == 1;  // InStride and OutStride below
+        const int capacity = d::capacity_for(R, contiguous);
         std::int64_t G = 1;
-        while (G * 2 <= d::kWorkgroup && G * 2 * R <= d::capacity_for(R)) G *= 2;
+        while (G * 2 <= d::kWorkgroup && G * 2 * R <= capacity) G *= 2;
         const std::int64_t lines = a.outer * (L / R) * W;
         w[d::desc::Length] = i32(R);
         w[d::desc::Lines] = i32(lines);
@@ -145,7 +147,7 @@ void plan_passes(Axis& a, Tables& t, std::int64_t longest, Passes& out) {
         std::copy(r.begin(), r.end(), w.begin() + d::desc::Radices);
         out.at.push_back(static_cast<std::int32_t>(t.schedule.size()));
         out.groups.push_back((lines + G - 1) / G);
-        out.capacities.push_back(d::capacity_for(R));
+        out.capacities.push_back(capacity);
         out.words.push_back(w);
         t.schedule.insert(t.schedule.end(), w.begin(), w.end());
         ns *= R;
