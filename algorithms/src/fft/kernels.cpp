@@ -35,6 +35,10 @@ const GroupOptions kInRange{.unchecked_arrays = true};
 
 /// kRadices as a type, for the passes that pick one of them.
 using Radices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13, 17, 19>;
+/// The radices up to 8: the generic kernel for lines of their products holds
+/// only these butterflies, so that it compiles in about half the time of one
+/// that holds every radix.
+using SmallRadices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7>;
 template <int... Rs>
 constexpr bool lists_kradices(std::integer_sequence<int, Rs...>) {
     constexpr int listed[] = {Rs...};
@@ -186,11 +190,13 @@ bool run_time_word(int w) {
     return w == desc::Lines || w == desc::LineTwiddles || w == desc::PreFine || w == desc::PreCoarse;
 }
 
-/// The line kernel; with `known`, specialized to that pass's schedule.
-LineKernel make_line_kernel(int capacity, std::optional<Words> known, const std::string& name) {
+/// The line kernel; with `known`, specialized to that pass's schedule;
+/// without, generic, with the butterflies of every radix (`large_radices`) or
+/// of SmallRadices only.
+LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large_radices, const std::string& name) {
     return group_kernel<kWorkgroup>(
         name + "(src, dst, twiddles, schedule, at, scale)",
-        [capacity, known](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at,
+        [capacity, known, large_radices](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at,
                           Float scale) {
             auto word = [&](int w) -> Int {
                 if (known && !run_time_word(w)) return Int((*known)[static_cast<std::size_t>(w)]);
@@ -283,7 +289,8 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, const std:
                     Int radix = schedule.load(at + int(desc::Radices) + p);
                     Int next = capacity - cur;
                     If(local_id() / T < G, [&] {
-                        any_radix_pass(Radices{}, radix, buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+                        if (large_radices) any_radix_pass(Radices{}, radix, buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
+                        else any_radix_pass(SmallRadices{}, radix, buf, tw, cur, next, line, R, ns, t, T, line_twiddles);
                     });
                     barrier();
                     cur = next;
@@ -515,10 +522,31 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
 
 }  // namespace
 
-const LineKernel& line_kernel(int capacity) {
-    static const LineKernel small = make_line_kernel(kShortLine, std::nullopt, "fft_lines_" + std::to_string(kShortLine)),
-                            large = make_line_kernel(kLineElements, std::nullopt, "fft_lines_" + std::to_string(kLineElements));
-    return capacity == kShortLine ? small : large;
+bool large_radices(const Words& words) {
+    for (int p = 0; p < words[desc::RadixCount]; ++p)
+        if (words[static_cast<std::size_t>(desc::Radices + p)] > 8) return true;
+    return false;
+}
+
+const LineKernel& generic_line_kernel(int capacity, bool large_radices) {
+    // Each made at its first use: a process pays only for those its transforms need.
+    auto make = [](int c, bool large) {
+        return make_line_kernel(c, std::nullopt, large, "fft_lines_" + std::to_string(c) + (large ? "_all_radices" : ""));
+    };
+    if (capacity == kShortLine) {
+        if (large_radices) {
+            static const LineKernel k = make(kShortLine, true);
+            return k;
+        }
+        static const LineKernel k = make(kShortLine, false);
+        return k;
+    }
+    if (large_radices) {
+        static const LineKernel k = make(kLineElements, true);
+        return k;
+    }
+    static const LineKernel k = make(kLineElements, false);
+    return k;
 }
 
 const LineKernel& line_kernel(int capacity, const Words& words) {
@@ -533,7 +561,7 @@ const LineKernel& line_kernel(int capacity, const Words& words) {
         // A readable name for dumps and profiles: the line length and the radices.
         std::string name = "fft_lines_" + std::to_string(key[desc::Length]) + "_r";
         for (int p = 0; p < key[desc::RadixCount]; ++p) name += std::to_string(key[static_cast<std::size_t>(desc::Radices + p)]);
-        k = std::make_unique<LineKernel>(make_line_kernel(capacity, key, name));
+        k = std::make_unique<LineKernel>(make_line_kernel(capacity, key, true, name));
     }
     return *k;
 }

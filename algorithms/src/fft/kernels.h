@@ -70,10 +70,14 @@ constexpr int kMaxRadices = desc::Words - desc::Radices;
 /// One pass over memory: lines of one length, each transformed in shared memory.
 /// (src, dst, twiddles, descriptor stream, offset of this pass's words, scale)
 using LineKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Array<std::int32_t>, Int, Float>;
-/// The generic line kernel whose workgroups hold `capacity` elements (kShortLine, or kLineElements for the others).
-const LineKernel& line_kernel(int capacity);
+/// The generic line kernel whose workgroups hold `capacity` elements
+/// (kShortLine, or kLineElements for the others), with the butterflies of
+/// every radix or, without `large_radices`, of the radices up to 8 only.
+const LineKernel& generic_line_kernel(int capacity, bool large_radices);
 /// The schedule words of one pass.
 using Words = std::array<std::int32_t, desc::Words>;
+/// Whether a pass's radices include one above 8 (11, 13, 17, 19).
+bool large_radices(const Words& words);
 /// The line kernel specialized to one pass's schedule: every word but the
 /// number of lines and the twiddle tables' offsets is a constant in its code,
 /// so divisions are by constants, the loops over a line's elements and

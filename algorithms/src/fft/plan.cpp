@@ -258,7 +258,8 @@ struct Plan::Impl {
             const Stream<float2>& to = p + 1 == n ? dst : scratch[p % 2];
             const float scale = p + 1 == n ? a.scale : 1.0f;
             if (generic)
-                d::line_kernel(a.passes.capacities[p])(Groups{a.passes.groups[p]}, from, to, twiddles, schedule, a.passes.at[p], scale);
+                d::generic_line_kernel(a.passes.capacities[p], d::large_radices(a.passes.words[p]))(
+                    Groups{a.passes.groups[p]}, from, to, twiddles, schedule, a.passes.at[p], scale);
             else
                 (*a.specialized[p].kernel)(Groups{a.specialized[p].groups}, from, to, twiddles, schedule, a.specialized[p].at, scale);
         }
