@@ -8,12 +8,14 @@
 # The BVH, Local-array and app tests on Vulkan and OpenGL (real drivers), the app on
 # both (its PNGs kept), then rill-bench-raytrace on both against Embree on the
 # machine's 16 cores, on the built-in scene and the test meshes where carried
-# (.device/meshes); after each Vulkan bench, the Vulkan ray-tracing-pipeline peer
+# (.device/meshes, plain or gzip'ed; the bunny also Loop-subdivided twice, 1.11M
+# triangles); after each Vulkan bench, the Vulkan ray-tracing-pipeline peer
 # (rill-vkrt-peer) on the same scene and rays; packs everything as $OUT/raytrace.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh raytrace
 triangles=${1:-1000000 10000000}
 size=${2:-1920x1080}
+for f in .device/meshes/*.obj.gz; do [ -e "$f" ] && gunzip -kf "$f"; done
 run_gpu_tests Raytrace "Backends/Bvh.*/BACKEND:Backends/GroupKernels.LocalArrays*/BACKEND" "Backends/RaytraceApp.*/BACKEND"
 el
 for backend in vulkan opengl; do
@@ -45,6 +47,8 @@ for backend in vulkan opengl; do
         [ -e "$mesh" ] || continue
         bench "$backend" "$(basename "$mesh" .obj)" "$mesh"
     done
+    bunny=.device/meshes/stanford-bunny.obj
+    [ -e "$bunny" ] && bench "$backend" stanford-bunny-loop2 "$bunny" --subdivide 2
     el
 done
 finish
