@@ -67,8 +67,26 @@ protected:
         const std::vector<ref::Pairs> got = found(c, p.size());
         for (std::size_t i = 0; i < p.size(); ++i) {
             const ref::Expected want = ref::brute_force(a, b, p[i], 1e-4);
-            for (const auto& pair : want.must)
+            std::size_t missed = 0;
+            for (const auto& pair : want.must) {
+                missed += !got[i].count(pair);
                 EXPECT_TRUE(got[i].count(pair)) << "pose " << i << ": missed faces " << pair.first << ", " << pair.second;
+            }
+            if (missed) {
+                // A miss seen once in a while through OpenGL on NVIDIA, never reproduced on
+                // demand: say whether the same trees, or trees built again, find the pairs now.
+                auto missed_by = [&](const collision::ObbTree& x, const collision::ObbTree& y) {
+                    const std::vector<ref::Pairs> again = found(collision::collide(x, y, poses(p)), p.size());
+                    std::size_t n = 0;
+                    for (const auto& pair : want.must) n += !again[i].count(pair);
+                    return n;
+                };
+                const std::size_t same_trees = missed_by(ta, tb);
+                const collision::ObbTree ta2 = tree(a), tb2 = tree(b);
+                ADD_FAILURE() << "pose " << i << ": " << missed << " of " << want.must.size() << " pairs missed; a second query "
+                              << "with the same trees misses " << same_trees << ", one with trees built again "
+                              << missed_by(ta2, tb2);
+            }
             for (const auto& pair : got[i])
                 EXPECT_TRUE(want.may.count(pair)) << "pose " << i << ": faces " << pair.first << ", " << pair.second
                                                   << " are farther apart than the tolerance";
