@@ -9,6 +9,7 @@
 #include "kernels.h"
 
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -165,6 +166,53 @@ void radix_pass_known(const Shared<float2>& buf, const Array<float2>& tw, int cu
     }
 }
 
+/// radix_pass_known in one buffer: every butterfly of the invocation reads its
+/// inputs and computes its outputs into registers, then after a barrier writes
+/// them where it read, so that the line needs half the shared memory of two
+/// buffers (the caller's barrier follows, as after radix_pass_known).
+template <int r>
+void radix_pass_in_place(const Shared<float2>& buf, const Array<float2>& tw, const Expr<std::int32_t>& line, int R, int ns,
+                         const Expr<std::int32_t>& t, int T, const Expr<std::int32_t>& line_twiddles) {
+    const int count = R / r, twiddle_step = count / ns;
+    std::deque<Var<float2>> held;  // r outputs per butterfly of this invocation (a deque: Vars stay put)
+    // body(j, k) for each of the invocation's butterflies, the last one only where it exists.
+    auto each = [&](const std::function<void(int, const Expr<std::int32_t>&, const Expr<std::int32_t>&)>& body) {
+        for (int first = 0, b = 0; first < count; first += T, ++b) {
+            auto one = [&] {
+                Int j = t + first;
+                const Expr<std::int32_t> k = ns == 1 ? Expr<std::int32_t>(0) : Expr<std::int32_t>(j % ns);
+                body(b, j, k);
+            };
+            if (first + T <= count) one();
+            else If(t + first < count, one);
+        }
+    };
+    for (int first = 0; first < count; first += T)
+        for (int u = 0; u < r; ++u) held.emplace_back();
+    each([&](int b, const Expr<std::int32_t>& j, const Expr<std::int32_t>& k) {
+        std::vector<C> v;
+        for (int u = 0; u < r; ++u) {
+            C x = buf.load(line + j + u * count);
+            v.push_back(u == 0 || ns == 1 ? x : cmul(x, tw.load(line_twiddles + k * (u * twiddle_step))));
+        }
+        const std::vector<C> y = dft(v);
+        for (int u = 0; u < r; ++u) held[static_cast<std::size_t>(b * r + u)] = y[static_cast<std::size_t>(u)];
+    });
+    barrier();
+    each([&](int b, const Expr<std::int32_t>& j, const Expr<std::int32_t>& k) {
+        Int out = (j - k) * r + k;
+        for (int u = 0; u < r; ++u) buf.store(line + out + u * ns, held[static_cast<std::size_t>(b * r + u)]);
+    });
+}
+
+template <int... Rs>
+void any_radix_pass_in_place(std::integer_sequence<int, Rs...>, int radix, const Shared<float2>& buf, const Array<float2>& tw,
+                             const Expr<std::int32_t>& line, int R, int ns, const Expr<std::int32_t>& t, int T,
+                             const Expr<std::int32_t>& line_twiddles) {
+    const bool found = ((radix == Rs && (radix_pass_in_place<Rs>(buf, tw, line, R, ns, t, T, line_twiddles), true)) || ...);
+    if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
+}
+
 /// radix_pass_known for the radix of one of the Rs (every radix of kRadices).
 template <int... Rs>
 void any_radix_pass_known(std::integer_sequence<int, Rs...>, int radix, const Shared<float2>& buf, const Array<float2>& tw,
@@ -227,7 +275,10 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large
             };
             Int R = word(desc::Length), lines = word(desc::Lines), G = word(desc::PerGroup), T = word(desc::Threads);
             Int c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
-            Shared<float2> buf(2 * capacity, dsl::Unchecked{});
+            // Specialized passes of the full capacity run in one buffer (radix_pass_in_place):
+            // 16 KiB, three workgroups to an SM through Vulkan on NVIDIA where two buffers fit one.
+            const bool in_place = known && capacity == kLineElements;
+            Shared<float2> buf(in_place ? capacity : 2 * capacity, dsl::Unchecked{});
             Int first_line = group_id() * G;
             Int elements = G * R;
 
@@ -276,10 +327,15 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large
                 int at_cur = 0, ns = 1;
                 for (int p = 0; p < w[desc::RadixCount]; ++p) {
                     const int radix = w[static_cast<std::size_t>(desc::Radices + p)];
-                    any_radix_pass_known(Radices{}, radix, buf, tw, at_cur, capacity - at_cur, line, w[desc::Length], ns,
-                                         t, w[desc::Threads], line_twiddles);
+                    if (in_place) {
+                        any_radix_pass_in_place(Radices{}, radix, buf, tw, line, w[desc::Length], ns, t, w[desc::Threads],
+                                                line_twiddles);
+                    } else {
+                        any_radix_pass_known(Radices{}, radix, buf, tw, at_cur, capacity - at_cur, line, w[desc::Length], ns,
+                                             t, w[desc::Threads], line_twiddles);
+                        at_cur = capacity - at_cur;
+                    }
                     barrier();
-                    at_cur = capacity - at_cur;
                     ns *= radix;
                 }
                 cur = at_cur;
