@@ -37,8 +37,8 @@ const GroupOptions kInRange{.unchecked_arrays = true};
 /// kRadices as a type, for the passes that pick one of them.
 using Radices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13, 17, 19>;
 /// The radices up to 8: the generic kernel for lines of their products holds
-/// only these butterflies, so that it compiles in about half the time of one
-/// that holds every radix.
+/// only these butterflies, and builds in a fraction of the time of the one
+/// that holds every radix (docs/PERFORMANCE.md#fft).
 using SmallRadices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7>;
 template <int... Rs>
 constexpr bool lists_kradices(std::integer_sequence<int, Rs...>) {
@@ -148,6 +148,21 @@ void any_radix_pass(std::integer_sequence<int, Rs...>, const Expr<std::int32_t>&
     (If(radix == Rs, [&] { radix_pass<Rs>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles); }), ...);
 }
 
+/// body(b, j, k) for butterfly j = t + b T (k = j mod ns) of invocation t's
+/// butterflies among `count`, unrolled, the last only where it exists.
+template <class Body>
+void each_butterfly(int count, int ns, const Expr<std::int32_t>& t, int T, const Body& body) {
+    for (int first = 0, b = 0; first < count; first += T, ++b) {
+        auto one = [&] {
+            Int j = t + first;
+            const Expr<std::int32_t> k = ns == 1 ? Expr<std::int32_t>(0) : Expr<std::int32_t>(j % ns);
+            body(b, j, k);
+        };
+        if (first + T <= count) one();
+        else If(t + first < count, one);
+    }
+}
+
 /// radix_pass with every size known when the kernel is traced: the butterflies
 /// of an invocation are unrolled, and the first pass of a line (ns = 1, every
 /// twiddle 1) multiplies by none.
@@ -155,15 +170,9 @@ template <int r>
 void radix_pass_known(const Shared<float2>& buf, const Array<float2>& tw, int cur, int next, const Expr<std::int32_t>& line,
                       int R, int ns, const Expr<std::int32_t>& t, int T, const Expr<std::int32_t>& line_twiddles) {
     const int count = R / r, twiddle_step = count / ns;
-    for (int first = 0; first < count; first += T) {
-        auto one = [&] {
-            Int j = t + first;
-            const Expr<std::int32_t> k = ns == 1 ? Expr<std::int32_t>(0) : Expr<std::int32_t>(j % ns);
-            butterfly<r>(buf, tw, cur, next, line, j, k, count, ns, twiddle_step, line_twiddles, ns > 1);
-        };
-        if (first + T <= count) one();
-        else If(t + first < count, one);
-    }
+    each_butterfly(count, ns, t, T, [&](int, const Expr<std::int32_t>& j, const Expr<std::int32_t>& k) {
+        butterfly<r>(buf, tw, cur, next, line, j, k, count, ns, twiddle_step, line_twiddles, ns > 1);
+    });
 }
 
 /// radix_pass_known in one buffer: every butterfly of the invocation reads its
@@ -175,21 +184,9 @@ void radix_pass_in_place(const Shared<float2>& buf, const Array<float2>& tw, con
                          const Expr<std::int32_t>& t, int T, const Expr<std::int32_t>& line_twiddles) {
     const int count = R / r, twiddle_step = count / ns;
     std::deque<Var<float2>> held;  // r outputs per butterfly of this invocation (a deque: Vars stay put)
-    // body(j, k) for each of the invocation's butterflies, the last one only where it exists.
-    auto each = [&](const std::function<void(int, const Expr<std::int32_t>&, const Expr<std::int32_t>&)>& body) {
-        for (int first = 0, b = 0; first < count; first += T, ++b) {
-            auto one = [&] {
-                Int j = t + first;
-                const Expr<std::int32_t> k = ns == 1 ? Expr<std::int32_t>(0) : Expr<std::int32_t>(j % ns);
-                body(b, j, k);
-            };
-            if (first + T <= count) one();
-            else If(t + first < count, one);
-        }
-    };
     for (int first = 0; first < count; first += T)
         for (int u = 0; u < r; ++u) held.emplace_back();
-    each([&](int b, const Expr<std::int32_t>& j, const Expr<std::int32_t>& k) {
+    each_butterfly(count, ns, t, T, [&](int b, const Expr<std::int32_t>& j, const Expr<std::int32_t>& k) {
         std::vector<C> v;
         for (int u = 0; u < r; ++u) {
             C x = buf.load(line + j + u * count);
@@ -199,27 +196,17 @@ void radix_pass_in_place(const Shared<float2>& buf, const Array<float2>& tw, con
         for (int u = 0; u < r; ++u) held[static_cast<std::size_t>(b * r + u)] = y[static_cast<std::size_t>(u)];
     });
     barrier();
-    each([&](int b, const Expr<std::int32_t>& j, const Expr<std::int32_t>& k) {
+    each_butterfly(count, ns, t, T, [&](int b, const Expr<std::int32_t>& j, const Expr<std::int32_t>& k) {
         Int out = (j - k) * r + k;
         for (int u = 0; u < r; ++u) buf.store(line + out + u * ns, held[static_cast<std::size_t>(b * r + u)]);
     });
 }
 
-template <int... Rs>
-void any_radix_pass_in_place(std::integer_sequence<int, Rs...>, int radix, const Shared<float2>& buf, const Array<float2>& tw,
-                             const Expr<std::int32_t>& line, int R, int ns, const Expr<std::int32_t>& t, int T,
-                             const Expr<std::int32_t>& line_twiddles) {
-    const bool found = ((radix == Rs && (radix_pass_in_place<Rs>(buf, tw, line, R, ns, t, T, line_twiddles), true)) || ...);
-    if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
-}
-
-/// radix_pass_known for the radix of one of the Rs (every radix of kRadices).
-template <int... Rs>
-void any_radix_pass_known(std::integer_sequence<int, Rs...>, int radix, const Shared<float2>& buf, const Array<float2>& tw,
-                          int cur, int next, const Expr<std::int32_t>& line, int R, int ns, const Expr<std::int32_t>& t,
-                          int T, const Expr<std::int32_t>& line_twiddles) {
-    const bool found =
-        ((radix == Rs && (radix_pass_known<Rs>(buf, tw, cur, next, line, R, ns, t, T, line_twiddles), true)) || ...);
+/// pass.template operator()<r>() for the r of Rs (every radix of kRadices)
+/// that equals `radix`, known when the kernel is traced.
+template <int... Rs, class Pass>
+void with_radix(std::integer_sequence<int, Rs...>, int radix, const Pass& pass) {
+    const bool found = ((radix == Rs && (pass.template operator()<Rs>(), true)) || ...);
     if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
 }
 
@@ -327,14 +314,12 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large
                 int at_cur = 0, ns = 1;
                 for (int p = 0; p < w[desc::RadixCount]; ++p) {
                     const int radix = w[static_cast<std::size_t>(desc::Radices + p)];
-                    if (in_place) {
-                        any_radix_pass_in_place(Radices{}, radix, buf, tw, line, w[desc::Length], ns, t, w[desc::Threads],
-                                                line_twiddles);
-                    } else {
-                        any_radix_pass_known(Radices{}, radix, buf, tw, at_cur, capacity - at_cur, line, w[desc::Length], ns,
-                                             t, w[desc::Threads], line_twiddles);
-                        at_cur = capacity - at_cur;
-                    }
+                    with_radix(Radices{}, radix, [&]<int r>() {
+                        if (in_place) radix_pass_in_place<r>(buf, tw, line, w[desc::Length], ns, t, w[desc::Threads], line_twiddles);
+                        else radix_pass_known<r>(buf, tw, at_cur, capacity - at_cur, line, w[desc::Length], ns, t, w[desc::Threads],
+                                                 line_twiddles);
+                    });
+                    if (!in_place) at_cur = capacity - at_cur;
                     barrier();
                     ns *= radix;
                 }
@@ -429,14 +414,6 @@ void lockstep_pass(const Shared<float4>& buf, int H, const Array<float2>& tw, co
     });
 }
 
-template <int... Rs>
-void any_lockstep_pass(std::integer_sequence<int, Rs...>, int radix, const Shared<float4>& buf, int H,
-                       const Array<float2>& tw, const Expr<std::int32_t>& cur, const Expr<std::int32_t>& next, int R,
-                       const Expr<std::int32_t>& ns, const Expr<std::int32_t>& line_twiddles, bool twiddled) {
-    const bool found =
-        ((radix == Rs && (lockstep_pass<Rs>(buf, H, tw, cur, next, R / Rs, ns, line_twiddles, twiddled), true)) || ...);
-    if (!found) throw Error("rill::fft: internal error: no radix-" + std::to_string(radix) + " pass");
-}
 
 }  // namespace
 
@@ -544,7 +521,9 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
                     if (p > 0)
                         while (end < radices.size() && radices[end] == radix) ++end;
                     auto one_pass = [&] {
-                        any_lockstep_pass(Radices{}, radix, buf, H, tw, cur, half - cur, R, ns, line_twiddles, p > 0);
+                        with_radix(Radices{}, radix, [&]<int r>() {
+                            lockstep_pass<r>(buf, H, tw, cur, half - cur, R / r, ns, line_twiddles, p > 0);
+                        });
                         cur = half - cur;
                         ns = ns * radix;
                     };
