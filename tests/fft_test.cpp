@@ -245,7 +245,9 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // leave a last set part full (1003 lines of 2, 9 of 2048), columns whose
     // neighbours are not a whole set apart (2D 13 x 6, 3D 7 x 9 x 10); they
     // take lines of up to 8192 in one pass (4096 above, 2 x 8192) and longer
-    // ones in two (15625 = 125 x 125).
+    // ones in two (15625 = 125 x 125). Elsewhere rows of one odd radix from 7
+    // to 19 run one line per invocation in registers (301 x 13, 9 x 7 inverse,
+    // 40 x 19, the rows of 13 of a 2D 11 x 13).
     struct Case {
         Shape shape;
         int dims;
@@ -257,7 +259,9 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
                           Case{{3, 23}, 1, Direction::Forward}, Case{{5, 323}, 1, Direction::Inverse}, Case{{1003, 2}, 1, Direction::Forward},
                           Case{{9, 2048}, 1, Direction::Inverse}, Case{{13, 6}, 2, Direction::Inverse},
                           Case{{7, 9, 10}, 3, Direction::Forward}, Case{{2, 8192}, 1, Direction::Inverse},
-                          Case{{15625}, 1, Direction::Forward}}) {
+                          Case{{15625}, 1, Direction::Forward}, Case{{301, 13}, 1, Direction::Forward},
+                          Case{{9, 7}, 1, Direction::Inverse}, Case{{40, 19}, 1, Direction::Forward},
+                          Case{{2, 11, 13}, 2, Direction::Inverse}}) {
         SCOPED_TRACE(c.shape.str() + " in " + std::to_string(c.dims) + "D");
         const auto hx = random_complex(c.shape.size());
         auto x = rt().stream<float2>(c.shape, hx);

@@ -557,6 +557,44 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
 
 }  // namespace
 
+bool in_registers(const Words& w) {
+    const int R = w[desc::Length];
+    return w[desc::RadixCount] == 1 && R % 2 == 1 && R >= 7 && w[desc::InStride] == 1 && w[desc::OutStride] == 1;
+}
+
+const LineKernel& register_line_kernel(const Words& words) {
+    Words key = words;
+    for (int w = 0; w < desc::Words; ++w)
+        if (run_time_word(w)) key[static_cast<std::size_t>(w)] = 0;
+    static std::mutex mutex;
+    static std::map<Words, std::unique_ptr<LineKernel>> kernels;
+    std::lock_guard lock(mutex);
+    auto& k = kernels[key];
+    if (!k) {
+        const int R = key[desc::Length];
+        const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
+        k = std::make_unique<LineKernel>(group_kernel<kWorkgroup>(
+            "fft_register_lines_" + std::to_string(R) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            [R, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2>, Array<std::int32_t> schedule, Int at,
+                                   Float scale) {
+                Int l = global_id();
+                If(l < schedule.load(at + int(desc::Lines)), [&] {
+                    std::vector<C> x;
+                    for (int t = 0; t < R; ++t) {
+                        C v = src.load(l * R + t);
+                        x.push_back(conj_in ? conj(v) : v);
+                    }
+                    const std::vector<C> y = dft(x);
+                    for (int t = 0; t < R; ++t) {
+                        C v = y[static_cast<std::size_t>(t)] * scale;
+                        dst.store(l * R + t, conj_out ? conj(v) : v);
+                    }
+                });
+            }));
+    }
+    return *k;
+}
+
 bool large_radices(const Words& words) {
     for (int p = 0; p < words[desc::RadixCount]; ++p)
         if (words[static_cast<std::size_t>(desc::Radices + p)] > 8) return true;
