@@ -555,6 +555,33 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
         });
 }
 
+/// A specialized kernel's key: the pass's words with those that stay run-time values zeroed.
+Words kernel_key(const Words& words) {
+    Words key = words;
+    for (int w = 0; w < desc::Words; ++w)
+        if (run_time_word(w)) key[static_cast<std::size_t>(w)] = 0;
+    return key;
+}
+
+/// A readable name for dumps and profiles: the prefix, the line length and the radices.
+std::string kernel_name(const std::string& prefix, const Words& key) {
+    std::string name = prefix + std::to_string(key[desc::Length]) + "_r";
+    for (int p = 0; p < key[desc::RadixCount]; ++p) name += std::to_string(key[static_cast<std::size_t>(desc::Radices + p)]);
+    return name;
+}
+
+/// The kernel make() returns, made once per key for the process (each caller,
+/// a lambda type of its own, has a cache of its own).
+template <class Key, class Make>
+const LineKernel& once_per_key(const Key& key, const Make& make) {
+    static std::mutex mutex;
+    static std::map<Key, std::unique_ptr<LineKernel>> kernels;
+    std::lock_guard lock(mutex);
+    auto& k = kernels[key];
+    if (!k) k = std::make_unique<LineKernel>(make());
+    return *k;
+}
+
 }  // namespace
 
 bool in_registers(const Words& w) {
@@ -563,18 +590,12 @@ bool in_registers(const Words& w) {
 }
 
 const LineKernel& register_line_kernel(const Words& words) {
-    Words key = words;
-    for (int w = 0; w < desc::Words; ++w)
-        if (run_time_word(w)) key[static_cast<std::size_t>(w)] = 0;
-    static std::mutex mutex;
-    static std::map<Words, std::unique_ptr<LineKernel>> kernels;
-    std::lock_guard lock(mutex);
-    auto& k = kernels[key];
-    if (!k) {
+    const Words key = kernel_key(words);
+    return once_per_key(key, [&] {
         const int R = key[desc::Length];
         const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
-        k = std::make_unique<LineKernel>(group_kernel<kWorkgroup>(
-            "fft_register_lines_" + std::to_string(R) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+        return group_kernel<kWorkgroup>(
+            kernel_name("fft_register_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
             [R, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2>, Array<std::int32_t> schedule, Int at,
                                    Float scale) {
                 Int l = global_id();
@@ -590,9 +611,8 @@ const LineKernel& register_line_kernel(const Words& words) {
                         dst.store(l * R + t, conj_out ? conj(v) : v);
                     }
                 });
-            }));
-    }
-    return *k;
+            });
+    });
 }
 
 bool large_radices(const Words& words) {
@@ -623,36 +643,14 @@ const LineKernel& generic_line_kernel(int capacity, bool large_radices) {
 }
 
 const LineKernel& line_kernel(int capacity, const Words& words) {
-    Words key = words;
-    for (int w = 0; w < desc::Words; ++w)
-        if (run_time_word(w)) key[static_cast<std::size_t>(w)] = 0;
-    static std::mutex mutex;
-    static std::map<std::pair<int, Words>, std::unique_ptr<LineKernel>> kernels;
-    std::lock_guard lock(mutex);
-    auto& k = kernels[{capacity, key}];
-    if (!k) {
-        // A readable name for dumps and profiles: the line length and the radices.
-        std::string name = "fft_lines_" + std::to_string(key[desc::Length]) + "_r";
-        for (int p = 0; p < key[desc::RadixCount]; ++p) name += std::to_string(key[static_cast<std::size_t>(desc::Radices + p)]);
-        k = std::make_unique<LineKernel>(make_line_kernel(capacity, key, true, name));
-    }
-    return *k;
+    const Words key = kernel_key(words);
+    return once_per_key(std::pair{capacity, key},
+                        [&] { return make_line_kernel(capacity, key, true, kernel_name("fft_lines_", key)); });
 }
 
 const LineKernel& lockstep_line_kernel(const Words& words) {
-    Words key = words;
-    for (int w = 0; w < desc::Words; ++w)
-        if (run_time_word(w)) key[static_cast<std::size_t>(w)] = 0;
-    static std::mutex mutex;
-    static std::map<Words, std::unique_ptr<LineKernel>> kernels;
-    std::lock_guard lock(mutex);
-    auto& k = kernels[key];
-    if (!k) {
-        std::string name = "fft_lockstep_lines_" + std::to_string(key[desc::Length]) + "_r";
-        for (int p = 0; p < key[desc::RadixCount]; ++p) name += std::to_string(key[static_cast<std::size_t>(desc::Radices + p)]);
-        k = std::make_unique<LineKernel>(make_lockstep_kernel(key, name));
-    }
-    return *k;
+    const Words key = kernel_key(words);
+    return once_per_key(key, [&] { return make_lockstep_kernel(key, kernel_name("fft_lockstep_lines_", key)); });
 }
 
 const RealToComplex& real_to_complex() {
