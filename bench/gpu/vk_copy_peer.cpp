@@ -53,12 +53,8 @@ int main(int argc, char** argv) {
         vkGetBufferMemoryRequirements(dev, b, &req);
         const VkMemoryPropertyFlags want =
             mappable ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-        std::uint32_t type = 0;
-        for (std::uint32_t i = 0; i < mp.memoryTypeCount; ++i)
-            if ((req.memoryTypeBits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) {
-                type = i;
-                break;
-            }
+        std::uint32_t type = peer.memory_type(req.memoryTypeBits, want);
+        if (type == mp.memoryTypeCount) type = 0;
         if (type_wanted >= 0) type = static_cast<std::uint32_t>(type_wanted);
         VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
         ai.allocationSize = req.size;

@@ -39,9 +39,7 @@ struct Device : VulkanPeer {
         VK(vkCreateBuffer(device, &bi, nullptr, &b));
         VkMemoryRequirements req;
         vkGetBufferMemoryRequirements(device, b, &req);
-        std::uint32_t type = memory.memoryTypeCount;
-        for (std::uint32_t i = 0; i < memory.memoryTypeCount && type == memory.memoryTypeCount; ++i)
-            if ((req.memoryTypeBits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & flags) == flags) type = i;
+        const std::uint32_t type = memory_type(req.memoryTypeBits, flags);
         if (type == memory.memoryTypeCount) {
             std::fprintf(stderr, "rill-vkfft-peer: no memory type for a buffer of %llu bytes\n", static_cast<unsigned long long>(bytes));
             std::exit(1);

@@ -131,9 +131,7 @@ struct Device : VulkanPeer {
         vkGetBufferMemoryRequirements(device, b.buffer, &req);
         const VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                                         : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-        std::uint32_t type = memory.memoryTypeCount;
-        for (std::uint32_t i = 0; i < memory.memoryTypeCount && type == memory.memoryTypeCount; ++i)
-            if ((req.memoryTypeBits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & want) == want) type = i;
+        const std::uint32_t type = memory_type(req.memoryTypeBits, want);
         if (type == memory.memoryTypeCount) fail("no memory type for a buffer of " + std::to_string(bytes) + " bytes");
         VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
         flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;

@@ -36,6 +36,14 @@ struct VulkanPeer {
     VkCommandPool pool{};
     VkFence fence{};
 
+    /// The first memory type among `allowed` (a memoryTypeBits mask) with every
+    /// property of `want`; memory.memoryTypeCount when there is none.
+    std::uint32_t memory_type(std::uint32_t allowed, VkMemoryPropertyFlags want) const {
+        for (std::uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+            if ((allowed & (1u << i)) && (memory.memoryTypes[i].propertyFlags & want) == want) return i;
+        return memory.memoryTypeCount;
+    }
+
     explicit VulkanPeer(const std::vector<const char*>& extensions = {}, void* features = nullptr) {
         VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
         app.apiVersion = VK_API_VERSION_1_2;
