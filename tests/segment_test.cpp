@@ -44,20 +44,22 @@ std::vector<double> host_step(const std::vector<double>& in, std::int64_t h, std
     return out;
 }
 
-TEST_P(Segment, StencilsAgainstTheHostWithEveryBoundary) {
+/// The test stencil (radius 2) with `options`, against the host for every
+/// boundary rule, shape and iteration count, out of place and in place.
+void check_stencil(Runtime& rt, StencilOptions options, const std::vector<int>& iteration_counts) {
     for (Boundary b : {Boundary::Clamp, Boundary::Mirror, Boundary::Zero}) {
         const Stencil<float> stencil("segment_test_stencil", 2, [](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
             return p.x() * n(0, 0) + 0.25f * (n(-2, 1) + n(1, -2)) - 0.125f * n(2, 2) + 0.0625f * n(-1, 0);
-        }, b);
+        }, b, options);
         for (auto [h, w] : kShapes)
-            for (int iterations : {0, 1, 2, 3}) {
+            for (int iterations : iteration_counts) {
                 SCOPED_TRACE("boundary " + std::to_string(int(b)) + ", " + std::to_string(h) + " x " + std::to_string(w) + ", " +
-                             std::to_string(iterations) + " iterations");
+                             std::to_string(iterations) + " iterations, " + std::to_string(options.steps_per_pass) + " per pass");
                 const std::vector<float> f = random_floats(static_cast<std::size_t>(h * w), -1.0f, 1.0f);
                 std::vector<double> want(f.begin(), f.end());
                 for (int i = 0; i < iterations; ++i) want = host_step(want, h, w, b, 0.5);
-                auto in = rt().stream<float>({h, w}, f);
-                auto out = rt().stream<float>({h, w});
+                auto in = rt.stream<float>({h, w}, f);
+                auto out = rt.stream<float>({h, w});
                 stencil(in, out, iterations, float4{0.5f, 0.0f, 0.0f, 0.0f});
                 std::vector<float> got = out.download();
                 for (std::size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(close(got[i], want[i], 1e-6, 1e-6)) << i << ": " << got[i] << " against " << want[i];
@@ -67,6 +69,33 @@ TEST_P(Segment, StencilsAgainstTheHostWithEveryBoundary) {
                 for (std::size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(close(got[i], want[i], 1e-6, 1e-6)) << "in place, " << i;
             }
     }
+}
+
+TEST_P(Segment, StencilsAgainstTheHostWithEveryBoundary) {
+    check_stencil(rt(), {.steps_per_pass = 1}, {0, 1, 2, 3});
+}
+
+// Temporal blocking: passes of 2 and 3 iterations in shared memory (halos of
+// 4 and 6 elements at radius 2), with single iterations after them (7 = 3 + 3 + 1),
+// on tiles at every edge and inside (100 x 90 has an interior one).
+TEST_P(Segment, BlockedStencilsAgainstTheHostWithEveryBoundary) {
+    check_stencil(rt(), {.steps_per_pass = 2}, {2, 5});
+    check_stencil(rt(), {.steps_per_pass = 3}, {3, 7});
+}
+
+TEST_P(Segment, StencilsChooseTheirStepsPerPass) {
+    const Stencil<float> one("segment_test_steps", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 1); });
+    const int steps = one.steps_per_pass(rt().info());
+    EXPECT_GE(steps, 1);
+    EXPECT_LE(steps, kDefaultStencilSteps);
+    const Stencil<float4> wide("segment_test_steps4", 16, [](const Neighbourhood<float4>& n, const Expr<float4>&) { return n(16, 0); },
+                               Boundary::Clamp, {.steps_per_pass = 8});
+    const std::int64_t side = 32 + 2 * 16 * wide.steps_per_pass(rt().info());
+    EXPECT_TRUE(wide.steps_per_pass(rt().info()) == 1 || 2 * side * side * 16 <= std::int64_t(rt().info().limits.shared_memory_bytes))
+        << "two tiles with their halos must fit in shared memory";
+    EXPECT_THROW(Stencil<float>("segment_test_steps", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 0); },
+                                Boundary::Clamp, {.steps_per_pass = -1}),
+                 Error);
 }
 
 /// The explicit Perona-Malik scheme of segment.h in float64, clamped edges.

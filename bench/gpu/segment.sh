@@ -7,6 +7,9 @@
 # The stencil and segmentation tests on Vulkan and OpenGL (real drivers), the app
 # on both (its PNGs kept), then rill-bench-segment on both and the scheme in
 # PyTorch (torch.compile) in the same run; packs everything as $OUT/segment.tgz.
+# The bench runs with the stencil's default iterations per dispatch and again
+# with RILL_STENCIL_STEPS=1 and 2 (segment_BACKEND_steps1.json, ...), so that
+# the run shows what temporal blocking gains on the device.
 set -uo pipefail
 source bench/gpu/device_prologue.sh segment
 k=${1:-11}
@@ -25,6 +28,13 @@ for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-segment --size-log2 "$k" --iterations "$iterations" "$O/segment_$backend.json" > "$O/segment_$backend.txt" 2>&1 \
         || echo "rill-bench-segment on $backend failed: $(tail -2 "$O/segment_$backend.txt")"
     cat "$O/segment_$backend.txt"
+    el
+    for steps in 1 2; do
+        RILL_STENCIL_STEPS=$steps RILL_BACKEND=$backend rill-bench-segment --size-log2 "$k" --iterations "$iterations" \
+            "$O/segment_${backend}_steps$steps.json" > "$O/segment_${backend}_steps$steps.txt" 2>&1 \
+            || echo "rill-bench-segment on $backend, $steps per pass, failed: $(tail -2 "$O/segment_${backend}_steps$steps.txt")"
+        echo "RILL_STENCIL_STEPS=$steps:"; grep -E "^\| (one diffusion|segmentation)" "$O/segment_${backend}_steps$steps.txt"
+    done
     el
 done
 finish

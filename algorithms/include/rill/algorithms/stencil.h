@@ -15,10 +15,18 @@
 // changing them compiles nothing. n.row() and n.column() are the element's
 // position, n.rows() and n.columns() the stream's shape.
 //
-// Each iteration is one dispatch over tiles of 32 x 32 elements, a workgroup
-// of 256 invocations each, an invocation 4 consecutive rows of a column (a
-// read that several of its rows share is made once). in and out may be the same stream; both must be
-// dense (a fresh stream or a reshape of one) and of the same 2D shape.
+// Where the device's memory is what limits an iteration, several iterations
+// run in one dispatch (temporal blocking, StencilOptions::steps_per_pass; GPUs
+// take up to 4, as many as let two tiles with their halos fit in 16 KiB, the
+// CPU backend 1): a workgroup loads a 32 x 32 tile and a halo of
+// steps * radius into shared memory, runs the steps there on regions one
+// radius smaller each time, and writes the tile once. Single iterations (and the rest after the passes) are one dispatch
+// over tiles of 32 x 32 elements, a workgroup of 256 invocations each, an
+// invocation 4 consecutive rows of a column (a read that several of its rows
+// share is made once). The results are the same either way: every element
+// sees the same reads in the same order. in and out may be the same stream;
+// both must be dense (a fresh stream or a reshape of one) and of the same 2D
+// shape.
 // Performance: docs/PERFORMANCE.md#stencils.
 #pragma once
 
@@ -26,11 +34,15 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include <rill/rill.h>
 #include <rill/algorithms/detail/dense_streams.h>
+#include <rill/algorithms/detail/rows.h>
 
 namespace rill {
 
@@ -49,14 +61,15 @@ public:
     struct Loads {
         std::map<std::pair<int, int>, std::pair<ir::BlockId, Expr<T>>> made;
     };
+    /// The element r rows below the invocation's first row and dx columns
+    /// from its column, by the boundary rule (where it is read from: the
+    /// stream or a tile in shared memory).
+    using Reader = std::function<Expr<T>(int r, int dx)>;
 
-    /// The element at row y0 + k, column x of the stream. `interior`: every
-    /// element within the radius lies inside the stream (no boundary rule to
-    /// apply; known for a whole tile at once).
-    Neighbourhood(const Array<T>& in, const Expr<std::int32_t>& y0, int k, const Expr<std::int32_t>& x, const Expr<std::int32_t>& h,
-                  const Expr<std::int32_t>& w, int radius, Boundary boundary, bool interior, Loads& loads)
-        : in_(in), y0_(y0), k_(k), y_(y0 + k), x_(x), h_(h), w_(w), i0_(y0 * w + x), radius_(radius), boundary_(boundary),
-          interior_(interior), loads_(loads) {}
+    /// The element at row y, column x of the stream, row k of its invocation.
+    Neighbourhood(Reader read, int k, const Expr<std::int32_t>& y, const Expr<std::int32_t>& x, const Expr<std::int32_t>& h,
+                  const Expr<std::int32_t>& w, int radius, Loads& loads)
+        : read_(std::move(read)), k_(k), y_(y), x_(x), h_(h), w_(w), radius_(radius), loads_(loads) {}
 
     /// The element dy rows and dx columns away, by the boundary rule.
     Expr<T> operator()(int dy, int dx) const {
@@ -67,7 +80,7 @@ public:
         const std::pair<int, int> key{k_ + dy, dx};
         const ir::BlockId block = dsl::builder().current_block();
         if (auto it = loads_.made.find(key); it != loads_.made.end() && it->second.first == block) return it->second.second;
-        Expr<T> value = load(k_ + dy, dx);
+        Expr<T> value = read_(k_ + dy, dx);
         loads_.made.erase(key);
         loads_.made.emplace(key, std::pair<ir::BlockId, Expr<T>>{block, value});
         return value;
@@ -79,29 +92,70 @@ public:
     int radius() const { return radius_; }
 
 private:
-    /// The element at row y0 + r, column x + dx.
-    Expr<T> load(int r, int dx) const {
-        if (interior_) return in_.load(i0_ + (r * w_ + dx));
-        auto reflect = [&](const Expr<std::int32_t>& i, const Expr<std::int32_t>& n) -> Expr<std::int32_t> {
-            if (boundary_ != Boundary::Mirror) return i;
-            return select(i < 0, -i, select(i >= n, 2 * (n - 1) - i, i));
-        };
-        Expr<std::int32_t> yy = reflect(y0_ + r, h_), xx = reflect(x_ + dx, w_);
-        Expr<std::int32_t> cy = clamp(yy, 0, h_ - 1), cx = clamp(xx, 0, w_ - 1);
-        Expr<T> value = in_.load(cy * w_ + cx);
-        if (boundary_ == Boundary::Zero) return select(cy == yy && cx == xx, value, Expr<T>(T{}));
-        return value;
-    }
-
-    const Array<T>& in_;
-    Expr<std::int32_t> y0_;
+    Reader read_;
     int k_;
-    Expr<std::int32_t> y_, x_, h_, w_, i0_;
+    Expr<std::int32_t> y_, x_, h_, w_;
     int radius_;
-    Boundary boundary_;
-    bool interior_;
     Loads& loads_;
 };
+
+namespace detail {
+
+/// Index i of a stream of n elements by the boundary rule, and whether the
+/// rule reads zero there (Zero, outside). Mirror reflects about the edge
+/// element, then clamps (streams narrower than the radius).
+inline std::pair<Expr<std::int32_t>, Expr<bool>> boundary_index(const Expr<std::int32_t>& i, const Expr<std::int32_t>& n,
+                                                                 Boundary boundary) {
+    Expr<std::int32_t> r = boundary == Boundary::Mirror ? select(i < 0, -i, select(i >= n, 2 * (n - 1) - i, i)) : i;
+    Expr<std::int32_t> c = clamp(r, 0, n - 1);
+    return {c, c != r};
+}
+
+/// A reader of the element at (row y0 + r, column x + dx) of an h x w
+/// stream by the boundary rule, from memory that holds element (y, x) at
+/// base + y * stride + x (base: none for 0); `interior`: every element
+/// within reach is inside.
+template <class T, class Memory>
+typename Neighbourhood<T>::Reader boundary_reader(const Memory& memory, const Expr<std::int32_t>& y0, const Expr<std::int32_t>& x,
+                                                  const Expr<std::int32_t>& h, const Expr<std::int32_t>& w,
+                                                  const std::optional<Expr<std::int32_t>>& base, const Expr<std::int32_t>& stride,
+                                                  Boundary boundary, bool interior) {
+    auto at = [base](const Expr<std::int32_t>& i) { return base ? *base + i : i; };
+    if (interior) {
+        Expr<std::int32_t> origin = at(y0 * stride + x);
+        return [=, &memory](int r, int dx) -> Expr<T> { return memory.load(origin + (r * stride + dx)); };
+    }
+    return [=, &memory](int r, int dx) -> Expr<T> {
+        auto [cy, zero_y] = boundary_index(y0 + r, h, boundary);
+        auto [cx, zero_x] = boundary_index(x + dx, w, boundary);
+        Expr<T> value = memory.load(at(cy * stride + cx));
+        if (boundary == Boundary::Zero) return select(zero_y || zero_x, Expr<T>(T{}), value);
+        return value;
+    };
+}
+
+}  // namespace detail
+
+/// Options of a rill::Stencil.
+struct StencilOptions {
+    /// Iterations per dispatch (temporal blocking): each workgroup loads its
+    /// 32 x 32 tile with a halo of steps * radius elements into shared memory
+    /// and runs the steps there, each on a region one radius smaller, so
+    /// that the streams are read and written once per `steps` iterations at
+    /// the cost of the halo's extra work (1.2x the elements at 4 steps of
+    /// radius 1). 0: the library's choice (kDefaultStencilSteps where rows do
+    /// not pay, as many as fit in kStencilBlockBytes of shared memory; 1 on
+    /// the CPU backend, whose iterations are bound by arithmetic, not by
+    /// memory). 1: one dispatch per iteration. RILL_STENCIL_STEPS overrides
+    /// it for every stencil (a tuning knob).
+    int steps_per_pass = 0;
+};
+
+/// Iterations per dispatch where the library chooses, and the shared memory a
+/// workgroup's two tile buffers may take then (docs/PERFORMANCE.md#stencils:
+/// NVIDIA's Vulkan driver holds about 48 KiB of workgroups' shared memory per SM).
+inline constexpr int kDefaultStencilSteps = 4;
+inline constexpr std::int64_t kStencilBlockBytes = 16 * 1024;
 
 template <class T>
 class Stencil {
@@ -110,10 +164,17 @@ public:
     static constexpr int kWorkgroup = 256;
     /// Rows per invocation: reads shared by the rows' neighbourhoods are made once.
     static constexpr int kRows = 4;
+    /// The output tile of a blocked pass: kBlockTile x kBlockTile elements.
+    static constexpr int kBlockTile = 32;
 
-    Stencil(std::string name, int radius, Body body, Boundary boundary = Boundary::Clamp)
-        : name_(std::move(name)), radius_(radius), boundary_(boundary), tile_width_(tile_width()),
-          kernel_(trace(name_, radius, std::move(body), boundary, tile_width_)) {}
+    Stencil(std::string name, int radius, Body body, Boundary boundary = Boundary::Clamp, StencilOptions options = {})
+        : name_(std::move(name)), radius_(radius), boundary_(boundary), tile_width_(tile_width()), options_(options),
+          body_(std::make_shared<Body>(body)), blocked_(std::make_shared<Blocked>()),
+          kernel_(trace(name_, radius, std::move(body), boundary, tile_width_)) {
+        if (options.steps_per_pass < 0)
+            throw Error("rill::Stencil '" + name_ + "': steps_per_pass is " + std::to_string(options.steps_per_pass) +
+                        "; give 0 (the library's choice) or more");
+    }
 
     /// out = the body applied `iterations` times to in (0: a copy).
     void operator()(const Stream<T>& in, const Stream<T>& out, int iterations = 1, float4 params = {}) const {
@@ -134,24 +195,54 @@ public:
             if (in.buffer() != out.buffer()) detail::copy_stream(in, out);
             return;
         }
+        const int steps = std::min(steps_per_pass(Runtime::of(in).info()), iterations);
+        // Passes of `steps` iterations, then single iterations for the rest.
+        const int blocked = steps > 1 ? iterations / steps : 0, single = iterations - blocked * steps;
         const std::int64_t tile_height = kWorkgroup / tile_width_ * kRows;
         const std::int64_t tiles_x = (w + tile_width_ - 1) / tile_width_, tiles = tiles_x * ((h + tile_height - 1) / tile_height);
-        auto step = [&](const Stream<T>& from, const Stream<T>& to) {
-            kernel_(Groups{tiles}, from, to, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
-                    static_cast<std::int32_t>(tiles_x), params);
+        const std::int64_t blocks_x = (w + kBlockTile - 1) / kBlockTile, blocks = blocks_x * ((h + kBlockTile - 1) / kBlockTile);
+        const int passes = blocked + single;
+        auto step = [&](int pass, const Stream<T>& from, const Stream<T>& to) {
+            if (pass < blocked)
+                blocked_kernel(steps)(Groups{blocks}, from, to, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
+                                      static_cast<std::int32_t>(blocks_x), params);
+            else
+                kernel_(Groups{tiles}, from, to, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
+                        static_cast<std::int32_t>(tiles_x), params);
         };
-        // Ping-pong between out and a scratch stream so that the last
-        // iteration writes out; the first never writes the stream it reads.
-        // One iteration from one stream into another needs no scratch.
+        // Ping-pong between out and a scratch stream so that the last pass
+        // writes out; the first never writes the stream it reads. One pass
+        // from one stream into another needs no scratch.
         const bool same = in.buffer() == out.buffer();
-        const Stream<T> other = iterations == 1 && !same ? Stream<T>() : Runtime::of(in).template scratch<T>(in.shape());
+        const Stream<T> other = passes == 1 && !same ? Stream<T>() : Runtime::of(in).template scratch<T>(in.shape());
         const Stream<T>* from = &in;
-        for (int i = 0; i < iterations; ++i) {
-            const Stream<T>* to = from == &out ? &other : from == &other ? &out : (same || iterations % 2 == 0) ? &other : &out;
-            step(*from, *to);
+        for (int i = 0; i < passes; ++i) {
+            const Stream<T>* to = from == &out ? &other : from == &other ? &out : (same || passes % 2 == 0) ? &other : &out;
+            step(i, *from, *to);
             from = to;
         }
         if (from != &out) detail::copy_stream(*from, out);
+    }
+
+    /// Iterations per dispatch on this backend (StencilOptions::steps_per_pass
+    /// resolved): at least 1, and 1 where a blocked tile would not fit.
+    int steps_per_pass(const BackendInfo& info) const {
+        int steps = options_.steps_per_pass;
+        if (const char* knob = std::getenv("RILL_STENCIL_STEPS")) {
+            char* end = nullptr;
+            const long v = std::strtol(knob, &end, 10);
+            if (end == knob || *end != '\0' || v < 1 || v > 64)
+                throw Error(std::string("RILL_STENCIL_STEPS is '") + knob + "'; give iterations per dispatch from 1 to 64, or unset it");
+            steps = static_cast<int>(v);
+        }
+        if (steps == 0) {
+            if (detail::rows_pay(info)) return 1;
+            steps = kDefaultStencilSteps;
+            while (steps > 1 && block_bytes(steps) > kStencilBlockBytes) --steps;
+        }
+        if (radius_ == 0) return 1;
+        while (steps > 1 && block_bytes(steps) > static_cast<std::int64_t>(info.limits.shared_memory_bytes)) --steps;
+        return std::max(steps, 1);
     }
 
     const std::string& name() const { return name_; }
@@ -160,6 +251,25 @@ public:
 
 private:
     using Kernel = rill::Kernel<Array<T>, Array<T>, Int, Int, Int, Float4>;
+    /// The blocked kernels, traced at their first call, by steps per pass.
+    struct Blocked {
+        std::mutex mutex;
+        std::map<int, Kernel> kernels;
+    };
+
+    /// The shared memory of a blocked pass's two tile buffers.
+    std::int64_t block_bytes(int steps) const {
+        const std::int64_t side = kBlockTile + 2 * steps * radius_;
+        return 2 * side * side * static_cast<std::int64_t>(element_words<T>) * 4;
+    }
+
+    const Kernel& blocked_kernel(int steps) const {
+        std::lock_guard lock(blocked_->mutex);
+        auto it = blocked_->kernels.find(steps);
+        if (it == blocked_->kernels.end())
+            it = blocked_->kernels.emplace(steps, trace_blocked(name_, radius_, *body_, boundary_, steps)).first;
+        return it->second;
+    }
 
     /// Workgroups of width x (256 / width) invocations, tiles of width x
     /// (1024 / width) elements; RILL_STENCIL_TILE_WIDTH (a
@@ -190,22 +300,70 @@ private:
                 Int y = y0 + local_id() / tile_w * kRows, x = x0 + local_id() % tile_w;
                 // Most tiles are interior: their body reads without clamps (the same in the whole workgroup).
                 Bool interior = y0 >= radius && y0 + (tile_h + radius) <= h && x0 >= radius && x0 + (tile_w + radius) <= w;
-                If(interior, [&] {
+                auto rows = [&](bool inside) {
                     typename Neighbourhood<T>::Loads loads;
+                    auto read = detail::boundary_reader<T>(in, y, x, h, w, std::nullopt, w, boundary, inside);
                     for (int k = 0; k < kRows; ++k) {
-                        Neighbourhood<T> n(in, y, k, x, h, w, radius, boundary, true, loads);
-                        out.store((y + k) * w + x, body(n, params));
-                    }
-                }).Else([&] {
-                    // Clamped reads are in the stream for any y and x: every row's
-                    // value is computed, and only those inside are stored.
-                    typename Neighbourhood<T>::Loads loads;
-                    for (int k = 0; k < kRows; ++k) {
-                        Neighbourhood<T> n(in, y, k, x, h, w, radius, boundary, false, loads);
+                        Neighbourhood<T> n(read, k, y + k, x, h, w, radius, loads);
                         Expr<T> value = body(n, params);
-                        If(y + k < h && x < w, [&] { out.store((y + k) * w + x, value); });
+                        // Clamped reads are in the stream for any y and x: every row's
+                        // value is computed, and only those inside are stored.
+                        if (inside) out.store((y + k) * w + x, value);
+                        else If(y + k < h && x < w, [&] { out.store((y + k) * w + x, value); });
                     }
+                };
+                If(interior, [&] { rows(true); }).Else([&] { rows(false); });
+            });
+    }
+
+    /// `steps` iterations in one dispatch: a workgroup loads its tile and a
+    /// halo of steps * radius into shared memory, computes each step on a
+    /// region one radius smaller than the step before (from one buffer into
+    /// the other), and stores the last step's tile. Elements outside the
+    /// stream are computed as copies of the nearest element inside, and
+    /// every read goes through the boundary rule to an element inside, which
+    /// lies within the region of the step before.
+    static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps) {
+        const int halo = steps * radius, side = kBlockTile + 2 * halo;
+        return group_kernel<kWorkgroup>(
+            name + "_steps" + std::to_string(steps) + "(in, out, h, w, tiles_x, params)", GroupOptions{.unchecked_arrays = true},
+            [&body, radius, boundary, steps, halo, side](Array<T> in, Array<T> out, Int h, Int w, Int tiles_x, Float4 params) {
+                const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(side * side, dsl::Unchecked{})};
+                Int tile = group_id();
+                Int ty = tile / tiles_x;
+                Int y0 = ty * kBlockTile, x0 = (tile - ty * tiles_x) * kBlockTile;
+                Int by = y0 - halo, bx = x0 - halo;  // the stream's position of the buffers' element 0
+                For(local_id(), side * side, kWorkgroup, [&](Int i) {
+                    Int r = i / side;
+                    buffers[0].store(i, in.load(clamp(by + r, 0, h - 1) * w + clamp(bx + (i - r * side), 0, w - 1)));
                 });
+                barrier();
+                Bool interior = by >= 0 && y0 + (kBlockTile + halo) <= h && bx >= 0 && x0 + (kBlockTile + halo) <= w;
+                for (int s = 1; s <= steps; ++s) {
+                    const Shared<T>& from = buffers[(s - 1) % 2];
+                    const Shared<T>& to = buffers[s % 2];
+                    const int first = s * radius, extent = side - 2 * first;
+                    const bool last = s == steps;
+                    auto region = [&](bool inside) {
+                        For(local_id(), extent * extent, kWorkgroup, [&](Int i) {
+                            Int q = i / extent;
+                            Int r = first + q, c = first + (i - q * extent);  // the element in the buffers
+                            Int y = by + r, x = bx + c;
+                            Expr<std::int32_t> cy = inside ? Expr<std::int32_t>(y) : clamp(y, 0, h - 1);
+                            Expr<std::int32_t> cx = inside ? Expr<std::int32_t>(x) : clamp(x, 0, w - 1);
+                            typename Neighbourhood<T>::Loads loads;
+                            auto read = inside ? detail::boundary_reader<T>(from, r, c, h, w, std::nullopt, Int(side), boundary, true)
+                                               : detail::boundary_reader<T>(from, cy, cx, h, w, -(by * side + bx), Int(side), boundary, false);
+                            Neighbourhood<T> n(read, 0, cy, cx, h, w, radius, loads);
+                            Expr<T> value = body(n, params);
+                            if (!last) to.store(r * side + c, value);
+                            else if (inside) out.store(y * w + x, value);
+                            else If(y < h && x < w, [&] { out.store(y * w + x, value); });
+                        });
+                    };
+                    If(interior, [&] { region(true); }).Else([&] { region(false); });
+                    if (!last) barrier();
+                }
             });
     }
 
@@ -213,6 +371,9 @@ private:
     int radius_;
     Boundary boundary_;
     int tile_width_;
+    StencilOptions options_;
+    std::shared_ptr<const Body> body_;
+    std::shared_ptr<Blocked> blocked_;
     Kernel kernel_;
 };
 
