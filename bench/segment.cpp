@@ -8,6 +8,8 @@
 //   as they run) against a copy of the same image (the bytes an iteration
 //   must move: one read, one write), device times, medians of 5 after a
 //   warm-up;
+// - one iteration of a 3D stencil (the 7-point heat equation) on a cube of
+//   about as many elements, against a copy of the cube;
 // - the whole segmentation (iterations + growth) of a noisy test image, and
 //   the same scheme written in plain C++ over TBB (float, the same order of
 //   operations) on the host in the same run (--threads, default all cores);
@@ -96,6 +98,31 @@ int main(int argc, char** argv) {
                 static_cast<long long>(n), kMeanOf);
     std::printf("| diffusion | %.4f ms | %.4f ms | %.3f | %.0f |\n", iteration, copied, iteration / copied, 32.0 * pixels / (iteration * 1e3));
     out << ",\"iteration_ms\":" << iteration << ",\"copy_ms\":" << copied;
+
+    // A 3D stencil (the 7-point heat equation) on a cube of as many elements,
+    // one iteration per dispatch, against the same copy; checked at one element.
+    {
+        const std::int64_t side = std::int64_t(std::llround(std::cbrt(pixels)));
+        static const rill::Stencil<float> heat("segment_bench_heat_3d", 1, [](const rill::Neighbourhood<float>& v, const rill::Expr<rill::float4>& p) {
+            return v(0, 0, 0) + p.x() * (v(-1, 0, 0) + v(1, 0, 0) + v(0, -1, 0) + v(0, 1, 0) + v(0, 0, -1) + v(0, 0, 1) - 6.0f * v(0, 0, 0));
+        }, rill::Boundary::Clamp, {.dimensions = 3});
+        std::vector<float> c(static_cast<std::size_t>(side * side * side));
+        for (std::size_t i = 0; i < c.size(); ++i) c[i] = f[i % f.size()];
+        auto cube = rt.stream<float>({side, side, side}, c), next = rt.stream<float>({side, side, side});
+        heat(cube, next, 1, rill::float4{0.1f, 0, 0, 0});
+        const std::int64_t z = side / 2, y = side / 3, x = side / 5;
+        auto at = [&](std::int64_t k, std::int64_t j, std::int64_t i) { return c[static_cast<std::size_t>((k * side + j) * side + i)]; };
+        const float want = at(z, y, x) + 0.1f * (at(z - 1, y, x) + at(z + 1, y, x) + at(z, y - 1, x) + at(z, y + 1, x) + at(z, y, x - 1) +
+                                                 at(z, y, x + 1) - 6.0f * at(z, y, x));
+        const float got = next.download()[static_cast<std::size_t>((z * side + y) * side + x)];
+        if (!(std::abs(got - want) <= 1e-5f)) rill::bench::fail("3D stencil element: " + std::to_string(got) + " against " + std::to_string(want));
+        const double step = rill::bench::median_ms(10, 5, [&] { heat(cube, next, 1, rill::float4{0.1f, 0, 0, 0}); }, rt).device_ms;
+        const double copied3 = rill::bench::median_ms(10, 5, [&] { copy(cube, next); }, rt).device_ms;
+        std::printf("\n| %lld^3 float | 7-point 3D stencil, one iteration | copy | iteration / copy |\n|---|---|---|---|\n",
+                    static_cast<long long>(side));
+        std::printf("| heat equation | %.4f ms | %.4f ms | %.3f |\n", step, copied3, step / copied3);
+        out << ",\"stencil3d_side\":" << side << ",\"stencil3d_ms\":" << step << ",\"stencil3d_copy_ms\":" << copied3;
+    }
 
     // The whole segmentation, checked against the C++ loop, and that loop timed.
     std::vector<float> host = f, tmp(f.size());

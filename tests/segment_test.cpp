@@ -4,6 +4,7 @@
 #include <rill/algorithms/segment.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 
@@ -21,10 +22,8 @@ namespace seg = rill::segment;
 const std::vector<std::pair<std::int64_t, std::int64_t>> kShapes = {{1, 1}, {1, 37}, {29, 1}, {3, 5}, {16, 16}, {17, 33}, {70, 45}, {100, 90}};
 
 std::int64_t boundary_index(std::int64_t i, std::int64_t n, Boundary b, bool& zero) {
-    if (b == Boundary::Mirror) {
-        if (i < 0) i = -i;
-        if (i >= n) i = 2 * (n - 1) - i;
-    }
+    // Mirror reflects about the edge element once, then clamps (stencil.h).
+    if (b == Boundary::Mirror) i = i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i;
     const std::int64_t c = std::clamp<std::int64_t>(i, 0, n - 1);
     if (b == Boundary::Zero && c != i) zero = true;
     return c;
@@ -96,6 +95,78 @@ TEST_P(Segment, StencilsChooseTheirStepsPerPass) {
     EXPECT_THROW(Stencil<float>("segment_test_steps", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 0); },
                                 Boundary::Clamp, {.steps_per_pass = -1}),
                  Error);
+}
+
+/// One step of the 3D test stencil below, in float64.
+std::vector<double> host_step_3d(const std::vector<double>& in, std::int64_t d, std::int64_t h, std::int64_t w, Boundary b, double a) {
+    std::vector<double> out(in.size());
+    auto at = [&](std::int64_t z, std::int64_t y, std::int64_t x) {
+        bool zero = false;
+        const std::int64_t cz = boundary_index(z, d, b, zero), cy = boundary_index(y, h, b, zero), cx = boundary_index(x, w, b, zero);
+        return zero ? 0.0 : in[(cz * h + cy) * w + cx];
+    };
+    for (std::int64_t z = 0; z < d; ++z)
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x)
+                out[(z * h + y) * w + x] = a * at(z, y, x) + 0.25 * (at(z - 2, y + 1, x) + at(z + 1, y - 2, x + 2)) -
+                                           0.125 * at(z + 2, y + 2, x - 1) + 0.0625 * at(z, y - 1, x) + 0.03125 * at(z - 1, y, x - 2);
+    return out;
+}
+
+// 3D stencils: planes, rows and columns of 1, odd sizes, and 11 x 20 x 70, which
+// has an interior tile (32 x 8 x 4 elements, every neighbour within radius 2 inside).
+TEST_P(Segment, Stencils3DAgainstTheHostWithEveryBoundary) {
+    const std::vector<std::array<std::int64_t, 3>> shapes = {{1, 1, 1}, {1, 5, 7}, {3, 1, 1}, {2, 3, 40}, {5, 9, 33}, {11, 20, 70}};
+    for (Boundary b : {Boundary::Clamp, Boundary::Mirror, Boundary::Zero}) {
+        const Stencil<float> stencil("segment_test_stencil_3d", 2, [](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+            return p.x() * n(0, 0, 0) + 0.25f * (n(-2, 1, 0) + n(1, -2, 2)) - 0.125f * n(2, 2, -1) + 0.0625f * n(-1, 0) +
+                   0.03125f * n(-1, 0, -2);
+        }, b, {.dimensions = 3});
+        for (auto [d, h, w] : shapes)
+            for (int iterations : {0, 1, 3}) {
+                SCOPED_TRACE("boundary " + std::to_string(int(b)) + ", " + std::to_string(d) + " x " + std::to_string(h) + " x " +
+                             std::to_string(w) + ", " + std::to_string(iterations) + " iterations");
+                const std::vector<float> f = random_floats(static_cast<std::size_t>(d * h * w), -1.0f, 1.0f);
+                std::vector<double> want(f.begin(), f.end());
+                for (int i = 0; i < iterations; ++i) want = host_step_3d(want, d, h, w, b, 0.5);
+                auto in = rt().stream<float>({d, h, w}, f);
+                auto out = rt().stream<float>({d, h, w});
+                stencil(in, out, iterations, float4{0.5f, 0.0f, 0.0f, 0.0f});
+                std::vector<float> got = out.download();
+                for (std::size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(close(got[i], want[i], 1e-6, 1e-6)) << i << ": " << got[i] << " against " << want[i];
+                stencil(in, in, iterations, float4{0.5f, 0.0f, 0.0f, 0.0f});  // in place
+                got = in.download();
+                for (std::size_t i = 0; i < got.size(); ++i) ASSERT_TRUE(close(got[i], want[i], 1e-6, 1e-6)) << "in place, " << i;
+            }
+    }
+}
+
+TEST_P(Segment, StencilsOfTheWrongDimensionsThrow) {
+    const Stencil<float> flat("segment_test_flat", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 1); });
+    const Stencil<float> solid("segment_test_solid", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(1, 0, 0); },
+                               Boundary::Clamp, {.dimensions = 3});
+    auto cube = rt().stream<float>({2, 3, 4}), square = rt().stream<float>({3, 4});
+    EXPECT_EQ(error_message([&] { flat(cube, cube); }),
+              "rill::Stencil 'segment_test_flat': the input has shape 2x3x4 but the stencil is 2D; give a 2D stream (rows x columns), "
+              "or a Stencil of StencilOptions{.dimensions = 3}");
+    EXPECT_EQ(error_message([&] { solid(square, square); }),
+              "rill::Stencil 'segment_test_solid': the input has shape 3x4 but the stencil is 3D; give a 3D stream (planes x rows x "
+              "columns), or a Stencil of StencilOptions{.dimensions = 2}");
+    EXPECT_EQ(error_message([&] {
+                  Stencil<float>("segment_test_planes", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(1, 0, 0); });
+              }),
+              "rill::Stencil: the body reads n(1, 0, 0) of a 3D neighbourhood but the stencil is 2D; read n(dy, dx), or give the "
+              "Stencil StencilOptions{.dimensions = 3}");
+    EXPECT_EQ(error_message([&] {
+                  Stencil<float>("segment_test_reach", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 2, 0); },
+                                 Boundary::Clamp, {.dimensions = 3});
+              }),
+              "rill::Stencil: the body reads n(0, 2, 0) but the stencil's radius is 1; give the Stencil a radius of at least 2");
+    EXPECT_EQ(error_message([&] {
+                  Stencil<float>("segment_test_4d", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 0); },
+                                 Boundary::Clamp, {.dimensions = 4});
+              }),
+              "rill::Stencil 'segment_test_4d': dimensions is 4; give 2 or 3");
 }
 
 /// The explicit Perona-Malik scheme of segment.h in float64, clamped edges.

@@ -1,32 +1,41 @@
-// Stencil iterations over 2D streams: every element's next value is a DSL
-// function of its neighbourhood, applied `iterations` times with ping-pong
-// buffers on the device.
+// Stencil iterations over 2D and 3D streams: every element's next value is a
+// DSL function of its neighbourhood, applied `iterations` times with
+// ping-pong buffers on the device.
 //
 //   rill::Stencil<float> smooth("smooth", 1, [](const rill::Neighbourhood<float>& n, const rill::Expr<rill::float4>& p) {
 //       return n(0, 0) + p.x() * (n(-1, 0) + n(1, 0) + n(0, -1) + n(0, 1) - 4.0f * n(0, 0));
 //   }, rill::Boundary::Clamp);
 //   smooth(image, out, 100, rill::float4{0.2f, 0, 0, 0});   // 100 iterations, p = (0.2, 0, 0, 0)
 //
-// n(dy, dx) is the element dy rows and dx columns away (|dy|, |dx| at most the
-// stencil's radius); the element outside the stream is given by the boundary
-// rule: Clamp repeats the edge (a zero-flux boundary for diffusion), Mirror
-// reflects about the edge element (-1 reads 1; in a stream narrower than the
-// radius it then clamps), Zero reads T{}. The float4 is the call's parameters:
-// changing them compiles nothing. n.row() and n.column() are the element's
-// position, n.rows() and n.columns() the stream's shape.
+//   rill::Stencil<float> heat("heat", 1, [](const rill::Neighbourhood<float>& n, const rill::Expr<rill::float4>& p) {
+//       return n(0, 0, 0) + p.x() * (n(-1, 0, 0) + n(1, 0, 0) + n(0, -1, 0) + n(0, 1, 0) + n(0, 0, -1) + n(0, 0, 1) - 6.0f * n(0, 0, 0));
+//   }, rill::Boundary::Clamp, {.dimensions = 3});
+//   heat(volume, out, 10, rill::float4{0.1f, 0, 0, 0});     // volume: planes x rows x columns
+//
+// n(dy, dx) is the element dy rows and dx columns away, n(dz, dy, dx) (3D
+// stencils) the element dz planes, dy rows and dx columns away (each offset
+// at most the stencil's radius); the element outside the stream is given by
+// the boundary rule: Clamp repeats the edge (a zero-flux boundary for
+// diffusion), Mirror reflects about the edge element (-1 reads 1; in a stream
+// narrower than the radius it then clamps), Zero reads T{}. The float4 is the
+// call's parameters: changing them compiles nothing. n.row() and n.column()
+// (and n.plane()) are the element's position, n.rows() and n.columns() (and
+// n.planes()) the stream's shape.
 //
 // Where the device's memory is what limits an iteration, several iterations
-// run in one dispatch (temporal blocking, StencilOptions::steps_per_pass; GPUs
-// take up to 4, as many as let two tiles with their halos fit in 16 KiB, the
-// CPU backend 1): a workgroup loads a 32 x 32 tile and a halo of
-// steps * radius into shared memory, runs the steps there on regions one
-// radius smaller each time, and writes the tile once. Single iterations (and the rest after the passes) are one dispatch
+// of a 2D stencil run in one dispatch (temporal blocking,
+// StencilOptions::steps_per_pass; GPUs take up to 4, as many as let two tiles
+// with their halos fit in 16 KiB, the CPU backend 1): a workgroup loads a
+// 32 x 32 tile and a halo of steps * radius into shared memory, runs the
+// steps there on regions one radius smaller each time, and writes the tile
+// once. Single iterations (and the rest after the passes) are one dispatch
 // over tiles of 32 x 32 elements, a workgroup of 256 invocations each, an
 // invocation 4 consecutive rows of a column (a read that several of its rows
-// share is made once). The results are the same either way: every element
-// sees the same reads in the same order. in and out may be the same stream;
-// both must be dense (a fresh stream or a reshape of one) and of the same 2D
-// shape.
+// share is made once); 3D stencils take tiles of 32 columns x 8 rows x 4
+// planes, an invocation 4 consecutive planes, one iteration per dispatch.
+// The results are the same either way: every element sees the same reads in
+// the same order. in and out may be the same stream; both must be dense (a
+// fresh stream or a reshape of one) and of the same shape.
 // Performance: docs/PERFORMANCE.md#stencils.
 #pragma once
 
@@ -38,6 +47,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <rill/rill.h>
@@ -55,46 +65,75 @@ enum class Boundary { Clamp, Mirror, Zero };
 template <class T>
 class Neighbourhood {
 public:
-    /// Loads already made for this invocation, by (row from the invocation's
-    /// first row, column offset) and the IR block they were made in: an
-    /// element read by the bodies of several rows is loaded once.
+    /// Loads already made for this invocation, by (plane or row from the
+    /// invocation's first, row offset, column offset) and the IR block they
+    /// were made in: an element read by the bodies of several of the
+    /// invocation's elements is loaded once.
     struct Loads {
-        std::map<std::pair<int, int>, std::pair<ir::BlockId, Expr<T>>> made;
+        std::map<std::tuple<int, int, int>, std::pair<ir::BlockId, Expr<T>>> made;
     };
-    /// The element r rows below the invocation's first row and dx columns
-    /// from its column, by the boundary rule (where it is read from: the
-    /// stream or a tile in shared memory).
-    using Reader = std::function<Expr<T>(int r, int dx)>;
+    /// The element `lead` steps along the invocation's elements from its
+    /// first (rows in 2D, planes in 3D), dy rows (3D; 0 in 2D) and dx columns
+    /// away, by the boundary rule (where it is read from: the stream or a
+    /// tile in shared memory).
+    using Reader = std::function<Expr<T>(int lead, int dy, int dx)>;
 
-    /// The element at row y, column x of the stream, row k of its invocation.
-    Neighbourhood(Reader read, int k, const Expr<std::int32_t>& y, const Expr<std::int32_t>& x, const Expr<std::int32_t>& h,
+    /// The element at plane z (0 in 2D), row y, column x of a d x h x w stream
+    /// (d = 1 in 2D), element k of its invocation.
+    Neighbourhood(Reader read, int dimensions, int k, const Expr<std::int32_t>& z, const Expr<std::int32_t>& y,
+                  const Expr<std::int32_t>& x, const Expr<std::int32_t>& d, const Expr<std::int32_t>& h,
                   const Expr<std::int32_t>& w, int radius, Loads& loads)
-        : read_(std::move(read)), k_(k), y_(y), x_(x), h_(h), w_(w), radius_(radius), loads_(loads) {}
+        : read_(std::move(read)), dimensions_(dimensions), k_(k), z_(z), y_(y), x_(x), d_(d), h_(h), w_(w), radius_(radius),
+          loads_(loads) {}
 
-    /// The element dy rows and dx columns away, by the boundary rule.
+    /// The element dy rows and dx columns away (in 3D, in the same plane).
     Expr<T> operator()(int dy, int dx) const {
-        if (dy < -radius_ || dy > radius_ || dx < -radius_ || dx > radius_)
-            throw Error("rill::Stencil: the body reads n(" + std::to_string(dy) + ", " + std::to_string(dx) +
-                        ") but the stencil's radius is " + std::to_string(radius_) + "; give the Stencil a radius of at least " +
-                        std::to_string(std::max(std::abs(dy), std::abs(dx))));
-        const std::pair<int, int> key{k_ + dy, dx};
+        check({dy, dx});
+        return dimensions_ == 2 ? at(k_ + dy, 0, dx) : at(k_, dy, dx);
+    }
+    /// The element dz planes, dy rows and dx columns away (3D stencils).
+    Expr<T> operator()(int dz, int dy, int dx) const {
+        if (dimensions_ != 3)
+            throw Error("rill::Stencil: the body reads n(" + std::to_string(dz) + ", " + std::to_string(dy) + ", " + std::to_string(dx) +
+                        ") of a 3D neighbourhood but the stencil is 2D; read n(dy, dx), or give the Stencil "
+                        "StencilOptions{.dimensions = 3}");
+        check({dz, dy, dx});
+        return at(k_ + dz, dy, dx);
+    }
+    const Expr<std::int32_t>& plane() const { return z_; }
+    const Expr<std::int32_t>& row() const { return y_; }
+    const Expr<std::int32_t>& column() const { return x_; }
+    const Expr<std::int32_t>& planes() const { return d_; }
+    const Expr<std::int32_t>& rows() const { return h_; }
+    const Expr<std::int32_t>& columns() const { return w_; }
+    int radius() const { return radius_; }
+    int dimensions() const { return dimensions_; }
+
+private:
+    void check(std::initializer_list<int> offsets) const {
+        int reach = 0;
+        std::string read;
+        for (int o : offsets) {
+            reach = std::max(reach, std::abs(o));
+            read += (read.empty() ? "" : ", ") + std::to_string(o);
+        }
+        if (reach > radius_)
+            throw Error("rill::Stencil: the body reads n(" + read + ") but the stencil's radius is " + std::to_string(radius_) +
+                        "; give the Stencil a radius of at least " + std::to_string(reach));
+    }
+    Expr<T> at(int lead, int dy, int dx) const {
+        const std::tuple<int, int, int> key{lead, dy, dx};
         const ir::BlockId block = dsl::builder().current_block();
         if (auto it = loads_.made.find(key); it != loads_.made.end() && it->second.first == block) return it->second.second;
-        Expr<T> value = read_(k_ + dy, dx);
+        Expr<T> value = read_(lead, dy, dx);
         loads_.made.erase(key);
         loads_.made.emplace(key, std::pair<ir::BlockId, Expr<T>>{block, value});
         return value;
     }
-    const Expr<std::int32_t>& row() const { return y_; }
-    const Expr<std::int32_t>& column() const { return x_; }
-    const Expr<std::int32_t>& rows() const { return h_; }
-    const Expr<std::int32_t>& columns() const { return w_; }
-    int radius() const { return radius_; }
 
-private:
     Reader read_;
-    int k_;
-    Expr<std::int32_t> y_, x_, h_, w_;
+    int dimensions_, k_;
+    Expr<std::int32_t> z_, y_, x_, d_, h_, w_;
     int radius_;
     Loads& loads_;
 };
@@ -111,26 +150,45 @@ inline std::pair<Expr<std::int32_t>, Expr<bool>> boundary_index(const Expr<std::
     return {c, c != r};
 }
 
-/// A reader of the element at (row y0 + r, column x + dx) of an h x w
-/// stream by the boundary rule, from memory that holds element (y, x) at
-/// base + y * stride + x (base: none for 0); `interior`: every element
-/// within reach is inside.
+/// Where a stencil reads: element (z, y, x) of a d x h x w stream (d = 1 and
+/// z = 0 in 2D) lies at base + (z * h_stride + y) * stride + x of `memory`
+/// (base: none for 0; h_stride: the rows of a plane, unused in 2D).
+template <class Memory>
+struct StencilSource {
+    const Memory& memory;
+    int dimensions;
+    Expr<std::int32_t> d, h, w;
+    std::optional<Expr<std::int32_t>> base;
+    Expr<std::int32_t> h_stride, stride;
+};
+
+/// A reader of the elements around (z0 + lead, y + dy, x + dx) in 3D, or
+/// (y0 + lead, x + dx) in 2D (y0 passed as z0), by the boundary rule;
+/// `interior`: every element within reach is inside the stream.
 template <class T, class Memory>
-typename Neighbourhood<T>::Reader boundary_reader(const Memory& memory, const Expr<std::int32_t>& y0, const Expr<std::int32_t>& x,
-                                                  const Expr<std::int32_t>& h, const Expr<std::int32_t>& w,
-                                                  const std::optional<Expr<std::int32_t>>& base, const Expr<std::int32_t>& stride,
-                                                  Boundary boundary, bool interior) {
-    auto at = [base](const Expr<std::int32_t>& i) { return base ? *base + i : i; };
+typename Neighbourhood<T>::Reader boundary_reader(const StencilSource<Memory>& src, const Expr<std::int32_t>& z0,
+                                                  const Expr<std::int32_t>& y, const Expr<std::int32_t>& x, Boundary boundary,
+                                                  bool interior) {
+    auto at = [base = src.base](const Expr<std::int32_t>& i) { return base ? *base + i : i; };
+    const bool three = src.dimensions == 3;
     if (interior) {
-        Expr<std::int32_t> origin = at(y0 * stride + x);
-        return [=, &memory](int r, int dx) -> Expr<T> { return memory.load(origin + (r * stride + dx)); };
+        Expr<std::int32_t> origin = at(three ? (z0 * src.h_stride + y) * src.stride + x : z0 * src.stride + x);
+        Expr<std::int32_t> plane = three ? src.h_stride * src.stride : src.stride;
+        return [=, &memory = src.memory](int lead, int dy, int dx) -> Expr<T> {
+            if (!three) return memory.load(origin + (lead * src.stride + dx));
+            return memory.load(origin + (lead * plane + (dy * src.stride + dx)));
+        };
     }
-    return [=, &memory](int r, int dx) -> Expr<T> {
-        auto [cy, zero_y] = boundary_index(y0 + r, h, boundary);
-        auto [cx, zero_x] = boundary_index(x + dx, w, boundary);
-        Expr<T> value = memory.load(at(cy * stride + cx));
-        if (boundary == Boundary::Zero) return select(zero_y || zero_x, Expr<T>(T{}), value);
-        return value;
+    return [=, &memory = src.memory](int lead, int dy, int dx) -> Expr<T> {
+        auto value = [&](const Expr<std::int32_t>& index, const Expr<bool>& zero) -> Expr<T> {
+            Expr<T> v = memory.load(at(index));
+            return boundary == Boundary::Zero ? Expr<T>(select(zero, Expr<T>(T{}), v)) : v;
+        };
+        auto [cx, zero_x] = boundary_index(x + dx, src.w, boundary);
+        auto [cy, zero_y] = boundary_index(three ? Expr<std::int32_t>(y + dy) : Expr<std::int32_t>(z0 + lead), src.h, boundary);
+        if (!three) return value(cy * src.stride + cx, zero_y || zero_x);
+        auto [cz, zero_z] = boundary_index(z0 + lead, src.d, boundary);
+        return value((cz * src.h_stride + cy) * src.stride + cx, zero_z || zero_y || zero_x);
     };
 }
 
@@ -138,16 +196,21 @@ typename Neighbourhood<T>::Reader boundary_reader(const Memory& memory, const Ex
 
 /// Options of a rill::Stencil.
 struct StencilOptions {
-    /// Iterations per dispatch (temporal blocking): each workgroup loads its
-    /// 32 x 32 tile with a halo of steps * radius elements into shared memory
-    /// and runs the steps there, each on a region one radius smaller, so
-    /// that the streams are read and written once per `steps` iterations at
-    /// the cost of the halo's extra work (1.2x the elements at 4 steps of
-    /// radius 1). 0: the library's choice (kDefaultStencilSteps where rows do
-    /// not pay, as many as fit in kStencilBlockBytes of shared memory; 1 on
-    /// the CPU backend, whose iterations are bound by arithmetic, not by
-    /// memory). 1: one dispatch per iteration. RILL_STENCIL_STEPS overrides
-    /// it for every stencil (a tuning knob).
+    /// 2: the stencil runs over 2D streams (rows x columns) and its body
+    /// reads n(dy, dx); 3: over 3D streams (planes x rows x columns), and the
+    /// body reads n(dz, dy, dx) (n(dy, dx) is then n(0, dy, dx)).
+    int dimensions = 2;
+    /// Iterations per dispatch of a 2D stencil (temporal blocking): each
+    /// workgroup loads its 32 x 32 tile with a halo of steps * radius elements
+    /// into shared memory and runs the steps there, each on a region one
+    /// radius smaller, so that the streams are read and written once per
+    /// `steps` iterations at the cost of the halo's extra work (1.2x the
+    /// elements at 4 steps of radius 1). 0: the library's choice
+    /// (kDefaultStencilSteps where rows do not pay, as many as fit in
+    /// kStencilBlockBytes of shared memory; 1 on the CPU backend, whose
+    /// iterations are bound by arithmetic, not by memory). 1: one dispatch per
+    /// iteration. RILL_STENCIL_STEPS overrides it for every stencil (a tuning
+    /// knob). 3D stencils run one iteration per dispatch.
     int steps_per_pass = 0;
 };
 
@@ -162,25 +225,27 @@ class Stencil {
 public:
     using Body = std::function<Expr<T>(const Neighbourhood<T>&, const Expr<float4>&)>;
     static constexpr int kWorkgroup = 256;
-    /// Rows per invocation: reads shared by the rows' neighbourhoods are made once.
+    /// Elements per invocation along rows (2D) or planes (3D): reads shared
+    /// by their neighbourhoods are made once.
     static constexpr int kRows = 4;
     /// The output tile of a blocked pass: kBlockTile x kBlockTile elements.
     static constexpr int kBlockTile = 32;
+    /// A 3D workgroup's invocations: kTile3Width columns x kTile3Height rows.
+    static constexpr int kTile3Width = 32, kTile3Height = kWorkgroup / kTile3Width;
 
     Stencil(std::string name, int radius, Body body, Boundary boundary = Boundary::Clamp, StencilOptions options = {})
-        : name_(std::move(name)), radius_(radius), boundary_(boundary), tile_width_(tile_width()), options_(options),
+        : name_(std::move(name)), radius_(radius), boundary_(boundary), tile_width_(tile_width()), options_(checked(name_, options)),
           body_(std::make_shared<Body>(body)), blocked_(std::make_shared<Blocked>()),
-          kernel_(trace(name_, radius, std::move(body), boundary, tile_width_)) {
-        if (options.steps_per_pass < 0)
-            throw Error("rill::Stencil '" + name_ + "': steps_per_pass is " + std::to_string(options.steps_per_pass) +
-                        "; give 0 (the library's choice) or more");
-    }
+          kernel_(trace(name_, radius, std::move(body), boundary, tile_width_, options.dimensions)) {}
 
     /// out = the body applied `iterations` times to in (0: a copy).
     void operator()(const Stream<T>& in, const Stream<T>& out, int iterations = 1, float4 params = {}) const {
         const std::string who = "rill::Stencil '" + name_ + "'";
-        if (in.shape().rank != 2)
-            throw Error(who + ": the input has shape " + in.shape().str() + "; give a 2D stream (rows x columns)");
+        const int dims = options_.dimensions;
+        if (in.shape().rank != dims)
+            throw Error(who + ": the input has shape " + in.shape().str() + " but the stencil is " + std::to_string(dims) + "D; give " +
+                        (dims == 2 ? "a 2D stream (rows x columns)" : "a 3D stream (planes x rows x columns)") +
+                        ", or a Stencil of StencilOptions{.dimensions = " + std::to_string(in.shape().rank == 3 ? 3 : 2) + "}");
         if (!(in.shape() == out.shape()))
             throw Error(who + ": the input has shape " + in.shape().str() + " but the output " + out.shape().str() +
                         "; give an output of the input's shape");
@@ -188,9 +253,9 @@ public:
         detail::require_dense(who, out, "the output");
         if (iterations < 0)
             throw Error(who + ": iterations is " + std::to_string(iterations) + "; give 0 or more");
-        const std::int64_t h = in.shape()[0], w = in.shape()[1];
-        if (h * w == 0) return;
-        if (h * w > 0x7fffffff) throw Error(who + ": more than 2^31 - 1 elements; split the stream");
+        const std::int64_t d = dims == 3 ? in.shape()[0] : 1, h = in.shape()[dims - 2], w = in.shape()[dims - 1];
+        if (d * h * w == 0) return;
+        if (d * h * w > 0x7fffffff) throw Error(who + ": more than 2^31 - 1 elements; split the stream");
         if (iterations == 0) {
             if (in.buffer() != out.buffer()) detail::copy_stream(in, out);
             return;
@@ -198,17 +263,18 @@ public:
         const int steps = std::min(steps_per_pass(Runtime::of(in).info()), iterations);
         // Passes of `steps` iterations, then single iterations for the rest.
         const int blocked = steps > 1 ? iterations / steps : 0, single = iterations - blocked * steps;
-        const std::int64_t tile_height = kWorkgroup / tile_width_ * kRows;
-        const std::int64_t tiles_x = (w + tile_width_ - 1) / tile_width_, tiles = tiles_x * ((h + tile_height - 1) / tile_height);
+        const auto [tile_w, tile_h] = dims == 2 ? std::pair<std::int64_t, std::int64_t>{tile_width_, kWorkgroup / tile_width_ * kRows}
+                                                : std::pair<std::int64_t, std::int64_t>{kTile3Width, kTile3Height};
+        const std::int64_t tiles_x = (w + tile_w - 1) / tile_w, tiles_y = (h + tile_h - 1) / tile_h;
+        const std::int64_t tiles = tiles_x * tiles_y * (dims == 3 ? (d + kRows - 1) / kRows : 1);
         const std::int64_t blocks_x = (w + kBlockTile - 1) / kBlockTile, blocks = blocks_x * ((h + kBlockTile - 1) / kBlockTile);
         const int passes = blocked + single;
+        auto i32 = [](std::int64_t v) { return static_cast<std::int32_t>(v); };
         auto step = [&](int pass, const Stream<T>& from, const Stream<T>& to) {
             if (pass < blocked)
-                blocked_kernel(steps)(Groups{blocks}, from, to, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
-                                      static_cast<std::int32_t>(blocks_x), params);
+                blocked_kernel(steps)(Groups{blocks}, from, to, i32(d), i32(h), i32(w), i32(blocks_x), 0, params);
             else
-                kernel_(Groups{tiles}, from, to, static_cast<std::int32_t>(h), static_cast<std::int32_t>(w),
-                        static_cast<std::int32_t>(tiles_x), params);
+                kernel_(Groups{tiles}, from, to, i32(d), i32(h), i32(w), i32(tiles_x), i32(tiles_y), params);
         };
         // Ping-pong between out and a scratch stream so that the last pass
         // writes out; the first never writes the stream it reads. One pass
@@ -225,7 +291,8 @@ public:
     }
 
     /// Iterations per dispatch on this backend (StencilOptions::steps_per_pass
-    /// resolved): at least 1, and 1 where a blocked tile would not fit.
+    /// resolved): at least 1, and 1 where a blocked tile would not fit and
+    /// for 3D stencils.
     int steps_per_pass(const BackendInfo& info) const {
         int steps = options_.steps_per_pass;
         if (const char* knob = std::getenv("RILL_STENCIL_STEPS")) {
@@ -235,12 +302,12 @@ public:
                 throw Error(std::string("RILL_STENCIL_STEPS is '") + knob + "'; give iterations per dispatch from 1 to 64, or unset it");
             steps = static_cast<int>(v);
         }
+        if (options_.dimensions != 2 || radius_ == 0) return 1;
         if (steps == 0) {
             if (detail::rows_pay(info)) return 1;
             steps = kDefaultStencilSteps;
             while (steps > 1 && block_bytes(steps) > kStencilBlockBytes) --steps;
         }
-        if (radius_ == 0) return 1;
         while (steps > 1 && block_bytes(steps) > static_cast<std::int64_t>(info.limits.shared_memory_bytes)) --steps;
         return std::max(steps, 1);
     }
@@ -248,14 +315,25 @@ public:
     const std::string& name() const { return name_; }
     int radius() const { return radius_; }
     Boundary boundary() const { return boundary_; }
+    int dimensions() const { return options_.dimensions; }
 
 private:
-    using Kernel = rill::Kernel<Array<T>, Array<T>, Int, Int, Int, Float4>;
+    /// in, out, planes, rows, columns, tiles across, tiles down, params.
+    using Kernel = rill::Kernel<Array<T>, Array<T>, Int, Int, Int, Int, Int, Float4>;
     /// The blocked kernels, traced at their first call, by steps per pass.
     struct Blocked {
         std::mutex mutex;
         std::map<int, Kernel> kernels;
     };
+
+    static StencilOptions checked(const std::string& name, StencilOptions options) {
+        if (options.dimensions != 2 && options.dimensions != 3)
+            throw Error("rill::Stencil '" + name + "': dimensions is " + std::to_string(options.dimensions) + "; give 2 or 3");
+        if (options.steps_per_pass < 0)
+            throw Error("rill::Stencil '" + name + "': steps_per_pass is " + std::to_string(options.steps_per_pass) +
+                        "; give 0 (the library's choice) or more");
+        return options;
+    }
 
     /// The shared memory of a blocked pass's two tile buffers.
     std::int64_t block_bytes(int steps) const {
@@ -283,51 +361,71 @@ private:
         throw Error("RILL_STENCIL_TILE_WIDTH is '" + v + "'; give 16, 32, 64, 128 or 256, or unset it");
     }
 
-    static Kernel trace(const std::string& name, int radius, Body body, Boundary boundary, int tile_w) {
+    /// One iteration per dispatch. 2D: tiles of tile_w columns x (1024 /
+    /// tile_w) rows, an invocation kRows consecutive rows of a column. 3D:
+    /// tiles of 32 columns x 8 rows x kRows planes, an invocation kRows
+    /// consecutive planes of a row and column.
+    static Kernel trace(const std::string& name, int radius, Body body, Boundary boundary, int tile_w, int dims) {
         if (radius < 0 || radius > 16)
             throw Error("rill::Stencil '" + name + "': radius " + std::to_string(radius) + " is outside 0..16; give a radius in that range");
         if (!body) throw Error("rill::Stencil '" + name + "': the body is empty; give a function of the neighbourhood");
+        if (dims == 3) tile_w = kTile3Width;
         // Every index is clamped into the stream (whose shape the call
         // checks), so the arrays need no checks of their own.
         return group_kernel<kWorkgroup>(
-            name + "(in, out, h, w, tiles_x, params)", GroupOptions{.unchecked_arrays = true},
-            [body = std::move(body), radius, boundary, tile_w](Array<T> in, Array<T> out, Int h, Int w, Int tiles_x, Float4 params) {
-                const int tile_h = kWorkgroup / tile_w * kRows;
+            name + (dims == 3 ? "_3d" : "") + "(in, out, d, h, w, tiles_x, tiles_y, params)", GroupOptions{.unchecked_arrays = true},
+            [body = std::move(body), radius, boundary, tile_w, dims](Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x,
+                                                                    Int tiles_y, Float4 params) {
+                const bool three = dims == 3;
+                const int tile_h = three ? kWorkgroup / tile_w : kWorkgroup / tile_w * kRows;
                 Int tile = group_id();
-                Int ty = tile / tiles_x;
-                Int y0 = ty * tile_h, x0 = (tile - ty * tiles_x) * tile_w;
-                // Each invocation computes kRows consecutive rows of its column.
-                Int y = y0 + local_id() / tile_w * kRows, x = x0 + local_id() % tile_w;
+                // 3D: tiles run across, then down, then through the planes.
+                Int plane_tiles = tiles_x * tiles_y;
+                Int tz = three ? Expr<std::int32_t>(tile / plane_tiles) : Expr<std::int32_t>(0);
+                Int in_plane = tile - tz * plane_tiles;
+                Int ty = in_plane / tiles_x;
+                Int y0 = ty * tile_h, x0 = (in_plane - ty * tiles_x) * tile_w;
+                Int lx = local_id() % tile_w, ly = local_id() / tile_w;
+                // The invocation's first element: 2D (y0 + 4 ly, x); 3D (z0, y0 + ly, x).
+                Int z0 = tz * kRows, x = x0 + lx;
+                Int y = three ? Expr<std::int32_t>(y0 + ly) : Expr<std::int32_t>(y0 + ly * kRows);
                 // Most tiles are interior: their body reads without clamps (the same in the whole workgroup).
-                Bool interior = y0 >= radius && y0 + (tile_h + radius) <= h && x0 >= radius && x0 + (tile_w + radius) <= w;
-                auto rows = [&](bool inside) {
+                Bool interior = y0 >= radius && y0 + (tile_h + radius) <= h && x0 >= radius && x0 + (tile_w + radius) <= w &&
+                                (three ? Expr<bool>(z0 >= radius && z0 + (kRows + radius) <= d) : Expr<bool>(true));
+                const detail::StencilSource<Array<T>> src{in, dims, d, h, w, std::nullopt, h, w};
+                auto elements = [&](bool inside) {
                     typename Neighbourhood<T>::Loads loads;
-                    auto read = detail::boundary_reader<T>(in, y, x, h, w, std::nullopt, w, boundary, inside);
+                    auto read = detail::boundary_reader<T>(src, three ? z0 : y, y, x, boundary, inside);
                     for (int k = 0; k < kRows; ++k) {
-                        Neighbourhood<T> n(read, k, y + k, x, h, w, radius, loads);
+                        Expr<std::int32_t> zk = three ? Expr<std::int32_t>(z0 + k) : Expr<std::int32_t>(0);
+                        Expr<std::int32_t> yk = three ? Expr<std::int32_t>(y) : Expr<std::int32_t>(y + k);
+                        Neighbourhood<T> n(read, dims, k, zk, yk, x, d, h, w, radius, loads);
                         Expr<T> value = body(n, params);
-                        // Clamped reads are in the stream for any y and x: every row's
-                        // value is computed, and only those inside are stored.
-                        if (inside) out.store((y + k) * w + x, value);
-                        else If(y + k < h && x < w, [&] { out.store((y + k) * w + x, value); });
+                        Expr<std::int32_t> at = three ? Expr<std::int32_t>((zk * h + yk) * w + x) : Expr<std::int32_t>(yk * w + x);
+                        // Clamped reads are in the stream for any position: every
+                        // element's value is computed, and only those inside are stored.
+                        if (inside) out.store(at, value);
+                        else If((three ? Expr<bool>(zk < d) : Expr<bool>(true)) && yk < h && x < w, [&] { out.store(at, value); });
                     }
                 };
-                If(interior, [&] { rows(true); }).Else([&] { rows(false); });
+                If(interior, [&] { elements(true); }).Else([&] { elements(false); });
             });
     }
 
-    /// `steps` iterations in one dispatch: a workgroup loads its tile and a
-    /// halo of steps * radius into shared memory, computes each step on a
-    /// region one radius smaller than the step before (from one buffer into
-    /// the other), and stores the last step's tile. Elements outside the
-    /// stream are computed as copies of the nearest element inside, and
-    /// every read goes through the boundary rule to an element inside, which
-    /// lies within the region of the step before.
+    /// `steps` iterations of a 2D stencil in one dispatch: a workgroup loads
+    /// its tile and a halo of steps * radius into shared memory, computes
+    /// each step on a region one radius smaller than the step before (from
+    /// one buffer into the other), and stores the last step's tile. Elements
+    /// outside the stream are computed as copies of the nearest element
+    /// inside, and every read goes through the boundary rule to an element
+    /// inside, which lies within the region of the step before.
     static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps) {
         const int halo = steps * radius, side = kBlockTile + 2 * halo;
         return group_kernel<kWorkgroup>(
-            name + "_steps" + std::to_string(steps) + "(in, out, h, w, tiles_x, params)", GroupOptions{.unchecked_arrays = true},
-            [&body, radius, boundary, steps, halo, side](Array<T> in, Array<T> out, Int h, Int w, Int tiles_x, Float4 params) {
+            name + "_steps" + std::to_string(steps) + "(in, out, d, h, w, tiles_x, tiles_y, params)",
+            GroupOptions{.unchecked_arrays = true},
+            [&body, radius, boundary, steps, halo, side](Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x, Int,
+                                                         Float4 params) {
                 const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(side * side, dsl::Unchecked{})};
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
@@ -352,9 +450,14 @@ private:
                             Expr<std::int32_t> cy = inside ? Expr<std::int32_t>(y) : clamp(y, 0, h - 1);
                             Expr<std::int32_t> cx = inside ? Expr<std::int32_t>(x) : clamp(x, 0, w - 1);
                             typename Neighbourhood<T>::Loads loads;
-                            auto read = inside ? detail::boundary_reader<T>(from, r, c, h, w, std::nullopt, Int(side), boundary, true)
-                                               : detail::boundary_reader<T>(from, cy, cx, h, w, -(by * side + bx), Int(side), boundary, false);
-                            Neighbourhood<T> n(read, 0, cy, cx, h, w, radius, loads);
+                            // Inside: (r, c) of the buffer; otherwise the stream's
+                            // (cy, cx), at -(by * side + bx) + cy * side + cx.
+                            const detail::StencilSource<Shared<T>> src{
+                                from, 2, d, h, w,
+                                inside ? std::nullopt : std::optional<Expr<std::int32_t>>(-(by * side + bx)), Int(side), Int(side)};
+                            auto read = inside ? detail::boundary_reader<T>(src, r, r, c, boundary, true)
+                                               : detail::boundary_reader<T>(src, cy, cy, cx, boundary, false);
+                            Neighbourhood<T> n(read, 2, 0, Expr<std::int32_t>(0), cy, cx, d, h, w, radius, loads);
                             Expr<T> value = body(n, params);
                             if (!last) to.store(r * side + c, value);
                             else if (inside) out.store(y * w + x, value);
