@@ -20,7 +20,8 @@
 // level is small enough (5 or less). Then the same criterion about a point
 // of the limit surface (the input's middle vertex's limit point): the
 // deepest level is reached there, coarse elsewhere.
-// Under each adaptive row, the kernels of one more call, longest first.
+// Under the last uniform level and each adaptive row, the kernels of one more
+// call, longest first.
 //
 //   RILL_BACKEND=vulkan rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L]
 //
@@ -124,6 +125,9 @@ int main(int argc, char** argv) {
             std::printf("| %d | %lld | %.3f ms | %.3f ms | %.1f | %.1f ms | %.1f | %.3f ms | %s | %s | %.1f M |\n", level,
                         static_cast<long long>(out.faces.size()), ms, osd, osd / ms, build, build / ms, omp, gl_ms.c_str(),
                         gl_ratio.c_str(), out.faces.size() / (ms * 1e3));
+            if (level == levels)
+                std::printf("|   device time | %s | | | | | | | | | |\n",
+                            bench::breakdown(rt, [&] { out = subdivision::loop(vertices, faces, level); }, 10).c_str());
         }
         if (!gl_note.empty()) std::printf("(no OpenSubdiv GL-compute evaluator: %s)\n", gl_note.c_str());
 
