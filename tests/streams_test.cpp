@@ -166,6 +166,23 @@ TEST_P(Streams, ReadsOfPartsOfALargeStreamSeeTheKernelBeforeThem) {
     }
 }
 
+TEST_P(Streams, TensOfThousandsOfDispatchesEachSeeTheirOwnParameters) {
+    // More dispatches than the OpenGL backend's ring of dispatch parameters
+    // holds (it takes a new ring then; opengl_backend.cpp), each over its own
+    // part of the stream with its own constant, one after another in place.
+    auto add = kernel("add_own_k(x, k, r)", [](In<std::int32_t> x, Int k, Out<std::int32_t> r) { r = x + k; });
+    constexpr int kCalls = 20000, kSize = 7;
+    auto acc = rt().stream<std::int32_t>({kSize});
+    std::vector<std::int32_t> want(kSize, 0);
+    for (int i = 0; i < kCalls; ++i) {
+        const int n = i % kSize + 1;
+        auto part = acc.domain({0}, {n});
+        add(part, i, part);
+        for (int j = 0; j < n; ++j) want[static_cast<std::size_t>(j)] += i;
+    }
+    EXPECT_EQ(acc.download(), want);
+}
+
 TEST_P(Streams, RepeatViews) {
     const std::vector<float> x = random_floats(5, -10, 10);
     auto s = rt().stream<float>({5}, x);

@@ -167,8 +167,19 @@ struct State {
         free_buffers.clear();
         pooled_bytes = 0;
     }
+    /// Dispatches' parameters (glsl::pack_info), one after another in a ring
+    /// of kInfoRingBytes. A full ring is replaced by a new buffer object, not
+    /// written over: the driver keeps the old one for the dispatches still
+    /// reading it, and no upload rewrites bytes a GPU command has read
+    /// (NVIDIA's driver lost such updates of stream buffers; upload()).
     GLuint info = 0;
     GLsizeiptr info_used = 0;
+    void new_info_ring() {
+        if (info) glDeleteBuffers(1, &info);
+        glCreateBuffers(1, &info);
+        glNamedBufferStorage(info, kInfoRingBytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
+        info_used = 0;
+    }
     GLuint readback = 0;  // OpenGlBackend::download's staging buffer
     std::size_t readback_bytes = 0;
 
@@ -501,8 +512,7 @@ public:
         GLint formats = 0;
         glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
         s.binaries = formats > 0;
-        glCreateBuffers(1, &s.info);
-        glNamedBufferStorage(s.info, kInfoRingBytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
+        s.new_info_ring();
         info_.name = "opengl";
         info_.device = renderer + " (" + version + ", " + s.ctx.platform() + ")";
         GLint v = 0;
@@ -690,7 +700,7 @@ public:
         glsl::pack_info(k, d, info_words_);
         const GLsizeiptr bytes = static_cast<GLsizeiptr>((info_words_.size() * 4 + 255) & ~std::size_t{255});
         if (bytes > kInfoRingBytes) throw Error("opengl backend: kernel '" + k.name + "' has too many parameters");
-        if (s.info_used + bytes > kInfoRingBytes) s.info_used = 0;  // GL orders the overwrite after earlier reads
+        if (s.info_used + bytes > kInfoRingBytes) s.new_info_ring();
         glNamedBufferSubData(s.info, s.info_used, static_cast<GLsizeiptr>(info_words_.size() * 4), info_words_.data());
         const GLuint base = static_cast<GLuint>(s.info_used / 4);
         s.info_used += bytes;
