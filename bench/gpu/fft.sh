@@ -6,7 +6,10 @@
 #
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
-# (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz.
+# (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Then rill-bench-fft
+# through Vulkan again with RILL_FFT_MAX_RADIX=4 (powers of two as radix-4 passes, where
+# a line of 1024 in 256 invocations keeps every invocation busy; radix 8 leaves half of
+# them idle), so that one run compares the two (fft_vulkan_radix4.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -22,4 +25,8 @@ for backend in vulkan opengl; do
     el
 done
 python3 bench/gpu/fft_table.py "$O"
+el
+RILL_FFT_MAX_RADIX=4 RILL_BACKEND=vulkan rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_radix4.json" > "$O/fft_vulkan_radix4.txt" 2>&1 \
+    || echo "rill-bench-fft with RILL_FFT_MAX_RADIX=4 failed: $(tail -2 "$O/fft_vulkan_radix4.txt")"
+echo "RILL_FFT_MAX_RADIX=4 through Vulkan:"; grep -E "^\| (2D|1D)" "$O/fft_vulkan_radix4.txt"
 finish

@@ -1,6 +1,10 @@
 #include "schedule.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include <rill/core/error.h>
 
 #include "kernels.h"
 
@@ -43,13 +47,27 @@ std::vector<std::int64_t> pass_lengths(std::int64_t n, std::int64_t longest) {
     }
 }
 
+int largest_power_of_two_radix() {
+    static const int largest = [] {
+        const char* knob = std::getenv("RILL_FFT_MAX_RADIX");
+        if (!knob) return 8;
+        const std::string v = knob;
+        if (v == "2" || v == "4" || v == "8") return std::stoi(v);
+        throw Error("RILL_FFT_MAX_RADIX is '" + v + "'; give 2, 4 or 8, or unset it");
+    }();
+    return largest;
+}
+
 std::vector<int> radices(std::int64_t R) {
     std::vector<int> r;
     int twos = 0;
     while (R % 2 == 0) R /= 2, ++twos;
-    for (; twos >= 3; twos -= 3) r.push_back(8);
-    if (twos == 2) r.push_back(4);
-    if (twos == 1) r.push_back(2);
+    const int largest = largest_power_of_two_radix();
+    if (largest == 8)
+        for (; twos >= 3; twos -= 3) r.push_back(8);
+    if (largest >= 4)
+        for (; twos >= 2; twos -= 2) r.push_back(4);
+    for (; twos >= 1; twos -= 1) r.push_back(2);
     for (int p : {3, 5, 7, 11, 13, 17, 19})
         while (R % p == 0) R /= p, r.push_back(p);
     return r;

@@ -26,8 +26,12 @@ std::vector<std::int64_t> pass_lengths(std::int64_t n, std::int64_t longest);
 
 /// The radices (kRadices) of the shared-memory passes of a line of R
 /// elements, R smooth and at most kLockstepLine: 8s, then a 4 or a 2, then
-/// the odd primes. Their product is R.
+/// the odd primes. Their product is R. RILL_FFT_MAX_RADIX=4 or 2 (a tuning
+/// knob) takes the powers of two as 4s (and a 2) or as 2s instead.
 std::vector<int> radices(std::int64_t R);
+
+/// The largest power-of-two radix radices() takes: 8, or RILL_FFT_MAX_RADIX.
+int largest_power_of_two_radix();
 
 /// The power of two Bluestein's algorithm uses for length n: at least 2 n - 1.
 std::int64_t bluestein_length(std::int64_t n);
