@@ -31,6 +31,12 @@ struct Connectivity {
     std::int64_t edges = 0;
     Stream<uint2> keys;           // the half-edges' vertex pairs (max, min), sorted
     Stream<std::uint32_t> index;  // the edge of sorted half-edge i: index[i] - 1
+    /// The faces about each vertex and its largest outgoing half-edge (what
+    /// refine_points' atomics give) where derive_children knew them; `fans`
+    /// false: not known, refine_points counts them.
+    bool fans = false;
+    Stream<std::uint32_t> count;
+    Stream<std::int32_t> outgoing;
 };
 
 /// The connectivity of (vertices, faces); `check`: the faces' checks first.

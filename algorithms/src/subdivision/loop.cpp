@@ -410,30 +410,54 @@ Stream<int2> creases_of(const char* who, const LoopOptions& options, const Strea
 /// child edges 2 e (from the start of its first half-edge to its edge point)
 /// and 2 e + 1, and face f's three inner edges are 2 E + 3 f + i. A child
 /// half-edge keeps its parent half-edge's slot in its edge's halves, so the
-/// first slot is always a half-edge, the second -1 on a boundary.
-Connectivity derive_children(const Connectivity& parent, std::int64_t parent_faces) {
+/// first slot is always a half-edge, the second -1 on a boundary. In the
+/// same pass: the child faces (into `children`, as child_faces writes them)
+/// and each child vertex's fan, the faces about it and its largest outgoing
+/// half-edge, from the parent's (`count`, `outgoing`), as around() would
+/// count them, so that the next level needs no atomics for them.
+Connectivity derive_children(const Stream<int4>& faces, const Connectivity& parent, const Stream<std::uint32_t>& count,
+                             const Stream<std::int32_t>& outgoing, std::int64_t vertices, const Stream<int4>& children) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_derive_children(edge_of, halves, child_edge_of, child_halves, faces, edges)",
-        [](Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::int32_t> child_edge_of, Array<std::int32_t> child_halves,
-           Int faces, Int edges) {
+        "loop_derive_children(faces, edge_of, halves, count, outgoing, child_faces, child_edge_of, child_halves, child_count, "
+        "child_outgoing, vertices, edges)",
+        [](Array<int4> faces, Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::uint32_t> count,
+           Array<std::int32_t> outgoing, Array<int4> child_faces, Array<std::int32_t> child_edge_of, Array<std::int32_t> child_halves,
+           Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing, Int vertices, Int edges) {
             Int f = global_id();
-            If(f < faces, [&] {
+            If(f < faces.size(), [&] {
+                store_children(child_faces, 4 * f, faces, edge_of, f, vertices, Int(0));
+                Int4 t = faces.load(f);
                 for (int k = 0; k < 3; ++k) {
                     // Half-edge k of face f runs from corner k to corner k + 1; its children
                     // run from corner k to the edge point (in child face k) and from there on
                     // (in child face k + 1), each as half-edge k of its face.
                     Int h = 3 * f + k;
                     Int e = edge_of.load(h);
-                    Int r = select(halves.load(2 * e) == h, Int(0), Int(1));
+                    Int a = halves.load(2 * e), b = halves.load(2 * e + 1);
+                    Int r = select(a == h, Int(0), Int(1));
                     Int first = 3 * (4 * f + k) + k, second = 3 * (4 * f + (k + 1) % 3) + k;
                     Int ea = 2 * e + r, eb = 2 * e + 1 - r;
                     child_edge_of.store(first, ea);
                     child_edge_of.store(second, eb);
                     child_halves.store(2 * ea + r, first);
                     child_halves.store(2 * eb + r, second);
-                    If(halves.load(2 * e + 1) < 0, [&] {  // a boundary: no second half-edge
+                    If(b < 0, [&] {  // a boundary: no second half-edge
                         child_halves.store(2 * ea + 1, -1);
                         child_halves.store(2 * eb + 1, -1);
+                    });
+                    // The fans, as the atomics of around() would count them: corner k keeps its
+                    // faces, and its largest outgoing half-edge is its child in the face of its
+                    // largest one (this face where that is h). The edge point has 6 faces (3 on a
+                    // boundary), the largest half-edge out of it in the middle child of the face
+                    // of the edge's larger half-edge.
+                    Int v = corner(t, Int(k));
+                    If(outgoing.load(v) == h, [&] {
+                        child_count.store(v, count.load(v));
+                        child_outgoing.store(v, first);
+                    });
+                    If(h == max(a, b), [&] {
+                        child_count.store(vertices + e, select(b < 0, 3u, 6u));
+                        child_outgoing.store(vertices + e, 3 * (4 * f + 3) + k);
                     });
                 }
                 // The inner edges: (ab, ca), (bc, ab), (ca, bc), each between a corner child and the middle one.
@@ -449,14 +473,18 @@ Connectivity derive_children(const Connectivity& parent, std::int64_t parent_fac
             });
         });
     Runtime rt = Runtime::of(parent.edge_of);
+    const std::int64_t parent_faces = faces.size();
     Connectivity c;
     c.edges = 2 * parent.edges + 3 * parent_faces;
     c.edge_of = rt.scratch<std::int32_t>({12 * parent_faces});
     c.halves = rt.scratch<std::int32_t>({2 * c.edges});
     c.keys = rt.stream<uint2>({0});
     c.index = rt.stream<std::uint32_t>({0});
-    kernel(Groups{groups_for(parent_faces)}, parent.edge_of, parent.halves, c.edge_of, c.halves, static_cast<std::int32_t>(parent_faces),
-           static_cast<std::int32_t>(parent.edges));
+    c.fans = true;
+    c.count = rt.stream<std::uint32_t>({vertices + parent.edges});
+    c.outgoing = rt.stream<std::int32_t>({vertices + parent.edges});
+    kernel(Groups{groups_for(parent_faces)}, faces, parent.edge_of, parent.halves, count, outgoing, children, c.edge_of, c.halves, c.count,
+           c.outgoing, static_cast<std::int32_t>(vertices), static_cast<std::int32_t>(parent.edges));
     return c;
 }
 
@@ -523,9 +551,14 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
         throw Error(std::string(who) + ": the next level would have " + std::to_string(nv + ne) + " vertices and " +
                     std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
     out.next = Mesh{rt.scratch<float4>({nv + ne}), rt.stream<int4>({0}), rt.stream<int2>({2 * creases.size()})};
-    out.count = rt.stream<std::uint32_t>({nv});
-    out.outgoing = rt.stream<std::int32_t>({nv});
-    around(faces, out.count, out.outgoing);
+    if (c.fans) {
+        out.count = c.count;
+        out.outgoing = c.outgoing;
+    } else {
+        out.count = rt.stream<std::uint32_t>({nv});
+        out.outgoing = rt.stream<std::int32_t>({nv});
+        around(faces, out.count, out.outgoing);
+    }
     if (known && creases.size() > 0) {
         out.sharp = rt.stream<std::uint32_t>({ne});
         mark_creases_by_fans(creases, faces, c, out.count, out.outgoing, nv, out.sharp, out.next.creases);
@@ -703,8 +736,10 @@ Mesh one_level(const Stream<float4>& vertices, const Stream<int4>& faces, const 
                Connectivity* children) {
     Points p = refine_points("rill::subdivision::loop", vertices, faces, creases, check, {}, known);
     p.next.faces = Runtime::of(vertices).scratch<int4>({4 * faces.size()});
-    child_faces(faces, p.c.edge_of, vertices.size(), p.next.faces);
-    if (children) *children = derive_children(p.c, faces.size());
+    // The children's faces, and where another level follows, their connectivity
+    // and fans in the same pass over the faces.
+    if (children) *children = derive_children(faces, p.c, p.count, p.outgoing, vertices.size(), p.next.faces);
+    else child_faces(faces, p.c.edge_of, vertices.size(), p.next.faces);
     return p.next;
 }
 
