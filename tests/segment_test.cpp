@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <deque>
 
 #include "backend_fixture.h"
@@ -80,6 +81,52 @@ TEST_P(Segment, StencilsAgainstTheHostWithEveryBoundary) {
 TEST_P(Segment, BlockedStencilsAgainstTheHostWithEveryBoundary) {
     check_stencil(rt(), {.steps_per_pass = 2}, {2, 5});
     check_stencil(rt(), {.steps_per_pass = 3}, {3, 7});
+}
+
+// Vector elements (two words an element in the blocked tiles' shared memory):
+// a float2 stencil that mixes the components, blocked and not, and in 3D,
+// against the host.
+TEST_P(Segment, StencilsOfVectorElements) {
+    auto body = [](const Neighbourhood<float2>& n, const Expr<float4>& p) -> Expr<float2> {
+        Float2 c = n(0, 0), e = n(0, 1), s = n(1, 0);
+        return Float2(c.x() * p.x() - c.y() * p.y() + 0.25f * e.y(), c.y() * p.x() + c.x() * p.y() - 0.25f * s.x());
+    };
+    auto host = [](const std::vector<double>& in, std::int64_t d, std::int64_t h, std::int64_t w, double a, double b) {
+        std::vector<double> out(in.size());
+        auto at = [&](std::int64_t z, std::int64_t y, std::int64_t x, int k) {
+            return in[static_cast<std::size_t>(2 * ((z * h + std::clamp<std::int64_t>(y, 0, h - 1)) * w + std::clamp<std::int64_t>(x, 0, w - 1)) + k)];
+        };
+        for (std::int64_t z = 0; z < d; ++z)
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < w; ++x) {
+                    const std::size_t i = static_cast<std::size_t>(2 * ((z * h + y) * w + x));
+                    out[i] = at(z, y, x, 0) * a - at(z, y, x, 1) * b + 0.25 * at(z, y, x + 1, 1);
+                    out[i + 1] = at(z, y, x, 1) * a + at(z, y, x, 0) * b - 0.25 * at(z, y + 1, x, 0);
+                }
+        return out;
+    };
+    const float a = 0.6f, b = 0.3f;
+    for (auto [options, shape] : std::vector<std::pair<StencilOptions, std::vector<std::int64_t>>>{
+             {{.steps_per_pass = 1}, {70, 45}}, {{.steps_per_pass = 3}, {70, 45}}, {{.steps_per_pass = 3}, {100, 90}},
+             {{.dimensions = 3}, {6, 11, 37}}}) {
+        const Stencil<float2> stencil("segment_test_float2", 1, body, Boundary::Clamp, options);
+        const std::int64_t d = shape.size() == 3 ? shape[0] : 1, h = shape[shape.size() - 2], w = shape.back();
+        SCOPED_TRACE(std::to_string(d) + " x " + std::to_string(h) + " x " + std::to_string(w) + ", " +
+                     std::to_string(options.steps_per_pass) + " per pass");
+        const std::vector<float> f = random_floats(static_cast<std::size_t>(2 * d * h * w), -1.0f, 1.0f);
+        std::vector<float2> values(f.size() / 2);
+        std::memcpy(values.data(), f.data(), f.size() * sizeof(float));
+        std::vector<double> want(f.begin(), f.end());
+        constexpr int kIterations = 7;
+        for (int i = 0; i < kIterations; ++i) want = host(want, d, h, w, a, b);
+        auto in = shape.size() == 3 ? rt().stream<float2>({d, h, w}, values) : rt().stream<float2>({h, w}, values);
+        stencil(in, in, kIterations, float4{a, b, 0.0f, 0.0f});
+        const std::vector<float2> got = in.download();
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            ASSERT_TRUE(close(got[i].x, want[2 * i], 1e-5, 1e-5)) << i << ": " << got[i].x << " against " << want[2 * i];
+            ASSERT_TRUE(close(got[i].y, want[2 * i + 1], 1e-5, 1e-5)) << i << ": " << got[i].y << " against " << want[2 * i + 1];
+        }
+    }
 }
 
 TEST_P(Segment, StencilsChooseTheirStepsPerPass) {
