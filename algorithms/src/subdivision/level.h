@@ -37,6 +37,12 @@ struct Connectivity {
     bool fans = false;
     Stream<std::uint32_t> count;
     Stream<std::int32_t> outgoing;
+    /// Where derive_children made it: the level before's faces and
+    /// connectivity, and its vertex count, from which on the vertices are its
+    /// edge points (vertex odd_from + e on its edge e).
+    Stream<int4> parent_faces;
+    Stream<std::int32_t> parent_edge_of, parent_halves;
+    std::int64_t odd_from = 0;
 };
 
 /// The connectivity of (vertices, faces); `check`: the faces' checks first.

@@ -187,64 +187,96 @@ struct Fans {
 };
 
 void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, const Stream<std::uint32_t>& sharp, const Fans& fans,
-                   const Stream<float4>& out, const Limits& limits) {
+                   const Stream<float4>& out, const Limits& limits, const Connectivity& c) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_vertex_points(vertices, faces, sharp, count, outgoing, edge_of, halves, out, limit, born, level)",
+        "loop_vertex_points(vertices, faces, sharp, count, outgoing, edge_of, halves, parent_faces, parent_edge_of, parent_halves, out, "
+        "limit, born, level, odd_from)",
         [](Array<float4> vertices, Array<int4> faces, Array<std::uint32_t> sharp, Array<std::uint32_t> count, Array<std::int32_t> outgoing,
-           Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<float4> out, Array<float4> limit, Int born, Int level) {
+           Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<int4> parent_faces, Array<std::int32_t> parent_edge_of,
+           Array<std::int32_t> parent_halves, Array<float4> out, Array<float4> limit, Int born, Int level, Int odd_from) {
             Int v = global_id();
             If(v < vertices.size(), [&] {
-                // Each face about v once, by its half-edge h out of v: its target is a
-                // neighbour, and so, on a boundary, is the far end of the fan's last edge.
                 Var<float3> sum = Float3(0.0f), boundary_sum = Float3(0.0f);
-                Var<std::int32_t> boundary = 0, neighbours = 0;
-                auto visit = [&](const Int& h) {
-                    Int4 f = faces.load(h / 3);
-                    Float3 q = vertices.load(corner(f, (h % 3 + 1) % 3)).xyz();
-                    sum = sum + q;
-                    neighbours = neighbours + 1;
-                    If(twin(edge_of, halves, h) < 0 || sharp.load(edge_of.load(h)) != 0u, [&] {
-                        boundary_sum = boundary_sum + q;
-                        boundary = boundary + 1;
-                    });
-                };
-                // Around the vertex one way (h -> the twin of the half-edge before h in its
-                // face), and from the start the other way where a boundary stopped it.
-                Int total = cast<std::int32_t>(count.load(v));
-                Int start = outgoing.load(v);
-                Var<std::int32_t> visited = 1;
-                Var<std::int32_t> h = start;
-                Var<bool> open = false;
-                visit(start);
-                While([&] { return visited <= total; }, [&] {
-                    Int t = twin(edge_of, halves, previous_half(h));
-                    If(t < 0, [&] {
-                        open = true;
-                        // The boundary edge into v: its other end is a neighbour too.
-                        Float3 q = vertices.load(corner(faces.load(h / 3), (h % 3 + 2) % 3)).xyz();
+                Var<std::int32_t> boundary = 0, neighbours = 0, total = 0;
+                Var<bool> one_fan = true;
+                auto position = [&](const Int& u) { return vertices.load(u).xyz(); };
+                If(v < odd_from, [&] {
+                    // Each face about v once, by its half-edge h out of v: its target is a
+                    // neighbour, and so, on a boundary, is the far end of the fan's last edge.
+                    auto visit = [&](const Int& h) {
+                        Int4 f = faces.load(h / 3);
+                        Float3 q = position(corner(f, (h % 3 + 1) % 3));
                         sum = sum + q;
                         neighbours = neighbours + 1;
-                        boundary_sum = boundary_sum + q;
-                        boundary = boundary + 1;
-                        Break();
-                    });
-                    If(t == start, [&] { Break(); });
-                    h = t;
-                    visited = visited + 1;
-                    visit(t);
-                });
-                If(open, [&] {
-                    h = start;
+                        If(twin(edge_of, halves, h) < 0 || sharp.load(edge_of.load(h)) != 0u, [&] {
+                            boundary_sum = boundary_sum + q;
+                            boundary = boundary + 1;
+                        });
+                    };
+                    // Around the vertex one way (h -> the twin of the half-edge before h in its
+                    // face), and from the start the other way where a boundary stopped it.
+                    total = cast<std::int32_t>(count.load(v));
+                    Int start = outgoing.load(v);
+                    Var<std::int32_t> visited = 1;
+                    Var<std::int32_t> h = start;
+                    Var<bool> open = false;
+                    visit(start);
                     While([&] { return visited <= total; }, [&] {
-                        Int q = twin(edge_of, halves, h);
-                        If(q < 0, [&] { Break(); });
-                        h = next_half(q);
+                        Int t = twin(edge_of, halves, previous_half(h));
+                        If(t < 0, [&] {
+                            open = true;
+                            // The boundary edge into v: its other end is a neighbour too.
+                            Float3 q = position(corner(faces.load(h / 3), (h % 3 + 2) % 3));
+                            sum = sum + q;
+                            neighbours = neighbours + 1;
+                            boundary_sum = boundary_sum + q;
+                            boundary = boundary + 1;
+                            Break();
+                        });
+                        If(t == start, [&] { Break(); });
+                        h = t;
                         visited = visited + 1;
-                        visit(h);
+                        visit(t);
+                    });
+                    If(open, [&] {
+                        h = start;
+                        While([&] { return visited <= total; }, [&] {
+                            Int q = twin(edge_of, halves, h);
+                            If(q < 0, [&] { Break(); });
+                            h = next_half(q);
+                            visited = visited + 1;
+                            visit(h);
+                        });
+                    });
+                    one_fan = visited == total;
+                }).Else([&] {
+                    // The edge point of the level before's edge e, between a and b: its
+                    // neighbours are a, b and the edge points of the other two edges of e's
+                    // one or two faces (no walk: the parent's connectivity says where), and
+                    // its edges to a and b are sharp where e was a boundary or a crease.
+                    Int e = v - odd_from;
+                    Int h1 = parent_halves.load(2 * e), h2 = parent_halves.load(2 * e + 1);
+                    Int4 f1 = parent_faces.load(h1 / 3);
+                    Int k1 = h1 % 3;
+                    Float3 a = position(corner(f1, k1)), b = position(corner(f1, (k1 + 1) % 3));
+                    sum = a + b + position(odd_from + parent_edge_of.load(3 * (h1 / 3) + (k1 + 1) % 3)) +
+                          position(odd_from + parent_edge_of.load(3 * (h1 / 3) + (k1 + 2) % 3));
+                    neighbours = 4;
+                    total = 1;
+                    If(h2 >= 0, [&] {
+                        Int k2 = h2 % 3;
+                        sum = sum + position(odd_from + parent_edge_of.load(3 * (h2 / 3) + (k2 + 1) % 3)) +
+                              position(odd_from + parent_edge_of.load(3 * (h2 / 3) + (k2 + 2) % 3));
+                        neighbours = 6;
+                        total = 2;
+                    });
+                    // Child edge 2 e runs along e (derive_children): sharp where e was.
+                    If(h2 < 0 || sharp.load(2 * e) != 0u, [&] {
+                        boundary_sum = a + b;
+                        boundary = 2;
                     });
                 });
-                Bool one_fan = visited == total;
-                Float3 p = vertices.load(v).xyz();
+                Float3 p = position(v);
                 Float n = cast<float>(max(Int(neighbours), Int(1)));
                 Float w = 0.375f + 0.25f * cos(6.28318530717958647692f / n);
                 Float beta = (0.625f - w * w) / n;
@@ -265,8 +297,13 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
         });
     const Stream<float4> limit = limits.limit ? *limits.limit : Runtime::of(vertices).stream<float4>({1});
     const std::int64_t born = limits.limit ? limits.born : vertices.size();
-    kernel(Groups{groups_for(vertices.size())}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, out, limit,
-           static_cast<std::int32_t>(born), limits.level);
+    // Levels derived from the one before know their parent: its edge points skip the walk.
+    const bool parent = c.fans && c.odd_from > 0;
+    const Stream<int4> parent_faces = parent ? c.parent_faces : Runtime::of(vertices).stream<int4>({1});
+    const Stream<std::int32_t> none = Runtime::of(vertices).stream<std::int32_t>({1});
+    kernel(Groups{groups_for(vertices.size())}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, parent_faces,
+           parent ? c.parent_edge_of : none, parent ? c.parent_halves : none, out, limit, static_cast<std::int32_t>(born), limits.level,
+           static_cast<std::int32_t>(parent ? c.odd_from : vertices.size()));
 }
 
 void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Array<int4>& faces, const Array<std::int32_t>& edge_of,
@@ -481,6 +518,10 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
     c.keys = rt.stream<uint2>({0});
     c.index = rt.stream<std::uint32_t>({0});
     c.fans = true;
+    c.parent_faces = faces;
+    c.parent_edge_of = parent.edge_of;
+    c.parent_halves = parent.halves;
+    c.odd_from = vertices;
     c.count = rt.stream<std::uint32_t>({vertices + parent.edges});
     c.outgoing = rt.stream<std::int32_t>({vertices + parent.edges});
     kernel(Groups{groups_for(parent_faces)}, faces, parent.edge_of, parent.halves, count, outgoing, children, c.edge_of, c.halves, c.count,
@@ -567,7 +608,7 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
     }
     const Stream<std::uint32_t>& sharp = out.sharp;
     edge_points(c.halves, faces, vertices, sharp, ne, out.next.vertices);
-    vertex_points(vertices, faces, sharp, Fans{out.count, out.outgoing, c.edge_of, c.halves}, out.next.vertices, limits);
+    vertex_points(vertices, faces, sharp, Fans{out.count, out.outgoing, c.edge_of, c.halves}, out.next.vertices, limits, c);
     return out;
 }
 
