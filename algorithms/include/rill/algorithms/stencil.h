@@ -260,8 +260,9 @@ public:
             if (in.buffer() != out.buffer()) detail::copy_stream(in, out);
             return;
         }
-        const int steps = std::min(steps_per_pass(Runtime::of(in).info()), iterations);
-        // Passes of `steps` iterations, then single iterations for the rest.
+        // Passes of `steps` iterations, then single iterations for the rest (one
+        // blocked kernel a stencil: fewer iterations than `steps` go one by one).
+        const int steps = steps_per_pass(Runtime::of(in).info());
         const int blocked = steps > 1 ? iterations / steps : 0, single = iterations - blocked * steps;
         const auto [tile_w, tile_h] = dims == 2 ? std::pair<std::int64_t, std::int64_t>{tile_width_, kWorkgroup / tile_width_ * kRows}
                                                 : std::pair<std::int64_t, std::int64_t>{kTile3Width, kTile3Height};
