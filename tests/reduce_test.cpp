@@ -99,9 +99,11 @@ TEST_P(Reductions, NonCommutativeCombinerKeepsOrderOverSeveralPasses) {
     auto compose = reduction("compose_signs", [](In<float2> f, Reduce<float2> acc) {
         acc = Float2(f.x() * acc.x(), f.x() * acc.y() + f.y());
     });
-    // 69 workgroups' runs, whose partial results the last to finish folds;
-    // then 1026 workgroups' runs, more than the last folds: a second pass,
-    // whose 2 workgroups' results its last folds.
+    // On GPUs (4 elements an invocation): 69 workgroups' runs, whose partial
+    // results the last to finish folds; then 1026 workgroups' runs, more than
+    // the last folds: a second pass, whose 2 workgroups' results its last
+    // folds. The CPU backend's invocations take runs of up to 1024 elements
+    // (reduce.cpp), so both are one pass of 69 and 65 workgroups there.
     for (std::int64_t n : {70001, (1 << 20) + 1025}) {
         SCOPED_TRACE(n);
         std::vector<float2> f(n);

@@ -11,6 +11,10 @@ namespace {
 // each fold stays long enough to amortize its setup.
 constexpr std::int64_t kTargetFolds = 1 << 16;
 constexpr std::int64_t kMinChunk = 32;
+// The most elements per invocation of a run reduction where invocations run
+// one after another, and the workgroups a run keeps at least
+// (docs/PERFORMANCE.md#streaming-and-reductions).
+constexpr std::int64_t kSequentialPer = 1024, kSequentialGroups = 64;
 
 void set_chunks(FoldPlan& p) {
     std::int64_t total = p.outputs * p.block_size;
@@ -66,16 +70,21 @@ bool blocks_are_runs(const Shape& in, const FoldPlan& p) {
     return true;
 }
 
-RunsPlan plan_runs(std::int64_t run, int workgroup) {
+RunsPlan plan_runs(std::int64_t run, int workgroup, bool in_sequence) {
     // 4 consecutive elements per invocation where the run has them: the
     // neighbours of an invocation read 16 bytes apart (floats), which the
     // caches gather into whole lines; longer runs per invocation spread a
     // warp's loads over many lines at once (on the H200, 64 per invocation
     // summed 2^28 floats at a twentieth of the bandwidth). Long runs take
     // more passes instead, each 1024 times shorter than the one before.
+    // Where invocations run one after another, an invocation's run is
+    // consecutive memory whatever its length, and long runs leave the
+    // workgroup's in-order fold (its barriers) and the passes little to do:
+    // as long as kSequentialGroups workgroups still share the run (every core busy).
     constexpr std::int64_t kPer = 4;
     RunsPlan q;
     q.per = std::max<std::int64_t>(1, std::min(kPer, (run + workgroup - 1) / workgroup));
+    if (in_sequence) q.per = std::max(q.per, std::min(kSequentialPer, run / (workgroup * kSequentialGroups)));
     q.chunks = (run + q.per * workgroup - 1) / (q.per * workgroup);
     return q;
 }

@@ -69,6 +69,7 @@ public:
     CpuBackend()
         : lanes_(lanes_from_env()), subgroup_size_(subgroup_size_from_env()), streaming_bytes_(streaming_bytes_from_env()) {
         info_.name = "cpu";
+        info_.invocations_in_sequence = true;
         const unsigned threads = static_cast<unsigned>(tbb::info::default_concurrency());
         info_.device = "host CPU, " + std::to_string(threads) + " TBB threads";
         info_.limits.subgroup_size = static_cast<std::uint32_t>(subgroup_size_);

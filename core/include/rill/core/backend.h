@@ -116,6 +116,11 @@ struct BackendInfo {
     DeviceLimits limits;
     /// Compiled kernels persist on disk (a second process compiles nothing).
     bool persistent_cache = false;
+    /// A workgroup's invocations run one after another (the CPU backend), so
+    /// that an invocation's run of consecutive elements is consecutive
+    /// memory: algorithms then give each invocation long runs (row tiles)
+    /// where GPUs stripe neighbouring invocations across neighbouring elements.
+    bool invocations_in_sequence = false;
     std::vector<std::pair<std::string, std::string>> details;  // extra lines for rill-info
 };
 

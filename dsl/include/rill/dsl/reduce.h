@@ -68,7 +68,10 @@ bool blocks_are_runs(const Shape& in, const FoldPlan& p);
 struct RunsPlan {
     std::int64_t per = 1, chunks = 1;
 };
-RunsPlan plan_runs(std::int64_t run, int workgroup);
+/// `in_sequence`: the backend runs a workgroup's invocations one after
+/// another (BackendInfo::invocations_in_sequence), so long runs per
+/// invocation pay there.
+RunsPlan plan_runs(std::int64_t run, int workgroup, bool in_sequence = false);
 /// The shortest run the group kernel takes; shorter ones fold per invocation.
 inline constexpr std::int64_t kShortestRun = 128;
 
@@ -148,8 +151,9 @@ private:
     /// that finishes a run's partial results last folds them (a launch and its
     /// wait fewer than a further pass: Brook's sum of 2^20 float4 is mostly those).
     void reduce_runs(Runtime& rt, Stream<T> in, const Stream<T>& out, std::int64_t outputs, std::int64_t run) const {
+        const bool in_sequence = rt.info().invocations_in_sequence;
         while (true) {
-            const dsl::RunsPlan q = dsl::plan_runs(run, kRunsWorkgroup);
+            const dsl::RunsPlan q = dsl::plan_runs(run, kRunsWorkgroup, in_sequence);
             const bool last = q.chunks <= kFoldedByTheLast;
             Stream<T> next = !last            ? rt.scratch<T>(Shape{outputs * q.chunks})
                              : out.contiguous() ? out.reshape(Shape{outputs})
@@ -159,7 +163,7 @@ private:
             } else {
                 auto partials = rt.scratch<T>(Shape{outputs * q.chunks});
                 auto finished = rt.zeroed_words(outputs);  // no run's workgroup has finished
-                const dsl::RunsPlan fold = dsl::plan_runs(q.chunks, kRunsWorkgroup);
+                const dsl::RunsPlan fold = dsl::plan_runs(q.chunks, kRunsWorkgroup, in_sequence);
                 runs_once_kernel()(Groups{outputs * q.chunks}, in, partials, next, finished, int(run), int(q.chunks), int(q.per),
                                    int(fold.per));
             }

@@ -20,7 +20,7 @@ inline constexpr int kRowItems = 256;
 inline constexpr std::int32_t kRowTile = kRowWorkgroup * kRowItems;
 
 /// Whether a backend's default tiles are rows.
-inline bool rows_pay(const BackendInfo& info) { return info.name == "cpu"; }
+inline bool rows_pay(const BackendInfo& info) { return info.invocations_in_sequence; }
 
 /// Invocation l's row of the row tile at `base` (rows of `items`): elements first .. end - 1.
 inline std::pair<Int, Int> row_of(const Int& base, const Int& n, int items = kRowItems) {
