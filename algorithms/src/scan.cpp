@@ -476,18 +476,22 @@ void reduce(const Stream<T>& in, const Stream<T>& result, ScanOp op) {
         throw Error("rill reduce: the result stream has " + std::to_string(result.size()) +
                     " elements; reduce into a stream of exactly one element");
     const std::int64_t n = in.size();
-    if (n > std::numeric_limits<std::int32_t>::max() - kScanTile)
-        throw Error("rill reduce: " + std::to_string(n) + " elements is more than 2^31 - 4097; split the stream");
     Runtime rt = Runtime::of(in);
+    // Row tiles where they pay (each invocation sums its own run; the CPU
+    // backend), else the striped tile at the copy roof.
+    const auto sh = detail::rows_pay(rt.info()) ? kRowShape : kReduceShape;
+    if (n > std::numeric_limits<std::int32_t>::max() - sh.size())
+        throw Error("rill reduce: " + std::to_string(n) + " elements is more than 2^31 - 1 - " + std::to_string(sh.size()) +
+                    " (the tile); split the stream");
     if (n == 0) {
         Stream<T>(result).upload(std::vector<T>{scan_identity<T>(op)});  // a handle: the same buffer
         return;
     }
-    const auto& reduce_tiles = detail::traced_once(Variant{op, false}, make_two_pass<T>).reduce;
+    const auto& reduce_tiles = detail::traced_once(Variant{op, false, sh}, make_two_pass<T>).reduce;
     Stream<T> level = in;
     std::int64_t m = n;
-    while (m > kScanTile) {  // each pass leaves one total per tile
-        const std::int64_t tiles = (m + kScanTile - 1) / kScanTile;
+    while (m > sh.size()) {  // each pass leaves one total per tile
+        const std::int64_t tiles = (m + sh.size() - 1) / sh.size();
         auto totals = rt.stream<T>({tiles});
         reduce_tiles(Groups{tiles}, level, totals, static_cast<std::int32_t>(m));
         level = totals;
