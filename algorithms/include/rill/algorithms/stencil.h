@@ -32,7 +32,8 @@
 // over tiles of 32 x 32 elements, a workgroup of 256 invocations each, an
 // invocation 4 consecutive rows of a column (a read that several of its rows
 // share is made once); 3D stencils take tiles of 32 columns x 8 rows x 4
-// planes, an invocation 4 consecutive planes, one iteration per dispatch.
+// planes, an invocation 4 consecutive planes, one iteration per dispatch (on
+// the CPU backend, whose invocations run in sequence, an invocation a line).
 // The results are the same either way: every element sees the same reads in
 // the same order. in and out may be the same stream; both must be dense (a
 // fresh stream or a reshape of one) and of the same shape.
@@ -271,9 +272,16 @@ public:
         const std::int64_t blocks_x = (w + kBlockTile - 1) / kBlockTile, blocks = blocks_x * ((h + kBlockTile - 1) / kBlockTile);
         const int passes = blocked + single;
         auto i32 = [](std::int64_t v) { return static_cast<std::int32_t>(v); };
+        // Where invocations run in sequence, single iterations of 3D stencils go
+        // line by line (5.8 -> 3.5 ms for 161^3 on 2 CPU cores; 2D ones keep
+        // their tiles, whose rows share loads: 22.9 against 33.9 ms by lines).
+        const bool lines = dims == 3 && detail::rows_pay(Runtime::of(in).info());
+        const std::int64_t line_groups = (d * h + detail::kRowWorkgroup - 1) / detail::kRowWorkgroup;
         auto step = [&](int pass, const Stream<T>& from, const Stream<T>& to) {
             if (pass < blocked)
                 blocked_kernel(steps)(Groups{blocks}, from, to, i32(d), i32(h), i32(w), i32(blocks_x), 0, params);
+            else if (lines)
+                line_kernel()(Groups{line_groups}, from, to, i32(d), i32(h), i32(w), 0, 0, params);
             else
                 kernel_(Groups{tiles}, from, to, i32(d), i32(h), i32(w), i32(tiles_x), i32(tiles_y), params);
         };
@@ -321,7 +329,8 @@ public:
 private:
     /// in, out, planes, rows, columns, tiles across, tiles down, params.
     using Kernel = rill::Kernel<Array<T>, Array<T>, Int, Int, Int, Int, Int, Float4>;
-    /// The blocked kernels, traced at their first call, by steps per pass.
+    /// The blocked kernels, traced at their first call, by steps per pass, and
+    /// the line kernel (steps_per_pass 0), traced at its first call.
     struct Blocked {
         std::mutex mutex;
         std::map<int, Kernel> kernels;
@@ -340,6 +349,14 @@ private:
     std::int64_t block_bytes(int steps) const {
         const std::int64_t side = kBlockTile + 2 * steps * radius_;
         return 2 * side * side * static_cast<std::int64_t>(element_words<T>) * 4;
+    }
+
+    const Kernel& line_kernel() const {
+        std::lock_guard lock(blocked_->mutex);
+        auto it = blocked_->kernels.find(0);
+        if (it == blocked_->kernels.end())
+            it = blocked_->kernels.emplace(0, trace_lines(name_, radius_, *body_, boundary_, options_.dimensions)).first;
+        return it->second;
     }
 
     const Kernel& blocked_kernel(int steps) const {
@@ -410,6 +427,42 @@ private:
                     }
                 };
                 If(interior, [&] { elements(true); }).Else([&] { elements(false); });
+            });
+    }
+
+    /// One iteration per dispatch where invocations run in sequence (the CPU
+    /// backend; 3D stencils): an invocation takes a whole line (a row of a
+    /// plane; the kernel also serves 2D streams), 64 lines a workgroup, and walks it element by
+    /// element, so that its loads are consecutive memory. A line whose rows
+    /// and planes within the radius lie inside the stream reads its middle
+    /// without clamps in one loop (what the compiler vectorizes); its ends,
+    /// and other lines, apply the boundary rule.
+    static Kernel trace_lines(const std::string& name, int radius, const Body& body, Boundary boundary, int dims) {
+        return group_kernel<detail::kRowWorkgroup>(
+            name + "_lines(in, out, d, h, w, tiles_x, tiles_y, params)", GroupOptions{.unchecked_arrays = true},
+            [&body, radius, boundary, dims](Array<T> in, Array<T> out, Int d, Int h, Int w, Int, Int, Float4 params) {
+                const bool three = dims == 3;
+                Int line = global_id();
+                If(line < d * h, [&] {
+                    Int z = three ? Expr<std::int32_t>(line / h) : Expr<std::int32_t>(0);
+                    Int y = line - z * h;
+                    const detail::StencilSource<Array<T>> src{in, dims, d, h, w, std::nullopt, h, w};
+                    auto run = [&](const Expr<std::int32_t>& first, const Expr<std::int32_t>& end, bool inside) {
+                        For(first, end, [&](Int x) {
+                            typename Neighbourhood<T>::Loads loads;
+                            auto read = detail::boundary_reader<T>(src, three ? Expr<std::int32_t>(z) : Expr<std::int32_t>(y), y, x,
+                                                                   boundary, inside);
+                            Neighbourhood<T> n(read, dims, 0, z, y, x, d, h, w, radius, loads);
+                            out.store(line * w + x, body(n, params));
+                        });
+                    };
+                    Bool rows_inside = y >= radius && y + radius < h && (three ? Expr<bool>(z >= radius && z + radius < d) : Expr<bool>(true));
+                    If(rows_inside && w > 2 * radius, [&] {
+                        run(Int(0), Int(radius), false);
+                        run(Int(radius), w - radius, true);
+                        run(w - radius, w, false);
+                    }).Else([&] { run(Int(0), w, false); });
+                });
             });
     }
 
