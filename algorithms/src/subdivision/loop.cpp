@@ -299,10 +299,11 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
     const std::int64_t born = limits.limit ? limits.born : vertices.size();
     // Levels derived from the one before know their parent: its edge points skip the walk.
     const bool parent = c.fans && c.odd_from > 0;
+    // No parent: the kernel reads none of its arrays (every vertex walks), one-element placeholders.
     const Stream<int4> parent_faces = parent ? c.parent_faces : Runtime::of(vertices).stream<int4>({1});
-    const Stream<std::int32_t> none = Runtime::of(vertices).stream<std::int32_t>({1});
+    const Stream<std::int32_t> parent_edge_of = parent ? c.parent_edge_of : Runtime::of(vertices).stream<std::int32_t>({1});
     kernel(Groups{groups_for(vertices.size())}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, parent_faces,
-           parent ? c.parent_edge_of : none, parent ? c.parent_halves : none, out, limit, static_cast<std::int32_t>(born), limits.level,
+           parent_edge_of, parent ? c.parent_halves : parent_edge_of, out, limit, static_cast<std::int32_t>(born), limits.level,
            static_cast<std::int32_t>(parent ? c.odd_from : vertices.size()));
 }
 
