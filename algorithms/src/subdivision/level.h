@@ -4,6 +4,7 @@
 // level's vertices, the four children of each face.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include <rill/algorithms/subdivision.h>
@@ -84,6 +85,9 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
 /// derive_children (loop.cpp) relies on.
 void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Array<int4>& faces, const Array<std::int32_t>& edge_of,
                     const Expr<std::int32_t>& f, const Expr<std::int32_t>& vertices, const Expr<std::int32_t>& w);
+/// The same from face f's corners `t` and the edges of its half-edges, loaded already.
+void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Expr<int4>& t, const std::array<Int, 3>& edges,
+                    const Expr<std::int32_t>& vertices, const Expr<std::int32_t>& w);
 
 /// Face f's four children at out[4 f .. 4 f + 3] (w = 0).
 void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out);

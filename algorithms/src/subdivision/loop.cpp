@@ -8,6 +8,7 @@
 
 #include "level.h"
 
+#include <array>
 #include <bit>
 #include <string>
 #include <vector>
@@ -309,8 +310,12 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
 
 void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Array<int4>& faces, const Array<std::int32_t>& edge_of,
                     const Expr<std::int32_t>& f, const Expr<std::int32_t>& vertices, const Expr<std::int32_t>& w) {
-    Int4 t = faces.load(f);
-    Int ab = vertices + edge_of.load(3 * f), bc = vertices + edge_of.load(3 * f + 1), ca = vertices + edge_of.load(3 * f + 2);
+    store_children(out, at, faces.load(f), {edge_of.load(3 * f), edge_of.load(3 * f + 1), edge_of.load(3 * f + 2)}, vertices, w);
+}
+
+void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Expr<int4>& t, const std::array<Int, 3>& edges,
+                    const Expr<std::int32_t>& vertices, const Expr<std::int32_t>& w) {
+    Int ab = vertices + edges[0], bc = vertices + edges[1], ca = vertices + edges[2];
     out.store(at, Int4(t.x(), ab, ca, w));
     out.store(at + 1, Int4(ab, t.y(), bc, w));
     out.store(at + 2, Int4(ca, bc, t.z(), w));
@@ -463,14 +468,16 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
            Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing, Int vertices, Int edges) {
             Int f = global_id();
             If(f < faces.size(), [&] {
-                store_children(child_faces, 4 * f, faces, edge_of, f, vertices, Int(0));
+                // The face and its edges, loaded once for its children and their connectivity.
                 Int4 t = faces.load(f);
+                const std::array<Int, 3> face_edges = {edge_of.load(3 * f), edge_of.load(3 * f + 1), edge_of.load(3 * f + 2)};
+                store_children(child_faces, 4 * f, t, face_edges, vertices, Int(0));
                 for (int k = 0; k < 3; ++k) {
                     // Half-edge k of face f runs from corner k to corner k + 1; its children
                     // run from corner k to the edge point (in child face k) and from there on
                     // (in child face k + 1), each as half-edge k of its face.
                     Int h = 3 * f + k;
-                    Int e = edge_of.load(h);
+                    const Int& e = face_edges[k];
                     Int a = halves.load(2 * e), b = halves.load(2 * e + 1);
                     Int r = select(a == h, Int(0), Int(1));
                     Int first = 3 * (4 * f + k) + k, second = 3 * (4 * f + (k + 1) % 3) + k;
