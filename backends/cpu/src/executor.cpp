@@ -284,13 +284,13 @@ private:
             const std::int64_t* pos = positions();
             for (int l = 0; l < count_; ++l) a[l] = b.offset;
             for (int d = 0; d < b.shape.rank; ++d) {
-                const std::int64_t* q = pos + static_cast<std::size_t>(d) * lanes_;
-                const std::int64_t mul = b.resize_mul[d] * b.strides[d], div = b.resize_div[d];
                 if (b.shape.dims[d] == 1) continue;
+                const std::int64_t* q = pos + static_cast<std::size_t>(d) * lanes_;
+                const std::int64_t div = b.resize_div[d];
                 if (div == 1)
-                    for (int l = 0; l < count_; ++l) a[l] += q[l] * mul;
+                    for (int l = 0; l < count_; ++l) a[l] += q[l] * (b.resize_mul[d] * b.strides[d]);
                 else
-                    for (int l = 0; l < count_; ++l) a[l] += q[l] * b.resize_mul[d] / div * b.strides[d];
+                    for (int l = 0; l < count_; ++l) a[l] += q[l] / div * b.strides[d];
             }
         }
         s_.address_ready[p] = 1;

@@ -236,7 +236,7 @@ public:
 
     Stencil(std::string name, int radius, Body body, Boundary boundary = Boundary::Clamp, StencilOptions options = {})
         : name_(std::move(name)), radius_(radius), boundary_(boundary), tile_width_(tile_width()), options_(checked(name_, options)),
-          body_(std::make_shared<Body>(body)), blocked_(std::make_shared<Blocked>()),
+          body_(std::make_shared<Body>(body)), lazy_(std::make_shared<LazyKernels>()),
           kernel_(trace(name_, radius, std::move(body), boundary, tile_width_, options.dimensions)) {}
 
     /// out = the body applied `iterations` times to in (0: a copy).
@@ -263,7 +263,8 @@ public:
         }
         // Passes of `steps` iterations, then single iterations for the rest (one
         // blocked kernel a stencil: fewer iterations than `steps` go one by one).
-        const int steps = steps_per_pass(Runtime::of(in).info());
+        const BackendInfo& info = Runtime::of(in).info();
+        const int steps = steps_per_pass(info);
         const int blocked = steps > 1 ? iterations / steps : 0, single = iterations - blocked * steps;
         const auto [tile_w, tile_h] = dims == 2 ? std::pair<std::int64_t, std::int64_t>{tile_width_, kWorkgroup / tile_width_ * kRows}
                                                 : std::pair<std::int64_t, std::int64_t>{kTile3Width, kTile3Height};
@@ -275,7 +276,7 @@ public:
         // Where invocations run in sequence, single iterations of 3D stencils go
         // line by line (5.8 -> 3.5 ms for 161^3 on 2 CPU cores; 2D ones keep
         // their tiles, whose rows share loads: 22.9 against 33.9 ms by lines).
-        const bool lines = dims == 3 && detail::rows_pay(Runtime::of(in).info());
+        const bool lines = dims == 3 && detail::rows_pay(info);
         const std::int64_t line_groups = (d * h + detail::kRowWorkgroup - 1) / detail::kRowWorkgroup;
         auto step = [&](int pass, const Stream<T>& from, const Stream<T>& to) {
             if (pass < blocked)
@@ -331,7 +332,7 @@ private:
     using Kernel = rill::Kernel<Array<T>, Array<T>, Int, Int, Int, Int, Int, Float4>;
     /// The blocked kernels, traced at their first call, by steps per pass, and
     /// the line kernel (steps_per_pass 0), traced at its first call.
-    struct Blocked {
+    struct LazyKernels {
         std::mutex mutex;
         std::map<int, Kernel> kernels;
     };
@@ -351,20 +352,19 @@ private:
         return 2 * side * side * static_cast<std::int64_t>(element_words<T>) * 4;
     }
 
-    const Kernel& line_kernel() const {
-        std::lock_guard lock(blocked_->mutex);
-        auto it = blocked_->kernels.find(0);
-        if (it == blocked_->kernels.end())
-            it = blocked_->kernels.emplace(0, trace_lines(name_, radius_, *body_, boundary_, options_.dimensions)).first;
+    /// The kernel cached under `key`, traced by `trace()` at its first call.
+    template <class Trace>
+    const Kernel& lazily(int key, Trace trace) const {
+        std::lock_guard lock(lazy_->mutex);
+        auto it = lazy_->kernels.find(key);
+        if (it == lazy_->kernels.end()) it = lazy_->kernels.emplace(key, trace()).first;
         return it->second;
     }
-
+    const Kernel& line_kernel() const {
+        return lazily(0, [&] { return trace_lines(name_, radius_, *body_, boundary_, options_.dimensions); });
+    }
     const Kernel& blocked_kernel(int steps) const {
-        std::lock_guard lock(blocked_->mutex);
-        auto it = blocked_->kernels.find(steps);
-        if (it == blocked_->kernels.end())
-            it = blocked_->kernels.emplace(steps, trace_blocked(name_, radius_, *body_, boundary_, steps)).first;
-        return it->second;
+        return lazily(steps, [&] { return trace_blocked(name_, radius_, *body_, boundary_, steps); });
     }
 
     /// Workgroups of width x (256 / width) invocations, tiles of width x
@@ -530,7 +530,7 @@ private:
     int tile_width_;
     StencilOptions options_;
     std::shared_ptr<const Body> body_;
-    std::shared_ptr<Blocked> blocked_;
+    std::shared_ptr<LazyKernels> lazy_;
     Kernel kernel_;
 };
 
