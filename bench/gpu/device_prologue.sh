@@ -25,8 +25,10 @@ finish() {
 # run_gpu_tests LABEL TESTS APP_TESTS: the gtest filters TESTS (rill-tests) and APP_TESTS
 # (rill-app-tests) on Vulkan and OpenGL, BACKEND in a filter standing for each; GL debug
 # output on (the GPU machine's image has no Vulkan validation layer). Output in $O.
+# RILL_SKIP_GPU_TESTS=1 leaves them out (a call after bench/gpu/gpu_tests.sh ran them all).
 run_gpu_tests() {
     local label=$1 tests=$2 app_tests=$3 backend
+    [ "${RILL_SKIP_GPU_TESTS:-0}" = 1 ] && { echo "$label tests left out (RILL_SKIP_GPU_TESTS=1)"; return; }
     for backend in vulkan opengl; do
         RILL_GL_DEBUG=1 rill-tests --gtest_filter="${tests//BACKEND/$backend}" > "$O/tests_$backend.txt" 2>&1 \
             && echo "$label tests on $backend passed" \

@@ -19,8 +19,10 @@ python3 bench/gpu/torch_fft.py "$e" > "$O/peer_torch_fft.json" || echo "PyTorch 
 el
 rill-vkfft-peer "$e" --check > "$O/peer_vkfft.json" 2> "$O/peer_vkfft.txt" || echo "VkFFT peer failed: $(tail -2 "$O/peer_vkfft.txt")"
 el
+# Empty kernel caches (rill's and the driver's), so that the plan cost is the cold one on any machine.
 for backend in vulkan opengl; do
-    RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
+    cold=$(mktemp -d)
+    RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
         || echo "rill-bench-fft on $backend failed: $(tail -2 "$O/fft_$backend.txt")"
     el
 done
