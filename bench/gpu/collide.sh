@@ -13,7 +13,6 @@ set -uo pipefail
 source bench/gpu/device_prologue.sh collide
 poses=${1:-10000}
 build=${2:-1000000}
-gunzip -kf .device/meshes/stanford-bunny.obj.gz
 bunny=.device/meshes/stanford-bunny.obj
 run_gpu_tests Collide "Backends/Collision.*/BACKEND:Backends/Bvh.*/BACKEND" "-*"
 el

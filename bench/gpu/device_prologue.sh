@@ -13,6 +13,10 @@ for f in .device/bin/*.gz; do
     [ -e "$f" ] || continue
     gunzip -f "$f" && chmod +x "${f%.gz}"
 done
+# The test meshes, carried gzip'ed in .device/meshes, for the scripts and the app tests.
+for f in .device/meshes/*.obj.gz; do
+    [ -e "$f" ] && gunzip -kf "$f" && export RILL_TEST_MESHES=$PWD/.device/meshes
+done
 run_name=${1:?usage: source bench/gpu/device_prologue.sh NAME}
 O=$OUT/$run_name
 mkdir -p "$O"

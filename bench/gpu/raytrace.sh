@@ -15,7 +15,6 @@ set -uo pipefail
 source bench/gpu/device_prologue.sh raytrace
 triangles=${1:-1000000 10000000}
 size=${2:-1920x1080}
-for f in .device/meshes/*.obj.gz; do [ -e "$f" ] && gunzip -kf "$f"; done
 run_gpu_tests Raytrace "Backends/Bvh.*/BACKEND:Backends/GroupKernels.LocalArrays*/BACKEND" "Backends/RaytraceApp.*/BACKEND"
 el
 for backend in vulkan opengl; do

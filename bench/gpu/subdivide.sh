@@ -17,7 +17,6 @@ set -uo pipefail
 source bench/gpu/device_prologue.sh subdivide
 level=${1:-8}
 uniform=${2:-4}
-for m in stanford-bunny spot; do gunzip -kf ".device/meshes/$m.obj.gz"; done
 bunny=.device/meshes/stanford-bunny.obj
 spot=.device/meshes/spot.obj
 run_gpu_tests Subdivision \

@@ -3,6 +3,7 @@
 // marks the intersecting faces; a batch of no poses.
 #include <filesystem>
 
+#include "test_meshes.h"
 #include "../backend_fixture.h"
 #include "../collision_reference.h"
 #include "collide_app.h"
@@ -23,14 +24,14 @@ ref::Mesh rows(const app_meshes::Mesh& m) {
 }
 
 app_meshes::Mesh test_mesh(const char* name) {
-    const std::filesystem::path path = std::filesystem::path(RILL_TEST_MESHES) / name;
+    const std::filesystem::path path = test_meshes::dir() / name;
     if (!std::filesystem::exists(path)) return {};
     return app_meshes::read_obj("test", path.string());
 }
 
 TEST_P(CollideApp, TestMeshesMatchBruteForce) {
     const app_meshes::Mesh spot = test_mesh("spot.obj"), cow = test_mesh("cow.obj");
-    if (spot.faces.empty() || cow.faces.empty()) GTEST_SKIP() << "the test meshes are not at " << RILL_TEST_MESHES;
+    if (spot.faces.empty() || cow.faces.empty()) GTEST_SKIP() << "the test meshes are not at " << test_meshes::dir();
     const std::vector<collide_app::Pose> poses = collide_app::random_poses(spot, cow, 4, 7, 0.4f);
     const collide_app::Run r = collide_app::run(rt(), spot, cow, poses);
     ASSERT_EQ(r.counts.size(), poses.size());
@@ -50,7 +51,7 @@ TEST_P(CollideApp, TestMeshesMatchBruteForce) {
 
 TEST_P(CollideApp, BunnyPosesAgreeWithFcl) {
     const app_meshes::Mesh bunny = test_mesh("stanford-bunny.obj");
-    if (bunny.faces.empty()) GTEST_SKIP() << "the test meshes are not at " << RILL_TEST_MESHES;
+    if (bunny.faces.empty()) GTEST_SKIP() << "the test meshes are not at " << test_meshes::dir();
     const std::vector<collide_app::Pose> poses = collide_app::random_poses(bunny, bunny, 24, 3, 0.5f);
     const collide_app::Run r = collide_app::run(rt(), bunny, bunny, poses, {.max_pairs_per_pose = 1});
     const ref::Mesh m = rows(bunny);

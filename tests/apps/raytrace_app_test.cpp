@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "test_meshes.h"
 #include "../backend_fixture.h"
 #include "embree_scene.h"
 #include "raytrace_app.h"
@@ -57,7 +58,7 @@ TEST_P(RaytraceApp, PrimaryRaysHitWhatEmbreeFinds) {
 }
 
 TEST_P(RaytraceApp, TestMeshes) {
-    const std::filesystem::path dir = RILL_TEST_MESHES;
+    const std::filesystem::path dir = test_meshes::dir();
     if (!std::filesystem::exists(dir / "spot.obj")) GTEST_SKIP() << "the test meshes are not at " << dir;
     for (const char* name : {"spot.obj", "teapot.obj"}) {
         SCOPED_TRACE(name);

@@ -2,6 +2,7 @@
 // OpenSubdiv: closed (spot, fandisk, cow) and open (teapot) at levels 1 and 2.
 #include <filesystem>
 
+#include "test_meshes.h"
 #include "../backend_fixture.h"
 #include "../subdivision_reference.h"
 #include "meshes.h"
@@ -12,7 +13,7 @@ namespace {
 class SubdivisionMeshes : public BackendTest {};
 
 TEST_P(SubdivisionMeshes, TestMeshesMatchOpenSubdiv) {
-    const std::filesystem::path dir = RILL_TEST_MESHES;
+    const std::filesystem::path dir = test_meshes::dir();
     if (!std::filesystem::exists(dir / "spot.obj")) GTEST_SKIP() << "the test meshes are not at " << dir;
     for (auto [name, closed] : {std::pair{"spot.obj", true}, std::pair{"fandisk.obj", true}, std::pair{"cow.obj", true},
                                 std::pair{"teapot.obj", false}}) {
