@@ -584,37 +584,6 @@ const LineKernel& once_per_key(const Key& key, const Make& make) {
 
 }  // namespace
 
-bool in_registers(const Words& w) {
-    const int R = w[desc::Length];
-    return w[desc::RadixCount] == 1 && R % 2 == 1 && R >= 7 && w[desc::InStride] == 1 && w[desc::OutStride] == 1;
-}
-
-const LineKernel& register_line_kernel(const Words& words) {
-    const Words key = kernel_key(words);
-    return once_per_key(key, [&] {
-        const int R = key[desc::Length];
-        const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
-        return group_kernel<kWorkgroup>(
-            kernel_name("fft_register_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
-            [R, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2>, Array<std::int32_t> schedule, Int at,
-                                   Float scale) {
-                Int l = global_id();
-                If(l < schedule.load(at + int(desc::Lines)), [&] {
-                    std::vector<C> x;
-                    for (int t = 0; t < R; ++t) {
-                        C v = src.load(l * R + t);
-                        x.push_back(conj_in ? conj(v) : v);
-                    }
-                    const std::vector<C> y = dft(x);
-                    for (int t = 0; t < R; ++t) {
-                        C v = y[static_cast<std::size_t>(t)] * scale;
-                        dst.store(l * R + t, conj_out ? conj(v) : v);
-                    }
-                });
-            });
-    });
-}
-
 bool large_radices(const Words& words) {
     for (int p = 0; p < words[desc::RadixCount]; ++p)
         if (words[static_cast<std::size_t>(desc::Radices + p)] > 8) return true;

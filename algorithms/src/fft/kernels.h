@@ -85,15 +85,6 @@ bool large_radices(const Words& words);
 /// Traced once per distinct schedule and kept for the process; called with
 /// the same arguments as the generic kernel.
 const LineKernel& line_kernel(int capacity, const Words& words);
-/// Whether a pass runs in registers (register_line_kernel): contiguous lines,
-/// in and out, of one odd radix from 7 to 19, transformed in one pass.
-bool in_registers(const Words& words);
-/// Such a pass with one invocation per line: its R elements loaded into
-/// registers, their DFT, stored; no shared memory and every invocation busy,
-/// where the line kernel gives a radix-13 line's one butterfly one invocation
-/// of the line's eight. Called like the line kernels, over workgroups of
-/// kWorkgroup lines.
-const LineKernel& register_line_kernel(const Words& words);
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
 /// like the one above and called with the same arguments, over workgroups of

@@ -233,8 +233,6 @@ struct Plan::Impl {
             if (lockstep) {
                 const std::int64_t per_group = std::int64_t{d::lockstep_lines(w)} * d::lockstep_sets(w);
                 a.specialized.push_back({&d::lockstep_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
-            } else if (d::in_registers(w)) {
-                a.specialized.push_back({&d::register_line_kernel(w), (w[d::desc::Lines] + d::kWorkgroup - 1) / d::kWorkgroup, passes.at[p]});
             } else {
                 a.specialized.push_back({&d::line_kernel(passes.capacities[p], w), passes.groups[p], passes.at[p]});
             }
