@@ -8,6 +8,11 @@
 
 namespace rill::vk {
 
+/// Starts, once a process, a thread that compiles a one-line kernel, so that
+/// glslang's built-in tables are built while the device is being created
+/// rather than at the first kernel (docs/PERFORMANCE.md#dispatch-and-compile-cost).
+void start_compiler_warm_up();
+
 /// With `optimize`, spirv-opt optimizes the SPIR-V glslang makes.
 std::vector<std::uint32_t> compile_glsl(const std::string& kernel_name, const std::string& source, bool optimize);
 

@@ -835,7 +835,7 @@ VkBuffer handle(Buffer* b) { return static_cast<VkStreamBuffer*>(b)->buffer(); }
 
 class VulkanBackend final : public Backend {
 public:
-    VulkanBackend() : dev_(std::make_shared<Device>()) {
+    VulkanBackend() : dev_(make_device()) {
         const Context& c = dev_->ctx;
         info_.name = "vulkan";
         info_.device = std::string(c.properties.deviceName) + " (Vulkan " +
@@ -863,6 +863,12 @@ public:
         std::string all;
         for (const auto& d : c.device_names()) all += (all.empty() ? "" : "; ") + d;
         info_.details.emplace_back("devices (RILL_DEVICE)", all);
+    }
+
+    /// The device, with the compiler's warm-up running beside its creation.
+    static std::shared_ptr<Device> make_device() {
+        start_compiler_warm_up();
+        return std::make_shared<Device>();
     }
 
     ~VulkanBackend() override {
