@@ -246,8 +246,9 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // neighbours are not a whole set apart (2D 13 x 6, 3D 7 x 9 x 10); they
     // take lines of up to 8192 in one pass (4096 above, 2 x 8192) and longer
     // ones in two (15625 = 125 x 125). And rows of one odd radix
-    // from 7 to 19, one butterfly a line (301 x 13, 9 x 7 inverse, 40 x 19,
-    // the rows of 13 of a 2D 11 x 13).
+    // from 7 to 19 (GPUs: staged, a line per invocation) in workgroups of
+    // 64 lines, the last one part full (301 x 13, 9 x 7 inverse, 40 x 19, the
+    // rows of 13 of a 2D 11 x 13).
     struct Case {
         Shape shape;
         int dims;

@@ -584,6 +584,53 @@ const LineKernel& once_per_key(const Key& key, const Make& make) {
 
 }  // namespace
 
+bool staged(const Words& w) {
+    const int R = w[desc::Length];
+    return w[desc::RadixCount] == 1 && R % 2 == 1 && R >= 7 && w[desc::InStride] == 1 && w[desc::OutStride] == 1;
+}
+
+const LineKernel& staged_line_kernel(const Words& words) {
+    const Words key = kernel_key(words);
+    return once_per_key(key, [&] {
+        const int R = key[desc::Length];
+        const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
+        return group_kernel<kStagedLines>(
+            kernel_name("fft_staged_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            [R, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2>, Array<std::int32_t> schedule, Int at,
+                                   Float scale) {
+                Shared<float2> buf(kStagedLines * R, dsl::Unchecked{});
+                Int lines = schedule.load(at + int(desc::Lines));
+                Int first = group_id() * kStagedLines;
+                // Contiguous lines (a single pass over whole lines) lie at l R.
+                Int base = first * R, here = min(lines - first, Int(kStagedLines)) * R;
+                for (int k = 0; k < R; ++k) {
+                    Int e = local_id() + k * kStagedLines;
+                    If(e < here, [&] { buf.store(e, src.load(base + e)); });
+                }
+                barrier();
+                Int l = local_id();
+                If(first + l < lines, [&] {
+                    std::vector<C> x;
+                    for (int t = 0; t < R; ++t) {
+                        C v = buf.load(l * R + t);
+                        x.push_back(conj_in ? conj(v) : v);
+                    }
+                    const std::vector<C> y = dft(x);
+                    // Only this invocation reads or writes its line's elements: no barrier between.
+                    for (int t = 0; t < R; ++t) {
+                        C v = y[static_cast<std::size_t>(t)] * scale;
+                        buf.store(l * R + t, conj_out ? conj(v) : v);
+                    }
+                });
+                barrier();
+                for (int k = 0; k < R; ++k) {
+                    Int e = local_id() + k * kStagedLines;
+                    If(e < here, [&] { dst.store(base + e, buf.load(e)); });
+                }
+            });
+    });
+}
+
 bool large_radices(const Words& words) {
     for (int p = 0; p < words[desc::RadixCount]; ++p)
         if (words[static_cast<std::size_t>(desc::Radices + p)] > 8) return true;

@@ -85,6 +85,20 @@ bool large_radices(const Words& words);
 /// Traced once per distinct schedule and kept for the process; called with
 /// the same arguments as the generic kernel.
 const LineKernel& line_kernel(int capacity, const Words& words);
+/// Lines per workgroup of the staged line kernel (one invocation each).
+constexpr int kStagedLines = 64;
+/// Whether a pass runs in the staged line kernel: contiguous lines, in and
+/// out, of one odd radix from 7 to 19, transformed in one pass.
+bool staged(const Words& words);
+/// Such a pass with one invocation per line: the workgroup's kStagedLines
+/// lines loaded into shared memory as one run of consecutive elements, each
+/// invocation's line's DFT in its registers, written back, and the run stored.
+/// Every invocation computes (the line kernel gives a radix-13 line's one
+/// butterfly one invocation of eight), and every load and store moves
+/// neighbouring elements (one line per invocation straight from memory was
+/// slower than the line kernel: docs/PERFORMANCE.md#fft). Called like the
+/// line kernels, over workgroups of kStagedLines lines.
+const LineKernel& staged_line_kernel(const Words& words);
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
 /// like the one above and called with the same arguments, over workgroups of

@@ -233,6 +233,8 @@ struct Plan::Impl {
             if (lockstep) {
                 const std::int64_t per_group = std::int64_t{d::lockstep_lines(w)} * d::lockstep_sets(w);
                 a.specialized.push_back({&d::lockstep_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
+            } else if (d::staged(w)) {
+                a.specialized.push_back({&d::staged_line_kernel(w), (w[d::desc::Lines] + d::kStagedLines - 1) / d::kStagedLines, passes.at[p]});
             } else {
                 a.specialized.push_back({&d::line_kernel(passes.capacities[p], w), passes.groups[p], passes.at[p]});
             }
