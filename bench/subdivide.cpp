@@ -23,7 +23,12 @@
 // Under the last uniform level and each adaptive row, the kernels of one more
 // call, longest first.
 //
-//   RILL_BACKEND=vulkan rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L]
+//   RILL_BACKEND=vulkan rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L] [--no-peers]
+//
+// --no-peers times rill alone (the counts are still checked against
+// OpenSubdiv's): the peers' times do not depend on rill's backend, and at
+// level 5 of the bunny they are most of a run (bench/gpu/subdivide.sh times
+// them in the Vulkan run only).
 //
 // No mesh: a torus of 2,400 triangles. rill's times are host wall times of
 // the call, waited for (its read-backs included); medians of 5 after a
@@ -48,13 +53,15 @@ int main(int argc, char** argv) {
     using namespace rill;
     std::string input;
     int levels = 4, adaptive_level = 6;
+    bool timed_peers = true;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         if (arg == "--levels" && a + 1 < argc) levels = std::atoi(argv[++a]);
         else if (arg == "--adaptive-level" && a + 1 < argc) adaptive_level = std::atoi(argv[++a]);
+        else if (arg == "--no-peers") timed_peers = false;
         else if (arg.rfind("--", 0) != 0 && input.empty()) input = arg;
         else {
-            std::fprintf(stderr, "usage: rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L]\n");
+            std::fprintf(stderr, "usage: rill-bench-subdivide [mesh.obj] [--levels L] [--adaptive-level L] [--no-peers]\n");
             return 2;
         }
     }
@@ -93,6 +100,14 @@ int main(int argc, char** argv) {
                             std::to_string(out.faces.size()) + " faces, OpenSubdiv " + std::to_string(want.vertices.size()) + " and " +
                             std::to_string(want.faces.size()));
             const double ms = bench::median_ms(1, 5, [&] { out = subdivision::loop(vertices, faces, level); }, rt).host_ms;
+            if (!timed_peers) {
+                std::printf("| %d | %lld | %.3f ms | - | - | - | - | - | - | - | %.1f M |\n", level, static_cast<long long>(out.faces.size()), ms,
+                            out.faces.size() / (ms * 1e3));
+                if (level == levels)
+                    std::printf("|   device time | %s | | | | | | | | | |\n",
+                                bench::breakdown(rt, [&] { out = subdivision::loop(vertices, faces, level); }, 10).c_str());
+                continue;
+            }
             const double osd = bench::host_median_ms([&] { (void)peers::osd_loop(v, f, level); });
 
             // The stencil peers, each checked against PrimvarRefiner's positions first.
@@ -153,7 +168,7 @@ int main(int argc, char** argv) {
                 per_level += std::to_string(n);
             }
             std::string osd_ms = "-", osd_ratio = "-";
-            if (adaptive_level <= 5) {
+            if (timed_peers && adaptive_level <= 5) {
                 const double osd = bench::host_median_ms([&] { (void)peers::osd_loop_limit(v, f, adaptive_level); });
                 char text[64];
                 std::snprintf(text, sizeof text, "%.3f ms", osd);
