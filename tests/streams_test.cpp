@@ -283,7 +283,7 @@ TEST_P(Streams, NewStreamsAreZero) {
 }
 
 // A backend may hand a new stream memory that an earlier, dropped stream used
-// (the Vulkan backend pools it): the new stream still starts zero, at sizes
+// (every backend pools it): the new stream still starts zero, at sizes
 // equal to, just under and just over the old one, with and without a finish,
 // where the old one was a stream or scratch (which is not zeroed).
 TEST_P(Streams, NewStreamsAreZeroWhereDroppedStreamsWere) {

@@ -26,6 +26,21 @@ namespace rill::cpu {
 
 namespace {
 
+/// The host pool's bound: an eighth of physical memory, as the OpenGL
+/// backend's pool holds an eighth of the device's; none under AddressSanitizer
+/// (cpu_buffer.h).
+std::shared_ptr<HostPool> host_pool() {
+#if defined(__SANITIZE_ADDRESS__)
+    return nullptr;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return nullptr;
+#endif
+#endif
+    const std::uint64_t physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+    return std::make_shared<HostPool>(static_cast<std::size_t>(physical / 8));
+}
+
 int lanes_from_env() {
     // RILL_CPU_LANES: block width of the lane executor (tuning and tests).
     if (const char* v = std::getenv("RILL_CPU_LANES"); v && *v) {
@@ -67,7 +82,10 @@ std::int64_t streaming_bytes_from_env() {
 class CpuBackend final : public Backend {
 public:
     CpuBackend()
-        : lanes_(lanes_from_env()), subgroup_size_(subgroup_size_from_env()), streaming_bytes_(streaming_bytes_from_env()) {
+        : lanes_(lanes_from_env()),
+          subgroup_size_(subgroup_size_from_env()),
+          streaming_bytes_(streaming_bytes_from_env()),
+          pool_(host_pool()) {
         info_.name = "cpu";
         info_.invocations_in_sequence = true;
         const unsigned threads = static_cast<unsigned>(tbb::info::default_concurrency());
@@ -88,7 +106,7 @@ public:
 
     const BackendInfo& info() const override { return info_; }
 
-    std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents) override {  // zero either way (calloc)
+    std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents contents) override {
         // Refuse what cannot fit in physical memory up front: with memory
         // overcommit, calloc would "succeed" and the process die later.
         const std::uint64_t physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
@@ -98,7 +116,7 @@ public:
                         " bytes is more than this machine's " + std::to_string(physical) +
                         " bytes; use smaller streams");
         try {
-            return std::make_shared<CpuBuffer>(bytes);
+            return std::make_shared<CpuBuffer>(bytes, contents, pool_);
         } catch (const std::bad_alloc&) {
             throw Error("cpu backend: out of host memory allocating " + std::to_string(bytes) +
                         " bytes for a stream; use smaller streams or free others first");
@@ -213,6 +231,7 @@ private:
     int lanes_;
     int subgroup_size_;
     std::int64_t streaming_bytes_;
+    std::shared_ptr<HostPool> pool_;  // released stream memory (cpu_buffer.h); null: none
     bool profiling_ = profiling_from_env();
     KernelTimes times_;
 };

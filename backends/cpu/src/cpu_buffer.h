@@ -1,26 +1,82 @@
-// Host memory behind a CPU-backend stream: zero-filled 32-bit words.
+// Host memory behind a CPU-backend stream: 32-bit words, zero-filled where the
+// stream asks for zeros, from a pool of released blocks where one fits.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <new>
 
 #include "rill/core/backend.h"
+#include "rill/core/buffer_pool.h"
 
 namespace rill::cpu {
 
+/// Released stream memory kept for later streams of about the same size
+/// (pool_size_class), up to `limit` bytes. A fresh large calloc comes from new
+/// pages, and their first touch in a kernel, a page fault each, cost more than
+/// the kernels did (docs/PERFORMANCE.md#the-cpu-backend). The GPU backends pool
+/// their buffers likewise. Builds with AddressSanitizer keep no pool, so that a
+/// use of a released stream's memory stays a reported error.
+struct HostPool {
+    std::mutex mutex;
+    std::multimap<std::size_t, void*> blocks;  // capacity -> calloc'ed block
+    std::size_t pooled = 0, limit = 0;
+
+    HostPool(const HostPool&) = delete;
+    HostPool& operator=(const HostPool&) = delete;
+    explicit HostPool(std::size_t bytes) : limit(bytes) {}
+    ~HostPool() {
+        for (const auto& b : blocks) std::free(b.second);
+    }
+    /// A block of `capacity` bytes from the pool, or nullptr.
+    void* take(std::size_t capacity) {
+        std::lock_guard lock(mutex);
+        const auto it = blocks.find(capacity);
+        if (it == blocks.end()) return nullptr;
+        void* raw = it->second;
+        blocks.erase(it);
+        pooled -= capacity;
+        return raw;
+    }
+    /// Keeps the block, or frees it where the pool is full.
+    void give(void* raw, std::size_t capacity) {
+        {
+            std::lock_guard lock(mutex);
+            if (pooled + capacity <= limit) {
+                blocks.emplace(capacity, raw);
+                pooled += capacity;
+                return;
+            }
+        }
+        std::free(raw);
+    }
+};
+
 class CpuBuffer final : public Buffer {
 public:
-    explicit CpuBuffer(std::size_t nbytes) {
+    CpuBuffer(std::size_t nbytes, BufferContents contents, std::shared_ptr<HostPool> pool)
+        : pool_(std::move(pool)), capacity_(pool_size_class(nbytes)) {
         bytes = nbytes;
-        // calloc: large zeroed allocations come straight from fresh pages. The
-        // words start on a cache line, so that a block of lanes covers whole lines.
-        raw_ = std::calloc((nbytes + 3) / 4 + kLine / 4, 4);
-        if (!raw_) throw std::bad_alloc();
-        const auto at = (reinterpret_cast<std::uintptr_t>(raw_) + kLine - 1) / kLine * kLine;
-        data_ = reinterpret_cast<std::uint32_t*>(at);
+        // The words start on a cache line, so that a block of lanes covers whole lines.
+        const std::size_t block = capacity_ + kLine;
+        raw_ = pool_ ? pool_->take(capacity_) : nullptr;
+        if (raw_) {
+            if (contents == BufferContents::Zero) std::memset(aligned(raw_), 0, capacity_);
+        } else {
+            // calloc: large zeroed allocations come straight from fresh pages.
+            raw_ = std::calloc(block / 4, 4);
+            if (!raw_) throw std::bad_alloc();
+        }
+        data_ = static_cast<std::uint32_t*>(aligned(raw_));
     }
-    ~CpuBuffer() override { std::free(raw_); }
+    ~CpuBuffer() override {
+        if (pool_) pool_->give(raw_, capacity_);
+        else std::free(raw_);
+    }
     CpuBuffer(const CpuBuffer&) = delete;
     CpuBuffer& operator=(const CpuBuffer&) = delete;
 
@@ -30,6 +86,11 @@ public:
 
 private:
     static constexpr std::uintptr_t kLine = 64;
+    static void* aligned(void* raw) {
+        return reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(raw) + kLine - 1) / kLine * kLine);
+    }
+    std::shared_ptr<HostPool> pool_;
+    std::size_t capacity_;
     void* raw_;
     std::uint32_t* data_;
 };
