@@ -26,6 +26,10 @@ namespace rill::cpu {
 
 namespace {
 
+std::uint64_t physical_memory_bytes() {
+    return static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+}
+
 /// The host pool's bound: an eighth of physical memory, as the OpenGL
 /// backend's pool holds an eighth of the device's; none under AddressSanitizer
 /// (cpu_buffer.h).
@@ -37,8 +41,7 @@ std::shared_ptr<HostPool> host_pool() {
     return nullptr;
 #endif
 #endif
-    const std::uint64_t physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
-    return std::make_shared<HostPool>(static_cast<std::size_t>(physical / 8));
+    return std::make_shared<HostPool>(static_cast<std::size_t>(physical_memory_bytes() / 8));
 }
 
 int lanes_from_env() {
@@ -109,8 +112,7 @@ public:
     std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents contents) override {
         // Refuse what cannot fit in physical memory up front: with memory
         // overcommit, calloc would "succeed" and the process die later.
-        const std::uint64_t physical = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) *
-                                       static_cast<std::uint64_t>(sysconf(_SC_PAGE_SIZE));
+        const std::uint64_t physical = physical_memory_bytes();
         if (bytes > physical)
             throw Error("cpu backend: out of host memory: a stream of " + std::to_string(bytes) +
                         " bytes is more than this machine's " + std::to_string(physical) +
