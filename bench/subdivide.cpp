@@ -100,46 +100,45 @@ int main(int argc, char** argv) {
                             std::to_string(out.faces.size()) + " faces, OpenSubdiv " + std::to_string(want.vertices.size()) + " and " +
                             std::to_string(want.faces.size()));
             const double ms = bench::median_ms(1, 5, [&] { out = subdivision::loop(vertices, faces, level); }, rt).host_ms;
-            if (!timed_peers) {
-                std::printf("| %d | %lld | %.3f ms | - | - | - | - | - | - | - | %.1f M |\n", level, static_cast<long long>(out.faces.size()), ms,
-                            out.faces.size() / (ms * 1e3));
-                if (level == levels)
-                    std::printf("|   device time | %s | | | | | | | | | |\n",
-                                bench::breakdown(rt, [&] { out = subdivision::loop(vertices, faces, level); }, 10).c_str());
-                continue;
-            }
-            const double osd = bench::host_median_ms([&] { (void)peers::osd_loop(v, f, level); });
+            // OpenSubdiv's columns, "-" each without timed peers.
+            const std::string peer_columns = [&]() -> std::string {
+                if (!timed_peers) return "- | - | - | - | - | - | -";
+                const double osd = bench::host_median_ms([&] { (void)peers::osd_loop(v, f, level); });
 
-            // The stencil peers, each checked against PrimvarRefiner's positions first.
-            const auto t0 = std::chrono::steady_clock::now();
-            peers::OsdStencils stencils(v, f, level);
-            const double build = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            const auto check = [&](const std::vector<std::array<float, 3>>& got, const char* by) {
-                double worst = 0;
-                for (std::size_t i = 0; i < got.size() && i < want.vertices.size(); ++i)
-                    for (int k = 0; k < 3; ++k) worst = std::max(worst, std::abs(got[i][k] - want.vertices[i][k]));
-                if (got.size() != want.vertices.size() || worst > 1e-5 * diagonal)
-                    bench::fail(std::string("OpenSubdiv's stencils by ") + by + " at level " + std::to_string(level) +
-                                ": off PrimvarRefiner's positions by " + std::to_string(worst));
-            };
-            check(stencils.evaluate_cpu(), "OpenMP");
-            const double omp = bench::host_median_ms([&] { (void)stencils.evaluate_cpu(); });
-            std::string gl_ms = "-", gl_ratio = "-";
-            if (std::string why; stencils.open_gl(why)) {
-                stencils.evaluate_gl();
-                check(stencils.gl_positions(), "GL compute");
-                const double gl = bench::host_median_ms([&] { stencils.evaluate_gl(); });
-                char text[32];
-                std::snprintf(text, sizeof text, "%.3f ms", gl);
-                gl_ms = text;
-                std::snprintf(text, sizeof text, "%.2f", gl / ms);
-                gl_ratio = text;
-            } else {
-                gl_note = why;
-            }
-            std::printf("| %d | %lld | %.3f ms | %.3f ms | %.1f | %.1f ms | %.1f | %.3f ms | %s | %s | %.1f M |\n", level,
-                        static_cast<long long>(out.faces.size()), ms, osd, osd / ms, build, build / ms, omp, gl_ms.c_str(),
-                        gl_ratio.c_str(), out.faces.size() / (ms * 1e3));
+                // The stencil peers, each checked against PrimvarRefiner's positions first.
+                const auto t0 = std::chrono::steady_clock::now();
+                peers::OsdStencils stencils(v, f, level);
+                const double build = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                const auto check = [&](const std::vector<std::array<float, 3>>& got, const char* by) {
+                    double worst = 0;
+                    for (std::size_t i = 0; i < got.size() && i < want.vertices.size(); ++i)
+                        for (int k = 0; k < 3; ++k) worst = std::max(worst, std::abs(got[i][k] - want.vertices[i][k]));
+                    if (got.size() != want.vertices.size() || worst > 1e-5 * diagonal)
+                        bench::fail(std::string("OpenSubdiv's stencils by ") + by + " at level " + std::to_string(level) +
+                                    ": off PrimvarRefiner's positions by " + std::to_string(worst));
+                };
+                check(stencils.evaluate_cpu(), "OpenMP");
+                const double omp = bench::host_median_ms([&] { (void)stencils.evaluate_cpu(); });
+                std::string gl_ms = "-", gl_ratio = "-";
+                if (std::string why; stencils.open_gl(why)) {
+                    stencils.evaluate_gl();
+                    check(stencils.gl_positions(), "GL compute");
+                    const double gl = bench::host_median_ms([&] { stencils.evaluate_gl(); });
+                    char text[32];
+                    std::snprintf(text, sizeof text, "%.3f ms", gl);
+                    gl_ms = text;
+                    std::snprintf(text, sizeof text, "%.2f", gl / ms);
+                    gl_ratio = text;
+                } else {
+                    gl_note = why;
+                }
+                char row[160];
+                std::snprintf(row, sizeof row, "%.3f ms | %.1f | %.1f ms | %.1f | %.3f ms | %s | %s", osd, osd / ms, build, build / ms, omp,
+                              gl_ms.c_str(), gl_ratio.c_str());
+                return row;
+            }();
+            std::printf("| %d | %lld | %.3f ms | %s | %.1f M |\n", level, static_cast<long long>(out.faces.size()), ms, peer_columns.c_str(),
+                        out.faces.size() / (ms * 1e3));
             if (level == levels)
                 std::printf("|   device time | %s | | | | | | | | | |\n",
                             bench::breakdown(rt, [&] { out = subdivision::loop(vertices, faces, level); }, 10).c_str());
