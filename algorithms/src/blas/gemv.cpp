@@ -16,8 +16,9 @@
 // columns. Each invocation keeps four sums, so four loads are in flight.
 // The team's sums meet in shared memory. Where that leaves too few
 // workgroups to fill a GPU (few long rows: the short-and-wide matrices; few
-// long columns), the sum is split into chunks whose partial sums a second
-// kernel adds up.
+// long columns), the sum is split into chunks, and the last of the workgroups
+// of a group of outputs to finish adds up their partial sums
+// (rill::last_to_finish; a second kernel took a launch more).
 //
 // Where invocations run one after another (the CPU backend, detail/rows.h)
 // an invocation takes a whole row of A (op(A) = A; 4 rows where rows are
@@ -29,6 +30,7 @@
 #include <rill/algorithms/blas.h>
 #include <rill/algorithms/detail/kernel_cache.h>
 #include <rill/algorithms/detail/rows.h>
+#include <rill/dsl/workgroup_fold.h>
 
 #include "operands.h"
 
@@ -98,12 +100,39 @@ void store_result(const Array<float>& y, const Expr<std::int32_t>& at, const Exp
 /// Component c of a float4 value.
 Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::FromId{dsl::builder().swizzle(v.id(), &c, 1)}); }
 
-using SumKernel = Kernel<Array<float>, Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Int, Int, Int, Float,
-                         Float, Int>;
+/// A split sum's end: the last of the `chunks` workgroups of a group of
+/// outputs [first, first + Outputs) to finish (counted in finished[counter])
+/// sets y[i * incy] = alpha * (the sum over c of partial[c * outputs + i]) +
+/// beta y[i * incy] for each, kWorkgroup / Outputs invocations an output
+/// taking every so-many-th chunk. Every invocation calls it, those that
+/// stored partial sums after a memory_fence().
+template <int Outputs>
+void finish_split(const Array<float>& partial, const Array<float>& y, const Array<std::uint32_t>& finished,
+                  const Expr<std::int32_t>& counter, const Expr<std::int32_t>& first, const Expr<std::int32_t>& outputs,
+                  const Expr<std::int32_t>& chunks, const Expr<std::int32_t>& incy, const Expr<float>& alpha, const Expr<float>& beta) {
+    static_assert(Outputs >= 1 && Outputs <= kWorkgroup && kWorkgroup % Outputs == 0);
+    constexpr int lanes = kWorkgroup / Outputs;
+    If(last_to_finish(finished, counter, chunks), [&] {
+        memory_fence();  // the other workgroups' partial sums, after the count that handed them on
+        Int lane = local_id() % lanes;
+        Int i = first + local_id() / lanes;
+        Var<float> s;
+        If(i < outputs, [&] {
+            s = strided_sum<float>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load(c * outputs + i); });
+        });
+        team_sum(s, lane, lanes, 1);
+        If(lane == 0 && i < outputs, [&] { store_result(y, i * incy, s, alpha, beta); });
+        If(local_id() == 0, [&] { finished.store(counter, 0u); });
+    });
+}
+
+using SumKernel = Kernel<Array<float>, Array<float>, Array<float>, Array<float>, Array<std::uint32_t>, Int, Int, Int, Int, Int, Int,
+                         Int, Int, Float, Float, Int>;
 
 /// op(A) = A with teams of Team lanes per Rows rows. Workgroup g takes rows
 /// (g / chunks) * rows_per_group + ... and the columns (quads with Quads) of
-/// chunk g % chunks; with one chunk it writes y, else partial[chunk * m + row].
+/// chunk g % chunks; with one chunk it writes y, else partial[chunk * m + row],
+/// which the row group's last workgroup adds up.
 /// With Rows > 1 (quads only) a lane loads each quad of x once for Rows rows:
 /// a matrix of few long rows otherwise reads x from the cache once per row,
 /// as many bytes as A itself.
@@ -112,9 +141,9 @@ SumKernel rows_kernel() {
     static_assert(Rows == 1 || Quads);
     return group_kernel<kWorkgroup>(
         std::string("blas_gemv_n") + std::to_string(Team) + (Quads ? "q" : "") + (Rows > 1 ? "r" + std::to_string(Rows) : "") +
-            "(A, x, y, partial, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
-        [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Int m, Int n, Int lda, Int cs, Int incx,
-           Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
+            "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
+        [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
+           Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
             Int lane = local_id() % Team;
             Int g = group_id();
             Int row_group = g / chunks;
@@ -147,22 +176,29 @@ SumKernel rows_kernel() {
                 If(lane == 0 && i + r < m, [&] {
                     If(split == 0, [&] { store_result(y, (i + r) * incy, s[r], alpha, beta); }).Else([&] {
                         partial.store(c * m + i + r, s[r]);
+                        memory_fence();  // before the count that hands it on
                     });
                 });
+            constexpr int outputs = kWorkgroup / Team * Rows;
+            If(split != 0, [&] {  // the same in every invocation
+                finish_split<outputs>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
+            });
         });
 }
 
 /// op(A) = A^T with Columns columns (quads of columns with Quads) per
 /// workgroup and kWorkgroup / Columns lanes each. Workgroup g takes columns
-/// (g % column_groups) * Columns + ... and the rows of chunk g / column_groups.
+/// (g % column_groups) * Columns + ... and the rows of chunk g / column_groups;
+/// with more than one chunk, the column group's last workgroup adds up the
+/// chunks' partial sums.
 template <int Columns, bool Quads>
 SumKernel columns_kernel() {
     using V = std::conditional_t<Quads, float4, float>;
     return group_kernel<kWorkgroup>(
         std::string("blas_gemv_t") + std::to_string(Columns) + (Quads ? "q" : "") +
-            "(A, x, y, partial, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
-        [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Int m, Int n, Int lda, Int cs, Int incx,
-           Int incy, Int chunk, Int /*chunks: the rows kernel's; here g / column_groups*/, Float alpha, Float beta, Int split) {
+            "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
+        [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
+           Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
             Int lane = local_id() / Columns;
             // Neighbouring workgroups take neighbouring columns of the same
             // rows, so that the workgroups running at once read few rows
@@ -191,36 +227,22 @@ SumKernel columns_kernel() {
                     }();
                     If(split == 0, [&] { store_result(y, j * incy, sum, alpha, beta); }).Else([&] { partial.store(c * n + j, sum); });
                 }
+                If(split != 0, [&] { memory_fence(); });  // the partial sums before the count that hands them on
+            });
+            constexpr int outputs = Columns * (Quads ? 4 : 1);
+            If(split != 0, [&] {  // the same in every invocation
+                finish_split<outputs>(partial, y, finished, column_group, column_group * outputs, n, chunks, incy, alpha, beta);
             });
         });
 }
 
-/// y[i] = alpha * (sum over c of partial[c * outputs + i]) + beta y[i]: an
-/// invocation per output, or, for more chunks, teams of 8 or 32 invocations
-/// per output that take every 8th or 32nd chunk (a single invocation adding
-/// 1024 chunks one after another was most of the time of 2^22 x 32 A^T x).
-void add_partials(const Stream<float>& partial, const blas::detail::Vector& y, std::int32_t chunks, float alpha, float beta) {
-    using AddKernel = Kernel<Array<float>, Array<float>, Int, Int, Int, Float, Float>;
-    static const auto make = [](int lanes) {
-        auto body = [lanes](Array<float> partial, Array<float> y, Int outputs, Int chunks, Int incy, Float alpha, Float beta) {
-            Int lane = local_id() % lanes;
-            Int i = group_id() * (kWorkgroup / lanes) + local_id() / lanes;
-            Var<float> s;
-            If(i < outputs, [&] {
-                s = strided_sum<float>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load(c * outputs + i); });
-            });
-            team_sum(s, lane, lanes, 1);
-            If(lane == 0 && i < outputs, [&] { store_result(y, i * incy, s, alpha, beta); });
-        };
-        return group_kernel<kWorkgroup>("blas_gemv_add_partials" + std::to_string(lanes) +
-                                            "(partial, y, outputs, chunks, incy, alpha, beta)", body);
-    };
-    // Teams where there are chunks enough: an invocation adding 16 or 32
-    // chunks alone left 8192^2 A^T x 32 workgroups of dependent loads.
-    const int lanes = chunks > 32 ? 32 : chunks >= 8 ? 8 : 1;
-    const AddKernel& kernel = rill::detail::traced_once<AddKernel, int>(lanes, +make);
-    const std::int64_t per_group = kWorkgroup / lanes;
-    kernel(Groups{(y.n + per_group - 1) / per_group}, partial, y.extent, y.n, chunks, y.inc, alpha, beta);
+/// y = beta y, not reading y where beta is 0 (gemv with alpha = 0).
+void scale_y(const blas::detail::Vector& y, float beta) {
+    static const auto kernel = group_kernel<kWorkgroup>("blas_gemv_scale_y(y, outputs, incy, beta)",
+                                                        [](Array<float> y, Int outputs, Int incy, Float beta) {
+        If(global_id() < outputs, [&] { store_result(y, global_id() * incy, 0.0f, 0.0f, beta); });
+    });
+    kernel(Groups{(y.n + kWorkgroup - 1) / kWorkgroup}, y.extent, y.n, y.inc, beta);
 }
 
 /// The kernel for a shape: teams of `lanes` invocations each computing one
@@ -417,8 +439,7 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
                                       (t ? ", transposed" : "") + ")");
     if (rows == 0 || cols == 0 || (alpha == 0.0f && beta == 1.0f)) return;
     if (alpha == 0.0f) {
-        // y = beta y without reading A or x (y not read when beta is 0).
-        add_partials(vy.extent, vy, 0, 0.0f, beta);
+        scale_y(vy, beta);  // without reading A or x
         return;
     }
     if (rill::detail::rows_pay(Runtime::of(A).info()) && a.col_stride == 1) {
@@ -438,15 +459,15 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
                                 (std::int64_t{s.outputs_per_group} * (t && quads ? 4 : 1));
     const Split parts = split(groups, !t && quads ? cols / 4 : cols, s.lanes);
     const auto chunks = static_cast<std::int32_t>(parts.chunks), chunk = static_cast<std::int32_t>(parts.chunk);
+    Runtime rt = Runtime::of(A);
     if (parts.chunks == 1) {
-        (*s.kernel)(Groups{groups}, a.extent, vx.extent, vy.extent, vy.extent, a.rows, a.cols, a.row_stride, a.col_stride, vx.inc,
-                    vy.inc, chunk, chunks, alpha, beta, 0);
+        (*s.kernel)(Groups{groups}, a.extent, vx.extent, vy.extent, vy.extent, rt.zeroed_words(1), a.rows, a.cols, a.row_stride,
+                    a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta, 0);
         return;
     }
-    auto partial = Runtime::of(A).scratch<float>(Shape{parts.chunks * rows});
-    (*s.kernel)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, a.rows, a.cols, a.row_stride,
-                a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta, 1);
-    add_partials(partial, vy, chunks, alpha, beta);
+    auto partial = rt.scratch<float>(Shape{parts.chunks * rows});
+    (*s.kernel)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, rt.zeroed_words(groups), a.rows, a.cols,
+                a.row_stride, a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta, 1);
 }
 
 }  // namespace rill::blas

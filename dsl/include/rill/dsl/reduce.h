@@ -228,16 +228,11 @@ private:
                 Var<dsl::dsl_t<T>> total = fold_chunk(combine, in, run, chunks, per);
                 Int g = group_id();
                 Int j = g / chunks;
-                Shared<std::uint32_t> last(1);
                 If(local_id() == 0, [&] {
                     partials.store(g, total);
                     memory_fence();  // the partial result before the count that hands it on
-                    UInt before = finished.atomic_add(j, 1u);
-                    memory_fence();  // what the counts handed on, before the barrier hands it to the workgroup
-                    last.store(0, select(before == cast<std::uint32_t>(chunks - 1), 1u, 0u));
                 });
-                barrier();
-                If(last.load(0) == 1u, [&] {  // the same in every invocation: the barriers inside are reached by all
+                If(last_to_finish(finished, j, chunks), [&] {  // the same in every invocation: the barriers inside are reached by all
                     memory_fence();  // every invocation reads partial results: each orders its loads after the count
                     Var<dsl::dsl_t<T>> run_total =
                         fold_runs<T>(kRunsWorkgroup, j * chunks, (j + 1) * chunks, partials_per,

@@ -47,6 +47,30 @@ Var<dsl::dsl_t<T>> workgroup_fold(int workgroup, const Var<dsl::dsl_t<T>>& value
     return acc;
 }
 
+/// Whether this workgroup is the last of the `count` workgroups that count
+/// themselves in finished[counter] to get here: single-pass algorithms whose
+/// last workgroup combines what the others stored (Brook's reductions, BLAS's
+/// split sums) save the launch of a further pass. Every invocation calls it
+/// (it has a barrier), those that stored what the last one reads after a
+/// memory_fence(); the result is the same in every invocation. `finished`
+/// comes from Runtime::zeroed_words: the last workgroup sets
+/// finished[counter] back to zero, and each of its invocations calls
+/// memory_fence() before it reads what the others stored:
+///   If(local_id() == 0, [&] { partials.store(g, mine); memory_fence(); });
+///   If(last_to_finish(finished, j, chunks), [&] { memory_fence(); ...; finished.store(j, 0u); });
+inline Expr<bool> last_to_finish(const Array<std::uint32_t>& finished, const Expr<std::int32_t>& counter,
+                                 const Expr<std::int32_t>& count) {
+    Shared<std::uint32_t> last(1, dsl::Unchecked{});
+    barrier();  // every invocation's fenced stores, before invocation 0 counts the workgroup
+    If(local_id() == 0, [&] {
+        Expr<std::uint32_t> before = finished.atomic_add(counter, 1u);
+        memory_fence();  // what the counts handed on, before the barrier hands it to the workgroup
+        last.store(0, select(before == cast<std::uint32_t>(count - 1), 1u, 0u));
+    });
+    barrier();
+    return last.load(0) == 1u;
+}
+
 /// Folds elements [begin, end) of a sequence in order, `load(e)` giving
 /// element e: invocation i folds the run [begin + i per, begin + (i + 1) per)
 /// one element after another, then the workgroup combines the runs
