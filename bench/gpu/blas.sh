@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# rill's BLAS on the GPU machine, after the recipe in ../shared/device/README.md
+# (rill-tests and rill-bench-blas carried in .device/):
+#
+#   bench/gpu/blas.sh [log2 level-1 elements = 28]
+#
+# The BLAS tests on Vulkan and OpenGL (real drivers), cuBLAS through PyTorch
+# (bench/gpu/torch_blas.py, TF32 off), then rill-bench-blas on both APIs in the
+# same run; prints the ratios (bench/table.py) and packs everything as
+# $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
+set -uo pipefail
+source bench/gpu/device_prologue.sh blas
+n=${1:-28}
+run_gpu_tests BLAS "Backends/Blas.*/BACKEND:Backends/WorkgroupFold.*/BACKEND:Backends/*Reductions.*/BACKEND" ""
+el
+python3 bench/gpu/torch_blas.py "$n" > "$O/peer_torch_blas.json" || echo "PyTorch BLAS peer failed"
+el
+for backend in vulkan opengl; do
+    RILL_BACKEND=$backend rill-bench-blas --max-log2 "$n" "$O/rill_blas_$backend.json" > "$O/blas_$backend.txt" 2>&1 \
+        || echo "rill-bench-blas on $backend failed: $(tail -2 "$O/blas_$backend.txt")"
+    el
+done
+python3 bench/table.py "$O"
+finish
