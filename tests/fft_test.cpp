@@ -248,7 +248,8 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // ones in two (15625 = 125 x 125). And rows of one odd radix
     // from 7 to 19 (GPUs: staged, a line per invocation) in workgroups of
     // 64 lines, the last one part full (301 x 13, 9 x 7 inverse, 40 x 19, the
-    // rows of 13 of a 2D 11 x 13).
+    // rows of 13 of a 2D 11 x 13); more of those and of the split kernel in
+    // WholeLinesInRegistersAtTheirEdges.
     struct Case {
         Shape shape;
         int dims;
@@ -291,6 +292,35 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     EXPECT_TRUE(plan.specialized());
     plan(x, X);
     EXPECT_LE(worst_error(X.download(), want, 51), 1e-6);
+}
+
+TEST_P(Fft, WholeLinesInRegistersAtTheirEdges) {
+    // Specialized single passes over contiguous lines that GPUs run with a
+    // line's elements in registers: the staged kernel (a line an invocation,
+    // 3 to 32 elements) and the split kernel (n2 columns of n1, 33 elements
+    // on, columns of up to 40: 33 = 11 x 3, 58 = 29 x 2, 625 = 25 x 25,
+    // 960 = 32 x 30, 1600 = 40 x 40; 1001 = 77 x 13 stays with the line
+    // kernel), batches that leave a last workgroup part full, forward and
+    // inverse (every other length) with scaling. Every backend runs them (the
+    // CPU its lockstep kernels).
+    const std::int64_t lengths[] = {3, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1600};
+    for (std::size_t i = 0; i < std::size(lengths); ++i) {
+        const std::int64_t n = lengths[i];
+        const bool inverse = i % 2 == 1;
+        const Shape shape{n % 3 == 0 ? 7 : 67, n};
+        SCOPED_TRACE(shape.str() + (inverse ? " inverse" : " forward"));
+        const auto hx = random_complex(shape.size());
+        auto x = rt().stream<float2>(shape, hx);
+        auto y = rt().stream<float2>(shape);
+        const auto plan = fft::Plan::c2c(rt(), shape, 1, inverse ? Direction::Inverse : Direction::Forward,
+                                         inverse ? Scale::ByLength : Scale::None);
+        plan.specialize();
+        plan(x, y);
+        auto want = reference(widen(hx), shape, 1, inverse);
+        if (inverse)
+            for (cplx& v : want) v /= static_cast<double>(n);
+        EXPECT_LE(worst_error(y.download(), want, n), bound(shape, 1));
+    }
 }
 
 TEST_P(Fft, RoundTripAndParseval) {

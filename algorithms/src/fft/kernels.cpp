@@ -101,6 +101,52 @@ std::vector<C> dft(const std::vector<C>& x) {
     return y;
 }
 
+/// z w_n^q (w_n = exp(-2 pi i / n)) for a q known when tracing: quarter
+/// turns without multiplications, others as z cos - i z sin.
+C rotated(const C& z, int q, int n) {
+    q %= n;
+    if (q == 0) return z;
+    if (2 * q == n) return -z;
+    if (4 * q == n) return mul_neg_i(z);
+    if (4 * q == 3 * n) return mul_i(z);
+    const double angle = 2.0 * std::numbers::pi * q / n;
+    return z * static_cast<float>(std::cos(angle)) + mul_neg_i(z) * static_cast<float>(std::sin(angle));
+}
+
+/// The forward DFT of x in registers, for any length whose prime factors are
+/// among kRadices: Cooley-Tukey by the first of kRadices that divides the
+/// length (n = r m: the m-point transforms of the r decimated sequences,
+/// twiddled by w_n^(n1 k2), then r-point DFTs across them), dft() at the leaves.
+std::vector<C> register_fft(const std::vector<C>& x) {
+    const int n = static_cast<int>(x.size());
+    if (n == 1) return x;
+    int r = n;
+    for (int c : kRadices)
+        if (n % c == 0) {
+            r = c;
+            break;
+        }
+    if (r == n) return dft(x);
+    const int m = n / r;
+    std::vector<std::vector<C>> z(static_cast<std::size_t>(r));
+    for (int n1 = 0; n1 < r; ++n1) {
+        std::vector<C> sub;
+        for (int n2 = 0; n2 < m; ++n2) sub.push_back(x[static_cast<std::size_t>(r * n2 + n1)]);
+        const std::vector<C> y = register_fft(sub);
+        for (int k2 = 0; k2 < m; ++k2) z[static_cast<std::size_t>(n1)].push_back(rotated(y[static_cast<std::size_t>(k2)], n1 * k2, n));
+    }
+    std::vector<std::vector<C>> across;  // across[k2][k1] = X[k2 + m k1]
+    for (int k2 = 0; k2 < m; ++k2) {
+        std::vector<C> col;
+        for (int n1 = 0; n1 < r; ++n1) col.push_back(z[static_cast<std::size_t>(n1)][static_cast<std::size_t>(k2)]);
+        across.push_back(dft(col));
+    }
+    std::vector<C> out;
+    for (int k1 = 0; k1 < r; ++k1)
+        for (int k2 = 0; k2 < m; ++k2) out.push_back(across[static_cast<std::size_t>(k2)][static_cast<std::size_t>(k1)]);
+    return out;
+}
+
 /// Butterfly j of a radix-r pass (k = j mod ns): reads elements j + u count
 /// of the line at `line` in buffer `cur`, twiddles element u by w^(k u step)
 /// from the line's table (when `twiddled`: in a line's first radix pass, ns =
@@ -586,7 +632,79 @@ const LineKernel& once_per_key(const Key& key, const Make& make) {
 
 bool staged(const Words& w) {
     const int R = w[desc::Length];
-    return w[desc::RadixCount] == 1 && R % 2 == 1 && R >= 7 && w[desc::InStride] == 1 && w[desc::OutStride] == 1;
+    return R >= 3 && R <= kStagedLongest && w[desc::InStride] == 1 && w[desc::OutStride] == 1;
+}
+
+SplitLine split_line(int R) {
+    int n2 = 1;
+    for (int d = 2; d * d <= R; ++d)
+        if (R % d == 0) n2 = d;
+    return {R / n2, n2};
+}
+
+bool split(const Words& w) {
+    const int R = w[desc::Length];
+    if (w[desc::InStride] != 1 || w[desc::OutStride] != 1 || R <= kStagedLongest) return false;
+    const SplitLine s = split_line(R);
+    return s.n2 > 1 && s.n1 <= kSplitLongestColumn;
+}
+
+int split_lines_per_group(const Words& w) {
+    const SplitLine s = split_line(w[desc::Length]);
+    const int line_bytes = s.n1 * (s.n2 + 1) * 8;
+    int g = 1;
+    while (2 * g * s.n2 <= kWorkgroup && 2 * g * line_bytes <= kSplitSharedBytes) g *= 2;
+    return g;
+}
+
+const LineKernel& split_line_kernel(const Words& words) {
+    const Words key = kernel_key(words);
+    return once_per_key(key, [&] {
+        const int R = key[desc::Length];
+        const SplitLine sl = split_line(R);
+        const int n1 = sl.n1, n2 = sl.n2, G = split_lines_per_group(key);
+        const int row = n2 + 1;  // a row of the exchange, padded: the columns' reads of a row do not share banks
+        const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
+        return group_kernel(static_cast<std::uint32_t>(G * n2),
+            kernel_name("fft_split_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            [R, n1, n2, G, row, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2> tw,
+                                                    Array<std::int32_t> schedule, Int at, Float scale) {
+                Shared<float2> buf(G * n1 * row, dsl::Unchecked{});
+                Int lines = schedule.load(at + int(desc::Lines));
+                Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
+                Int g = local_id() / n2, j = local_id() % n2;  // this invocation's line of the group, and column
+                Int l = group_id() * G + g;
+                Int base = l * R, mine = g * (n1 * row);
+                // Column j: elements j + n2 k1 (neighbouring invocations read
+                // neighbouring elements), its n1-point DFT, twiddled by w_R^(j k1).
+                If(l < lines, [&] {
+                    std::vector<C> x;
+                    for (int k1 = 0; k1 < n1; ++k1) {
+                        C v = src.load(base + j + n2 * k1);
+                        x.push_back(conj_in ? conj(v) : v);
+                    }
+                    const std::vector<C> y = register_fft(x);
+                    for (int k1 = 0; k1 < n1; ++k1) {
+                        const C& v = y[static_cast<std::size_t>(k1)];
+                        buf.store(mine + k1 * row + j, k1 == 0 ? v : cmul(v, tw.load(line_twiddles + j * k1)));
+                    }
+                });
+                barrier();
+                // Rows k1 = j, j + n2, ...: their n2-point DFTs are X[k1 + n1 k2].
+                for (int first = 0; first < n1; first += n2) {
+                    Int k1 = j + first;
+                    If(l < lines && k1 < n1, [&] {
+                        std::vector<C> x;
+                        for (int t = 0; t < n2; ++t) x.push_back(buf.load(mine + k1 * row + t));
+                        const std::vector<C> y = register_fft(x);
+                        for (int k2 = 0; k2 < n2; ++k2) {
+                            C v = y[static_cast<std::size_t>(k2)] * scale;
+                            dst.store(base + k1 + n1 * k2, conj_out ? conj(v) : v);
+                        }
+                    });
+                }
+            });
+    });
 }
 
 const LineKernel& staged_line_kernel(const Words& words) {
@@ -615,7 +733,7 @@ const LineKernel& staged_line_kernel(const Words& words) {
                         C v = buf.load(l * R + t);
                         x.push_back(conj_in ? conj(v) : v);
                     }
-                    const std::vector<C> y = dft(x);
+                    const std::vector<C> y = register_fft(x);
                     // Only this invocation reads or writes its line's elements: no barrier between.
                     for (int t = 0; t < R; ++t) {
                         C v = y[static_cast<std::size_t>(t)] * scale;

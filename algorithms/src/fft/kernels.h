@@ -87,8 +87,10 @@ bool large_radices(const Words& words);
 const LineKernel& line_kernel(int capacity, const Words& words);
 /// Lines per workgroup of the staged line kernel (one invocation each).
 constexpr int kStagedLines = 64;
+/// The longest lines of the staged line kernel.
+constexpr int kStagedLongest = 32;
 /// Whether a pass runs in the staged line kernel: contiguous lines, in and
-/// out, of one odd radix from 7 to 19, transformed in one pass.
+/// out, of 3 to kStagedLongest elements, transformed in one pass.
 bool staged(const Words& words);
 /// Such a pass with one invocation per line: the workgroup's kStagedLines
 /// lines loaded into shared memory as one run of consecutive elements, each
@@ -99,6 +101,30 @@ bool staged(const Words& words);
 /// slower than the line kernel: docs/PERFORMANCE.md#fft). Called like the
 /// line kernels, over workgroups of kStagedLines lines.
 const LineKernel& staged_line_kernel(const Words& words);
+/// The longest column of the split line kernel (complex numbers an invocation
+/// holds in registers), and the shared memory of its workgroups.
+constexpr int kSplitLongestColumn = 40;
+constexpr int kSplitSharedBytes = 16384;
+/// A line of R = n1 n2 elements as n2 columns of n1 (n2 the largest divisor
+/// of R at most its square root).
+struct SplitLine {
+    int n1, n2;
+};
+SplitLine split_line(int R);
+/// Whether a pass runs in the split line kernel: contiguous lines, in and
+/// out, longer than the staged kernel's, transformed in one pass, whose
+/// split_line has columns of at most kSplitLongestColumn.
+bool split(const Words& words);
+/// Lines per workgroup of the split line kernel for a pass (a power of two).
+int split_lines_per_group(const Words& words);
+/// Such a pass as a two-step (four-step) transform in registers, n2
+/// invocations a line: invocation j loads column j (elements j + n2 k,
+/// neighbouring invocations neighbouring elements), transforms it in
+/// registers, twiddles it by w_R^(j k) and writes it to shared memory; after
+/// one barrier it transforms rows j, j + n2, ... (n2 elements each) in
+/// registers and stores them to element k1 + n1 k2 of the line. One exchange
+/// through shared memory, where the line kernel takes one per radix pass.
+const LineKernel& split_line_kernel(const Words& words);
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
 /// like the one above and called with the same arguments, over workgroups of

@@ -235,6 +235,9 @@ struct Plan::Impl {
                 a.specialized.push_back({&d::lockstep_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
             } else if (d::staged(w)) {
                 a.specialized.push_back({&d::staged_line_kernel(w), (w[d::desc::Lines] + d::kStagedLines - 1) / d::kStagedLines, passes.at[p]});
+            } else if (d::split(w)) {
+                const std::int64_t per_group = d::split_lines_per_group(w);
+                a.specialized.push_back({&d::split_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
             } else {
                 a.specialized.push_back({&d::line_kernel(passes.capacities[p], w), passes.groups[p], passes.at[p]});
             }
