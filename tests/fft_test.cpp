@@ -301,8 +301,8 @@ TEST_P(Fft, WholeLinesInRegistersAtTheirEdges) {
     // on, columns of up to 40: 33 = 11 x 3, 58 = 29 x 2, 625 = 25 x 25,
     // 960 = 32 x 30, 1600 = 40 x 40; 1001 = 77 x 13 stays with the line
     // kernel), batches that leave a last workgroup part full, forward and
-    // inverse (every other length) with scaling. Every backend runs them (the
-    // CPU its lockstep kernels).
+    // inverse (every other length) with scaling; then strided lines. Every
+    // backend runs them (the CPU its lockstep kernels).
     const std::int64_t lengths[] = {3, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1600};
     for (std::size_t i = 0; i < std::size(lengths); ++i) {
         const std::int64_t n = lengths[i];
@@ -320,6 +320,21 @@ TEST_P(Fft, WholeLinesInRegistersAtTheirEdges) {
         if (inverse)
             for (cplx& v : want) v /= static_cast<double>(n);
         EXPECT_LE(worst_error(y.download(), want, n), bound(shape, 1));
+    }
+    // Strided lines (the columns of 2D transforms) in the split kernel, several
+    // side by side: columns of 40 (5 columns of 8, rows padded), of 96 (8 of
+    // 12, swizzled), and of 1024 and 1600 in rows too narrow for a workgroup's
+    // lines to share a row of the array (20 and 3 wide).
+    for (const Shape& shape : {Shape{3, 40, 33}, Shape{2, 96, 50}, Shape{1024, 20}, Shape{1600, 3}}) {
+        const bool inverse = shape[shape.rank - 2] == 96;
+        SCOPED_TRACE(shape.str() + (inverse ? " inverse" : " forward"));
+        const auto hx = random_complex(shape.size());
+        auto x = rt().stream<float2>(shape, hx);
+        auto y = rt().stream<float2>(shape);
+        const auto plan = fft::Plan::c2c(rt(), shape, 2, inverse ? Direction::Inverse : Direction::Forward);
+        plan.specialize();
+        plan(x, y);
+        EXPECT_LE(worst_error(y.download(), reference(widen(hx), shape, 2, inverse), transform_size(shape, 2)), bound(shape, 2));
     }
 }
 

@@ -642,51 +642,89 @@ SplitLine split_line(int R) {
     return {R / n2, n2};
 }
 
+/// A single pass over whole lines (ns = 1): lines l at (l % W) + (l / W) L W,
+/// element t at t W, W = 1 for contiguous lines.
+bool whole_lines(const Words& w) {
+    return w[desc::Count1] == 1 && w[desc::Count2] == 1 && w[desc::InStride] == w[desc::OutStride] &&
+           w[desc::InStride] == w[desc::Count0] && w[desc::PreTwiddle] == 0;
+}
+
 bool split(const Words& w) {
     const int R = w[desc::Length];
-    if (w[desc::InStride] != 1 || w[desc::OutStride] != 1 || R <= kStagedLongest) return false;
+    if (!whole_lines(w) || R <= kStagedLongest) return false;
     const SplitLine s = split_line(R);
     return s.n2 > 1 && s.n1 <= kSplitLongestColumn;
 }
 
+namespace {
+
+/// How the split kernel lays a line out in shared memory: row k1 (of n1) of
+/// n2 columns, element j of it at k1 row + (j ^ swizzle(k1, g)) where n2 is a
+/// power of two (rows unpadded; the XOR spreads a column's and a row's
+/// accesses over the banks), else at k1 (n2 + 1) + j.
+struct SplitLayout {
+    int n1, n2, row, line;
+    bool xor_swizzle;
+    explicit SplitLayout(int R) {
+        const SplitLine s = split_line(R);
+        n1 = s.n1, n2 = s.n2;
+        xor_swizzle = (n2 & (n2 - 1)) == 0;
+        row = xor_swizzle ? n2 : n2 + 1;
+        line = n1 * row;
+    }
+    /// Element j of row k1 of line g of the workgroup.
+    Expr<std::int32_t> at(const Expr<std::int32_t>& g, const Expr<std::int32_t>& k1, const Expr<std::int32_t>& j) const {
+        if (!xor_swizzle) return g * line + k1 * row + j;
+        // Neighbouring lines' rows differently swizzled: strided passes put
+        // their lines side by side in a subgroup.
+        return g * line + k1 * row + (j ^ ((k1 + g * 8) & (n2 - 1)));
+    }
+};
+
+}  // namespace
+
 int split_lines_per_group(const Words& w) {
-    const SplitLine s = split_line(w[desc::Length]);
-    const int line_bytes = s.n1 * (s.n2 + 1) * 8;
+    const SplitLayout s(w[desc::Length]);
+    // Strided lines: several side by side, so that loads and stores of
+    // neighbouring invocations touch neighbouring elements, in up to 32 KiB.
+    const int bytes = w[desc::InStride] == 1 ? kSplitSharedBytes : 2 * kSplitSharedBytes;
     int g = 1;
-    while (2 * g * s.n2 <= kWorkgroup && 2 * g * line_bytes <= kSplitSharedBytes) g *= 2;
+    while (2 * g * s.n2 <= kWorkgroup && 2 * g * s.line * 8 <= bytes) g *= 2;
     return g;
 }
 
 const LineKernel& split_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     return once_per_key(key, [&] {
-        const int R = key[desc::Length];
-        const SplitLine sl = split_line(R);
-        const int n1 = sl.n1, n2 = sl.n2, G = split_lines_per_group(key);
-        const int row = n2 + 1;  // a row of the exchange, padded: the columns' reads of a row do not share banks
+        const int R = key[desc::Length], W = key[desc::InStride], G = split_lines_per_group(key);
+        const SplitLayout lay(R);
         const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
-        return group_kernel(static_cast<std::uint32_t>(G * n2),
-            kernel_name("fft_split_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
-            [R, n1, n2, G, row, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2> tw,
-                                                    Array<std::int32_t> schedule, Int at, Float scale) {
-                Shared<float2> buf(G * n1 * row, dsl::Unchecked{});
+        return group_kernel(static_cast<std::uint32_t>(G * lay.n2),
+            kernel_name("fft_split_lines_", key) + (W > 1 ? "_strided" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            [R, W, G, lay, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2> tw,
+                                              Array<std::int32_t> schedule, Int at, Float scale) {
+                const int n1 = lay.n1, n2 = lay.n2;
+                Shared<float2> buf(G * lay.line, dsl::Unchecked{});
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
-                Int g = local_id() / n2, j = local_id() % n2;  // this invocation's line of the group, and column
+                // This invocation's line of the group and column: contiguous
+                // lines put a line's columns side by side, strided ones the
+                // group's lines (neighbouring elements either way).
+                Int g = W == 1 ? local_id() / n2 : local_id() % G;
+                Int j = W == 1 ? local_id() % n2 : local_id() / G;
                 Int l = group_id() * G + g;
-                Int base = l * R, mine = g * (n1 * row);
-                // Column j: elements j + n2 k1 (neighbouring invocations read
-                // neighbouring elements), its n1-point DFT, twiddled by w_R^(j k1).
+                Int base = W == 1 ? l * R : l % W + (l / W) * (R * W);
+                // Column j: elements j + n2 k1, its n1-point DFT, twiddled by w_R^(j k1).
                 If(l < lines, [&] {
                     std::vector<C> x;
                     for (int k1 = 0; k1 < n1; ++k1) {
-                        C v = src.load(base + j + n2 * k1);
+                        C v = src.load(base + (j + n2 * k1) * W);
                         x.push_back(conj_in ? conj(v) : v);
                     }
                     const std::vector<C> y = register_fft(x);
                     for (int k1 = 0; k1 < n1; ++k1) {
                         const C& v = y[static_cast<std::size_t>(k1)];
-                        buf.store(mine + k1 * row + j, k1 == 0 ? v : cmul(v, tw.load(line_twiddles + j * k1)));
+                        buf.store(lay.at(g, Int(k1), j), k1 == 0 ? v : cmul(v, tw.load(line_twiddles + j * k1)));
                     }
                 });
                 barrier();
@@ -695,11 +733,11 @@ const LineKernel& split_line_kernel(const Words& words) {
                     Int k1 = j + first;
                     If(l < lines && k1 < n1, [&] {
                         std::vector<C> x;
-                        for (int t = 0; t < n2; ++t) x.push_back(buf.load(mine + k1 * row + t));
+                        for (int t = 0; t < n2; ++t) x.push_back(buf.load(lay.at(g, k1, Int(t))));
                         const std::vector<C> y = register_fft(x);
                         for (int k2 = 0; k2 < n2; ++k2) {
                             C v = y[static_cast<std::size_t>(k2)] * scale;
-                            dst.store(base + k1 + n1 * k2, conj_out ? conj(v) : v);
+                            dst.store(base + (k1 + n1 * k2) * W, conj_out ? conj(v) : v);
                         }
                     });
                 }

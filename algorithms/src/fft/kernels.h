@@ -102,7 +102,8 @@ bool staged(const Words& words);
 /// line kernels, over workgroups of kStagedLines lines.
 const LineKernel& staged_line_kernel(const Words& words);
 /// The longest column of the split line kernel (complex numbers an invocation
-/// holds in registers), and the shared memory of its workgroups.
+/// holds in registers), and the shared memory of its workgroups of contiguous
+/// lines (of strided ones: twice that).
 constexpr int kSplitLongestColumn = 40;
 constexpr int kSplitSharedBytes = 16384;
 /// A line of R = n1 n2 elements as n2 columns of n1 (n2 the largest divisor
@@ -111,9 +112,9 @@ struct SplitLine {
     int n1, n2;
 };
 SplitLine split_line(int R);
-/// Whether a pass runs in the split line kernel: contiguous lines, in and
-/// out, longer than the staged kernel's, transformed in one pass, whose
-/// split_line has columns of at most kSplitLongestColumn.
+/// Whether a pass runs in the split line kernel: whole lines in one pass
+/// (contiguous, or strided: the columns of a 2D transform), longer than the
+/// staged kernel's, whose split_line has columns of at most kSplitLongestColumn.
 bool split(const Words& words);
 /// Lines per workgroup of the split line kernel for a pass (a power of two).
 int split_lines_per_group(const Words& words);
@@ -124,6 +125,9 @@ int split_lines_per_group(const Words& words);
 /// one barrier it transforms rows j, j + n2, ... (n2 elements each) in
 /// registers and stores them to element k1 + n1 k2 of the line. One exchange
 /// through shared memory, where the line kernel takes one per radix pass.
+/// Strided lines go several to a workgroup with the lines side by side in
+/// the invocations (neighbouring invocations, neighbouring columns of the
+/// array), in up to 32 KiB of shared memory.
 const LineKernel& split_line_kernel(const Words& words);
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
