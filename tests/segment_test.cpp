@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <deque>
 
 #include "backend_fixture.h"
@@ -114,8 +113,8 @@ TEST_P(Segment, StencilsOfVectorElements) {
         SCOPED_TRACE(std::to_string(d) + " x " + std::to_string(h) + " x " + std::to_string(w) + ", " +
                      std::to_string(options.steps_per_pass) + " per pass");
         const std::vector<float> f = random_floats(static_cast<std::size_t>(2 * d * h * w), -1.0f, 1.0f);
-        std::vector<float2> values(f.size() / 2);
-        std::memcpy(values.data(), f.data(), f.size() * sizeof(float));
+        std::vector<float2> values;
+        for (std::size_t i = 0; i < f.size(); i += 2) values.push_back(float2{f[i], f[i + 1]});
         std::vector<double> want(f.begin(), f.end());
         constexpr int kIterations = 7;
         for (int i = 0; i < kIterations; ++i) want = host(want, d, h, w, a, b);
