@@ -104,7 +104,7 @@ const LineKernel& staged_line_kernel(const Words& words);
 /// The longest column of the split line kernel (complex numbers an invocation
 /// holds in registers), and the shared memory of its workgroups of contiguous
 /// lines (of strided ones: twice that).
-constexpr int kSplitLongestColumn = 40;
+constexpr int kSplitLongestColumn = 64;
 constexpr int kSplitSharedBytes = 16384;
 /// A line of R = n1 n2 elements as n2 columns of n1 (n2 the largest divisor
 /// of R at most its square root).
