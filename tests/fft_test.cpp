@@ -298,9 +298,10 @@ TEST_P(Fft, WholeLinesInRegistersAtTheirEdges) {
     // Specialized single passes over contiguous lines that GPUs run with a
     // line's elements in registers: the staged kernel (a line an invocation,
     // 3 to 32 elements) and the split kernel (n2 columns of n1, 33 elements
-    // on, columns of up to 64: 33 = 11 x 3, 625 = 25 x 25, 960 = 32 x 30,
-    // 1600 = 40 x 40, 2048 = 64 x 32, and Bluestein's 58 and 1009 through
-    // lines of 128 and 2048; 1001 = 77 x 13 stays with the line kernel), batches that leave a last workgroup part full, forward and
+    // on, columns of up to kSplitLongestColumn: 33 = 11 x 3, 625 = 25 x 25,
+    // 960 = 32 x 30, 1600 = 40 x 40, Bluestein's 58 through lines of 128;
+    // 1001 = 77 x 13, 2048 = 64 x 32 and Bluestein's 1009, through lines of
+    // 2048, while columns of 64 are beyond it), batches that leave a last workgroup part full, forward and
     // inverse (every other length) with scaling; then strided lines. Every
     // backend runs them (the CPU its lockstep kernels).
     const std::int64_t lengths[] = {3, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1009, 1600, 2048};
