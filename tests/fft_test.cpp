@@ -249,7 +249,7 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     // from 7 to 19 (GPUs: staged, a line per invocation) in workgroups of
     // 64 lines, the last one part full (301 x 13, 9 x 7 inverse, 40 x 19, the
     // rows of 13 of a 2D 11 x 13); more of those and of the split kernel in
-    // WholeLinesInRegistersAtTheirEdges.
+    // LinesInRegistersAtTheirEdges.
     struct Case {
         Shape shape;
         int dims;
@@ -294,7 +294,7 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     EXPECT_LE(worst_error(X.download(), want, 51), 1e-6);
 }
 
-TEST_P(Fft, WholeLinesInRegistersAtTheirEdges) {
+TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // Specialized single passes over contiguous lines that GPUs run with a
     // line's elements in registers: the staged kernel (a line an invocation,
     // 3 to 32 elements) and the split kernel (n2 columns of n1, 33 elements
@@ -302,7 +302,8 @@ TEST_P(Fft, WholeLinesInRegistersAtTheirEdges) {
     // 960 = 32 x 30, 1600 = 40 x 40, Bluestein's 58 through lines of 128;
     // 1001 = 77 x 13, 2048 = 64 x 32 and Bluestein's 1009, through lines of
     // 2048, while columns of 64 are beyond it), batches that leave a last workgroup part full, forward and
-    // inverse (every other length) with scaling; then strided lines. Every
+    // inverse (every other length) with scaling; then strided lines, and the
+    // passes of transforms too long for one. Every
     // backend runs them (the CPU its lockstep kernels).
     const std::int64_t lengths[] = {3, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1009, 1600, 2048};
     for (std::size_t i = 0; i < std::size(lengths); ++i) {
@@ -336,6 +337,20 @@ TEST_P(Fft, WholeLinesInRegistersAtTheirEdges) {
         plan.specialize();
         plan(x, y);
         EXPECT_LE(worst_error(y.download(), reference(widen(hx), shape, 2, inverse), transform_size(shape, 2)), bound(shape, 2));
+    }
+    // Passes of longer transforms, lines read strided and twiddled on loading:
+    // 4096 = 64 x 64 (both passes split, 8 x 8), 2187 = 81 x 27 (split 9 x 9,
+    // then the line kernel), 20000 = 160 x 125 (split 16 x 10, 25 x 5).
+    for (const Shape& shape : {Shape{3, 4096}, Shape{2, 2187}, Shape{20000}}) {
+        const bool inverse = shape[shape.rank - 1] == 4096;
+        SCOPED_TRACE(shape.str() + (inverse ? " inverse" : " forward"));
+        const auto hx = random_complex(shape.size());
+        auto x = rt().stream<float2>(shape, hx);
+        auto y = rt().stream<float2>(shape);
+        const auto plan = fft::Plan::c2c(rt(), shape, 1, inverse ? Direction::Inverse : Direction::Forward);
+        plan.specialize();
+        plan(x, y);
+        EXPECT_LE(worst_error(y.download(), reference(widen(hx), shape, 1, inverse), shape[shape.rank - 1]), bound(shape, 1));
     }
 }
 

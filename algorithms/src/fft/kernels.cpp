@@ -642,16 +642,9 @@ SplitLine split_line(int R) {
     return {R / n2, n2};
 }
 
-/// A single pass over whole lines (ns = 1): lines l at (l % W) + (l / W) L W,
-/// element t at t W, W = 1 for contiguous lines.
-bool whole_lines(const Words& w) {
-    return w[desc::Count1] == 1 && w[desc::Count2] == 1 && w[desc::InStride] == w[desc::OutStride] &&
-           w[desc::InStride] == w[desc::Count0] && w[desc::PreTwiddle] == 0;
-}
-
 bool split(const Words& w) {
     const int R = w[desc::Length];
-    if (!whole_lines(w) || R <= kStagedLongest) return false;
+    if (staged(w) || R <= kStagedLongest) return false;
     const SplitLine s = split_line(R);
     return s.n2 > 1 && s.n1 <= kSplitLongestColumn;
 }
@@ -687,7 +680,7 @@ int split_lines_per_group(const Words& w) {
     const SplitLayout s(w[desc::Length]);
     // Strided lines: several side by side, so that loads and stores of
     // neighbouring invocations touch neighbouring elements, in up to 32 KiB.
-    const int bytes = w[desc::InStride] == 1 ? kSplitSharedBytes : 2 * kSplitSharedBytes;
+    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : 2 * kSplitSharedBytes;
     int g = 1;
     while (2 * g * s.n2 <= kWorkgroup && 2 * g * s.line * 8 <= bytes) g *= 2;
     return g;
@@ -696,39 +689,64 @@ int split_lines_per_group(const Words& w) {
 const LineKernel& split_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     return once_per_key(key, [&] {
-        const int R = key[desc::Length], W = key[desc::InStride], G = split_lines_per_group(key);
-        const SplitLayout lay(R);
-        const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
+        const int G = split_lines_per_group(key);
+        const SplitLayout lay(key[desc::Length]);
+        const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
         return group_kernel(static_cast<std::uint32_t>(G * lay.n2),
-            kernel_name("fft_split_lines_", key) + (W > 1 ? "_strided" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
-            [R, W, G, lay, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2> tw,
-                                              Array<std::int32_t> schedule, Int at, Float scale) {
+            kernel_name("fft_split_lines_", key) + (strided ? "_strided" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            [key, G, lay](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const int n1 = lay.n1, n2 = lay.n2;
+                auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
+                const int c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
                 Shared<float2> buf(G * lay.line, dsl::Unchecked{});
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
-                // This invocation's line of the group and column: contiguous
-                // lines put a line's columns side by side, strided ones the
-                // group's lines (neighbouring elements either way).
-                Int g = W == 1 ? local_id() / n2 : local_id() % G;
-                Int j = W == 1 ? local_id() % n2 : local_id() / G;
-                Int l = group_id() * G + g;
-                Int base = W == 1 ? l * R : l % W + (l / W) * (R * W);
-                // Column j: elements j + n2 k1, its n1-point DFT, twiddled by w_R^(j k1).
-                If(l < lines, [&] {
-                    std::vector<C> x;
-                    for (int k1 = 0; k1 < n1; ++k1) {
-                        C v = src.load(base + (j + n2 * k1) * W);
-                        x.push_back(conj_in ? conj(v) : v);
-                    }
-                    const std::vector<C> y = register_fft(x);
-                    for (int k1 = 0; k1 < n1; ++k1) {
-                        const C& v = y[static_cast<std::size_t>(k1)];
-                        buf.store(lay.at(g, Int(k1), j), k1 == 0 ? v : cmul(v, tw.load(line_twiddles + j * k1)));
-                    }
-                });
+                // An invocation's line of the group and its column (load) or
+                // row (store): where the pass's elements are contiguous, a
+                // line's columns side by side; where strided, the group's
+                // lines side by side (neighbouring elements either way).
+                auto place = [&](int stride, Int& g, Int& j) {
+                    g = stride == 1 ? local_id() / n2 : local_id() % G;
+                    j = stride == 1 ? local_id() % n2 : local_id() / G;
+                };
+                auto address = [&](const Expr<std::int32_t>& l, int mul0) {
+                    return line_address(l, c0, c1, c2, [&](int i) { return word(mul0 + i); });
+                };
+                {
+                    // Column j: elements t = j + n2 k1 (pre-twiddled by w_M^(d1 t) in a
+                    // pass after a line's first), its n1-point DFT, twiddled by w_R^(j k1).
+                    Int g = 0, j = 0;
+                    place(word(desc::InStride), g, j);
+                    Int l = group_id() * G + g;
+                    If(l < lines, [&] {
+                        Int base = address(l, desc::InMul0);
+                        Int d1 = (l / c0) % c1;
+                        Int pre_fine = schedule.load(at + int(desc::PreFine)), pre_coarse = schedule.load(at + int(desc::PreCoarse));
+                        std::vector<C> x;
+                        for (int k1 = 0; k1 < n1; ++k1) {
+                            Int t = j + n2 * k1;
+                            const C loaded = src.load(base + t * word(desc::InStride));
+                            const C v = word(desc::ConjIn) ? conj(loaded) : loaded;
+                            if (!word(desc::PreTwiddle)) {
+                                x.push_back(v);
+                                continue;
+                            }
+                            Int q = d1 * t;
+                            x.push_back(cmul(v, cmul(tw.load(pre_coarse + (q >> kFineBits)), tw.load(pre_fine + (q & (kFine - 1))))));
+                        }
+                        const std::vector<C> y = register_fft(x);
+                        for (int k1 = 0; k1 < n1; ++k1) {
+                            const C& v = y[static_cast<std::size_t>(k1)];
+                            buf.store(lay.at(g, Int(k1), j), k1 == 0 ? v : cmul(v, tw.load(line_twiddles + j * k1)));
+                        }
+                    });
+                }
                 barrier();
                 // Rows k1 = j, j + n2, ...: their n2-point DFTs are X[k1 + n1 k2].
+                Int g = 0, j = 0;
+                place(word(desc::OutStride), g, j);
+                Int l = group_id() * G + g;
+                Int base = address(l, desc::OutMul0);
                 for (int first = 0; first < n1; first += n2) {
                     Int k1 = j + first;
                     If(l < lines && k1 < n1, [&] {
@@ -737,7 +755,7 @@ const LineKernel& split_line_kernel(const Words& words) {
                         const std::vector<C> y = register_fft(x);
                         for (int k2 = 0; k2 < n2; ++k2) {
                             C v = y[static_cast<std::size_t>(k2)] * scale;
-                            dst.store(base + (k1 + n1 * k2) * W, conj_out ? conj(v) : v);
+                            dst.store(base + (k1 + n1 * k2) * word(desc::OutStride), word(desc::ConjOut) ? conj(v) : v);
                         }
                     });
                 }

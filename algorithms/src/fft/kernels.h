@@ -115,9 +115,10 @@ struct SplitLine {
     int n1, n2;
 };
 SplitLine split_line(int R);
-/// Whether a pass runs in the split line kernel: whole lines in one pass
-/// (contiguous, or strided: the columns of a 2D transform), longer than the
-/// staged kernel's, whose split_line has columns of at most kSplitLongestColumn.
+/// Whether a pass runs in the split line kernel: lines longer than the staged
+/// kernel's (whole lines, contiguous or strided like the columns of a 2D
+/// transform, or a pass of a longer transform, with its pre-twiddles) whose
+/// split_line has columns of at most kSplitLongestColumn.
 bool split(const Words& words);
 /// Lines per workgroup of the split line kernel for a pass (a power of two).
 int split_lines_per_group(const Words& words);
@@ -128,9 +129,11 @@ int split_lines_per_group(const Words& words);
 /// one barrier it transforms rows j, j + n2, ... (n2 elements each) in
 /// registers and stores them to element k1 + n1 k2 of the line. One exchange
 /// through shared memory, where the line kernel takes one per radix pass.
-/// Strided lines go several to a workgroup with the lines side by side in
-/// the invocations (neighbouring invocations, neighbouring columns of the
-/// array), in up to 32 KiB of shared memory.
+/// Where a pass reads or writes strided lines, several go to a workgroup and
+/// its loads (or stores) put the lines side by side in the invocations
+/// (neighbouring invocations, neighbouring elements of the array), in up to
+/// 32 KiB of shared memory; a pass after a line's first multiplies element t
+/// of line l by its pre-twiddle on loading, as the line kernel does.
 const LineKernel& split_line_kernel(const Words& words);
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
