@@ -326,31 +326,26 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // Strided lines (the columns of 2D transforms) in the split kernel, several
     // side by side: columns of 40 (5 columns of 8, rows padded), of 96 (8 of
     // 12, swizzled), and of 1024 and 1600 in rows too narrow for a workgroup's
-    // lines to share a row of the array (20 and 3 wide).
-    for (const Shape& shape : {Shape{3, 40, 33}, Shape{2, 96, 50}, Shape{1024, 20}, Shape{1600, 3}}) {
-        const bool inverse = shape[shape.rank - 2] == 96;
-        SCOPED_TRACE(shape.str() + (inverse ? " inverse" : " forward"));
-        const auto hx = random_complex(shape.size());
-        auto x = rt().stream<float2>(shape, hx);
-        auto y = rt().stream<float2>(shape);
-        const auto plan = fft::Plan::c2c(rt(), shape, 2, inverse ? Direction::Inverse : Direction::Forward);
+    // lines to share a row of the array (20 and 3 wide). Then the passes of
+    // longer transforms, lines read strided and twiddled on loading: 4096 = 64
+    // x 64 (both passes split, 8 x 8), 2187 = 81 x 27 (split 9 x 9, then the
+    // line kernel), 20000 = 160 x 125 (split 16 x 10, 25 x 5).
+    struct Case {
+        Shape shape;
+        int dims;
+        bool inverse;
+    };
+    for (const Case& c : {Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
+                          Case{{1600, 3}, 2, false}, Case{{3, 4096}, 1, true}, Case{{2, 2187}, 1, false}, Case{{20000}, 1, false}}) {
+        SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
+        const auto hx = random_complex(c.shape.size());
+        auto x = rt().stream<float2>(c.shape, hx);
+        auto y = rt().stream<float2>(c.shape);
+        const auto plan = fft::Plan::c2c(rt(), c.shape, c.dims, c.inverse ? Direction::Inverse : Direction::Forward);
         plan.specialize();
         plan(x, y);
-        EXPECT_LE(worst_error(y.download(), reference(widen(hx), shape, 2, inverse), transform_size(shape, 2)), bound(shape, 2));
-    }
-    // Passes of longer transforms, lines read strided and twiddled on loading:
-    // 4096 = 64 x 64 (both passes split, 8 x 8), 2187 = 81 x 27 (split 9 x 9,
-    // then the line kernel), 20000 = 160 x 125 (split 16 x 10, 25 x 5).
-    for (const Shape& shape : {Shape{3, 4096}, Shape{2, 2187}, Shape{20000}}) {
-        const bool inverse = shape[shape.rank - 1] == 4096;
-        SCOPED_TRACE(shape.str() + (inverse ? " inverse" : " forward"));
-        const auto hx = random_complex(shape.size());
-        auto x = rt().stream<float2>(shape, hx);
-        auto y = rt().stream<float2>(shape);
-        const auto plan = fft::Plan::c2c(rt(), shape, 1, inverse ? Direction::Inverse : Direction::Forward);
-        plan.specialize();
-        plan(x, y);
-        EXPECT_LE(worst_error(y.download(), reference(widen(hx), shape, 1, inverse), shape[shape.rank - 1]), bound(shape, 1));
+        EXPECT_LE(worst_error(y.download(), reference(widen(hx), c.shape, c.dims, c.inverse), transform_size(c.shape, c.dims)),
+                  bound(c.shape, c.dims));
     }
 }
 
