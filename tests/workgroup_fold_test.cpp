@@ -1,6 +1,7 @@
 // rill::workgroup_fold and rill::fold_runs: in-order combination inside
 // group kernels, checked with a combiner that is associative but not
-// commutative (composition of affine maps x -> a x + b), against the host.
+// commutative (composition of affine maps x -> a x + b), against the host;
+// and rill::last_to_finish, against a host sum.
 #include <rill/dsl/workgroup_fold.h>
 
 #include "backend_fixture.h"
@@ -75,6 +76,49 @@ TEST_P(WorkgroupFold, FoldRunsCoversARangeInOrder) {
             EXPECT_NEAR(got.x, want.x, 1e-5 * std::fabs(want.x));
             EXPECT_NEAR(got.y, want.y, 1e-4 * (std::fabs(want.y) + 1));
         }
+    }
+}
+
+TEST_P(WorkgroupFold, TheLastWorkgroupToFinishSeesEveryOthersStores) {
+    // Each workgroup of a group stores its 64 values, counts itself, and the
+    // last of the group's workgroups to finish adds up all of the group's
+    // values (every invocation stores, so every store must be fenced and
+    // ordered before the count). Calls one after another find the counts back
+    // at zero; a group of one workgroup is its own last.
+    static constexpr int kWorkgroup = 64;
+    auto kernel = group_kernel<kWorkgroup>("last_to_finish_sums(values, partial, out, finished, per_group)",
+                                           [](Array<float> values, Array<float> partial, Array<float> out,
+                                              Array<std::uint32_t> finished, Int per_group) {
+        Int group = group_id() / per_group;
+        Int e = group_id() * kWorkgroup + local_id();
+        partial.store(e, values.load(e) * 2.0f);
+        memory_fence();
+        If(last_to_finish(finished, group, per_group), [&] {
+            memory_fence();
+            Var<float> sum = 0.0f;
+            For(0, per_group, [&](Expr<std::int32_t> g) { sum = sum + partial.load((group * per_group + g) * kWorkgroup + local_id()); });
+            out.store(group * kWorkgroup + local_id(), sum);
+            If(local_id() == 0, [&] { finished.store(group, 0u); });
+        });
+    });
+    for (int per_group : {1, 3, 37}) {
+        SCOPED_TRACE(per_group);
+        const int groups = 5;
+        const auto values = random_floats(std::size_t(groups * per_group * kWorkgroup), -1, 1);
+        auto v = rt().stream<float>({groups * per_group * kWorkgroup}, values);
+        auto partial = rt().stream<float>({groups * per_group * kWorkgroup});
+        for (int call = 0; call < 3; ++call) {
+            auto out = rt().stream<float>({groups * kWorkgroup});
+            kernel(Groups{groups * per_group}, v, partial, out, rt().zeroed_words(groups), per_group);
+            const auto got = out.download();
+            for (int g = 0; g < groups; ++g)
+                for (int i = 0; i < kWorkgroup; ++i) {
+                    double want = 0;
+                    for (int k = 0; k < per_group; ++k) want += 2.0 * values[std::size_t((g * per_group + k) * kWorkgroup + i)];
+                    ASSERT_NEAR(got[std::size_t(g * kWorkgroup + i)], want, 1e-4) << "call " << call << ", group " << g << ", " << i;
+                }
+        }
+        EXPECT_EQ(rt().zeroed_words(groups).download(), std::vector<std::uint32_t>(groups, 0u));
     }
 }
 
