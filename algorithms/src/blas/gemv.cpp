@@ -129,7 +129,7 @@ void finish_split(const Array<float>& partial, const Array<float>& y, const Arra
 }
 
 using SumKernel = Kernel<Array<float>, Array<float>, Array<float>, Array<float>, Array<std::uint32_t>, Int, Int, Int, Int, Int, Int,
-                         Int, Int, Float, Float, Int>;
+                         Int, Int, Float, Float>;
 
 /// op(A) = A with teams of Team lanes per Rows rows. Workgroup g takes rows
 /// (g / chunks) * rows_per_group + ... and the columns (quads with Quads) of
@@ -143,10 +143,11 @@ SumKernel rows_kernel() {
     static_assert(Rows == 1 || Quads);
     return group_kernel<kWorkgroup>(
         std::string("blas_gemv_n") + std::to_string(Team) + (Quads ? "q" : "") + (Rows > 1 ? "r" + std::to_string(Rows) : "") +
-            "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
+            "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta)",
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
-           Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
+           Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta) {
             Int lane = local_id() % Team;
+            Bool chunked = chunks > 1;  // the same in every invocation
             Int g = group_id();
             Int row_group = g / chunks;
             Int c = g - row_group * chunks;
@@ -176,13 +177,13 @@ SumKernel rows_kernel() {
             team_sums(s, lane, Team, 1);
             for (int r = 0; r < Rows; ++r)
                 If(lane == 0 && i + r < m, [&] {
-                    If(split == 0, [&] { store_result(y, (i + r) * incy, s[r], alpha, beta); }).Else([&] {
+                    If(!chunked, [&] { store_result(y, (i + r) * incy, s[r], alpha, beta); }).Else([&] {
                         partial.store(c * m + i + r, s[r]);
                         memory_fence();  // before the count that hands it on
                     });
                 });
             constexpr int outputs = kWorkgroup / Team * Rows;
-            If(split != 0, [&] {  // the same in every invocation
+            If(chunked, [&] {
                 finish_split<outputs>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
             });
         });
@@ -198,10 +199,11 @@ SumKernel columns_kernel() {
     using V = std::conditional_t<Quads, float4, float>;
     return group_kernel<kWorkgroup>(
         std::string("blas_gemv_t") + std::to_string(Columns) + (Quads ? "q" : "") +
-            "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta, split)",
+            "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta)",
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
-           Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta, Int split) {
+           Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta) {
             Int lane = local_id() / Columns;
+            Bool chunked = chunks > 1;  // the same in every invocation
             // Neighbouring workgroups take neighbouring columns of the same
             // rows, so that the workgroups running at once read few rows
             // (and memory pages) of A, not a chunk of rows each.
@@ -229,12 +231,12 @@ SumKernel columns_kernel() {
                         if constexpr (Quads) return component(s, w);
                         else return Expr<float>(s);
                     }();
-                    If(split == 0, [&] { store_result(y, j * incy, sum, alpha, beta); }).Else([&] { partial.store(c * n + j, sum); });
+                    If(!chunked, [&] { store_result(y, j * incy, sum, alpha, beta); }).Else([&] { partial.store(c * n + j, sum); });
                 }
-                If(split != 0, [&] { memory_fence(); });  // the partial sums before the count that hands them on
+                If(chunked, [&] { memory_fence(); });  // the partial sums before the count that hands them on
             });
             constexpr int outputs = Columns * (Quads ? 4 : 1);
-            If(split != 0, [&] {  // the same in every invocation
+            If(chunked, [&] {
                 finish_split<outputs>(partial, y, finished, column_group, column_group * outputs, n, chunks, incy, alpha, beta);
             });
         });
@@ -470,12 +472,12 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
         // every buffer coherent, A and x read past the L1 cache (2^22 x 32 A x
         // took 0.86 against 0.24 ms).
         (*s.kernel)(Groups{groups}, a.extent, vx.extent, vy.extent, rt.scratch<float>(Shape{1}), rt.zeroed_words(1), a.rows, a.cols, a.row_stride,
-                    a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta, 0);
+                    a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta);
         return;
     }
     auto partial = rt.scratch<float>(Shape{parts.chunks * rows});
     (*s.kernel)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, rt.zeroed_words(groups), a.rows, a.cols,
-                a.row_stride, a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta, 1);
+                a.row_stride, a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta);
 }
 
 }  // namespace rill::blas
