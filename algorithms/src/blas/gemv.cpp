@@ -466,18 +466,14 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
     const Split parts = split(groups, !t && quads ? cols / 4 : cols, s.lanes);
     const auto chunks = static_cast<std::int32_t>(parts.chunks), chunk = static_cast<std::int32_t>(parts.chunk);
     Runtime rt = Runtime::of(A);
-    if (parts.chunks == 1) {
-        // No partial sums: a stream of its own all the same, since a buffer bound
-        // twice takes away restrict, and with the kernel's memory_fence() makes
-        // every buffer coherent, A and x read past the L1 cache (2^22 x 32 A x
-        // took 0.86 against 0.24 ms).
-        (*s.kernel)(Groups{groups}, a.extent, vx.extent, vy.extent, rt.scratch<float>(Shape{1}), rt.zeroed_words(1), a.rows, a.cols, a.row_stride,
-                    a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta);
-        return;
-    }
-    auto partial = rt.scratch<float>(Shape{parts.chunks * rows});
-    (*s.kernel)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, rt.zeroed_words(groups), a.rows, a.cols,
-                a.row_stride, a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta);
+    // Unsplit calls store no partial sums, but get a stream of their own all
+    // the same: a buffer bound twice takes away restrict, and with the
+    // kernel's memory_fence() makes every buffer coherent, A and x read past
+    // the L1 cache (2^22 x 32 A x took 0.86 against 0.24 ms).
+    const bool chunked = parts.chunks > 1;
+    auto partial = rt.scratch<float>(Shape{chunked ? parts.chunks * rows : 1});
+    (*s.kernel)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, rt.zeroed_words(chunked ? groups : 1), a.rows,
+                a.cols, a.row_stride, a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta);
 }
 
 }  // namespace rill::blas
