@@ -113,6 +113,12 @@ C rotated(const C& z, int q, int n) {
     return z * static_cast<float>(std::cos(angle)) + mul_neg_i(z) * static_cast<float>(std::sin(angle));
 }
 
+/// w_M^q of a pass's pre-twiddles from its coarse and fine tables (at
+/// `coarse` and `fine` in the twiddle stream): coarse[q / kFine] fine[q % kFine].
+C pre_twiddle(const Array<float2>& tw, const Expr<std::int32_t>& coarse, const Expr<std::int32_t>& fine, const Expr<std::int32_t>& q) {
+    return cmul(tw.load(coarse + (q >> kFineBits)), tw.load(fine + (q & (kFine - 1))));
+}
+
 /// The forward DFT of x in registers, for any length whose prime factors are
 /// among kRadices: Cooley-Tukey by the first of kRadices that divides the
 /// length (n = r m: the m-point transforms of the r decimated sequences,
@@ -344,7 +350,7 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large
                     when(desc::ConjIn, [&] { v = conj(v); });
                     when(desc::PreTwiddle, [&] {
                         Int q = ((l / c0) % c1) * t;
-                        v = cmul(v, cmul(tw.load(pre_coarse + (q >> kFineBits)), tw.load(pre_fine + (q & (kFine - 1)))));
+                        v = cmul(v, pre_twiddle(tw, pre_coarse, pre_fine, q));
                     });
                 });
                 buf.store(g * R + t, v);
@@ -540,7 +546,7 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
                                     if (word(desc::ConjIn)) e = conj(e);
                                     if (word(desc::PreTwiddle)) {
                                         Int q = ((first + v) / c0 % c1) * t;
-                                        e = cmul(e, cmul(tw.load(pre_coarse + (q >> kFineBits)), tw.load(pre_fine + (q & (kFine - 1)))));
+                                        e = cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, q));
                                     }
                                 };
                                 if (!last) load();
@@ -644,7 +650,7 @@ SplitLine split_line(int R) {
 
 bool split(const Words& w) {
     const int R = w[desc::Length];
-    if (staged(w) || R <= kStagedLongest) return false;
+    if (R <= kStagedLongest) return false;  // the staged kernel's, or the line kernel's where strided
     const SplitLine s = split_line(R);
     return s.n2 > 1 && s.n1 <= kSplitLongestColumn;
 }
@@ -731,8 +737,7 @@ const LineKernel& split_line_kernel(const Words& words) {
                                 x.push_back(v);
                                 continue;
                             }
-                            Int q = d1 * t;
-                            x.push_back(cmul(v, cmul(tw.load(pre_coarse + (q >> kFineBits)), tw.load(pre_fine + (q & (kFine - 1))))));
+                            x.push_back(cmul(v, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)));
                         }
                         const std::vector<C> y = register_fft(x);
                         for (int k1 = 0; k1 < n1; ++k1) {
