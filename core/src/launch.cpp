@@ -259,10 +259,10 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t
             sig.dim_resizes[4 * i + dim] = !resized ? 0 : b.shape.dims[dim] == 1 ? 1 : 2;
         }
     }
-    sig.distinct_buffers = true;
+    sig.aliased.assign(k.params.size(), 0);
     for (std::size_t i = 0; i < args.size(); ++i)
         for (std::size_t j = i + 1; j < args.size(); ++j)
-            if (d.streams[i].buffer && d.streams[i].buffer == d.streams[j].buffer) sig.distinct_buffers = false;
+            if (d.streams[i].buffer && d.streams[i].buffer == d.streams[j].buffer) sig.aliased[i] = sig.aliased[j] = 1;
     if (d.domain.size() == 0) return;
 
     const std::uint64_t sig_hash = sig.hash();

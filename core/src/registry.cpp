@@ -72,7 +72,8 @@ std::uint64_t Signature::hash() const {
     for (std::uint8_t k : stream_kinds) h = (h ^ k) * 0x100000001b3ull;
     h = (h ^ static_cast<std::uint64_t>(domain_rank + 0x100)) * 0x100000001b3ull;
     for (std::uint8_t r : dim_resizes) h = (h ^ (r + 0x200u)) * 0x100000001b3ull;
-    return (h ^ (distinct_buffers ? 0x5bu : 0xa4u)) * 0x100000001b3ull;
+    for (std::uint8_t a : aliased) h = (h ^ (a + 0x300u)) * 0x100000001b3ull;
+    return (h ^ (aliased.empty() ? 0xa4u : 0x5bu)) * 0x100000001b3ull;
 }
 
 }  // namespace rill

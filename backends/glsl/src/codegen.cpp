@@ -248,14 +248,15 @@ private:
             if (k_.params[p].kind == ir::ParamKind::Uniform || kind(p) == 3) continue;
             sh.stream_binding[p] = binding;
             // restrict lets the compiler overlap the loads of several elements with
-            // earlier stores; only when no buffer is bound twice (in-place calls).
+            // earlier stores; only on buffers the call binds to no other param
+            // (an in-place call's other buffers keep it).
             // A stream moved as vectors (load_vector / store_vector) is declared
             // as an array of vectors, and its single words are their
             // components: one view per buffer, so nothing aliases.
             const std::uint32_t vw = k_.params[p].vector_width;
             const bool quads = in_quads(p);
             out_ << "layout(std430, " << (vk ? "set = 0, " : "") << "binding = " << binding << ") "
-                 << (sig_.distinct_buffers && opt_.reorderable_loads ? "restrict " : "")
+                 << (!sig_.is_aliased(p) && opt_.reorderable_loads ? "restrict " : "")
                  << (declared_readonly(p) ? "readonly " : "") << (atomically_loaded(p) ? "coherent volatile " : fenced() && writable(p) ? "coherent " : "")
                  << "buffer Stream" << p << " { " << (vw ? "uvec" + std::to_string(vw) : quads ? std::string("uvec4") : std::string("uint"))
                  << " data[]; } s" << p << ";  // '" << k_.params[p].name << "'"
@@ -356,7 +357,7 @@ private:
     /// one buffer twice. Elsewhere no barrier needs to order buffer memory:
     /// the radix scatter, say, reads its input and writes its output only.
     bool reads_what_it_writes() const {
-        if (!sig_.distinct_buffers) return true;
+        if (!sig_.distinct_buffers()) return true;
         for (std::uint32_t p = 0; p < k_.params.size(); ++p)
             if (k_.params[p].kind == ir::ParamKind::Array && writes_array(p) && reads_array(p)) return true;
         return false;
@@ -375,10 +376,12 @@ private:
         return false;
     }
 
+    /// Whether the call may write param p's buffer: it writes p, or binds p's
+    /// buffer to another param too (which it may write).
     bool writable(std::uint32_t p) const {
         if (k_.params[p].kind == ir::ParamKind::Output) return true;
         if (k_.params[p].kind != ir::ParamKind::Array) return false;
-        return !sig_.distinct_buffers || writes_array(p);
+        return sig_.is_aliased(p) || writes_array(p);
     }
 
     /// A buffer nothing in the call writes is declared readonly (the driver

@@ -63,7 +63,18 @@ struct StreamBinding {
 /// backend specialize code (e.g. linear addressing), and keys the program cache.
 struct Signature {
     std::vector<std::uint8_t> stream_kinds;  // per param: 0 uniform, 1 linear, 2 general, 3 iterator
-    bool distinct_buffers = false;           // no buffer is bound to two params (restrict is safe)
+    /// Per param: 1 where the call binds its buffer to another param as well
+    /// (it may then be written through the other: no restrict, and coherent
+    /// where the kernel hands data between workgroups). Empty: not known, and
+    /// every param counts as aliased.
+    std::vector<std::uint8_t> aliased;
+    bool is_aliased(std::size_t p) const { return aliased.empty() || aliased[p] != 0; }
+    /// No buffer is bound to two params.
+    bool distinct_buffers() const {
+        for (std::size_t p = 0; p < aliased.size(); ++p)
+            if (aliased[p]) return false;
+        return !aliased.empty();
+    }
     /// The domain's rank, and per stream param p and dimension d below
     /// it, dim_resizes[4 p + d]: 0 the position itself (no resize), 1 none (a
     /// dimension of 1 repeated: always 0), 2 position * mul / div. A GPU spends
