@@ -106,8 +106,10 @@ Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::Fr
 /// outputs [first, first + Outputs) to finish (counted in finished[counter])
 /// sets y[i * incy] = alpha * (the sum over c of partial[c * outputs + i]) +
 /// beta y[i * incy] for each, kWorkgroup / Outputs invocations an output
-/// taking every so-many-th chunk. Every invocation calls it, those that
-/// stored partial sums after a memory_fence().
+/// taking every so-many-th chunk; neighbouring invocations take neighbouring
+/// outputs of a chunk, so that each load of a subgroup reads consecutive
+/// partial sums. Every invocation calls it, those that stored partial sums
+/// after a memory_fence().
 template <int Outputs>
 void finish_split(const Array<float>& partial, const Array<float>& y, const Array<std::uint32_t>& finished,
                   const Expr<std::int32_t>& counter, const Expr<std::int32_t>& first, const Expr<std::int32_t>& outputs,
@@ -116,13 +118,13 @@ void finish_split(const Array<float>& partial, const Array<float>& y, const Arra
     constexpr int lanes = kWorkgroup / Outputs;
     If(last_to_finish(finished, counter, chunks), [&] {
         memory_fence();  // the other workgroups' partial sums, after the count that handed them on
-        Int lane = local_id() % lanes;
-        Int i = first + local_id() / lanes;
+        Int lane = local_id() / Outputs;
+        Int i = first + local_id() % Outputs;
         Var<float> s;
         If(i < outputs, [&] {
             s = strided_sum<float>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load(c * outputs + i); });
         });
-        team_sum(s, lane, lanes, 1);
+        team_sum(s, lane, lanes, Outputs);
         If(lane == 0 && i < outputs, [&] { store_result(y, i * incy, s, alpha, beta); });
         If(local_id() == 0, [&] { finished.store(counter, 0u); });
     });
