@@ -13,7 +13,8 @@
 // Where A's rows (and, for op(A) = A, x) start at multiples of 4 elements,
 // every load moves four of them at once (16 bytes: a 4-column quad of a row):
 // the team then walks quads, and each op(A) = A^T invocation owns a quad of
-// columns. Each invocation keeps four sums, so four loads are in flight.
+// columns. Each invocation keeps four sums, so four loads are in flight
+// (eight for op(A) = A^T on quads).
 // The team's sums meet in shared memory. Where that leaves too few
 // workgroups to fill a GPU (few long rows: the short-and-wide matrices; few
 // long columns), the sum is split into chunks, and the last of the workgroups
