@@ -6,7 +6,8 @@
 #   bench/gpu/raytrace.sh ["triangle counts" = "1000000 10000000"] [WxH = 1920x1080]
 #
 # The BVH, Local-array and app tests on Vulkan and OpenGL (real drivers), the app on
-# both (its PNGs kept), then rill-bench-raytrace on both against Embree on the
+# both (its PNGs kept), the first render's compile cost (empty caches against filled
+# ones), then rill-bench-raytrace on both against Embree on the
 # machine's 16 cores, on the built-in scene and the test meshes where carried
 # (.device/meshes, plain or gzip'ed; the bunny also Loop-subdivided twice, 1.11M
 # triangles); after each Vulkan bench, the Vulkan ray-tracing-pipeline peer
@@ -21,6 +22,20 @@ for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-raytrace --size 1280x720 --samples 16 --out "$O/raytrace_$backend.png" > "$O/app_$backend.txt" 2>&1 \
         || echo "rill-raytrace on $backend failed"
     cat "$O/app_$backend.txt"
+done
+el
+# The first render's compile cost: a small render with empty rill and driver kernel
+# caches, then the same from the filled caches; the difference over the kernels cached.
+for backend in vulkan opengl; do
+    cold=$(mktemp -d)
+    for run in cold warm; do
+        start=$(date +%s%N)
+        RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend \
+            rill-raytrace --size 64x64 --samples 1 --out "$cold/small.png" > "$O/compile_${backend}_$run.txt" 2>&1 \
+            || echo "rill-raytrace ($run caches) on $backend failed"
+        echo "$backend, $run caches: $(( ($(date +%s%N) - start) / 1000000 )) ms, $(find "$cold/rill" -type f | wc -l) kernels in rill's cache"
+    done
+    rm -rf "$cold"
 done
 el
 # bench BACKEND NAME ARGS...: rill-bench-raytrace ARGS at $size, and on Vulkan the peer on its rays.

@@ -3,6 +3,7 @@
 #include <rill/algorithms/bvh.h>
 #include <rill/algorithms/compact.h>
 #include <rill/algorithms/detail/dense_streams.h>
+#include <rill/algorithms/detail/workgroup_scan.h>
 #include <rill/algorithms/radix_sort.h>
 #include <rill/dsl/builtin_reductions.h>
 
@@ -171,8 +172,58 @@ void hierarchy(const Stream<std::uint32_t>& keys, const Stream<std::int32_t>& pa
 /// clusters, until one is left. Nodes are numbered from kept - 2 down, so
 /// that the last merge is the root, node 0. Only the parents are written
 /// here; fit() then computes the boxes as for an LBVH.
+///
+/// The passes run in blocks of kPlocBlock consecutive clusters, one
+/// workgroup each with its clusters in shared memory, neighbours sought
+/// within the block, until at most kPlocKeep are left in it; the survivors
+/// are compacted and the blocks run again (1M triangles: 3 rounds, then one
+/// block to the root), as H-PLOC (Benthin et al. 2024) keeps its passes in
+/// the subtrees of an LBVH. Passes over all clusters, each a dispatch and
+/// compaction of its own, took 30 of them for 1M triangles and 1.7x the time
+/// (docs/PERFORMANCE.md#ray-tracing); the blocks' trees cost 1-2% in SAH.
 constexpr int kPlocRadius = 16;
 constexpr int kPlocGroup = 256;
+constexpr int kPlocBlock = 2 * kPlocGroup;
+constexpr int kPlocKeep = 32;
+
+/// The nearest cluster to i among j = i +- 1 .. kPlocRadius in [0, n),
+/// box_of(k) giving the box of cluster k (0 <= k < n), by an order on pairs
+/// that both ends see alike, so that the smallest pair overall is always
+/// mutual: the smaller box around both, then the nearer in the order, then
+/// the pair that starts at an even place (a run of equal boxes pairs up in
+/// one pass, not one pair a pass), then the lower place. -1 where no j exists.
+template <class BoxOf>
+Expr<std::int32_t> ploc_nearest_of(const Int& i, const Int& n, BoxOf box_of) {
+    auto [l, h] = box_of(i);
+    constexpr float kNone = 3.4e38f;  // the area of a pair outside the clusters: never the nearest
+    auto area_with = [&](const Int& j) {
+        auto [lo, hi] = box_of(clamp(j, Int(0), n - 1));
+        // Sides capped at 1e18: areas of boxes near the float range stay finite (no inf, no 0 x inf).
+        Float3 e = min(max(h, hi) - min(l, lo), Float3(1e18f));
+        return select(j >= 0 && j < n, e.x() * e.y() + e.y() * e.z() + e.z() * e.x(), Float(kNone));
+    };
+    // Pairs starting at an odd place rank after even ones of the same area and distance.
+    auto start_rank = [](const Expr<std::int32_t>& start) { return start + ((start & 1) << 30); };
+    Var<float> best = 3.0e38f;
+    Var<std::int32_t> best_j = -1;
+    For(1, kPlocRadius + 1, [&](Int d) {
+        // The two candidates at distance d, then against the nearer ones
+        // found so far: an equal area loses to those.
+        Float left = area_with(i - d), right = area_with(i + d);
+        Bool take_left = left < right || (left == right && start_rank(i - d) < start_rank(i));
+        Float area = select(take_left, left, right);
+        If(area < best, [&] {
+            best = area;
+            best_j = select(take_left, i - d, i + d);
+        });
+    });
+    return best_j;
+}
+
+/// Where the parents array keeps cluster id `id` (>= 0 a node, < 0 the leaf ~id).
+Expr<std::int32_t> parent_slot(const Expr<std::int32_t>& id, const Int& leaf_base) {
+    return select(id < 0, leaf_base + ~id, id);
+}
 
 void ploc_leaves(const Bvh& tree, const Stream<float4>& vertices, const Stream<Cluster>& clusters) {
     static const auto k = group_kernel<kWorkgroup>(
@@ -191,118 +242,149 @@ void ploc_leaves(const Bvh& tree, const Stream<float4>& vertices, const Stream<C
     k(Groups{groups_for(tree.triangle_count())}, tree.leaf_faces(), tree.faces(), vertices, clusters);
 }
 
-/// nearest[i] = the cluster within kPlocRadius of i whose box around both is
-/// smallest (ties: the pair of lower indices), through a window in shared memory.
-void ploc_nearest(const Stream<Cluster>& clusters, const Stream<std::int32_t>& nearest, std::int64_t n) {
+/// The clusters a pass works on: count[0] of them.
+Int cluster_count(const Array<std::uint32_t>& count) { return cast<std::int32_t>(count.load(0)); }
+
+/// out[k] = in[index[k]] for the count[0] clusters left (`bound` at most).
+void gather_clusters(const Stream<Cluster>& in, const Stream<std::int32_t>& index, const Stream<std::uint32_t>& count,
+                     const Stream<Cluster>& out, std::int64_t bound) {
+    static const auto k = group_kernel<kWorkgroup>("bvh_ploc_gather(in, index, count, out)",
+                                                   [](Array<Cluster> in, Array<std::int32_t> index,
+                                                      Array<std::uint32_t> count, Array<Cluster> out) {
+        Int i = global_id();
+        If(i < cluster_count(count), [&] { out.store(i, in.load(index.load(i))); });
+    });
+    k(Groups{groups_for(bound)}, in, index, count, out);
+}
+
+/// PLOC within blocks: workgroup g takes clusters [g kPlocBlock, (g + 1)
+/// kPlocBlock) of the count[0] (`bound` at most) into shared memory, each
+/// invocation two neighbours, and runs the passes there, neighbours sought
+/// within the block, until at most `keep` are left; node numbers come from
+/// next_node, a block's in the order of its clusters. The survivors go to
+/// out at their block's start, alive[i] = i for them and -1 for the other
+/// places of the block. Should a pass merge nothing (the pair order rules it
+/// out), the next pairs neighbours, so that it ends.
+void ploc_blocks(const Stream<Cluster>& in, const Stream<std::uint32_t>& count, const Stream<Cluster>& out,
+                 const Stream<std::int32_t>& alive, const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents,
+                 std::int64_t bound, int keep, std::int64_t kept) {
     static const auto k = group_kernel<kPlocGroup>(
-        "bvh_ploc_nearest(clusters, nearest, n)",
-        [](Array<Cluster> clusters, Array<std::int32_t> nearest, Int n) {
-            constexpr int kWindow = kPlocGroup + 2 * kPlocRadius;
-            Shared<float4> lo(kWindow), hi(kWindow);
-            Int base = group_id() * kPlocGroup - kPlocRadius;
-            For(0, (kWindow + kPlocGroup - 1) / kPlocGroup, [&](Int round) {
-                Int w = round * kPlocGroup + local_id();
-                Int j = clamp(base + w, Int(0), max(n - 1, Int(0)));
-                If(w < kWindow, [&] {
-                    Var<Cluster> c = clusters.load(j);
-                    lo.store(w, c.lo);
-                    hi.store(w, c.hi);
+        "bvh_ploc_blocks(in, count, out, alive, next_node, parents, bound, keep, leaf_base)",
+        [](Array<Cluster> in, Array<std::uint32_t> count, Array<Cluster> out, Array<std::int32_t> alive, Array<std::int32_t> next_node,
+           Array<std::int32_t> parents, Int bound, Int keep, Int leaf_base) {
+            constexpr int kEach = kPlocBlock / kPlocGroup;
+            constexpr std::int32_t kMerged = 1 << 16;  // kept clusters in the low half of a count, merges above
+            Shared<float4> lo(kPlocBlock), hi(kPlocBlock);
+            Shared<std::int32_t> nearest(kPlocBlock), first_node(1);
+            Int first = group_id() * kPlocBlock;
+            Var<std::int32_t> n = clamp(cluster_count(count) - first, Int(0), Int(kPlocBlock));
+            For(0, kEach, [&](Int r) {
+                Int i = local_id() * kEach + r;
+                If(i < n, [&] {
+                    Var<Cluster> c = in.load(first + i);
+                    lo.store(i, c.lo);
+                    hi.store(i, c.hi);
                 });
             });
             barrier();
-            Int i = global_id();
-            If(i < n, [&] {
-                Int me = local_id() + kPlocRadius;
-                Float3 l = lo.load(me).xyz(), h = hi.load(me).xyz();
-                Var<float> best = 3.0e38f;
-                Var<std::int32_t> best_j = -1;
-                auto consider = [&](const Expr<std::int32_t>& d) {
-                    Int j = i + d;
-                    If(j >= 0 && j < n, [&] {
-                        // Sides capped at 1e18: areas of boxes near the float range stay finite (no inf, no 0 x inf).
-                        Float3 e = min(max(h, hi.load(me + d).xyz()) - min(l, lo.load(me + d).xyz()), Float3(1e18f));
-                        Float area = e.x() * e.y() + e.y() * e.z() + e.z() * e.x();
-                        // Equal areas: the lower pair wins, the same pair seen from either end.
-                        If(area < best || (area == best && min(i, j) < min(i, best_j)), [&] {
-                            best = area;
-                            best_j = j;
+            Var<std::int32_t> stuck = 0;
+            While([&] { return n > keep; }, [&] {
+                For(0, kEach, [&](Int r) {
+                    Int i = local_id() * kEach + r;
+                    If(i < n, [&] {
+                        auto box_of = [&](const Int& k) { return std::pair{lo.load(k).xyz(), hi.load(k).xyz()}; };
+                        Int neighbour = select((i ^ 1) < n, i ^ 1, Int(-1));
+                        nearest.store(i, select(stuck != 0, neighbour, ploc_nearest_of(i, n, box_of)));
+                    });
+                });
+                barrier();
+                std::array<Var<float4>, kEach> new_lo, new_hi;
+                std::array<Var<std::int32_t>, kEach> counts, other;  // this cluster's kept/merged count; the merged one's id
+                Var<std::int32_t> mine = 0;
+                for (int r = 0; r < kEach; ++r) {
+                    Int i = local_id() * kEach + r;
+                    counts[r] = 0;
+                    If(i < n, [&] {
+                        Int j = nearest.load(i);
+                        Bool mutual = j >= 0 && nearest.load(j) == i;
+                        new_lo[r] = lo.load(i);
+                        new_hi[r] = hi.load(i);
+                        If(!mutual, [&] { counts[r] = 1; });
+                        If(mutual && i < j, [&] {
+                            Float4 o = lo.load(j);
+                            other[r] = float_bits_to_int(o.w());
+                            new_lo[r] = Float4(min(new_lo[r].xyz(), o.xyz()), new_lo[r].w());
+                            new_hi[r] = Float4(max(new_hi[r].xyz(), hi.load(j).xyz()), 0.0f);
+                            counts[r] = 1 + kMerged;
                         });
                     });
-                };
-                For(1, kPlocRadius + 1, [&](Int d) {
-                    consider(-d);
-                    consider(d);
+                    mine = mine + counts[r];
+                }
+                // The scan's barriers also end this pass's reads of the clusters.
+                auto [before, total] = rill::detail::workgroup_exclusive<std::int32_t>(kPlocGroup, ScanOp::Add, mine, 0);
+                Int merges = total >> 16;
+                If(local_id() == 0 && merges > 0, [&] { first_node.store(0, next_node.atomic_add(0, -merges)); });
+                barrier();
+                Int node = first_node.load(0);
+                Var<std::int32_t> at = before;
+                for (int r = 0; r < kEach; ++r) {
+                    If(counts[r] > kMerged, [&] {
+                        Int id = node - (at >> 16);
+                        parents.store(parent_slot(float_bits_to_int(new_lo[r].w()), leaf_base), id * 2);
+                        parents.store(parent_slot(other[r], leaf_base), id * 2 + 1);
+                        new_lo[r] = Float4(new_lo[r].xyz(), int_bits_to_float(id));
+                    });
+                    If(counts[r] != 0, [&] {
+                        lo.store(at & (kMerged - 1), new_lo[r]);
+                        hi.store(at & (kMerged - 1), new_hi[r]);
+                    });
+                    at = at + counts[r];
+                }
+                barrier();
+                n = total & (kMerged - 1);
+                stuck = select(merges == 0, Int(1), Int(0));
+            });
+            For(0, kEach, [&](Int r) {
+                Int i = local_id() * kEach + r;
+                If(first + i < bound, [&] {
+                    If(i < n, [&] {
+                        Var<Cluster> c;
+                        c.lo = lo.load(i);
+                        c.hi = hi.load(i);
+                        out.store(first + i, c);
+                    });
+                    alive.store(first + i, select(i < n, first + i, Int(-1)));
                 });
-                nearest.store(i, best_j);
             });
         });
-    k(Groups{(n + kPlocGroup - 1) / kPlocGroup}, clusters, nearest, static_cast<std::int32_t>(n));
-}
-
-/// Pairs that are each other's nearest become a node: the lower index keeps
-/// the merged cluster, the higher one is not alive (-1; alive[i] = i otherwise).
-void ploc_merge(const Stream<Cluster>& in, const Stream<std::int32_t>& nearest, const Stream<Cluster>& out,
-                const Stream<std::int32_t>& alive, const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents,
-                std::int64_t n, std::int64_t kept) {
-    static const auto k = group_kernel<kWorkgroup>(
-        "bvh_ploc_merge(in, nearest, out, alive, next_node, parents, n, leaf_base)",
-        [](Array<Cluster> in, Array<std::int32_t> nearest, Array<Cluster> out, Array<std::int32_t> alive,
-           Array<std::int32_t> next_node, Array<std::int32_t> parents, Int n, Int leaf_base) {
-            Int i = global_id();
-            If(i < n, [&] {
-                Var<Cluster> c = in.load(i);
-                Int j = nearest.load(i);
-                Bool mutual = j >= 0 && nearest.load(j) == i;
-                If(mutual && i < j, [&] {
-                    Var<Cluster> o = in.load(j);
-                    Int node = next_node.atomic_add(0, -1);
-                    auto slot = [&](const Expr<std::int32_t>& id) { return select(id < 0, leaf_base + ~id, id); };
-                    parents.store(slot(float_bits_to_int(c.lo.w())), node * 2);
-                    parents.store(slot(float_bits_to_int(o.lo.w())), node * 2 + 1);
-                    c.lo = Float4(min(c.lo.xyz(), o.lo.xyz()), int_bits_to_float(node));
-                    c.hi = Float4(max(c.hi.xyz(), o.hi.xyz()), 0.0f);
-                });
-                out.store(i, c);
-                alive.store(i, select(mutual && i > j, Int(-1), i));
-            });
-        });
-    k(Groups{groups_for(n)}, in, nearest, out, alive, next_node, parents, static_cast<std::int32_t>(n),
-      static_cast<std::int32_t>(leaf_base(kept)));
-}
-
-/// out[k] = in[index[k]] for the first `count` indices: the clusters left.
-void gather_clusters(const Stream<Cluster>& in, const Stream<std::int32_t>& index, const Stream<Cluster>& out, std::int64_t count) {
-    static const auto k = group_kernel<kWorkgroup>("bvh_ploc_gather(in, index, out, count)",
-                                                   [](Array<Cluster> in, Array<std::int32_t> index, Array<Cluster> out, Int count) {
-        Int i = global_id();
-        If(i < count, [&] { out.store(i, in.load(index.load(i))); });
-    });
-    k(Groups{groups_for(count)}, in, index, out, static_cast<std::int32_t>(count));
+    k(Groups{(bound + kPlocBlock - 1) / kPlocBlock}, in, count, out, alive, next_node, parents, static_cast<std::int32_t>(bound),
+      static_cast<std::int32_t>(keep), static_cast<std::int32_t>(leaf_base(kept)));
 }
 
 /// Builds the parents of a PLOC tree over the leaves (in Morton order);
-/// false if a pass merged nothing (which symmetric, finite areas rule out),
-/// and the caller builds an LBVH instead.
+/// false if a round merged nothing (which the pair order rules out), and
+/// the caller builds an LBVH instead.
 bool ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int32_t>& parents) {
     Runtime rt = Runtime::of(vertices);
     const std::int64_t kept = tree.triangle_count();
     Stream<Cluster> a = rt.scratch<Cluster>({kept}), b = rt.scratch<Cluster>({kept});
-    Stream<std::int32_t> nearest = rt.scratch<std::int32_t>({kept});
     Stream<std::int32_t> alive = rt.scratch<std::int32_t>({kept}), left_index = rt.scratch<std::int32_t>({kept});
+    Stream<std::uint32_t> count = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{static_cast<std::uint32_t>(kept)});
     Stream<std::int32_t> next_node = rt.stream<std::int32_t>({1}, std::vector<std::int32_t>{static_cast<std::int32_t>(kept - 2)});
     ploc_leaves(tree, vertices, a);
     std::int64_t n = kept;
-    while (n > 1) {
-        const Stream<Cluster> in = a.domain({0}, {n}), merged = b.domain({0}, {n});
-        ploc_nearest(in, nearest, n);
-        ploc_merge(in, nearest, merged, alive.domain({0}, {n}), next_node, parents, n, kept);
+    while (n > kPlocBlock) {
+        ploc_blocks(a, count, b, alive.domain({0}, {n}), next_node, parents, n, kPlocKeep, kept);
         // The clusters left are compacted by their indices: the one-word
         // compaction is rill's fastest, and the gather moves each cluster once.
-        const std::int64_t left = non_negative()(alive.domain({0}, {n}), left_index.domain({0}, {n}));
-        gather_clusters(merged, left_index, a, left);
+        non_negative()(alive.domain({0}, {n}), left_index.domain({0}, {n}), count);
+        gather_clusters(b, left_index, count, a, n);
+        const std::int64_t left = count.download()[0];
         if (left >= n) return false;
         n = left;
     }
+    // The last block merges its clusters to one.
+    ploc_blocks(a, count, b, alive.domain({0}, {n}), next_node, parents, n, 1, kept);
     return true;
 }
 

@@ -16,11 +16,14 @@
 // input gives a binary tree of at most 64 levels). BuildQuality::High (the
 // default) is PLOC (Meister and Bittner 2018) over the same order: passes
 // merge the clusters that are each other's nearest (smallest box around
-// both) within 16 places, until one is left. Then the boxes, bottom up: each
-// leaf walks towards the root and the second invocation to reach a node (an
-// atomic counter) combines its two children. Refit repeats that last step
-// on moved vertices. Every step is a DSL kernel; the host reads two counts
-// per build, one more per PLOC pass, and nothing per refit or per trace.
+// both) within 16 places, in blocks of 512 clusters in shared memory until
+// 32 are left in each, the survivors compacted and the blocks run again,
+// until one is left. Then the boxes, bottom up: each leaf walks towards the
+// root and the second invocation to reach a node (an atomic counter)
+// combines its two children. Refit repeats that last step on moved
+// vertices. Every step is a DSL kernel; the host reads two counts per build,
+// one more per round of PLOC's blocks (3 for 10^6 triangles), and nothing
+// per refit or per trace.
 //
 // Each internal node holds its two children's boxes (64 bytes: lo0, hi0, lo1,
 // hi1 as float4, the child ids in lo0.w and lo1.w as int bits: >= 0 an internal
