@@ -242,42 +242,37 @@ void ploc_leaves(const Bvh& tree, const Stream<float4>& vertices, const Stream<C
     k(Groups{groups_for(tree.triangle_count())}, tree.leaf_faces(), tree.faces(), vertices, clusters);
 }
 
-/// The clusters a pass works on: count[0] of them.
-Int cluster_count(const Array<std::uint32_t>& count) { return cast<std::int32_t>(count.load(0)); }
-
-/// out[k] = in[index[k]] for the count[0] clusters left (`bound` at most).
-void gather_clusters(const Stream<Cluster>& in, const Stream<std::int32_t>& index, const Stream<std::uint32_t>& count,
-                     const Stream<Cluster>& out, std::int64_t bound) {
-    static const auto k = group_kernel<kWorkgroup>("bvh_ploc_gather(in, index, count, out)",
-                                                   [](Array<Cluster> in, Array<std::int32_t> index,
-                                                      Array<std::uint32_t> count, Array<Cluster> out) {
+/// out[k] = in[index[k]] for the first `count` indices: the clusters left.
+void gather_clusters(const Stream<Cluster>& in, const Stream<std::int32_t>& index, const Stream<Cluster>& out, std::int64_t count) {
+    static const auto k = group_kernel<kWorkgroup>("bvh_ploc_gather(in, index, out, count)",
+                                                   [](Array<Cluster> in, Array<std::int32_t> index, Array<Cluster> out, Int count) {
         Int i = global_id();
-        If(i < cluster_count(count), [&] { out.store(i, in.load(index.load(i))); });
+        If(i < count, [&] { out.store(i, in.load(index.load(i))); });
     });
-    k(Groups{groups_for(bound)}, in, index, count, out);
+    k(Groups{groups_for(count)}, in, index, out, static_cast<std::int32_t>(count));
 }
 
 /// PLOC within blocks: workgroup g takes clusters [g kPlocBlock, (g + 1)
-/// kPlocBlock) of the count[0] (`bound` at most) into shared memory, each
+/// kPlocBlock) of the first n into shared memory, each
 /// invocation two neighbours, and runs the passes there, neighbours sought
 /// within the block, until at most `keep` are left; node numbers come from
 /// next_node, a block's in the order of its clusters. The survivors go to
 /// out at their block's start, alive[i] = i for them and -1 for the other
 /// places of the block. Should a pass merge nothing (the pair order rules it
 /// out), the next pairs neighbours, so that it ends.
-void ploc_blocks(const Stream<Cluster>& in, const Stream<std::uint32_t>& count, const Stream<Cluster>& out,
-                 const Stream<std::int32_t>& alive, const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents,
-                 std::int64_t bound, int keep, std::int64_t kept) {
+void ploc_blocks(const Stream<Cluster>& in, const Stream<Cluster>& out, const Stream<std::int32_t>& alive,
+                 const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents, std::int64_t n, int keep,
+                 std::int64_t kept) {
     static const auto k = group_kernel<kPlocGroup>(
-        "bvh_ploc_blocks(in, count, out, alive, next_node, parents, bound, keep, leaf_base)",
-        [](Array<Cluster> in, Array<std::uint32_t> count, Array<Cluster> out, Array<std::int32_t> alive, Array<std::int32_t> next_node,
-           Array<std::int32_t> parents, Int bound, Int keep, Int leaf_base) {
+        "bvh_ploc_blocks(in, out, alive, next_node, parents, clusters, keep, leaf_base)",
+        [](Array<Cluster> in, Array<Cluster> out, Array<std::int32_t> alive, Array<std::int32_t> next_node,
+           Array<std::int32_t> parents, Int clusters, Int keep, Int leaf_base) {
             constexpr int kEach = kPlocBlock / kPlocGroup;
             constexpr std::int32_t kMerged = 1 << 16;  // kept clusters in the low half of a count, merges above
             Shared<float4> lo(kPlocBlock), hi(kPlocBlock);
             Shared<std::int32_t> nearest(kPlocBlock), first_node(1);
             Int first = group_id() * kPlocBlock;
-            Var<std::int32_t> n = clamp(cluster_count(count) - first, Int(0), Int(kPlocBlock));
+            Var<std::int32_t> n = min(clusters - first, Int(kPlocBlock));
             For(0, kEach, [&](Int r) {
                 Int i = local_id() * kEach + r;
                 If(i < n, [&] {
@@ -346,7 +341,7 @@ void ploc_blocks(const Stream<Cluster>& in, const Stream<std::uint32_t>& count, 
             });
             For(0, kEach, [&](Int r) {
                 Int i = local_id() * kEach + r;
-                If(first + i < bound, [&] {
+                If(first + i < clusters, [&] {
                     If(i < n, [&] {
                         Var<Cluster> c;
                         c.lo = lo.load(i);
@@ -357,7 +352,7 @@ void ploc_blocks(const Stream<Cluster>& in, const Stream<std::uint32_t>& count, 
                 });
             });
         });
-    k(Groups{(bound + kPlocBlock - 1) / kPlocBlock}, in, count, out, alive, next_node, parents, static_cast<std::int32_t>(bound),
+    k(Groups{(n + kPlocBlock - 1) / kPlocBlock}, in, out, alive, next_node, parents, static_cast<std::int32_t>(n),
       static_cast<std::int32_t>(keep), static_cast<std::int32_t>(leaf_base(kept)));
 }
 
@@ -369,22 +364,20 @@ bool ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int
     const std::int64_t kept = tree.triangle_count();
     Stream<Cluster> a = rt.scratch<Cluster>({kept}), b = rt.scratch<Cluster>({kept});
     Stream<std::int32_t> alive = rt.scratch<std::int32_t>({kept}), left_index = rt.scratch<std::int32_t>({kept});
-    Stream<std::uint32_t> count = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{static_cast<std::uint32_t>(kept)});
     Stream<std::int32_t> next_node = rt.stream<std::int32_t>({1}, std::vector<std::int32_t>{static_cast<std::int32_t>(kept - 2)});
     ploc_leaves(tree, vertices, a);
     std::int64_t n = kept;
     while (n > kPlocBlock) {
-        ploc_blocks(a, count, b, alive.domain({0}, {n}), next_node, parents, n, kPlocKeep, kept);
+        ploc_blocks(a, b, alive.domain({0}, {n}), next_node, parents, n, kPlocKeep, kept);
         // The clusters left are compacted by their indices: the one-word
         // compaction is rill's fastest, and the gather moves each cluster once.
-        non_negative()(alive.domain({0}, {n}), left_index.domain({0}, {n}), count);
-        gather_clusters(b, left_index, count, a, n);
-        const std::int64_t left = count.download()[0];
+        const std::int64_t left = non_negative()(alive.domain({0}, {n}), left_index.domain({0}, {n}));
         if (left >= n) return false;
+        gather_clusters(b, left_index, a, left);
         n = left;
     }
     // The last block merges its clusters to one.
-    ploc_blocks(a, count, b, alive.domain({0}, {n}), next_node, parents, n, 1, kept);
+    ploc_blocks(a, b, alive.domain({0}, {n}), next_node, parents, n, 1, kept);
     return true;
 }
 
