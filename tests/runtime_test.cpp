@@ -1,5 +1,7 @@
 // Runtime lifecycle: many runtimes, created and destroyed in any order, leave
-// nothing behind (file descriptors, device objects) on any backend.
+// nothing behind (file descriptors, device objects) on any backend; and what a
+// runtime says of the kernels it builds when asked (RILL_LOG_COMPILES).
+#include <cstdlib>
 #include <filesystem>
 
 #include "backend_fixture.h"
@@ -58,6 +60,33 @@ TEST_P(Lifecycle, StreamsMayOutliveTheirRuntimeHandle) {
         s = rt.stream<float>({10}, std::vector<float>(10, 4.0f));
     }
     EXPECT_EQ(s.download(), std::vector<float>(10, 4.0f));
+}
+
+TEST_P(Lifecycle, LogsEachKernelBuildWhenAsked) {
+    auto k = kernel("logged_build_plus_one(x, r)", [](In<float> x, Out<float> r) { r = x + 1.0f; });
+    Runtime rt(GetParam());
+    auto x = rt.stream<float>({64}, std::vector<float>(64, 1.0f));
+    auto r = rt.stream<float>({64});
+    auto call_logged = [&](const char* log) {
+        ::setenv("RILL_LOG_COMPILES", log, 1);
+        ::testing::internal::CaptureStderr();
+        k(x, r);
+        ::unsetenv("RILL_LOG_COMPILES");
+        return ::testing::internal::GetCapturedStderr();
+    };
+    const std::string first = call_logged("1");
+    EXPECT_NE(first.find("rill " + rt.backend_name() + ": kernel logged_build_plus_one ready in "), std::string::npos) << first;
+    EXPECT_NE(first.find(" ms "), std::string::npos) << first;
+    EXPECT_EQ(call_logged("1"), "") << "the kernel was built once in this runtime; its second call builds nothing";
+    auto wider = rt.stream<float>({8, 8}, std::vector<float>(64, 2.0f));
+    auto wider_out = rt.stream<float>({8, 8});
+    ::setenv("RILL_LOG_COMPILES", "0", 1);
+    ::testing::internal::CaptureStderr();
+    k(wider, wider_out);  // another signature (rank 2): a build, not logged with 0
+    ::unsetenv("RILL_LOG_COMPILES");
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    EXPECT_EQ(wider_out.download()[63], 3.0f);
+    EXPECT_EQ(r.download()[0], 2.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Lifecycle, ::testing::ValuesIn(backends_under_test()),

@@ -7,7 +7,7 @@
 #
 # The BVH, Local-array and app tests on Vulkan and OpenGL (real drivers), the app on
 # both (its PNGs kept), the first render's compile cost (empty caches against filled
-# ones), then rill-bench-raytrace on both against Embree on the
+# ones, each kernel's build logged by RILL_LOG_COMPILES), then rill-bench-raytrace on both against Embree on the
 # machine's 16 cores, on the built-in scene and the test meshes where carried
 # (.device/meshes, plain or gzip'ed; the bunny also Loop-subdivided twice, 1.11M
 # triangles); after each Vulkan bench, the Vulkan ray-tracing-pipeline peer
@@ -30,10 +30,11 @@ for backend in vulkan opengl; do
     cold=$(mktemp -d)
     for run in cold warm; do
         start=$(date +%s%N)
-        RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend \
+        RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend \
             rill-raytrace --size 64x64 --samples 1 --out "$cold/small.png" > "$O/compile_${backend}_$run.txt" 2>&1 \
             || echo "rill-raytrace ($run caches) on $backend failed"
-        echo "$backend, $run caches: $(( ($(date +%s%N) - start) / 1000000 )) ms, $(find "$cold/rill" -type f | wc -l) kernels in rill's cache"
+        echo "$backend, $run caches: $(( ($(date +%s%N) - start) / 1000000 )) ms, $(find "$cold/rill" -type f | wc -l) kernels in rill's cache; the slowest builds:"
+        grep "ready in" "$O/compile_${backend}_$run.txt" | sort -k7 -g -r | head -3
     done
     rm -rf "$cold"
 done

@@ -3,6 +3,9 @@
 // kernel, the argument and the fix.
 #include "rill/core/launch.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -278,8 +281,15 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t
             std::ostringstream name;
             name << k.name << "-" << std::hex << ks.ir_hash << ".ir.txt";
             if (std::getenv("RILL_DUMP")) dump_file(name.str(), ir::print(k));
+            const auto started = std::chrono::steady_clock::now();
             slot = rt->backend->compile(k, sig);
             ++rt->programs_compiled;
+            // Read at every compile (they are rare), so that a process may turn it on and off.
+            const char* log = std::getenv("RILL_LOG_COMPILES");
+            if (log && *log && std::strcmp(log, "0") != 0)
+                std::fprintf(stderr, "rill %s: kernel %s ready in %.1f ms (generated, compiled or loaded from the disk cache)\n",
+                             rt->backend->info().name.c_str(), k.name.c_str(),
+                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
         }
         program = slot.get();
         std::lock_guard lock2(ks.last_mutex);
