@@ -7,11 +7,12 @@
 #
 # The BVH, Local-array and app tests on Vulkan and OpenGL (real drivers), the app on
 # both (its PNGs kept), the first render's compile cost (empty caches against filled
-# ones, each kernel's build logged by RILL_LOG_COMPILES), then rill-bench-raytrace on both against Embree on the
-# machine's 16 cores, on the built-in scene and the test meshes where carried
-# (.device/meshes, plain or gzip'ed; the bunny also Loop-subdivided twice, 1.11M
-# triangles); after each Vulkan bench, the Vulkan ray-tracing-pipeline peer
-# (rill-vkrt-peer) on the same scene and rays; packs everything as $OUT/raytrace.tgz.
+# ones, each kernel's build logged by RILL_LOG_COMPILES), then rill-bench-raytrace on
+# both against Embree on the machine's 16 cores, on the built-in scene and the test
+# meshes where carried (.device/meshes, plain or gzip'ed; the bunny also
+# Loop-subdivided twice, 1.11M triangles); after each Vulkan bench, the Vulkan
+# ray-tracing-pipeline peer (rill-vkrt-peer) on the same scene and rays; packs
+# everything as $OUT/raytrace.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh raytrace
 triangles=${1:-1000000 10000000}
