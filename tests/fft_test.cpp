@@ -301,10 +301,10 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // on, columns of up to kSplitLongestColumn: 33 = 11 x 3, 625 = 25 x 25,
     // 960 = 32 x 30, 1600 = 40 x 40, Bluestein's 58 through lines of 128;
     // 1001 = 77 x 13, 2048 = 64 x 32 and Bluestein's 1009, through lines of
-    // 2048, while columns of 64 are beyond it), batches that leave a last workgroup part full, forward and
-    // inverse (every other length) with scaling; then strided lines, and the
-    // passes of transforms too long for one. Every
-    // backend runs them (the CPU its lockstep kernels).
+    // 2048, while columns of 64 are beyond it), batches that leave a last
+    // workgroup part full, forward and inverse (every other length) with
+    // scaling; then strided lines, and the passes of transforms too long for
+    // one. Every backend runs them (the CPU its lockstep kernels).
     const std::int64_t lengths[] = {3, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1009, 1600, 2048};
     for (std::size_t i = 0; i < std::size(lengths); ++i) {
         const std::int64_t n = lengths[i];
