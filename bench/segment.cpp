@@ -15,7 +15,9 @@
 //   operations) on the host in the same run (--threads, default all cores);
 // - growth from one seed over a disc of 1% of a 2^(k+1) square image, against
 //   the diffusion of the same iterations on an image of the region's tiles alone
-//   (what the region costs to diffuse).
+//   (what the region costs to diffuse), and one more growth with each
+//   kernel's device time, their sum and span beside its wall time (where
+//   the growth's time goes).
 // Brook's MFLOPS (32 flops per pixel and iteration) beside each diffusion time.
 // Every result is checked before it is timed.
 #include <cmath>
@@ -189,6 +191,26 @@ int main(int argc, char** argv) {
                 static_cast<long long>(big), iterations, static_cast<long long>(side));
     std::printf("| one seed | %.2f ms | %d | %lld | %.2f ms | %.2f |\n", grown[1], stats.passes, static_cast<long long>(stats.tiles_processed),
                 region_diffusion, grown[1] / region_diffusion);
+    // Where one growth goes: each kernel's device time (GPU timestamps; host
+    // time on the CPU), their sum and their span beside the wall time.
+    seg::seed_mask(centre, region);
+    rt.finish();
+    rt.set_profiling(true);
+    rt.reset_kernel_times();
+    const auto t0 = Clock::now();
+    seg::grow(region_image, region, {.low = 0.5f, .high = 1.5f});
+    rt.finish();
+    const double wall = ms_since(t0);
+    double sum = 0, first = 1e300, last = 0;
+    std::string kernels;
+    for (const rill::KernelTime& t : rt.kernel_times()) {
+        sum += t.total_ms;
+        first = std::min(first, t.first_start_ms), last = std::max(last, t.last_end_ms);
+        kernels += (kernels.empty() ? "" : ", ") + t.kernel + " " + std::to_string(t.calls) + "x " + std::to_string(t.total_ms).substr(0, 6);
+    }
+    rt.set_profiling(false);
+    std::printf("\none growth with device times: wall %.3f ms; kernels (calls, ms): %s; sum %.3f ms, span %.3f ms\n", wall,
+                kernels.c_str(), sum, last - first);
     out << ",\"region_growth_ms\":" << grown[1] << ",\"region_growth_passes\":" << stats.passes << ",\"region_diffusion_ms\":" << region_diffusion << "}\n";
     if (!json.empty()) std::ofstream(json) << out.str();
     return 0;

@@ -5,6 +5,7 @@
 #include <rill/algorithms/segment.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -105,6 +106,12 @@ void mark_seeds(const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& f
            static_cast<std::int32_t>(tiles_x));
 }
 
+/// The streams one pass reads and writes (grow_pass).
+struct PassLists {
+    Stream<std::int32_t> list, listed, flags, next;
+    Stream<std::uint32_t> count, next_count, clear;
+};
+
 /// One pass: every listed tile grows to its fixed point in shared memory
 /// (its neighbours outside the tile read from `mask` as they are); a pixel
 /// that joins on the tile's border activates the tile across that border.
@@ -112,26 +119,31 @@ void mark_seeds(const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& f
 /// or after that tile sets it are both right: a late one is seen next pass.
 /// The list's length stays on the device: workgroups take tiles g, g + groups,
 /// ... so that any number of workgroups covers it, and the host reads the
-/// count only every few passes. The listed tiles are every nonzero flag of
-/// `listed`; each tile clears its own there, and activations go to `next`
-/// (the other flag array, all zeros: the pass before cleared it), so no pass
-/// of its own clears the flags. stats[0] += tiles processed, stats[1] += 1 for
-/// a pass with any.
-void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Stream<std::int32_t>& list,
-               const Stream<std::uint32_t>& count, const Stream<std::int32_t>& listed, const Stream<std::int32_t>& next,
-               const Stream<std::uint32_t>& stats, std::int64_t groups, float low, float high, std::int64_t h, std::int64_t w,
-               std::int64_t tiles_x) {
+/// count only every few passes. The pass makes the next pass's list itself,
+/// so that a pass is one dispatch (a compaction of flags after each pass was
+/// more dispatches, and the passes are short): the first activation of a
+/// tile (an atomic exchange of its flag in `flags`, all zeros when the pass
+/// starts) appends it to `next` at an atomic count in `next_count`. Each
+/// listed tile clears its own flag in `listed` (all zeros again for the pass
+/// after next), and the pass clears `clear`, the count the pass after it
+/// appends to. Lists hold tile ids + 1. stats[0] += tiles processed,
+/// stats[1] += 1 for a pass with any.
+void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, const PassLists& at, const Stream<std::uint32_t>& stats,
+               std::int64_t groups, float low, float high, std::int64_t h, std::int64_t w, std::int64_t tiles_x) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "segment_grow(image, mask, list, count, listed, flags, stats, low, high, h, w, tiles_x)",
+        "segment_grow(image, mask, list, count, listed, flags, next, next_count, clear, stats, low, high, h, w, tiles_x)",
         [](Array<float> image, Array<std::uint32_t> mask, Array<std::int32_t> list, Array<std::uint32_t> count,
-           Array<std::int32_t> listed, Array<std::int32_t> flags, Array<std::uint32_t> stats, Float low, Float high, Int h, Int w,
-           Int tiles_x) {
+           Array<std::int32_t> listed, Array<std::int32_t> flags, Array<std::int32_t> next, Array<std::uint32_t> next_count,
+           Array<std::uint32_t> clear, Array<std::uint32_t> stats, Float low, Float high, Int h, Int w, Int tiles_x) {
             Shared<std::uint32_t> labels(kTile * kTile);
             Shared<std::uint32_t> changed(3);  // round k sets slot k % 3 (see the loop)
             Int n = cast<std::int32_t>(count.load(0));
             Int l = local_id();
             Int lx = l % kTile;
-            If(l == 0 && group_id() == 0 && n > 0, [&] { stats.atomic_add(1, 1u); });
+            If(l == 0 && group_id() == 0, [&] {
+                clear.store(0, 0u);
+                If(n > 0, [&] { stats.atomic_add(1, 1u); });
+            });
             Var<std::int32_t> e = group_id();
             While([&] { return e < n; }, [&] {
                 Int tile = list.load(e) - 1;
@@ -180,7 +192,9 @@ void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, co
                                 labels.store(at, 1u);
                                 mask.store(y * w + x, 1u);
                                 changed.store(k % 3, 1u);
-                                auto activate = [&](const Expr<std::int32_t>& t) { flags.store(t, t + 1); };
+                                auto activate = [&](const Expr<std::int32_t>& t) {
+                                    If(flags.atomic_exchange(t, 1) == 0, [&] { next.store(cast<std::int32_t>(next_count.atomic_add(0, 1u)), t + 1); });
+                                };
                                 If(r == 0 && y > 0, [&] { activate(tile - tiles_x); });
                                 If(r == kTile - 1 && y + 1 < h, [&] { activate(tile + tiles_x); });
                                 If(c == 0 && x > 0, [&] { activate(tile - 1); });
@@ -200,35 +214,40 @@ void grow_pass(const Stream<float>& image, const Stream<std::uint32_t>& mask, co
                 e += num_groups();
             });
         });
-    kernel(Groups{groups}, image, mask, list, count, listed, next, stats, low, high, static_cast<std::int32_t>(h),
-           static_cast<std::int32_t>(w), static_cast<std::int32_t>(tiles_x));
+    kernel(Groups{groups}, image, mask, at.list, at.count, at.listed, at.flags, at.next, at.next_count, at.clear, stats, low, high,
+           static_cast<std::int32_t>(h), static_cast<std::int32_t>(w), static_cast<std::int32_t>(tiles_x));
 }
 
 /// Passes between two reads of the active count: a pass whose list is empty
-/// costs two small dispatches, a read a round trip to the host.
+/// costs a small dispatch, a read a round trip to the host.
 constexpr int kPassesPerRead = 16;
 
 GrowthStats grow_checked(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Growth& g) {
     const std::int64_t h = image.shape()[0], w = image.shape()[1];
     const std::int64_t tiles_x = (w + kTile - 1) / kTile, tiles = tiles_x * ((h + kTile - 1) / kTile);
     Runtime rt = Runtime::of(image);
-    Stream<std::int32_t> flags = rt.stream<std::int32_t>({tiles}), next = rt.stream<std::int32_t>({tiles});
-    auto list = rt.scratch<std::int32_t>({tiles});
-    auto count = rt.stream<std::uint32_t>({1});
+    // Pass p lists its tiles in lists[p % 2] (flags[p % 2] nonzero for them) and
+    // counts them in counts[p % 3]; the first list is a compaction of the seeds' flags.
+    const std::array<Stream<std::int32_t>, 2> flags = {rt.stream<std::int32_t>({tiles}), rt.stream<std::int32_t>({tiles})};
+    const std::array<Stream<std::int32_t>, 2> lists = {rt.scratch<std::int32_t>({tiles}), rt.scratch<std::int32_t>({tiles})};
+    const std::array<Stream<std::uint32_t>, 3> counts = {rt.stream<std::uint32_t>({1}), rt.stream<std::uint32_t>({1}),
+                                                         rt.stream<std::uint32_t>({1})};
     auto stats = rt.stream<std::uint32_t>({2});
-    mark_seeds(mask, flags, h, w, tiles_x);
-    active_tiles()(flags, list, count);
-    std::int64_t known = count.download()[0];
+    mark_seeds(mask, flags[0], h, w, tiles_x);
+    active_tiles()(flags[0], lists[0], counts[0]);
+    std::int64_t known = counts[0].download()[0];
     int dispatched = 0;
     // Workgroups per pass: enough for the last count read and the front's growth since.
     while (known > 0 && !(g.max_passes > 0 && dispatched == g.max_passes)) {
         const std::int64_t groups = std::min(tiles, std::max<std::int64_t>(2 * known, 64));
         for (int p = 0; p < kPassesPerRead && !(g.max_passes > 0 && dispatched == g.max_passes); ++p, ++dispatched) {
-            grow_pass(image, mask, list, count, flags, next, stats, groups, g.low, g.high, h, w, tiles_x);
-            std::swap(flags, next);
-            active_tiles()(flags, list, count);
+            const int a = dispatched % 2, b = 1 - a;
+            grow_pass(image, mask,
+                      PassLists{lists[a], flags[a], flags[b], lists[b], counts[dispatched % 3], counts[(dispatched + 1) % 3],
+                                counts[(dispatched + 2) % 3]},
+                      stats, groups, g.low, g.high, h, w, tiles_x);
         }
-        known = count.download()[0];
+        known = counts[dispatched % 3].download()[0];
     }
     const std::vector<std::uint32_t> s = stats.download();
     return GrowthStats{static_cast<int>(s[1]), known == 0, static_cast<std::int64_t>(s[0])};
