@@ -89,6 +89,37 @@ TEST_P(Lifecycle, LogsEachKernelBuildWhenAsked) {
     EXPECT_EQ(r.download()[0], 2.0f);
 }
 
+// RILL_VK_FENCE_SPIN_US (docs/TUNING.md): how long a Vulkan wait polls its fence
+// before it blocks. Any value in range gives the same results; a bad one stops
+// the Vulkan runtime with an error that says what to give; other backends ignore it.
+TEST_P(Lifecycle, FenceSpinKnobIsCheckedAndChangesNoResult) {
+    auto k = kernel("fence_spin_times_three(x, r)", [](In<float> x, Out<float> r) { r = x * 3.0f; });
+    for (const char* spin : {"0", "1", "2000", "1000000"}) {
+        const ScopedEnv knob("RILL_VK_FENCE_SPIN_US", spin);
+        Runtime rt(GetParam());
+        auto x = rt.stream<float>({1000}, std::vector<float>(1000, 2.0f));
+        auto r = rt.stream<float>({1000});
+        for (int i = 0; i < 3; ++i) k(x, r);
+        EXPECT_EQ(r.download(), std::vector<float>(1000, 6.0f)) << "RILL_VK_FENCE_SPIN_US=" << spin;
+    }
+    for (const char* bad : {"2ms", "-1", "1000001", " "}) {
+        const ScopedEnv knob("RILL_VK_FENCE_SPIN_US", bad);
+        const std::string message = error_message([&] {
+            Runtime rt(GetParam());
+            auto x = rt.stream<float>({4}, std::vector<float>(4, 1.0f));
+            auto r = rt.stream<float>({4});
+            k(x, r);
+            EXPECT_EQ(r.download()[3], 3.0f);
+        });
+        if (GetParam() == "vulkan")
+            EXPECT_NE(message.find(std::string("RILL_VK_FENCE_SPIN_US is '") + bad + "'; give microseconds from 0 to 1000000, or unset it"),
+                      std::string::npos)
+                << message;
+        else
+            EXPECT_EQ(message, kNoError) << "only the Vulkan backend reads RILL_VK_FENCE_SPIN_US";
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Lifecycle, ::testing::ValuesIn(backends_under_test()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 

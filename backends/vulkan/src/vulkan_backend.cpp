@@ -6,6 +6,7 @@
 // (or writes one read since then). Streams live in device-local memory;
 // transfers go through host-visible staging buffers.
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <atomic>
 #include <cctype>
@@ -495,10 +496,37 @@ private:
         return true;
     }
 
+    /// How long a wait for the GPU polls its fence before it blocks in the
+    /// driver: on an H100 a wait that blocked in NVIDIA's driver returned
+    /// about 40-70 us later than polling, paid at every read-back of calls
+    /// that read counts between short dispatches (a BVH build, a growth,
+    /// subdivision levels: docs/PERFORMANCE.md#dispatch-and-compile-cost);
+    /// CUDA's default waits spin likewise. None on lavapipe, whose own
+    /// threads need the cores. RILL_VK_FENCE_SPIN_US sets it (docs/TUNING.md).
+    const std::chrono::microseconds fence_spin = [this] {
+        const char* knob = std::getenv("RILL_VK_FENCE_SPIN_US");
+        if (knob && *knob) {
+            char* end = nullptr;
+            const long us = std::strtol(knob, &end, 10);
+            if (*end != '\0' || us < 0 || us > 1000000)
+                throw Error(std::string("RILL_VK_FENCE_SPIN_US is '") + knob + "'; give microseconds from 0 to 1000000, or unset it");
+            return std::chrono::microseconds(us);
+        }
+        return std::chrono::microseconds(ctx.llvmpipe ? 0 : 2000);
+    }();
+    /// Polls `fence` until it is signalled or fence_spin has passed.
+    void spin_on(VkFence fence) const {
+        if (fence_spin.count() == 0) return;
+        const auto start = std::chrono::steady_clock::now();
+        while (vkGetFenceStatus(ctx.device, fence) == VK_NOT_READY && std::chrono::steady_clock::now() - start < fence_spin) {
+        }
+    }
+
     /// Waits for batch `b` if it is in flight, then collects its timestamps
     /// and makes all its resources free for reuse.
     void retire(Batch& b) {
         if (!b.cmd || !b.in_flight) return;
+        spin_on(b.fence);
         check(vkWaitForFences(ctx.device, 1, &b.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
         check(vkResetFences(ctx.device, 1, &b.fence), "vkResetFences");
         b.in_flight = false;
