@@ -498,7 +498,7 @@ private:
 
     /// How long a wait for the GPU polls its fence before it blocks in the
     /// driver: on an H100 a wait that blocked in NVIDIA's driver returned
-    /// about 40-70 us later than polling, paid at every read-back of calls
+    /// about 30-80 us later than polling, paid at every read-back of calls
     /// that read counts between short dispatches (a BVH build, a growth,
     /// subdivision levels: docs/PERFORMANCE.md#dispatch-and-compile-cost);
     /// CUDA's default waits spin likewise. None on lavapipe, whose own
