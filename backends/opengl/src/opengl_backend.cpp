@@ -47,6 +47,19 @@ bool spirv_from_env() {
     return v && *v && std::string(v) != "0";
 }
 
+/// RILL_GL_STATIC_BUFFERS=1: stream buffer objects are made without
+/// GL_DYNAMIC_STORAGE_BIT (every upload then goes through a staging buffer and
+/// a GPU copy), to tell whether the driver places or pages such buffers
+/// differently: OpenGL's random reads of large buffers ran at a fraction of
+/// Vulkan's (docs/PERFORMANCE.md#ray-tracing). An experiment knob.
+bool static_buffers_from_env() {
+    static const bool on = [] {
+        const char* v = std::getenv("RILL_GL_STATIC_BUFFERS");
+        return v && *v && std::string(v) != "0";
+    }();
+    return on;
+}
+
 bool debug_from_env() {
     const char* v = std::getenv("RILL_GL_DEBUG");
     return v && *v && std::string(v) != "0";
@@ -350,7 +363,7 @@ public:
 private:
     bool create() {
         glCreateBuffers(1, &id);
-        glNamedBufferStorage(id, static_cast<GLsizeiptr>(capacity_), nullptr, GL_DYNAMIC_STORAGE_BIT);
+        glNamedBufferStorage(id, static_cast<GLsizeiptr>(capacity_), nullptr, static_buffers_from_env() ? 0 : GL_DYNAMIC_STORAGE_BIT);
         if (glGetError() != GL_OUT_OF_MEMORY) return true;
         glDeleteBuffers(1, &id);
         id = 0;
@@ -605,7 +618,7 @@ public:
         st_->ctx.make_current();
         GlBuffer& to = gl_buffer(&dst);
         const char* from = static_cast<const char*>(src);
-        if (!to.gpu_used) {
+        if (!to.gpu_used && !static_buffers_from_env()) {
             for (std::size_t done = 0; done < bytes; done += kUploadPiece)
                 glNamedBufferSubData(to.id, static_cast<GLintptr>(offset + done),
                                      static_cast<GLsizeiptr>(std::min(kUploadPiece, bytes - done)), from + done);
