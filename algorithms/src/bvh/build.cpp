@@ -452,15 +452,20 @@ Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQ
     std::int64_t m = 0;
     if (n > 0) {
         Stream<std::int32_t> ids = rt.scratch<std::int32_t>({n});
-        Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({2}, std::vector<std::uint32_t>{0u, 0xffffffffu});
+        // stats[2] gets the count of faces kept, so that one read brings both
+        // back (each read is a round trip between short dispatches).
+        Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({3}, std::vector<std::uint32_t>{0u, 0xffffffffu, 0u});
         classify(t.faces_stream_, flat_vertices, ids, stats);
+        Stream<std::uint32_t> count = rt.stream<std::uint32_t>({1});
+        non_negative()(ids, kept, count);
+        rill::detail::copy_stream(count, stats.domain({2}, {3}));
         const std::vector<std::uint32_t> s = stats.download();
         if (s[0] > 0)
             throw Error(std::string(who) + ": face " + std::to_string(s[1]) + " has vertex indices " +
                         face_text(t.faces_stream_, s[1]) + " but there are " + std::to_string(vertices.size()) +
                         " vertices (" + std::to_string(s[0]) + " faces are like it); give indices in 0 .. " +
                         std::to_string(vertices.size() - 1));
-        m = non_negative()(ids, kept);
+        m = s[2];
     }
     t.kept_ = m;
     const std::int64_t base = leaf_base(m);

@@ -21,9 +21,10 @@
 // until one is left. Then the boxes, bottom up: each leaf walks towards the
 // root and the second invocation to reach a node (an atomic counter)
 // combines its two children. Refit repeats that last step on moved
-// vertices. Every step is a DSL kernel; the host reads two counts per build,
-// one more per round of PLOC's blocks (3 for 10^6 triangles), and nothing
-// per refit or per trace.
+// vertices. Every step is a DSL kernel; the host reads the faces' counts
+// (bad and kept) in one read per build, a count per round of PLOC's blocks
+// (3 for 10^6 triangles) and a PLOC tree's height, and nothing per refit or
+// per trace.
 //
 // Each internal node holds its two children's boxes (64 bytes: lo0, hi0, lo1,
 // hi1 as float4, the child ids in lo0.w and lo1.w as int bits: >= 0 an internal
