@@ -6,10 +6,10 @@
 // (or writes one read since then). Streams live in device-local memory;
 // transfers go through host-visible staging buffers.
 #include <algorithm>
-#include <chrono>
 #include <array>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
