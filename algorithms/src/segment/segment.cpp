@@ -232,10 +232,13 @@ GrowthStats grow_checked(const Stream<float>& image, const Stream<std::uint32_t>
     const std::array<Stream<std::int32_t>, 2> lists = {rt.scratch<std::int32_t>({tiles}), rt.scratch<std::int32_t>({tiles})};
     const std::array<Stream<std::uint32_t>, 3> counts = {rt.stream<std::uint32_t>({1}), rt.stream<std::uint32_t>({1}),
                                                          rt.stream<std::uint32_t>({1})};
-    auto stats = rt.stream<std::uint32_t>({2});
+    // stats[2]: the count of the list read last (copied there, so that the
+    // passes' statistics come back with it in one read).
+    auto stats = rt.stream<std::uint32_t>({3});
     mark_seeds(mask, flags[0], h, w, tiles_x);
     active_tiles()(flags[0], lists[0], counts[0]);
     std::int64_t known = counts[0].download()[0];
+    std::vector<std::uint32_t> s = {0, 0, 0};
     int dispatched = 0;
     // Workgroups per pass: enough for the last count read and the front's growth since.
     while (known > 0 && !(g.max_passes > 0 && dispatched == g.max_passes)) {
@@ -247,9 +250,10 @@ GrowthStats grow_checked(const Stream<float>& image, const Stream<std::uint32_t>
                                 counts[(dispatched + 2) % 3]},
                       stats, groups, g.low, g.high, h, w, tiles_x);
         }
-        known = counts[dispatched % 3].download()[0];
+        detail::copy_stream(counts[dispatched % 3], stats.domain({2}, {3}));
+        s = stats.download();
+        known = s[2];
     }
-    const std::vector<std::uint32_t> s = stats.download();
     return GrowthStats{static_cast<int>(s[1]), known == 0, static_cast<std::int64_t>(s[0])};
 }
 
