@@ -345,19 +345,12 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
         const int4 t = faces.domain({f}, {f + 1}).download()[0];
         return "face " + std::to_string(f) + " (" + std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) + ")";
     };
+    // The faces' checks and the edges' come back in one read: the sort and the
+    // edges run on faces that fail a check too (every index their kernels
+    // make is checked), and the faces' errors go first.
     if (check) {
         Stream<std::uint32_t> used = rt.stream<std::uint32_t>({nv});
         check_faces(faces, nv, used, stats);
-        const std::vector<std::uint32_t> s = stats.download();
-        if (s[0] > 0)
-            throw Error(std::string(who) + ": " + face_text(s[1]) + " has a vertex index outside 0 .. " + std::to_string(nv - 1) + " (" +
-                        std::to_string(s[0]) + " faces are like it); give indices of the vertex stream");
-        if (s[2] > 0)
-            throw Error(std::string(who) + ": " + face_text(s[3]) + " names a vertex twice (" + std::to_string(s[2]) +
-                        " faces are like it); remove degenerate faces first");
-        if (s[4] > 0)
-            throw Error(std::string(who) + ": vertex " + std::to_string(s[5]) + " is in no face (" + std::to_string(s[4]) +
-                        " vertices are like it); remove unused vertices first");
     }
     Connectivity c;
     c.keys = rt.scratch<uint2>({nh});
@@ -372,6 +365,17 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
     c.halves = rt.scratch<std::int32_t>({2 * nh});
     edges(c.keys, ids, heads, c.index, c.edge_of, c.halves, stats);
     const std::vector<std::uint32_t> s = stats.download();
+    if (check) {
+        if (s[0] > 0)
+            throw Error(std::string(who) + ": " + face_text(s[1]) + " has a vertex index outside 0 .. " + std::to_string(nv - 1) + " (" +
+                        std::to_string(s[0]) + " faces are like it); give indices of the vertex stream");
+        if (s[2] > 0)
+            throw Error(std::string(who) + ": " + face_text(s[3]) + " names a vertex twice (" + std::to_string(s[2]) +
+                        " faces are like it); remove degenerate faces first");
+        if (s[4] > 0)
+            throw Error(std::string(who) + ": vertex " + std::to_string(s[5]) + " is in no face (" + std::to_string(s[4]) +
+                        " vertices are like it); remove unused vertices first");
+    }
     if (s[6] > 0) {
         const uint2 k = c.keys.domain({s[7]}, {s[7] + 1}).download()[0];
         throw Error(std::string(who) + ": the edge of vertices " + std::to_string(k.y) + " and " + std::to_string(k.x) +
