@@ -777,34 +777,39 @@ const LineKernel& staged_line_kernel(const Words& words) {
             kernel_name("fft_staged_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
             [R, conj_in, conj_out](Array<float2> src, Array<float2> dst, Array<float2>, Array<std::int32_t> schedule, Int at,
                                    Float scale) {
-                Shared<float2> buf(kStagedLines * R, dsl::Unchecked{});
+                // Line l at l P in shared memory, P odd: an invocation's t-th
+                // elements then fall in different banks (lines of an even length
+                // side by side put every invocation's in one bank).
+                const int P = R % 2 == 0 ? R + 1 : R;
+                Shared<float2> buf(kStagedLines * P, dsl::Unchecked{});
+                auto slot = [&](const Expr<std::int32_t>& e) -> Expr<std::int32_t> { return P == R ? e : e + e / R; };
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int first = group_id() * kStagedLines;
                 // Contiguous lines (a single pass over whole lines) lie at l R.
                 Int base = first * R, here = min(lines - first, Int(kStagedLines)) * R;
                 for (int k = 0; k < R; ++k) {
                     Int e = local_id() + k * kStagedLines;
-                    If(e < here, [&] { buf.store(e, src.load(base + e)); });
+                    If(e < here, [&] { buf.store(slot(e), src.load(base + e)); });
                 }
                 barrier();
                 Int l = local_id();
                 If(first + l < lines, [&] {
                     std::vector<C> x;
                     for (int t = 0; t < R; ++t) {
-                        C v = buf.load(l * R + t);
+                        C v = buf.load(l * P + t);
                         x.push_back(conj_in ? conj(v) : v);
                     }
                     const std::vector<C> y = register_fft(x);
                     // Only this invocation reads or writes its line's elements: no barrier between.
                     for (int t = 0; t < R; ++t) {
                         C v = y[static_cast<std::size_t>(t)] * scale;
-                        buf.store(l * R + t, conj_out ? conj(v) : v);
+                        buf.store(l * P + t, conj_out ? conj(v) : v);
                     }
                 });
                 barrier();
                 for (int k = 0; k < R; ++k) {
                     Int e = local_id() + k * kStagedLines;
-                    If(e < here, [&] { dst.store(base + e, buf.load(e)); });
+                    If(e < here, [&] { dst.store(base + e, buf.load(slot(e))); });
                 }
             });
     });

@@ -93,7 +93,9 @@ constexpr int kStagedLongest = 32;
 /// out, of 3 to kStagedLongest elements, transformed in one pass.
 bool staged(const Words& words);
 /// Such a pass with one invocation per line: the workgroup's kStagedLines
-/// lines loaded into shared memory as one run of consecutive elements, each
+/// lines loaded into shared memory as one run of consecutive elements (lines
+/// of an even length one element apart, so that no two invocations' elements
+/// share a bank), each
 /// invocation's line's DFT in its registers, written back, and the run stored.
 /// Every invocation computes (the line kernel gives a radix-13 line's one
 /// butterfly one invocation of eight), and every load and store moves
