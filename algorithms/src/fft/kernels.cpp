@@ -779,7 +779,7 @@ const LineKernel& staged_line_kernel(const Words& words) {
                                    Float scale) {
                 // Line l at l P in shared memory, P odd: an invocation's t-th
                 // elements then fall in different banks (lines of an even length
-                // side by side put every invocation's in one bank).
+                // side by side put many invocations' in one bank).
                 const int P = R % 2 == 0 ? R + 1 : R;
                 Shared<float2> buf(kStagedLines * P, dsl::Unchecked{});
                 auto slot = [&](const Expr<std::int32_t>& e) -> Expr<std::int32_t> { return P == R ? e : e + e / R; };
