@@ -153,12 +153,29 @@ std::vector<C> register_fft(const std::vector<C>& x) {
     return out;
 }
 
+/// The line kernel's shared memory. Specialized kernels swizzle it
+/// (`swizzled`): element i lives at i with its bits 0-2 XORed with its bits
+/// 4-6. A power-of-two radix pass writes its butterflies' outputs r elements
+/// apart (a line's first pass: 8 float2), which put a half-warp's stores in
+/// two banks; swizzled, 16 neighbouring butterflies store to 16 banks. Runs
+/// of 16 aligned neighbouring elements (the loads, the passes' reads) stay
+/// in 16 banks, and no element leaves its aligned run of 8, so any buffer of
+/// a multiple of 8 elements maps onto itself (no memory more: lines of 2048
+/// keep their 16 KiB, three workgroups to an NVIDIA SM through Vulkan).
+struct LineBuffer {
+    const Shared<float2>& mem;
+    bool swizzled;
+    Expr<std::int32_t> at(const Expr<std::int32_t>& i) const { return swizzled ? Expr<std::int32_t>(i ^ ((i >> 4) & 7)) : i; }
+    Expr<float2> load(const Expr<std::int32_t>& i) const { return mem.load(at(i)); }
+    void store(const Expr<std::int32_t>& i, const Expr<float2>& v) const { mem.store(at(i), v); }
+};
+
 /// Butterfly j of a radix-r pass (k = j mod ns): reads elements j + u count
 /// of the line at `line` in buffer `cur`, twiddles element u by w^(k u step)
 /// from the line's table (when `twiddled`: in a line's first radix pass, ns =
 /// 1, every twiddle is 1), and writes their DFT to (j - k) r + k + u ns in `next`.
 template <int r>
-void butterfly(const Shared<float2>& buf, const Array<float2>& tw, const Expr<std::int32_t>& cur,
+void butterfly(const LineBuffer& buf, const Array<float2>& tw, const Expr<std::int32_t>& cur,
                const Expr<std::int32_t>& next, const Expr<std::int32_t>& line, const Expr<std::int32_t>& j,
                const Expr<std::int32_t>& k, const Expr<std::int32_t>& count, const Expr<std::int32_t>& ns,
                const Expr<std::int32_t>& step, const Expr<std::int32_t>& line_twiddles, bool twiddled) {
@@ -178,7 +195,7 @@ void butterfly(const Shared<float2>& buf, const Array<float2>& tw, const Expr<st
 /// outputs to (j - k) r + k + u Ns. Invocation t of the line's T does
 /// butterflies t, t + T, ...
 template <int r>
-void radix_pass(const Shared<float2>& buf, const Array<float2>& tw, const Expr<std::int32_t>& cur,
+void radix_pass(const LineBuffer& buf, const Array<float2>& tw, const Expr<std::int32_t>& cur,
                 const Expr<std::int32_t>& next, const Expr<std::int32_t>& line, const Expr<std::int32_t>& R,
                 const Expr<std::int32_t>& ns, const Expr<std::int32_t>& t, const Expr<std::int32_t>& T,
                 const Expr<std::int32_t>& line_twiddles) {
@@ -192,7 +209,7 @@ void radix_pass(const Shared<float2>& buf, const Array<float2>& tw, const Expr<s
 }
 
 template <int... Rs>
-void any_radix_pass(std::integer_sequence<int, Rs...>, const Expr<std::int32_t>& radix, const Shared<float2>& buf,
+void any_radix_pass(std::integer_sequence<int, Rs...>, const Expr<std::int32_t>& radix, const LineBuffer& buf,
                     const Array<float2>& tw, const Expr<std::int32_t>& cur, const Expr<std::int32_t>& next,
                     const Expr<std::int32_t>& line, const Expr<std::int32_t>& R, const Expr<std::int32_t>& ns,
                     const Expr<std::int32_t>& t, const Expr<std::int32_t>& T, const Expr<std::int32_t>& line_twiddles) {
@@ -219,7 +236,7 @@ void each_butterfly(int count, int ns, const Expr<std::int32_t>& t, int T, const
 /// of an invocation are unrolled, and the first pass of a line (ns = 1, every
 /// twiddle 1) multiplies by none.
 template <int r>
-void radix_pass_known(const Shared<float2>& buf, const Array<float2>& tw, int cur, int next, const Expr<std::int32_t>& line,
+void radix_pass_known(const LineBuffer& buf, const Array<float2>& tw, int cur, int next, const Expr<std::int32_t>& line,
                       int R, int ns, const Expr<std::int32_t>& t, int T, const Expr<std::int32_t>& line_twiddles) {
     const int count = R / r, twiddle_step = count / ns;
     each_butterfly(count, ns, t, T, [&](int, const Expr<std::int32_t>& j, const Expr<std::int32_t>& k) {
@@ -232,7 +249,7 @@ void radix_pass_known(const Shared<float2>& buf, const Array<float2>& tw, int cu
 /// them where it read, so that the line needs half the shared memory of two
 /// buffers (the caller's barrier follows, as after radix_pass_known).
 template <int r>
-void radix_pass_in_place(const Shared<float2>& buf, const Array<float2>& tw, const Expr<std::int32_t>& line, int R, int ns,
+void radix_pass_in_place(const LineBuffer& buf, const Array<float2>& tw, const Expr<std::int32_t>& line, int R, int ns,
                          const Expr<std::int32_t>& t, int T, const Expr<std::int32_t>& line_twiddles) {
     const int count = R / r, twiddle_step = count / ns;
     std::deque<Var<float2>> held;  // r outputs per butterfly of this invocation (a deque: Vars stay put)
@@ -317,7 +334,8 @@ LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large
             // Specialized passes of the full capacity run in one buffer (radix_pass_in_place):
             // 16 KiB, three workgroups to an SM through Vulkan on NVIDIA where two buffers fit one.
             const bool in_place = known && capacity == kLineElements;
-            Shared<float2> buf(in_place ? capacity : 2 * capacity, dsl::Unchecked{});
+            Shared<float2> mem(in_place ? capacity : 2 * capacity, dsl::Unchecked{});
+            const LineBuffer buf{mem, known.has_value()};
             Int first_line = group_id() * G;
             Int elements = G * R;
 
