@@ -242,31 +242,34 @@ void ploc_leaves(const Bvh& tree, const Stream<float4>& vertices, const Stream<C
     k(Groups{groups_for(tree.triangle_count())}, tree.leaf_faces(), tree.faces(), vertices, clusters);
 }
 
-/// out[k] = in[index[k]] for the first `count` indices: the clusters left.
-void gather_clusters(const Stream<Cluster>& in, const Stream<std::int32_t>& index, const Stream<Cluster>& out, std::int64_t count) {
-    static const auto k = group_kernel<kWorkgroup>("bvh_ploc_gather(in, index, out, count)",
-                                                   [](Array<Cluster> in, Array<std::int32_t> index, Array<Cluster> out, Int count) {
+/// out[k] = in[index[k]] for the first live[0] indices (at most `bound`): the
+/// clusters left.
+void gather_clusters(const Stream<Cluster>& in, const Stream<std::int32_t>& index, const Stream<Cluster>& out,
+                     const Stream<std::uint32_t>& live, std::int64_t bound) {
+    static const auto k = group_kernel<kWorkgroup>("bvh_ploc_gather(in, index, out, live)",
+                                                   [](Array<Cluster> in, Array<std::int32_t> index, Array<Cluster> out, Array<std::uint32_t> live) {
         Int i = global_id();
-        If(i < count, [&] { out.store(i, in.load(index.load(i))); });
+        If(i < cast<std::int32_t>(live.load(0)), [&] { out.store(i, in.load(index.load(i))); });
     });
-    k(Groups{groups_for(count)}, in, index, out, static_cast<std::int32_t>(count));
+    k(Groups{groups_for(bound)}, in, index, out, live);
 }
 
 /// PLOC within blocks: workgroup g takes clusters [g kPlocBlock, (g + 1)
-/// kPlocBlock) of the first n into shared memory, each
+/// kPlocBlock) of the first live[0] (at most alive's size) into shared memory, each
 /// invocation two neighbours, and runs the passes there, neighbours sought
 /// within the block, until at most `keep` are left; node numbers come from
 /// next_node, a block's in the order of its clusters. The survivors go to
-/// out at their block's start, alive[i] = i for them and -1 for the other
-/// places of the block. Should a pass merge nothing (the pair order rules it
-/// out), the next pairs neighbours, so that it ends.
+/// out at their block's start, alive[i] = i for them and -1 for every other
+/// place of alive. Should a pass merge nothing (the pair order rules it out),
+/// the next pairs neighbours, so that every block ends with at most `keep`.
 void ploc_blocks(const Stream<Cluster>& in, const Stream<Cluster>& out, const Stream<std::int32_t>& alive,
-                 const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents, std::int64_t n, int keep,
-                 std::int64_t kept) {
+                 const Stream<std::int32_t>& next_node, const Stream<std::int32_t>& parents, const Stream<std::uint32_t>& live,
+                 int keep, std::int64_t kept) {
     static const auto k = group_kernel<kPlocGroup>(
-        "bvh_ploc_blocks(in, out, alive, next_node, parents, clusters, keep, leaf_base)",
+        "bvh_ploc_blocks(in, out, alive, next_node, parents, live, keep, leaf_base)",
         [](Array<Cluster> in, Array<Cluster> out, Array<std::int32_t> alive, Array<std::int32_t> next_node,
-           Array<std::int32_t> parents, Int clusters, Int keep, Int leaf_base) {
+           Array<std::int32_t> parents, Array<std::uint32_t> live, Int keep, Int leaf_base) {
+            Int clusters = min(cast<std::int32_t>(live.load(0)), alive.size());
             constexpr int kEach = kPlocBlock / kPlocGroup;
             constexpr std::int32_t kMerged = 1 << 16;  // kept clusters in the low half of a count, merges above
             Shared<float4> lo(kPlocBlock), hi(kPlocBlock);
@@ -341,7 +344,7 @@ void ploc_blocks(const Stream<Cluster>& in, const Stream<Cluster>& out, const St
             });
             For(0, kEach, [&](Int r) {
                 Int i = local_id() * kEach + r;
-                If(first + i < clusters, [&] {
+                If(first + i < alive.size(), [&] {
                     If(i < n, [&] {
                         Var<Cluster> c;
                         c.lo = lo.load(i);
@@ -352,33 +355,34 @@ void ploc_blocks(const Stream<Cluster>& in, const Stream<Cluster>& out, const St
                 });
             });
         });
-    k(Groups{(n + kPlocBlock - 1) / kPlocBlock}, in, out, alive, next_node, parents, static_cast<std::int32_t>(n),
-      static_cast<std::int32_t>(keep), static_cast<std::int32_t>(leaf_base(kept)));
+    k(Groups{(alive.size() + kPlocBlock - 1) / kPlocBlock}, in, out, alive, next_node, parents, live, static_cast<std::int32_t>(keep),
+      static_cast<std::int32_t>(leaf_base(kept)));
 }
 
-/// Builds the parents of a PLOC tree over the leaves (in Morton order);
-/// false if a round merged nothing (which the pair order rules out), and
-/// the caller builds an LBVH instead.
-bool ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int32_t>& parents) {
+/// Builds the parents of a PLOC tree over the leaves (in Morton order). The
+/// count of clusters left stays on the device (`live`): every block keeps at
+/// most kPlocKeep of its kPlocBlock, so the host knows how many rounds there
+/// are and a bound on each round's clusters, sizes its dispatches by those,
+/// and reads nothing.
+void ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int32_t>& parents) {
     Runtime rt = Runtime::of(vertices);
     const std::int64_t kept = tree.triangle_count();
     Stream<Cluster> a = rt.scratch<Cluster>({kept}), b = rt.scratch<Cluster>({kept});
     Stream<std::int32_t> alive = rt.scratch<std::int32_t>({kept}), left_index = rt.scratch<std::int32_t>({kept});
     Stream<std::int32_t> next_node = rt.stream<std::int32_t>({1}, std::vector<std::int32_t>{static_cast<std::int32_t>(kept - 2)});
+    Stream<std::uint32_t> live = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{static_cast<std::uint32_t>(kept)});
     ploc_leaves(tree, vertices, a);
-    std::int64_t n = kept;
-    while (n > kPlocBlock) {
-        ploc_blocks(a, b, alive.domain({0}, {n}), next_node, parents, n, kPlocKeep, kept);
+    std::int64_t bound = kept;
+    while (bound > kPlocBlock) {
+        ploc_blocks(a, b, alive.domain({0}, {bound}), next_node, parents, live, kPlocKeep, kept);
         // The clusters left are compacted by their indices: the one-word
         // compaction is rill's fastest, and the gather moves each cluster once.
-        const std::int64_t left = non_negative()(alive.domain({0}, {n}), left_index.domain({0}, {n}));
-        if (left >= n) return false;
-        gather_clusters(b, left_index, a, left);
-        n = left;
+        non_negative()(alive.domain({0}, {bound}), left_index.domain({0}, {bound}), live);
+        bound = (bound + kPlocBlock - 1) / kPlocBlock * kPlocKeep;
+        gather_clusters(b, left_index, a, live, bound);
     }
     // The last block merges its clusters to one.
-    ploc_blocks(a, b, alive.domain({0}, {n}), next_node, parents, n, 1, kept);
-    return true;
+    ploc_blocks(a, b, alive.domain({0}, {bound}), next_node, parents, live, 1, kept);
 }
 
 /// The boxes, bottom up: each leaf writes its triangle and box, then walks
@@ -492,7 +496,7 @@ Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQ
     morton_codes(c, lo, hi, keys);
     radix_sort(keys, t.leaf_faces_, {.bits = 30});
     if (quality == BuildQuality::High) {
-        if (!ploc(t, flat_vertices, t.parents_)) return build(vertices, faces, BuildQuality::Fast);
+        ploc(t, flat_vertices, t.parents_);
         // The root has no parent (PLOC writes the others).
         t.parents_.domain({0}, {1}).upload(std::vector<std::int32_t>{-1});
     } else {

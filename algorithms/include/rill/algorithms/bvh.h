@@ -18,13 +18,12 @@
 // merge the clusters that are each other's nearest (smallest box around
 // both) within 16 places, in blocks of 512 clusters in shared memory until
 // 32 are left in each, the survivors compacted and the blocks run again,
-// until one is left. Then the boxes, bottom up: each leaf walks towards the
+// until one is left (3 rounds for 10^6 triangles). Then the boxes, bottom up: each leaf walks towards the
 // root and the second invocation to reach a node (an atomic counter)
 // combines its two children. Refit repeats that last step on moved
 // vertices. Every step is a DSL kernel; the host reads the faces' counts
-// (bad and kept) in one read per build, a count per round of PLOC's blocks
-// (3 for 10^6 triangles) and a PLOC tree's height, and nothing per refit or
-// per trace.
+// (bad and kept) in one read per build and a PLOC tree's height, and nothing
+// per round of PLOC's blocks, per refit or per trace.
 //
 // Each internal node holds its two children's boxes (64 bytes: lo0, hi0, lo1,
 // hi1 as float4, the child ids in lo0.w and lo1.w as int bits: >= 0 an internal
@@ -66,7 +65,7 @@ inline constexpr std::int32_t kNoChild = std::int32_t(0x80000000u);
 /// Bittner 2018) over the same Morton order, whose nodes join the pairs of
 /// clusters that are each other's nearest (smallest box around both) within
 /// 16 places: a lower SAH cost (docs/PERFORMANCE.md#ray-tracing) for a few
-/// passes more, each of which reads the cluster count back to the host.
+/// rounds of passes more (their counts stay on the device).
 enum class BuildQuality { Fast, High };
 
 /// Traversal's stack holds 64 nodes: a High tree taller than this is built
