@@ -194,23 +194,14 @@ int main(int argc, char** argv) {
     // Where one growth goes: each kernel's device time (GPU timestamps; host
     // time on the CPU), their sum and their span beside the wall time.
     seg::seed_mask(centre, region);
-    rt.finish();
-    rt.set_profiling(true);
-    rt.reset_kernel_times();
-    const auto t0 = Clock::now();
-    seg::grow(region_image, region, {.low = 0.5f, .high = 1.5f});
-    rt.finish();
-    const double wall = ms_since(t0);
-    double sum = 0, first = 1e300, last = 0;
-    std::string kernels;
-    for (const rill::KernelTime& t : rt.kernel_times()) {
-        sum += t.total_ms;
-        first = std::min(first, t.first_start_ms), last = std::max(last, t.last_end_ms);
-        kernels += (kernels.empty() ? "" : ", ") + t.kernel + " " + std::to_string(t.calls) + "x " + std::to_string(t.total_ms).substr(0, 6);
-    }
-    rt.set_profiling(false);
-    std::printf("\none growth with device times: wall %.3f ms; kernels (calls, ms): %s; sum %.3f ms, span %.3f ms\n", wall,
-                kernels.c_str(), sum, last - first);
+    double wall = 0;
+    const std::string kernels = rill::bench::breakdown(rt, [&] {
+        const auto t0 = Clock::now();
+        seg::grow(region_image, region, {.low = 0.5f, .high = 1.5f});
+        rt.finish();
+        wall = ms_since(t0);
+    });
+    std::printf("\none growth with device times: wall %.3f ms; %s\n", wall, kernels.c_str());
     out << ",\"region_growth_ms\":" << grown[1] << ",\"region_growth_passes\":" << stats.passes << ",\"region_diffusion_ms\":" << region_diffusion << "}\n";
     if (!json.empty()) std::ofstream(json) << out.str();
     return 0;
