@@ -1,7 +1,6 @@
 // Runtime lifecycle: many runtimes, created and destroyed in any order, leave
 // nothing behind (file descriptors, device objects) on any backend; and what a
 // runtime says of the kernels it builds when asked (RILL_LOG_COMPILES).
-#include <cstdlib>
 #include <filesystem>
 
 #include "backend_fixture.h"
@@ -68,10 +67,9 @@ TEST_P(Lifecycle, LogsEachKernelBuildWhenAsked) {
     auto x = rt.stream<float>({64}, std::vector<float>(64, 1.0f));
     auto r = rt.stream<float>({64});
     auto call_logged = [&](const char* log) {
-        ::setenv("RILL_LOG_COMPILES", log, 1);
+        const ScopedEnv knob("RILL_LOG_COMPILES", log);
         ::testing::internal::CaptureStderr();
         k(x, r);
-        ::unsetenv("RILL_LOG_COMPILES");
         return ::testing::internal::GetCapturedStderr();
     };
     const std::string first = call_logged("1");
@@ -80,11 +78,12 @@ TEST_P(Lifecycle, LogsEachKernelBuildWhenAsked) {
     EXPECT_EQ(call_logged("1"), "") << "the kernel was built once in this runtime; its second call builds nothing";
     auto wider = rt.stream<float>({8, 8}, std::vector<float>(64, 2.0f));
     auto wider_out = rt.stream<float>({8, 8});
-    ::setenv("RILL_LOG_COMPILES", "0", 1);
-    ::testing::internal::CaptureStderr();
-    k(wider, wider_out);  // another signature (rank 2): a build, not logged with 0
-    ::unsetenv("RILL_LOG_COMPILES");
-    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    {
+        const ScopedEnv off("RILL_LOG_COMPILES", "0");
+        ::testing::internal::CaptureStderr();
+        k(wider, wider_out);  // another signature (rank 2): a build, not logged with 0
+        EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    }
     EXPECT_EQ(wider_out.download()[63], 3.0f);
     EXPECT_EQ(r.download()[0], 2.0f);
 }
