@@ -26,6 +26,8 @@ finish() {
     for f in "$O"/*_sass/*.sass; do [ -e "$f" ] && gzip -f "$f"; done
     (cd "$OUT" && tar czf "$run_name.tgz" "$run_name" && rm -rf "$run_name")
 }
+# slowest_builds FILE: the three slowest kernel builds RILL_LOG_COMPILES=1 logged in FILE.
+slowest_builds() { grep "ready in" "$1" | sort -k7 -g -r | head -3; }
 # run_gpu_tests LABEL TESTS APP_TESTS: the gtest filters TESTS (rill-tests) and APP_TESTS
 # (rill-app-tests; none where APP_TESTS is empty) on Vulkan and OpenGL, BACKEND in a filter standing for each; GL debug
 # output on (the GPU machine's image has no Vulkan validation layer). Output in $O.

@@ -24,7 +24,7 @@ for backend in vulkan opengl; do
     cold=$(mktemp -d)
     RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
         || echo "rill-bench-fft on $backend failed: $(tail -2 "$O/fft_$backend.txt")"
-    echo "$backend, empty caches: the slowest kernel builds"; grep "ready in" "$O/fft_$backend.txt" | sort -k7 -g -r | head -3
+    echo "$backend, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_$backend.txt"
     el
 done
 python3 bench/gpu/fft_table.py "$O"

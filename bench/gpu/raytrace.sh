@@ -35,7 +35,7 @@ for backend in vulkan opengl; do
             rill-raytrace --size 64x64 --samples 1 --out "$cold/small.png" > "$O/compile_${backend}_$run.txt" 2>&1 \
             || echo "rill-raytrace ($run caches) on $backend failed"
         echo "$backend, $run caches: $(( ($(date +%s%N) - start) / 1000000 )) ms, $(find "$cold/rill" -type f | wc -l) kernels in rill's cache; the slowest builds:"
-        grep "ready in" "$O/compile_${backend}_$run.txt" | sort -k7 -g -r | head -3
+        slowest_builds "$O/compile_${backend}_$run.txt"
     done
     rm -rf "$cold"
 done
