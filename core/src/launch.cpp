@@ -285,8 +285,7 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t
             slot = rt->backend->compile(k, sig);
             ++rt->programs_compiled;
             // Read at every compile (they are rare), so that a process may turn it on and off.
-            const char* log = std::getenv("RILL_LOG_COMPILES");
-            if (log && *log && std::strcmp(log, "0") != 0)
+            if (env_flag("RILL_LOG_COMPILES"))
                 std::fprintf(stderr, "rill %s: kernel %s ready in %.1f ms (generated, compiled or loaded from the disk cache)\n",
                              rt->backend->info().name.c_str(), k.name.c_str(),
                              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());

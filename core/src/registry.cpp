@@ -62,10 +62,12 @@ std::string KernelTimes::summary(const std::string& backend) const {
     return s;
 }
 
-bool profiling_from_env() {
-    const char* v = std::getenv("RILL_PROFILE");
+bool env_flag(const char* name) {
+    const char* v = std::getenv(name);
     return v && *v && std::string(v) != "0";
 }
+
+bool profiling_from_env() { return env_flag("RILL_PROFILE"); }
 
 std::uint64_t Signature::hash() const {
     std::uint64_t h = 0xcbf29ce484222325ull;

@@ -42,10 +42,7 @@ constexpr GLsizeiptr kInfoRingBytes = 4 << 20;
 /// RILL_GL_SPIRV=1: kernels go to the driver as SPIR-V from shaderc
 /// (GL_ARB_gl_spirv) instead of GLSL, to tell glslang's SPIR-V from the
 /// driver's code generation when a kernel runs slower through Vulkan.
-bool spirv_from_env() {
-    const char* v = std::getenv("RILL_GL_SPIRV");
-    return v && *v && std::string(v) != "0";
-}
+bool spirv_from_env() { return env_flag("RILL_GL_SPIRV"); }
 
 /// RILL_GL_STATIC_BUFFERS=1: stream buffer objects are made without
 /// GL_DYNAMIC_STORAGE_BIT (every upload then goes through a staging buffer and
@@ -53,17 +50,11 @@ bool spirv_from_env() {
 /// differently: OpenGL's random reads of large buffers ran at a fraction of
 /// Vulkan's (docs/PERFORMANCE.md#ray-tracing). An experiment knob.
 bool static_buffers_from_env() {
-    static const bool on = [] {
-        const char* v = std::getenv("RILL_GL_STATIC_BUFFERS");
-        return v && *v && std::string(v) != "0";
-    }();
+    static const bool on = env_flag("RILL_GL_STATIC_BUFFERS");
     return on;
 }
 
-bool debug_from_env() {
-    const char* v = std::getenv("RILL_GL_DEBUG");
-    return v && *v && std::string(v) != "0";
-}
+bool debug_from_env() { return env_flag("RILL_GL_DEBUG"); }
 
 /// A program of the backend's own shaders (the zero-fill, the offscreen
 /// renderer's), one per stage, from their GLSL.

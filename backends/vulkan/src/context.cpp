@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "rill/core/backend.h"
 #include "rill/core/error.h"
 
 namespace rill::vk {
@@ -158,8 +159,7 @@ void check(VkResult r, const char* what) {
 }
 
 Context::Context() {
-    const char* v = std::getenv("RILL_VULKAN_VALIDATION");
-    validation = v && *v && std::string(v) != "0";
+    validation = env_flag("RILL_VULKAN_VALIDATION");
     if (validation && !layer_available("VK_LAYER_KHRONOS_validation"))
         throw Error("vulkan backend: RILL_VULKAN_VALIDATION is set but the Khronos validation layer is not installed "
                     "(Debian: vulkan-validationlayers)");

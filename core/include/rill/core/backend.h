@@ -205,6 +205,10 @@ private:
     std::optional<std::uint64_t> origin_;  // ticks of the first start seen
 };
 
+/// True when environment variable `name` is set to something other than
+/// empty or 0 (how rill's on/off variables read).
+bool env_flag(const char* name);
+
 /// True when RILL_PROFILE is set to something other than 0.
 bool profiling_from_env();
 
