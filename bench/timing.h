@@ -54,18 +54,24 @@ inline void say_host_times(rill::Runtime& rt) {
     said = true;
 }
 
+/// Runs f (and waits for it) for a second: an idle H100 runs its SMs at 345
+/// MHz and takes seconds to reach 1980 (seen with nvidia-smi: 300 ms left
+/// sorts at half speed). Memory clocks do not change, so copy alone does not
+/// show it. Every timed figure comes after this.
 template <class F>
-Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
-    std::vector<double> host, device, span;
-    bool recorded = false;  // kernel times were recorded (profiling on)
-    // Warm up for a second: an idle H100 runs its SMs at 345 MHz and takes
-    // seconds to reach 1980 (seen with nvidia-smi: 300 ms left sorts at half
-    // speed). Memory clocks do not change, so copy alone does not show it.
+void warm_up(F&& f, rill::Runtime& rt) {
     const auto warm_until = Clock::now() + std::chrono::milliseconds(1000);
     do {
         f();
         rt.finish();
     } while (Clock::now() < warm_until);
+}
+
+template <class F>
+Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
+    std::vector<double> host, device, span;
+    bool recorded = false;  // kernel times were recorded (profiling on)
+    warm_up(f, rt);
     for (int r = 0; r < repeats; ++r) {
         rt.reset_kernel_times();
         auto t0 = Clock::now();

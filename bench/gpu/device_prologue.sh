@@ -26,8 +26,26 @@ finish() {
     for f in "$O"/*_sass/*.sass; do [ -e "$f" ] && gzip -f "$f"; done
     (cd "$OUT" && tar czf "$run_name.tgz" "$run_name" && rm -rf "$run_name")
 }
-# slowest_builds FILE: the three slowest kernel builds RILL_LOG_COMPILES=1 logged in FILE.
-slowest_builds() { grep "ready in" "$1" | sort -k7 -g -r | head -3; }
+# slowest_builds FILE: the three slowest kernel builds RILL_LOG_COMPILES=1 logged in FILE, then
+# how many there were and where their time went on average (the phases the backend timed).
+slowest_builds() {
+    grep "ready in" "$1" | sed -E 's/.* ready in ([0-9.]+) ms.*/\1 &/' | sort -g -r | head -3 | cut -d' ' -f2-
+    python3 - "$1" <<'PY'
+import collections, re, sys
+phases, builds, total = collections.defaultdict(float), 0, 0.0
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r" ready in ([0-9.]+) ms \((.*)\)$", line.rstrip())
+    if not m:
+        continue
+    builds, total = builds + 1, total + float(m.group(1))
+    for part in m.group(2).split(", "):
+        p = re.match(r"(.*) ([0-9.]+) ms$", part)
+        if p:
+            phases[p.group(1)] += float(p.group(2))
+if builds:
+    print(f"{builds} builds, {total / builds:.1f} ms each on average: " + ", ".join(f"{k} {v / builds:.1f} ms" for k, v in phases.items()))
+PY
+}
 # run_gpu_tests LABEL TESTS APP_TESTS: the gtest filters TESTS (rill-tests) and APP_TESTS
 # (rill-app-tests; none where APP_TESTS is empty) on Vulkan and OpenGL, BACKEND in a filter standing for each; GL debug
 # output on (the GPU machine's image has no Vulkan validation layer). Output in $O.

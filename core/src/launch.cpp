@@ -286,9 +286,10 @@ void launch(const KernelState& ks, std::span<const LaunchArg> args, std::int64_t
             ++rt->programs_compiled;
             // Read at every compile (they are rare), so that a process may turn it on and off.
             if (env_flag("RILL_LOG_COMPILES"))
-                std::fprintf(stderr, "rill %s: kernel %s ready in %.1f ms (generated, compiled or loaded from the disk cache)\n",
-                             rt->backend->info().name.c_str(), k.name.c_str(),
-                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+                std::fprintf(stderr, "rill %s: kernel %s ready in %.1f ms (%s)\n", rt->backend->info().name.c_str(), k.name.c_str(),
+                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count(),
+                             slot->build_phases.empty() ? "generated, compiled or loaded from the disk cache"
+                                                        : slot->build_phases.c_str());
         }
         program = slot.get();
         std::lock_guard lock2(ks.last_mutex);

@@ -28,6 +28,15 @@ bool register_backend(BackendFactory factory) {
     return true;
 }
 
+void Program::phase_done(const char* phase, std::chrono::steady_clock::time_point& since) {
+    const auto now = std::chrono::steady_clock::now();
+    char text[64];
+    std::snprintf(text, sizeof text, "%s%s %.1f ms", build_phases.empty() ? "" : ", ", phase,
+                  std::chrono::duration<double, std::milli>(now - since).count());
+    build_phases += text;
+    since = now;
+}
+
 std::vector<BackendFactory> registered_backends() {
     Registry& r = registry();
     std::lock_guard lock(r.mutex);

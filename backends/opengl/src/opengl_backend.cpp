@@ -370,6 +370,7 @@ GLuint handle(Buffer* b) { return gl_buffer(b).id; }
 class GlProgram final : public Program {
 public:
     GlProgram(std::shared_ptr<State> st, const ir::Kernel& k, const Signature& sig) : st_(std::move(st)) {
+        auto since = std::chrono::steady_clock::now();
         glsl::ShaderOptions options{glsl::Dialect::OpenGL, glsl::kWorkgroupSize, st_->native_subgroups,
                                     st_->float_atomic_add ? "GL_NV_shader_atomic_float" : "", false, st_->subgroup_partitioned,
                                     !st_->llvmpipe, st_->nvidia, st_->nvidia, /*opaque_operands=*/st_->llvmpipe  ? glsl::OpaqueOperands::Min
@@ -377,17 +378,23 @@ public:
                                                                       : glsl::OpaqueOperands::None};
         options.int_negation_as_subtraction = st_->nvidia;
         shader = glsl::generate(k, sig, options);
+        phase_done("GLSL", since);
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
         id = glCreateProgram();
         if (spirv_from_env()) {
             compile_spirv(k.name);
+            phase_done("SPIR-V and the driver's compile", since);
             return;
         }
-        if (st_->binaries && load_binary(file, key)) return;
+        if (st_->binaries && load_binary(file, key)) {
+            phase_done("program from the disk cache", since);
+            return;
+        }
         compile(k.name);
         ++st_->shader_compiles;
+        phase_done("the driver's compile and link", since);
         if (st_->binaries) store_binary(file, key);
     }
     ~GlProgram() override {

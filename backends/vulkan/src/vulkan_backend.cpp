@@ -633,6 +633,7 @@ private:
 class VkProgram final : public Program {
 public:
     VkProgram(std::shared_ptr<Device> dev, const ir::Kernel& k, const Signature& sig) : dev_(std::move(dev)) {
+        auto since = std::chrono::steady_clock::now();
         shader = glsl::generate(k, sig, glsl::ShaderOptions{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
                                                             dev_->ctx.native_subgroups,
                                                             dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
@@ -640,10 +641,13 @@ public:
                                                             /*reorderable_loads=*/true, /*uint_bit_queries_as_int=*/false,
                                                             /*min_max_as_selects=*/false, /*opaque_operands=*/dev_->ctx.llvmpipe ? glsl::OpaqueOperands::Min
                                                                                                           : glsl::OpaqueOperands::None});
+        phase_done("GLSL", since);
         const bool optimize = spirv_optimized(k.optimize_spirv);
-        const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, optimize, [&](const std::vector<std::uint32_t>& m) {
+        bool from_disk = false;
+        const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, optimize, from_disk, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);
         });
+        phase_done(from_disk ? "SPIR-V from the disk cache" : optimize ? "SPIR-V with spirv-opt" : "SPIR-V", since);
         if (std::getenv("RILL_DUMP")) detail::dump_file(shader.dump_name + ".spvasm", disassemble(spirv));
         VkDevice d = dev_->ctx.device;
         VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -713,6 +717,7 @@ public:
         }
         check(vkCreateComputePipelines(d, dump ? own_cache : dev_->pipeline_cache, 1, &ci, nullptr, &pipeline),
               "vkCreateComputePipelines");
+        phase_done("pipeline", since);
         if (dev_->ctx.pipeline_stats) print_pipeline_statistics(k.name);
         if (dump) {
             dump_pipeline(std::string(dump) + "/" + k.name.substr(0, k.name.find('(')) + "-" + std::to_string(getpid()) + "-" +
@@ -813,7 +818,8 @@ public:
     /// passed the check: a warm start does not reflect it again (it was a third
     /// of the warm start's host time).
     template <class Check>
-    std::vector<std::uint32_t> spirv_for(const std::string& kernel, const std::string& source, bool optimize, Check&& check) {
+    std::vector<std::uint32_t> spirv_for(const std::string& kernel, const std::string& source, bool optimize, bool& from_disk,
+                                         Check&& check) {
         static constexpr char kOptions[] = "vulkan1.2 -O shaderc-2023.2 rill-codegen-1";
         std::uint64_t key = disk_cache::hash_bytes(source.data(), source.size(), dev_->device_key());
         key = disk_cache::hash_bytes(kOptions, sizeof kOptions, key);
@@ -823,7 +829,8 @@ public:
         if (auto bytes = disk_cache::load(name, key); bytes && bytes->size() % 4 == 0 && !bytes->empty()) {
             std::vector<std::uint32_t> words(bytes->size() / 4);
             std::memcpy(words.data(), bytes->data(), bytes->size());
-            if (words[0] == 0x07230203u) return words;  // the SPIR-V magic number
+            from_disk = words[0] == 0x07230203u;  // the SPIR-V magic number
+            if (from_disk) return words;
         }
         std::vector<std::uint32_t> words = compile_glsl(kernel, source, optimize);
         check(words);
