@@ -296,10 +296,13 @@ bool run_time_word(int w) {
 
 /// The line kernel; with `known`, specialized to that pass's schedule;
 /// without, generic, with the butterflies of every radix (`large_radices`) or
-/// of SmallRadices only.
+/// of SmallRadices only. The generic kernel serves a plan's first call only,
+/// so it is built for a short build rather than for speed: without spirv-opt,
+/// which took 55-65% of its cold build through lavapipe (fft_lines_2048: 252
+/// -> 120 ms with the glslang start; docs/PERFORMANCE.md#fft).
 LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large_radices, const std::string& name) {
     return group_kernel<kWorkgroup>(
-        name + "(src, dst, twiddles, schedule, at, scale)",
+        name + "(src, dst, twiddles, schedule, at, scale)", GroupOptions{.optimize_spirv = known.has_value()},
         [capacity, known, large_radices](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at,
                           Float scale) {
             auto word = [&](int w) -> Int {
