@@ -9,7 +9,8 @@
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Then rill-bench-fft
 # through Vulkan again with RILL_FFT_MAX_RADIX=4 (powers of two as radix-4 passes, where
 # a line of 1024 in 256 invocations keeps every invocation busy; radix 8 leaves half of
-# them idle), so that one run compares the two (fft_vulkan_radix4.txt).
+# them idle), so that one run compares the two (fft_vulkan_radix4.txt); and with
+# RILL_VK_SPIRV_OPT=0, cold, beside the default run (fft_vulkan_no_spirv_opt.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -32,4 +33,13 @@ el
 RILL_FFT_MAX_RADIX=4 RILL_BACKEND=vulkan rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_radix4.json" > "$O/fft_vulkan_radix4.txt" 2>&1 \
     || echo "rill-bench-fft with RILL_FFT_MAX_RADIX=4 failed: $(tail -2 "$O/fft_vulkan_radix4.txt")"
 echo "RILL_FFT_MAX_RADIX=4 through Vulkan:"; grep -E "^\| (2D|1D)" "$O/fft_vulkan_radix4.txt"
+el
+# Cold through Vulkan again with no kernel through spirv-opt: where the builds' time goes
+# then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).
+cold=$(mktemp -d)
+RILL_VK_SPIRV_OPT=0 RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=vulkan \
+    rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_no_spirv_opt.json" > "$O/fft_vulkan_no_spirv_opt.txt" 2>&1 \
+    || echo "rill-bench-fft with RILL_VK_SPIRV_OPT=0 failed: $(tail -2 "$O/fft_vulkan_no_spirv_opt.txt")"
+echo "vulkan without spirv-opt, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_vulkan_no_spirv_opt.txt"
+python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_no_spirv_opt.json" default no-spirv-opt
 finish
