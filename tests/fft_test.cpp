@@ -299,13 +299,16 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // line's elements in registers: the staged kernel (a line an invocation,
     // 3 to 32 elements) and the split kernel (n2 columns of n1, 33 elements
     // on, columns of up to kSplitLongestColumn: 33 = 11 x 3, 625 = 25 x 25,
-    // 960 = 32 x 30, 1600 = 40 x 40, Bluestein's 58 through lines of 128;
-    // 1001 = 77 x 13, 2048 = 64 x 32 and Bluestein's 1009, through lines of
-    // 2048, while columns of 64 are beyond it), batches that leave a last
-    // workgroup part full, forward and inverse (every other length) with
-    // scaling; then strided lines, and the passes of transforms too long for
-    // one. Every backend runs them (the CPU its lockstep kernels).
-    const std::int64_t lengths[] = {3, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1009, 1600, 2048};
+    // 960 = 32 x 30, 1600 = 40 x 40, Bluestein's 58 through lines of 128)
+    // and the three-step split kernel where a column would be longer (1001
+    // = 13 11 7, 2048 = 16 16 8 and Bluestein's 1009 through lines of 2048,
+    // 1536 = 16 12 8 swizzled, 2187 = 27 9 9 in 81 invocations, 3125 = 25 25
+    // 5 and 4096 = 16 16 16 in one pass where the line kernels take two),
+    // batches that leave a last workgroup part full, forward and inverse
+    // (every other length) with scaling; then strided lines, and the passes
+    // of transforms too long for one. Every backend runs them (the CPU its
+    // lockstep kernels).
+    const std::int64_t lengths[] = {3, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1009, 1600, 2048, 1536, 2187, 3125, 4096};
     for (std::size_t i = 0; i < std::size(lengths); ++i) {
         const std::int64_t n = lengths[i];
         const bool inverse = i % 2 == 1;
@@ -327,16 +330,17 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // side by side: columns of 40 (5 columns of 8, rows padded), of 96 (8 of
     // 12, swizzled), and of 1024 and 1600 in rows too narrow for a workgroup's
     // lines to share a row of the array (20 and 3 wide). Then the passes of
-    // longer transforms, lines read strided and twiddled on loading: 4096 = 64
-    // x 64 (both passes split, 8 x 8), 2187 = 81 x 27 (split 9 x 9, then the
-    // line kernel), 20000 = 160 x 125 (split 16 x 10, 25 x 5).
+    // longer transforms, lines read strided and twiddled on loading: 8192 =
+    // 128 x 64 (both passes split, 16 x 8 and 8 x 8), 2187 = 81 x 27 in 2D
+    // columns (split 9 x 9, then the line kernel), 20000 = 160 x 125 (split
+    // 16 x 10, 25 x 5).
     struct Case {
         Shape shape;
         int dims;
         bool inverse;
     };
     for (const Case& c : {Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
-                          Case{{1600, 3}, 2, false}, Case{{3, 4096}, 1, true}, Case{{2, 2187}, 1, false}, Case{{20000}, 1, false}}) {
+                          Case{{1600, 3}, 2, false}, Case{{2, 8192}, 1, true}, Case{{2187, 2}, 2, false}, Case{{20000}, 1, false}}) {
         SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
         const auto hx = random_complex(c.shape.size());
         auto x = rt().stream<float2>(c.shape, hx);

@@ -7,10 +7,10 @@
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Then rill-bench-fft
-# through Vulkan again with RILL_FFT_MAX_RADIX=4 (powers of two as radix-4 passes, where
-# a line of 1024 in 256 invocations keeps every invocation busy; radix 8 leaves half of
-# them idle), so that one run compares the two (fft_vulkan_radix4.txt); and with
-# RILL_VK_SPIRV_OPT=0, cold, beside the default run (fft_vulkan_no_spirv_opt.txt).
+# through Vulkan again with RILL_FFT_NO_THREE_STEP=1 (the three-step split kernel's
+# lines back to the line kernels), so that one run compares the two
+# (fft_vulkan_no_three_step.txt); and with RILL_VK_SPIRV_OPT=0, cold, beside the
+# default run (fft_vulkan_no_spirv_opt.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -30,9 +30,9 @@ for backend in vulkan opengl; do
 done
 python3 bench/gpu/fft_table.py "$O"
 el
-RILL_FFT_MAX_RADIX=4 RILL_BACKEND=vulkan rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_radix4.json" > "$O/fft_vulkan_radix4.txt" 2>&1 \
-    || echo "rill-bench-fft with RILL_FFT_MAX_RADIX=4 failed: $(tail -2 "$O/fft_vulkan_radix4.txt")"
-echo "RILL_FFT_MAX_RADIX=4 through Vulkan:"; grep -E "^\| (2D|1D)" "$O/fft_vulkan_radix4.txt"
+RILL_FFT_NO_THREE_STEP=1 RILL_BACKEND=vulkan rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_no_three_step.json" > "$O/fft_vulkan_no_three_step.txt" 2>&1 \
+    || echo "rill-bench-fft with RILL_FFT_NO_THREE_STEP=1 failed: $(tail -2 "$O/fft_vulkan_no_three_step.txt")"
+python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_no_three_step.json" default no-three-step
 el
 # Cold through Vulkan again with no kernel through spirv-opt: where the builds' time goes
 # then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).

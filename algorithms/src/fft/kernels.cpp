@@ -789,6 +789,111 @@ const LineKernel& split_line_kernel(const Words& words) {
     });
 }
 
+SplitLine3 split_line3(int R) {
+    SplitLine3 best{0, 0, 0};
+    for (int n1 = 2; n1 <= kSplitLongestColumn && best.n1 == 0; ++n1) {
+        if (R % n1) continue;
+        for (int n2 = 2; n2 <= n1; ++n2) {
+            if ((R / n1) % n2) continue;
+            const int n3 = R / n1 / n2;
+            if (n3 >= 2 && n3 <= n2 && n3 > best.n3) best = {n1, n2, n3};
+        }
+    }
+    return best;
+}
+
+bool split3(const Words& w) {
+    // RILL_FFT_NO_THREE_STEP=1 leaves these passes to the line kernels (an A/B knob, docs/TUNING.md).
+    static const bool off = env_flag("RILL_FFT_NO_THREE_STEP");
+    const int R = w[desc::Length];
+    return !off && R > kStagedLongest && R <= kSplit3Longest && !split(w) && w[desc::InStride] == 1 && w[desc::OutStride] == 1 &&
+           !w[desc::PreTwiddle] && split_line3(R).n1 > 0;
+}
+
+const LineKernel& split3_line_kernel(const Words& words) {
+    const Words key = kernel_key(words);
+    return once_per_key(key, [&] {
+        const int R = key[desc::Length];
+        const SplitLine3 f = split_line3(R);
+        const int T = R / f.n1;
+        return group_kernel(static_cast<std::uint32_t>(T),
+            kernel_name("fft_split3_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            [key, f, R, T](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
+                const int n1 = f.n1, n2 = f.n2, n3 = f.n3, m = n2 * n3;
+                const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
+                Shared<float2> buf(R, dsl::Unchecked{});
+                // Element p of the line at p with bits 0-3 XORed with bits 4-7
+                // and 8-11 where R is a multiple of 16 (a bijection on each
+                // aligned run of 16): a half-warp's stores of a column's
+                // outputs (neighbouring p), its loads of the columns j' (p
+                // n3 apart within a row, rows m apart) and of the rows (k1, i')
+                // (p m apart) then fall in 16 banks for R = 2048 and 4096.
+                const bool swizzled = R % 16 == 0;
+                auto slot = [&](const Expr<std::int32_t>& p) -> Expr<std::int32_t> {
+                    return swizzled ? Expr<std::int32_t>(p ^ (((p >> 4) ^ (p >> 8)) & 15)) : p;
+                };
+                Int lines = schedule.load(at + int(desc::Lines));
+                Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
+                Int l = group_id();
+                Int base = l * R;
+                Int v = local_id();
+                // Column j = v: its n1-point DFT, twiddled by w_R^(j k1), to row k1.
+                If(l < lines, [&] {
+                    std::vector<C> x;
+                    for (int k1 = 0; k1 < n1; ++k1) {
+                        const C e = src.load(base + v + m * k1);
+                        x.push_back(conj_in ? conj(e) : e);
+                    }
+                    const std::vector<C> y = register_fft(x);
+                    for (int k1 = 0; k1 < n1; ++k1) {
+                        const C& e = y[static_cast<std::size_t>(k1)];
+                        buf.store(slot(v + m * k1), k1 == 0 ? e : cmul(e, tw.load(line_twiddles + v * k1)));
+                    }
+                });
+                barrier();
+                // Column j' of row k1 (DFT d = k1 n3 + j' of n1 n3): its n2-point
+                // DFT, twiddled by w_m^(j' i') = w_R^(n1 j' i'), where it was read.
+                const int columns = n1 * n3;
+                for (int first = 0; first < columns; first += T) {
+                    auto one = [&] {
+                        Int d = v + first;
+                        Int k1 = d / n3, jp = d % n3;
+                        Int row = k1 * m + jp;
+                        std::vector<C> x;
+                        for (int i = 0; i < n2; ++i) x.push_back(buf.load(slot(row + n3 * i)));
+                        const std::vector<C> y = register_fft(x);
+                        for (int ip = 0; ip < n2; ++ip) {
+                            const C& e = y[static_cast<std::size_t>(ip)];
+                            buf.store(slot(row + n3 * ip), ip == 0 ? e : cmul(e, tw.load(line_twiddles + jp * (n1 * ip))));
+                        }
+                    };
+                    if (first + T <= columns) one();
+                    else If(v + first < columns, one);
+                }
+                barrier();
+                // Row (k1, i') (DFT d = i' n1 + k1 of n1 n2): its n3-point DFT is
+                // X[k1 + n1 (i' + n2 k'')] = X[d + n1 n2 k''].
+                const int rows = n1 * n2;
+                for (int first = 0; first < rows; first += T) {
+                    auto one = [&] {
+                        Int d = v + first;
+                        Int ip = d / n1, k1 = d % n1;
+                        Int row = k1 * m + ip * n3;
+                        std::vector<C> x;
+                        for (int jp = 0; jp < n3; ++jp) x.push_back(buf.load(slot(row + jp)));
+                        const std::vector<C> y = register_fft(x);
+                        for (int k = 0; k < n3; ++k) {
+                            const C e = y[static_cast<std::size_t>(k)] * scale;
+                            dst.store(base + d + rows * k, conj_out ? conj(e) : e);
+                        }
+                    };
+                    if (first + T <= rows) If(l < lines, one);
+                    else If(l < lines && v + first < rows, one);
+                }
+            });
+    });
+}
+
 const LineKernel& staged_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     return once_per_key(key, [&] {

@@ -136,6 +136,34 @@ int split_lines_per_group(const Words& words);
 /// 32 KiB of shared memory; a pass after a line's first multiplies element t
 /// of line l by its pre-twiddle on loading, as the line kernel does.
 const LineKernel& split_line_kernel(const Words& words);
+/// The longest line of the three-step split kernel: one line a workgroup in
+/// one buffer of R float2 (32 KiB, the least shared memory any backend offers).
+constexpr int kSplit3Longest = 4096;
+/// A line of R = n1 n2 n3 elements (n1 >= n2 >= n3 >= 2, each at most
+/// kSplitLongestColumn, n1 as small as can be, then n3 as large): {0, 0, 0}
+/// where R has no such factors.
+struct SplitLine3 {
+    int n1, n2, n3;
+};
+SplitLine3 split_line3(int R);
+/// Whether a pass runs in the three-step split kernel: a single pass over
+/// contiguous lines of up to kSplit3Longest elements that split() leaves to
+/// the line kernel (a column of more than kSplitLongestColumn: 1001 = 77 x
+/// 13, 2048 = 64 x 32) and that split_line3 factors.
+bool split3(const Words& words);
+/// Such a pass as two nested four-step splits in registers, a line per
+/// workgroup of R / n1 invocations: invocation j loads column j of the line
+/// (elements j + m k1, m = n2 n3), its n1-point DFT, twiddled by w_R^(j k1),
+/// into row k1 of shared memory; after a barrier each row's m-point DFT is
+/// split again: columns j' of n2 (elements j' + n3 i), their DFTs twiddled
+/// by w_m^(j' i') back where they were read; after a second barrier the
+/// n3-point DFTs of rows (k1, i') go to X[k1 + n1 (i' + n2 k'')], neighbouring
+/// invocations neighbouring k1. Two exchanges through shared memory where the
+/// line kernel takes one per radix pass (four for 2048 = 8 8 8 4), and lines
+/// of 2049 to 4096 in one pass over memory where the line kernels take two.
+/// Lengths that are multiples of 16 XOR-swizzle the buffer so that each of
+/// the three access patterns spreads a half-warp over 16 banks.
+const LineKernel& split3_line_kernel(const Words& words);
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
 /// like the one above and called with the same arguments, over workgroups of

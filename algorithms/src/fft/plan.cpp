@@ -82,6 +82,9 @@ struct Axis {
     /// to kLineElements), and where rows pay, `lockstep` for the lockstep
     /// kernels (lines of up to kLockstepLine elements: fewer passes).
     Passes passes, lockstep;
+    /// Where the lines are contiguous and 2049 to kSplit3Longest long: one
+    /// pass, which the three-step split kernel takes where `passes` has two.
+    Passes wide;
     /// What a call runs once Plan::Impl::specialize ran (else empty).
     struct Run {
         const d::LineKernel* kernel;
@@ -163,6 +166,10 @@ std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::in
     if (d::smooth(length)) {
         plan_passes(*a, t, d::kLineElements, a->passes);
         if (lockstep) plan_passes(*a, t, d::kLockstepLine, a->lockstep);
+        else if (inner == 1 && length > d::kLineElements && length <= d::kSplit3Longest) {
+            plan_passes(*a, t, d::kSplit3Longest, a->wide);
+            if (!d::split3(a->wide.words[0])) a->wide = {};
+        }
         return a;
     }
     a->m = d::bluestein_length(length);
@@ -226,6 +233,10 @@ struct Plan::Impl {
             return;
         }
         a.specialized.clear();
+        if (a.wide.size() > 0) {
+            a.specialized.push_back({&d::split3_line_kernel(a.wide.words[0]), a.wide.words[0][d::desc::Lines], a.wide.at[0]});
+            return;
+        }
         const bool lockstep = a.lockstep.size() > 0;  // planned where rows pay (make_axis)
         const Passes& passes = lockstep ? a.lockstep : a.passes;
         for (std::size_t p = 0; p < passes.size(); ++p) {
@@ -238,6 +249,8 @@ struct Plan::Impl {
             } else if (d::split(w)) {
                 const std::int64_t per_group = d::split_lines_per_group(w);
                 a.specialized.push_back({&d::split_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
+            } else if (d::split3(w)) {
+                a.specialized.push_back({&d::split3_line_kernel(w), w[d::desc::Lines], passes.at[p]});
             } else {
                 a.specialized.push_back({&d::line_kernel(passes.capacities[p], w), passes.groups[p], passes.at[p]});
             }
