@@ -333,14 +333,18 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // longer transforms, lines read strided and twiddled on loading: 8192 =
     // 128 x 64 (both passes split, 16 x 8 and 8 x 8), 2187 = 81 x 27 in 2D
     // columns (split 9 x 9, then the line kernel), 20000 = 160 x 125 (split
-    // 16 x 10, 25 x 5).
+    // 16 x 10, 25 x 5). GPUs take lines of up to 4096 in the three-step
+    // split kernel, strided too: 2D columns of 2187 (27 9 9) in one pass, and
+    // 2^18 x 17 = 2176 x 2048 in two passes (three of 2048 at most) whose
+    // second reads pre-twiddled and writes strided.
     struct Case {
         Shape shape;
         int dims;
         bool inverse;
     };
     for (const Case& c : {Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
-                          Case{{1600, 3}, 2, false}, Case{{2, 8192}, 1, true}, Case{{2187, 2}, 2, false}, Case{{20000}, 1, false}}) {
+                          Case{{1600, 3}, 2, false}, Case{{2, 8192}, 1, true}, Case{{2187, 2}, 2, false}, Case{{20000}, 1, false},
+                          Case{{std::int64_t{17} << 18}, 1, true}}) {
         SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
         const auto hx = random_complex(c.shape.size());
         auto x = rt().stream<float2>(c.shape, hx);

@@ -806,8 +806,7 @@ bool split3(const Words& w) {
     // RILL_FFT_NO_THREE_STEP=1 leaves these passes to the line kernels (an A/B knob, docs/TUNING.md).
     static const bool off = env_flag("RILL_FFT_NO_THREE_STEP");
     const int R = w[desc::Length];
-    return !off && R > kStagedLongest && R <= kSplit3Longest && !split(w) && w[desc::InStride] == 1 && w[desc::OutStride] == 1 &&
-           !w[desc::PreTwiddle] && split_line3(R).n1 > 0;
+    return !off && R > kStagedLongest && R <= kSplit3Longest && !split(w) && split_line3(R).n1 > 0;
 }
 
 const LineKernel& split3_line_kernel(const Words& words) {
@@ -816,8 +815,9 @@ const LineKernel& split3_line_kernel(const Words& words) {
         const int R = key[desc::Length];
         const SplitLine3 f = split_line3(R);
         const int T = R / f.n1;
+        const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
         return group_kernel(static_cast<std::uint32_t>(T),
-            kernel_name("fft_split3_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            kernel_name("fft_split3_lines_", key) + (strided ? "_strided" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
             [key, f, R, T](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const int n1 = f.n1, n2 = f.n2, n3 = f.n3, m = n2 * n3;
                 const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
@@ -832,17 +832,33 @@ const LineKernel& split3_line_kernel(const Words& words) {
                 auto slot = [&](const Expr<std::int32_t>& p) -> Expr<std::int32_t> {
                     return swizzled ? Expr<std::int32_t>(p ^ (((p >> 4) ^ (p >> 8)) & 15)) : p;
                 };
+                auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
+                const int c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
+                const int in_stride = word(desc::InStride), out_stride = word(desc::OutStride);
+                auto address = [&](const Expr<std::int32_t>& line, int mul0) {
+                    return line_address(line, c0, c1, c2, [&](int i) { return word(mul0 + i); });
+                };
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
                 Int l = group_id();
-                Int base = l * R;
                 Int v = local_id();
-                // Column j = v: its n1-point DFT, twiddled by w_R^(j k1), to row k1.
+                // Column j = v (elements t = j + m k1, pre-twiddled by w_M^(d1 t)
+                // in a pass after a line's first): its n1-point DFT, twiddled by
+                // w_R^(j k1), to row k1. Strided lines are read an element per
+                // invocation, neighbouring lines by neighbouring workgroups.
                 If(l < lines, [&] {
+                    Int in_base = address(l, desc::InMul0);
+                    const bool pre = word(desc::PreTwiddle) != 0;
+                    Int d1 = pre ? Expr<std::int32_t>((l / c0) % c1) : Expr<std::int32_t>(0);
+                    Int pre_fine = pre ? schedule.load(at + int(desc::PreFine)) : Expr<std::int32_t>(0);
+                    Int pre_coarse = pre ? schedule.load(at + int(desc::PreCoarse)) : Expr<std::int32_t>(0);
                     std::vector<C> x;
                     for (int k1 = 0; k1 < n1; ++k1) {
-                        const C e = src.load(base + v + m * k1);
-                        x.push_back(conj_in ? conj(e) : e);
+                        Int t = v + m * k1;
+                        const C loaded = src.load(in_base + t * in_stride);
+                        const C e = conj_in ? conj(loaded) : loaded;
+                        if (pre) x.push_back(cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)));
+                        else x.push_back(e);
                     }
                     const std::vector<C> y = register_fft(x);
                     for (int k1 = 0; k1 < n1; ++k1) {
@@ -874,6 +890,7 @@ const LineKernel& split3_line_kernel(const Words& words) {
                 // Row (k1, i') (DFT d = i' n1 + k1 of n1 n2): its n3-point DFT is
                 // X[k1 + n1 (i' + n2 k'')] = X[d + n1 n2 k''].
                 const int rows = n1 * n2;
+                Int out_base = address(l, desc::OutMul0);
                 for (int first = 0; first < rows; first += T) {
                     auto one = [&] {
                         Int d = v + first;
@@ -884,7 +901,7 @@ const LineKernel& split3_line_kernel(const Words& words) {
                         const std::vector<C> y = register_fft(x);
                         for (int k = 0; k < n3; ++k) {
                             const C e = y[static_cast<std::size_t>(k)] * scale;
-                            dst.store(base + d + rows * k, conj_out ? conj(e) : e);
+                            dst.store(out_base + (d + rows * k) * out_stride, conj_out ? conj(e) : e);
                         }
                     };
                     if (first + T <= rows) If(l < lines, one);

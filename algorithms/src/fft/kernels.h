@@ -146,10 +146,12 @@ struct SplitLine3 {
     int n1, n2, n3;
 };
 SplitLine3 split_line3(int R);
-/// Whether a pass runs in the three-step split kernel: a single pass over
-/// contiguous lines of up to kSplit3Longest elements that split() leaves to
-/// the line kernel (a column of more than kSplitLongestColumn: 1001 = 77 x
-/// 13, 2048 = 64 x 32) and that split_line3 factors.
+/// Whether a pass runs in the three-step split kernel: lines of up to
+/// kSplit3Longest elements that split() leaves to the line kernel (a column
+/// of more than kSplitLongestColumn: 1001 = 77 x 13, 2048 = 64 x 32) and that
+/// split_line3 factors; contiguous or strided (the columns of a 2D
+/// transform, a pass of 2^24 = 4096 x 4096), with pre-twiddles or without.
+/// RILL_FFT_NO_THREE_STEP=1 says no to every pass (an A/B knob).
 bool split3(const Words& words);
 /// Such a pass as two nested four-step splits in registers, a line per
 /// workgroup of R / n1 invocations: invocation j loads column j of the line
@@ -161,6 +163,9 @@ bool split3(const Words& words);
 /// invocations neighbouring k1. Two exchanges through shared memory where the
 /// line kernel takes one per radix pass (four for 2048 = 8 8 8 4), and lines
 /// of 2049 to 4096 in one pass over memory where the line kernels take two.
+/// Strided lines are read and written an element per invocation (a 32-byte
+/// sector serves four neighbouring lines' workgroups through L2), the
+/// pre-twiddles of a pass after a line's first applied on loading.
 /// Lengths that are multiples of 16 XOR-swizzle the buffer so that each of
 /// the three access patterns spreads a half-warp over 16 banks.
 const LineKernel& split3_line_kernel(const Words& words);

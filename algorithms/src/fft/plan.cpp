@@ -82,8 +82,10 @@ struct Axis {
     /// to kLineElements), and where rows pay, `lockstep` for the lockstep
     /// kernels (lines of up to kLockstepLine elements: fewer passes).
     Passes passes, lockstep;
-    /// Where the lines are contiguous and 2049 to kSplit3Longest long: one
-    /// pass, which the three-step split kernel takes where `passes` has two.
+    /// Where lines of up to kSplit3Longest (the three-step split kernel's)
+    /// take fewer passes over memory than `passes` (lines of up to
+    /// kLineElements): the passes of the specialized kernels (4096 in one,
+    /// 2^24 in two of 4096 instead of three of 256).
     Passes wide;
     /// What a call runs once Plan::Impl::specialize ran (else empty).
     struct Run {
@@ -166,9 +168,11 @@ std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::in
     if (d::smooth(length)) {
         plan_passes(*a, t, d::kLineElements, a->passes);
         if (lockstep) plan_passes(*a, t, d::kLockstepLine, a->lockstep);
-        else if (inner == 1 && length > d::kLineElements && length <= d::kSplit3Longest) {
+        else if (d::pass_lengths(length, d::kSplit3Longest).size() < a->passes.size()) {
             plan_passes(*a, t, d::kSplit3Longest, a->wide);
-            if (!d::split3(a->wide.words[0])) a->wide = {};
+            const bool runs = std::all_of(a->wide.words.begin(), a->wide.words.end(),
+                                          [](const Words& w) { return w[d::desc::Length] <= d::kLineElements || d::split3(w); });
+            if (!runs) a->wide = {};
         }
         return a;
     }
@@ -233,12 +237,8 @@ struct Plan::Impl {
             return;
         }
         a.specialized.clear();
-        if (a.wide.size() > 0) {
-            a.specialized.push_back({&d::split3_line_kernel(a.wide.words[0]), a.wide.words[0][d::desc::Lines], a.wide.at[0]});
-            return;
-        }
         const bool lockstep = a.lockstep.size() > 0;  // planned where rows pay (make_axis)
-        const Passes& passes = lockstep ? a.lockstep : a.passes;
+        const Passes& passes = lockstep ? a.lockstep : a.wide.size() > 0 ? a.wide : a.passes;
         for (std::size_t p = 0; p < passes.size(); ++p) {
             const Words& w = passes.words[p];
             if (lockstep) {
