@@ -336,7 +336,10 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // 16 x 10, 25 x 5). GPUs take lines of up to 4096 in the three-step
     // split kernel, strided too: 2D columns of 2187 (27 9 9) in one pass, and
     // 2^18 x 17 = 2176 x 2048 in two passes (three of 2048 at most) whose
-    // second reads pre-twiddled and writes strided.
+    // second reads pre-twiddled and writes strided. Bluestein's lengths in
+    // one kernel each (the chirp, the transform of 64 or 128 in the
+    // three-step split, the filter, the inverse and the chirp again): a 2D
+    // 37 x 23 inverse, its columns strided.
     struct Case {
         Shape shape;
         int dims;
@@ -344,7 +347,7 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     };
     for (const Case& c : {Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
                           Case{{1600, 3}, 2, false}, Case{{2, 8192}, 1, true}, Case{{2187, 2}, 2, false}, Case{{20000}, 1, false},
-                          Case{{std::int64_t{17} << 18}, 1, true}}) {
+                          Case{{std::int64_t{17} << 18}, 1, true}, Case{{37, 23}, 2, true}}) {
         SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
         const auto hx = random_complex(c.shape.size());
         auto x = rt().stream<float2>(c.shape, hx);

@@ -169,6 +169,22 @@ bool split3(const Words& words);
 /// Lengths that are multiples of 16 XOR-swizzle the buffer so that each of
 /// the three access patterns spreads a half-warp over 16 banks.
 const LineKernel& split3_line_kernel(const Words& words);
+/// Bluestein's algorithm for one axis in one kernel, a line per workgroup:
+/// the chirped line zero-padded to M (a power of two), its transform by the
+/// three-step split in shared memory, times the filter's transform, the
+/// inverse transform the same way and the chirp again, stored; where the
+/// five kernels below pass the line of M through memory five times. For the
+/// axis's lines of `length` elements spaced `inner` apart (line l = o inner
+/// + i, element t at (o length + t) inner + i), `inverse`: conjugated on
+/// loading and on storing. The chirp's `length` elements and the filter's M
+/// are at `chirp_at` and `filter_at` in the twiddle stream, w_M^q at
+/// `line_twiddles`; `scale` includes the 1 / M of the inverse transform.
+/// (x, y, twiddles, chirp_at, filter_at, line_twiddles, lines, scale)
+using BluesteinKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int, Int, Float>;
+/// Whether Bluestein's algorithm padded to M runs as one bluestein_kernel:
+/// M up to kSplit3Longest (lengths up to 2048), unless RILL_FFT_NO_THREE_STEP=1.
+bool bluestein_in_one(std::int64_t padded);
+const BluesteinKernel& bluestein_kernel(int length, int padded, std::int64_t inner, bool inverse);
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
 /// like the one above and called with the same arguments, over workgroups of
@@ -252,8 +268,9 @@ const RealPart& real_part();
 using ChirpIn = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int, Int, Int, Int>;
 const ChirpIn& chirp_in();
 
-/// a[i] = a[i] * filter[i % m] for i < count, m = 2^shift. (a, filter, shift, count)
-using ChirpFilter = Kernel<Array<float2>, Array<float2>, Int, Int>;
+/// a[i] = a[i] * filter[i % m] for i < count, m = 2^shift, the filter's m
+/// elements at `filter_at` in the twiddle stream. (a, twiddles, filter_at, shift, count)
+using ChirpFilter = Kernel<Array<float2>, Array<float2>, Int, Int, Int>;
 const ChirpFilter& chirp_filter();
 
 /// Its last: y_t = scale * a[l * m + t] * chirp[t], conjugated when conj_out.

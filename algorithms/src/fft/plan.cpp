@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <map>
 #include <mutex>
 #include <numbers>
@@ -95,12 +96,14 @@ struct Axis {
     };
     mutable std::vector<Run> specialized;
 
-    // Bluestein: the chirp w_t = exp(-i pi t^2 / length), the transformed
-    // filter, and transforms of length m over the lines.
+    // Bluestein: the chirp w_t = exp(-i pi t^2 / length) and the filter's
+    // transform (offsets in the twiddles), and transforms of length m over
+    // the lines; or, specialized where m fits a workgroup (`in_one`), all of
+    // it in one kernel.
     std::int64_t m = 0;
-    std::int32_t chirp = 0;
-    std::vector<float2> filter_host;
-    Stream<float2> filter;
+    std::int32_t chirp = 0, filter = 0, m_twiddles = 0;
+    bool in_one = false;
+    mutable const d::BluesteinKernel* fused = nullptr;
     std::unique_ptr<Axis> forward_m, inverse_m;
 
     std::int64_t lines() const { return outer * inner; }
@@ -110,7 +113,7 @@ struct Axis {
         return m ? forward_m->scratch() : std::max(passes.size(), lockstep.size()) > 1 ? elements() : 0;
     }
     int launches() const {
-        if (m) return 3 + forward_m->launches() + inverse_m->launches();
+        if (m) return fused ? 1 : 3 + forward_m->launches() + inverse_m->launches();
         return static_cast<int>(specialized.empty() ? passes.size() : specialized.size());
     }
 };
@@ -159,6 +162,27 @@ void plan_passes(Axis& a, Tables& t, std::int64_t longest, Passes& out) {
     }
 }
 
+/// The forward DFT of x, whose length is a power of two, in place in double:
+/// iterative radix 2 (Bluestein's filter, transformed once per plan).
+void host_fft(std::vector<std::complex<double>>& x) {
+    const std::size_t n = x.size();
+    for (std::size_t i = 1, j = 0; i < n; ++i) {
+        std::size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) std::swap(x[i], x[j]);
+    }
+    for (std::size_t len = 2; len <= n; len <<= 1) {
+        for (std::size_t i = 0; i < n; i += len)
+            for (std::size_t k = 0; k < len / 2; ++k) {
+                const std::complex<double> w = std::polar(1.0, -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(len));
+                const std::complex<double> u = x[i + k], v = x[i + k + len / 2] * w;
+                x[i + k] = u + v;
+                x[i + k + len / 2] = u - v;
+            }
+    }
+}
+
 /// `lockstep`: the backend's invocations run one after another (rows pay),
 /// so the axis also gets the lockstep kernels' passes.
 std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::int64_t inner, bool inverse, float scale,
@@ -186,15 +210,20 @@ std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::in
         const double angle = std::numbers::pi * static_cast<double>(q) / static_cast<double>(length);
         t.twiddles.push_back(float2{static_cast<float>(std::cos(angle)), static_cast<float>(-std::sin(angle))});
     }
-    // The filter b_t = conj(w_t) for |t| < length, wrapped to m, transformed
-    // on the device once the tables are there (Plan::Impl::prepare).
-    a->filter_host.assign(static_cast<std::size_t>(a->m), float2{0.0f, 0.0f});
+    // The filter b_t = conj(w_t) for |t| < length, wrapped to m, and its
+    // transform, in double on the host.
+    std::vector<std::complex<double>> b(static_cast<std::size_t>(a->m));
     for (std::int64_t i = 0; i < length; ++i) {
-        float2 w = t.twiddles[static_cast<std::size_t>(a->chirp + i)];
-        w.y = -w.y;
-        a->filter_host[static_cast<std::size_t>(i)] = w;
-        if (i > 0) a->filter_host[static_cast<std::size_t>(a->m - i)] = w;
+        const std::int64_t q = (i * i) % (2 * length);
+        const double angle = std::numbers::pi * static_cast<double>(q) / static_cast<double>(length);
+        b[static_cast<std::size_t>(i)] = std::polar(1.0, angle);
+        if (i > 0) b[static_cast<std::size_t>(a->m - i)] = b[static_cast<std::size_t>(i)];
     }
+    host_fft(b);
+    a->filter = static_cast<std::int32_t>(t.twiddles.size());
+    for (const auto& v : b) t.twiddles.push_back(float2{static_cast<float>(v.real()), static_cast<float>(v.imag())});
+    a->in_one = !lockstep && d::bluestein_in_one(a->m);
+    if (a->in_one) a->m_twiddles = t.line_table(a->m);
     return a;
 }
 
@@ -232,6 +261,10 @@ struct Plan::Impl {
     }
     static void specialize(const Axis& a) {
         if (a.m) {
+            if (a.in_one) {
+                a.fused = &d::bluestein_kernel(static_cast<int>(a.length), static_cast<int>(a.m), a.inner, a.inverse);
+                return;
+            }
             specialize(*a.forward_m);
             specialize(*a.inverse_m);
             return;
@@ -284,28 +317,20 @@ struct Plan::Impl {
     }
 
     void run_bluestein(const Axis& a, const Stream<float2>& src, const Stream<float2>& dst) const {
+        if (a.fused) {
+            (*a.fused)(Groups{a.lines()}, src, dst, twiddles, a.chirp, a.filter, a.m_twiddles, i32(a.lines()),
+                       a.scale / static_cast<float>(a.m));
+            return;
+        }
         const std::int64_t count = a.lines() * a.m;
         const auto L = i32(a.length), inner = i32(a.inner), lines = i32(a.lines());
         const auto shift = static_cast<std::int32_t>(std::countr_zero(static_cast<std::uint64_t>(a.m)));
         d::chirp_in()(groups_for(count), src, bluestein, twiddles, a.chirp, L, inner, shift, lines, a.inverse ? 1 : 0);
         run(*a.forward_m, bluestein, bluestein);
-        d::chirp_filter()(groups_for(count), bluestein, a.filter, shift, i32(count));
+        d::chirp_filter()(groups_for(count), bluestein, twiddles, a.filter, shift, i32(count));
         run(*a.inverse_m, bluestein, bluestein);
         d::chirp_out()(groups_for(count), bluestein, dst, twiddles, a.chirp, L, inner, shift, lines, a.inverse ? 1 : 0,
                        a.scale / static_cast<float>(a.m));
-    }
-
-    /// Uploads and transforms each Bluestein filter (once, when the plan is made).
-    void prepare(Axis& a) {
-        if (!a.m) return;
-        a.filter = rt.stream<float2>({a.m}, a.filter_host);
-        a.filter_host = {};
-        // A plan of one line of m, with its own small tables.
-        Tables t;
-        auto one = make_axis(1, a.m, 1, false, 1.0f, t, false);
-        Impl sub(rt);
-        sub.upload(t, one->scratch());
-        sub.run(*one, a.filter, a.filter);
     }
 
     void upload(const Tables& t, std::int64_t scratch_elements) {
@@ -389,7 +414,6 @@ std::shared_ptr<Plan::Impl> build(Runtime& rt, Kind kind, const Shape& real_or_c
     impl->upload(t, scratch);
     if (bluestein) impl->bluestein = rt.scratch<float2>({bluestein});
     if (full) impl->full = rt.scratch<float2>({full});
-    for (const auto& a : impl->axes) impl->prepare(*a);
     return impl;
 }
 
