@@ -9,6 +9,7 @@
 #include "kernels.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <map>
@@ -704,11 +705,22 @@ struct SplitLayout {
 
 }  // namespace
 
+int split_strided_shared_bytes() {
+    static const int bytes = [] {
+        const char* knob = std::getenv("RILL_FFT_STRIDED_SHARED_KIB");
+        if (!knob) return 2 * kSplitSharedBytes;
+        const std::string v = knob;
+        if (v == "8" || v == "16" || v == "32") return std::stoi(v) * 1024;
+        throw Error("RILL_FFT_STRIDED_SHARED_KIB is '" + v + "'; give 8, 16 or 32, or unset it");
+    }();
+    return bytes;
+}
+
 int split_lines_per_group(const Words& w) {
     const SplitLayout s(w[desc::Length]);
     // Strided lines: several side by side, so that loads and stores of
     // neighbouring invocations touch neighbouring elements, in up to 32 KiB.
-    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : 2 * kSplitSharedBytes;
+    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : split_strided_shared_bytes();
     int g = 1;
     while (2 * g * s.n2 <= kWorkgroup && 2 * g * s.line * 8 <= bytes) g *= 2;
     return g;

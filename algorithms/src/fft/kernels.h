@@ -121,6 +121,12 @@ SplitLine split_line(int R);
 /// transform, or a pass of a longer transform, with its pre-twiddles) whose
 /// split_line has columns of at most kSplitLongestColumn.
 bool split(const Words& words);
+/// The shared memory a workgroup of the split kernel's strided lines holds:
+/// 32 KiB (twice the contiguous lines'), so that several lines side by side
+/// make each access of a warp wider, though an NVIDIA SM then holds one such
+/// workgroup through Vulkan; RILL_FFT_STRIDED_SHARED_KIB=16 or 8 (an A/B
+/// knob) gives fewer lines side by side and more workgroups per SM.
+int split_strided_shared_bytes();
 /// Lines per workgroup of the split line kernel for a pass (a power of two).
 int split_lines_per_group(const Words& words);
 /// Such a pass as a two-step (four-step) transform in registers, n2
