@@ -3,8 +3,11 @@
 // addressing, twiddles) is read from a small int stream the plan fills, so
 // that a new length costs no trace and no compile (the tests try every length
 // from 1 to 1024 on each backend). Later calls run kernels specialized to
-// each pass (line kernels, or where rows pay lockstep kernels). The rest are
-// element-wise helpers for real transforms and Bluestein's algorithm.
+// each pass: line kernels, or where rows pay lockstep kernels
+// (line_kernels.cpp), or kernels that keep a line in registers: staged,
+// split, three-step split, Bluestein in one (register_kernels.cpp). The rest
+// are element-wise helpers for real transforms and Bluestein's algorithm
+// (elementwise_kernels.cpp); kernel_support.h is what the files share.
 #pragma once
 
 #include <array>
