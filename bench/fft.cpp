@@ -11,7 +11,8 @@
 // medians of 5 batches after a warm-up (bench/timing.h). Also the plan cost:
 // the first transform of the process (the generic kernel traced and compiled,
 // or loaded from the disk cache), a new shape's plan after it, and that
-// plan's specialized kernels.
+// plan's specialized kernels. Transforms of several dimensions or of lines
+// longer than 1000 print where one call goes, kernel by kernel.
 // MFLOPS count 5 N log2 N per complex transform of N, as Brook's paper and
 // FFTW do. GPU peers: bench/gpu/torch_fft.py (cuFFT) with the same JSON keys
 // (--no-fftw leaves FFTW out there: its FFTW_MEASURE planning of 2^26
@@ -149,6 +150,11 @@ int main(int argc, char** argv) {
         check(y.download(), hx, shape, dims, label);
         Row r{key, label};
         r.rill_ms = time([&] { plan(x, y); });
+        if (dims > 1 || shape[shape.rank - 1] > 1000) {
+            // Where a transform of several passes or long lines goes, kernel by kernel.
+            std::printf("%s: %s\n", label.c_str(), rill::bench::breakdown(rt, [&] { plan(x, y); }).c_str());
+            rt.set_profiling(true);
+        }
         if (fftw) r.fftw_ms = FftwPeer(shape, dims, false).time();
         std::int64_t per = 1;
         for (int i = shape.rank - dims; i < shape.rank; ++i) per *= shape[i];
@@ -169,6 +175,8 @@ int main(int argc, char** argv) {
         plan.specialize();
         Row r{"rfft2_1024x1024_ms", "2D R2C 1024^2"};
         r.rill_ms = time([&] { plan(x, y); });
+        std::printf("%s: %s\n", r.label.c_str(), rill::bench::breakdown(rt, [&] { plan(x, y); }).c_str());
+        rt.set_profiling(true);
         if (fftw) r.fftw_ms = FftwPeer(shape, 2, true).time();
         r.flops = 2.5 * static_cast<double>(shape.size()) * std::log2(static_cast<double>(shape.size()));
         rows.push_back(r);

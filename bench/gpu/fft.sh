@@ -27,6 +27,7 @@ for backend in vulkan opengl; do
     RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
         || echo "rill-bench-fft on $backend failed: $(tail -2 "$O/fft_$backend.txt")"
     echo "$backend, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_$backend.txt"
+    echo "$backend: where the transforms of several passes or long lines go"; grep -E "^(2D|1D).* ms in " "$O/fft_$backend.txt"
     el
 done
 python3 bench/gpu/fft_table.py "$O"
