@@ -162,6 +162,8 @@ SplitLine3 split_line3(int R);
 /// transform, a pass of 2^24 = 4096 x 4096), with pre-twiddles or without.
 /// RILL_FFT_NO_THREE_STEP=1 says no to every pass (an A/B knob).
 bool split3(const Words& words);
+/// The same for a line length (whether a pass of lines of R would run there).
+bool split3_length(std::int64_t R);
 /// Such a pass as two nested four-step splits in registers, a line per
 /// workgroup of R / n1 invocations: invocation j loads column j of the line
 /// (elements j + m k1, m = n2 n3), its n1-point DFT, twiddled by w_R^(j k1),

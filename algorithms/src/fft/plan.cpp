@@ -192,32 +192,28 @@ std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::in
     if (d::smooth(length)) {
         plan_passes(*a, t, d::kLineElements, a->passes);
         if (lockstep) plan_passes(*a, t, d::kLockstepLine, a->lockstep);
-        else if (d::pass_lengths(length, d::kSplit3Longest).size() < a->passes.size()) {
-            plan_passes(*a, t, d::kSplit3Longest, a->wide);
-            const bool runs = std::all_of(a->wide.words.begin(), a->wide.words.end(),
-                                          [](const Words& w) { return w[d::desc::Length] <= d::kLineElements || d::split3(w); });
-            if (!runs) a->wide = {};
+        else {
+            const auto wide = d::pass_lengths(length, d::kSplit3Longest);
+            const bool runs = std::all_of(wide.begin(), wide.end(),
+                                          [](std::int64_t R) { return R <= d::kLineElements || d::split3_length(R); });
+            if (runs && wide.size() < a->passes.size()) plan_passes(*a, t, d::kSplit3Longest, a->wide);
         }
         return a;
     }
     a->m = d::bluestein_length(length);
     a->forward_m = make_axis(a->lines(), a->m, 1, false, 1.0f, t, lockstep);
     a->inverse_m = make_axis(a->lines(), a->m, 1, true, 1.0f, t, lockstep);
-    // t^2 mod 2 length, exact in 64 bits for lengths up to 2^24.
+    // The chirp w_t, t^2 mod 2 length exact in 64 bits for lengths up to
+    // 2^24, and the filter b_t = conj(w_t) for |t| < length, wrapped to m,
+    // whose transform is taken in double on the host.
     a->chirp = static_cast<std::int32_t>(t.twiddles.size());
-    for (std::int64_t i = 0; i < length; ++i) {
-        const std::int64_t q = (i * i) % (2 * length);
-        const double angle = std::numbers::pi * static_cast<double>(q) / static_cast<double>(length);
-        t.twiddles.push_back(float2{static_cast<float>(std::cos(angle)), static_cast<float>(-std::sin(angle))});
-    }
-    // The filter b_t = conj(w_t) for |t| < length, wrapped to m, and its
-    // transform, in double on the host.
     std::vector<std::complex<double>> b(static_cast<std::size_t>(a->m));
     for (std::int64_t i = 0; i < length; ++i) {
         const std::int64_t q = (i * i) % (2 * length);
-        const double angle = std::numbers::pi * static_cast<double>(q) / static_cast<double>(length);
-        b[static_cast<std::size_t>(i)] = std::polar(1.0, angle);
-        if (i > 0) b[static_cast<std::size_t>(a->m - i)] = b[static_cast<std::size_t>(i)];
+        const std::complex<double> w = std::polar(1.0, -std::numbers::pi * static_cast<double>(q) / static_cast<double>(length));
+        t.twiddles.push_back(float2{static_cast<float>(w.real()), static_cast<float>(w.imag())});
+        b[static_cast<std::size_t>(i)] = std::conj(w);
+        if (i > 0) b[static_cast<std::size_t>(a->m - i)] = std::conj(w);
     }
     host_fft(b);
     a->filter = static_cast<std::int32_t>(t.twiddles.size());

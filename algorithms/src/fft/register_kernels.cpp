@@ -23,12 +23,18 @@ SplitLine split_line(int R) {
     return {R / n2, n2};
 }
 
-bool split(const Words& w) {
-    const int R = w[desc::Length];
+namespace {
+
+/// Whether lines of R take the split kernel (split() without the rest of the pass).
+bool split_length(std::int64_t R) {
     if (R <= kStagedLongest) return false;  // the staged kernel's, or the line kernel's where strided
-    const SplitLine s = split_line(R);
+    const SplitLine s = split_line(static_cast<int>(R));
     return s.n2 > 1 && s.n1 <= kSplitLongestColumn;
 }
+
+}  // namespace
+
+bool split(const Words& w) { return split_length(w[desc::Length]); }
 
 namespace {
 
@@ -178,10 +184,12 @@ SplitLine3 split_line3(int R) {
     return best;
 }
 
-bool split3(const Words& w) {
-    const int R = w[desc::Length];
-    return !three_step_off() && R > kStagedLongest && R <= kSplit3Longest && !split(w) && split_line3(R).n1 > 0;
+bool split3_length(std::int64_t R) {
+    if (three_step_off() || R <= kStagedLongest || R > kSplit3Longest) return false;
+    return !split_length(R) && split_line3(static_cast<int>(R)).n1 > 0;
 }
+
+bool split3(const Words& w) { return split3_length(w[desc::Length]); }
 
 namespace {
 
