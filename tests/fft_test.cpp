@@ -17,6 +17,7 @@
 
 #include <rill/algorithms/fft.h>
 
+#include "../algorithms/src/fft/kernels.h"
 #include "../algorithms/src/fft/schedule.h"
 #include "backend_fixture.h"
 
@@ -450,6 +451,30 @@ TEST(FftSchedule, PassesAndRadices) {
     EXPECT_TRUE(smooth(17 * 19));
     EXPECT_FALSE(smooth(23));
     EXPECT_TRUE(smooth(1));
+}
+
+TEST(FftSchedule, ThreeStepSplits) {
+    // The three-step split kernel's factors: n1 >= n2 >= n3 >= 2, each at most
+    // kSplitLongestColumn, n1 as small as can be, then n3 as large; none where
+    // the length has no such factors.
+    using namespace fft::detail;
+    auto factors = [](int R) {
+        const SplitLine3 f = split_line3(R);
+        return std::vector<int>{f.n1, f.n2, f.n3};
+    };
+    EXPECT_EQ(factors(2048), (std::vector<int>{16, 16, 8}));
+    EXPECT_EQ(factors(4096), (std::vector<int>{16, 16, 16}));
+    EXPECT_EQ(factors(1001), (std::vector<int>{13, 11, 7}));
+    EXPECT_EQ(factors(2187), (std::vector<int>{27, 9, 9}));
+    EXPECT_EQ(factors(3125), (std::vector<int>{25, 25, 5}));
+    EXPECT_EQ(factors(4093), (std::vector<int>{0, 0, 0}));  // a prime
+    EXPECT_EQ(factors(2 * 1021), (std::vector<int>{0, 0, 0}));
+    for (int R = 8; R <= kSplit3Longest; ++R) {
+        const SplitLine3 f = split_line3(R);
+        if (f.n1 == 0) continue;
+        EXPECT_EQ(f.n1 * f.n2 * f.n3, R);
+        EXPECT_TRUE(f.n1 >= f.n2 && f.n2 >= f.n3 && f.n3 >= 2 && f.n1 <= kSplitLongestColumn) << R;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Fft, ::testing::ValuesIn(backends_under_test()),
