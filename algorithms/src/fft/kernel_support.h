@@ -153,6 +153,25 @@ Expr<std::int32_t> line_address(const Expr<std::int32_t>& l, const Count& c0, co
     return (l - q1 * c0) * mul(0) + (q1 - q2 * c1) * mul(1) + (q2 % c2) * mul(2) + (q2 / c2) * mul(3);
 }
 
+/// line_address of a specialized pass, whose counts and multipliers are
+/// known: the first element of line l as read (mul0 = desc::InMul0) or
+/// written (desc::OutMul0).
+inline Expr<std::int32_t> known_line_address(const Words& key, const Expr<std::int32_t>& l, int mul0) {
+    return line_address(l, key[desc::Count0], key[desc::Count1], key[desc::Count2],
+                        [&](int i) { return key[static_cast<std::size_t>(mul0 + i)]; });
+}
+
+/// body(b, j) for item j = t + b T of invocation t's items among `count`
+/// (T invocations sharing them), unrolled, the last only where it exists.
+template <class Body>
+void each_item(int count, const Expr<std::int32_t>& t, int T, const Body& body) {
+    for (int first = 0, b = 0; first < count; first += T, ++b) {
+        auto one = [&] { body(b, Expr<std::int32_t>(t + first)); };
+        if (first + T <= count) one();
+        else If(t + first < count, one);
+    }
+}
+
 /// Words of a pass that stay run-time values in a specialized kernel: the
 /// number of lines (a batch's size) and where the twiddle tables are.
 inline bool run_time_word(int w) {

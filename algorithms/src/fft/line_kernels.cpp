@@ -85,15 +85,9 @@ void any_radix_pass(std::integer_sequence<int, Rs...>, const Expr<std::int32_t>&
 /// butterflies among `count`, unrolled, the last only where it exists.
 template <class Body>
 void each_butterfly(int count, int ns, const Expr<std::int32_t>& t, int T, const Body& body) {
-    for (int first = 0, b = 0; first < count; first += T, ++b) {
-        auto one = [&] {
-            Int j = t + first;
-            const Expr<std::int32_t> k = ns == 1 ? Expr<std::int32_t>(0) : Expr<std::int32_t>(j % ns);
-            body(b, j, k);
-        };
-        if (first + T <= count) one();
-        else If(t + first < count, one);
-    }
+    each_item(count, t, T, [&](int b, const Expr<std::int32_t>& j) {
+        body(b, j, ns == 1 ? Expr<std::int32_t>(0) : Expr<std::int32_t>(j % ns));
+    });
 }
 
 /// radix_pass with every size known when the kernel is traced: the butterflies
@@ -378,9 +372,7 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
                 Int first = first_line;
 
                 // The first element's address of line l for multipliers m0..m3.
-                auto address = [&](const Expr<std::int32_t>& l, int mul0) -> Int {
-                    return line_address(l, c0, c1, c2, [&](int i) { return word(mul0 + i); });
-                };
+                auto address = [&](const Expr<std::int32_t>& l, int mul0) -> Int { return known_line_address(w, l, mul0); };
                 // The addresses of the lines first + v: the first one's plus v times the
                 // multiplier of the lowest digit with more than one value, when that digit
                 // counts in multiples of V (first is a multiple of V).

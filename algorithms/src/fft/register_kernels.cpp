@@ -95,7 +95,7 @@ const LineKernel& split_line_kernel(const Words& words) {
             [key, G, lay](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const int n1 = lay.n1, n2 = lay.n2;
                 auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
-                const int c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
+                const int c0 = word(desc::Count0), c1 = word(desc::Count1);
                 Shared<float2> buf(G * lay.line, dsl::Unchecked{});
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
@@ -107,9 +107,7 @@ const LineKernel& split_line_kernel(const Words& words) {
                     g = stride == 1 ? local_id() / n2 : local_id() % G;
                     j = stride == 1 ? local_id() % n2 : local_id() / G;
                 };
-                auto address = [&](const Expr<std::int32_t>& l, int mul0) {
-                    return line_address(l, c0, c1, c2, [&](int i) { return word(mul0 + i); });
-                };
+                auto address = [&](const Expr<std::int32_t>& l, int mul0) { return known_line_address(key, l, mul0); };
                 {
                     // Column j: elements t = j + n2 k1 (pre-twiddled by w_M^(d1 t) in a
                     // pass after a line's first), its n1-point DFT, twiddled by w_R^(j k1).
@@ -237,23 +235,17 @@ struct ThreeStep {
     /// Step two, in place: column j' of row k1 (DFT d = k1 n3 + j' of n1 n3),
     /// its n2-point DFT twiddled by w_m^(j' i') = w_R^(n1 j' i').
     void inner_columns() const {
-        const int columns = n1 * n3;
-        for (int first = 0; first < columns; first += T) {
-            auto one = [&] {
-                Int d = v + first;
-                Int k1 = d / n3, jp = d % n3;
-                Int row = k1 * m + jp;
-                std::vector<C> x;
-                for (int i = 0; i < n2; ++i) x.push_back(buf.load(slot(row + n3 * i)));
-                const std::vector<C> y = register_fft(x);
-                for (int ip = 0; ip < n2; ++ip) {
-                    const C& e = y[static_cast<std::size_t>(ip)];
-                    buf.store(slot(row + n3 * ip), ip == 0 ? e : cmul(e, tw.load(line_twiddles + jp * (n1 * ip))));
-                }
-            };
-            if (first + T <= columns) one();
-            else If(v + first < columns, one);
-        }
+        each_item(n1 * n3, v, T, [&](int, const Expr<std::int32_t>& d) {
+            Int k1 = d / n3, jp = d % n3;
+            Int row = k1 * m + jp;
+            std::vector<C> x;
+            for (int i = 0; i < n2; ++i) x.push_back(buf.load(slot(row + n3 * i)));
+            const std::vector<C> y = register_fft(x);
+            for (int ip = 0; ip < n2; ++ip) {
+                const C& e = y[static_cast<std::size_t>(ip)];
+                buf.store(slot(row + n3 * ip), ip == 0 ? e : cmul(e, tw.load(line_twiddles + jp * (n1 * ip))));
+            }
+        });
     }
 
     /// Step three: row (k1, i') (DFT d = i' n1 + k1 of n1 n2, neighbouring
@@ -262,20 +254,16 @@ struct ThreeStep {
     /// where `active` holds.
     template <class Out>
     void rows(const Expr<bool>& active, const Out& out) const {
-        const int count = n1 * n2;
-        for (int first = 0, b = 0; first < count; first += T, ++b) {
-            auto one = [&] {
-                Int d = v + first;
+        If(active, [&] {
+            each_item(n1 * n2, v, T, [&](int b, const Expr<std::int32_t>& d) {
                 Int ip = d / n1, k1 = d % n1;
                 Int row = k1 * m + ip * n3;
                 std::vector<C> x;
                 for (int jp = 0; jp < n3; ++jp) x.push_back(buf.load(slot(row + jp)));
                 const std::vector<C> y = register_fft(x);
-                for (int k = 0; k < n3; ++k) out(b, Expr<std::int32_t>(d), k, y[static_cast<std::size_t>(k)]);
-            };
-            if (first + T <= count) If(active, one);
-            else If(active && v + first < count, one);
-        }
+                for (int k = 0; k < n3; ++k) out(b, d, k, y[static_cast<std::size_t>(k)]);
+            });
+        });
     }
     /// Rows an invocation takes in step three.
     int rows_each() const { return (n1 * n2 + T - 1) / T; }
@@ -294,11 +282,9 @@ const LineKernel& split3_line_kernel(const Words& words) {
             [key, R](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
                 auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
-                const int c0 = word(desc::Count0), c1 = word(desc::Count1), c2 = word(desc::Count2);
+                const int c0 = word(desc::Count0), c1 = word(desc::Count1);
                 const int in_stride = word(desc::InStride), out_stride = word(desc::OutStride);
-                auto address = [&](const Expr<std::int32_t>& line, int mul0) {
-                    return line_address(line, c0, c1, c2, [&](int i) { return word(mul0 + i); });
-                };
+                auto address = [&](const Expr<std::int32_t>& line, int mul0) { return known_line_address(key, line, mul0); };
                 Shared<float2> buf(R, dsl::Unchecked{});
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int l = group_id();
