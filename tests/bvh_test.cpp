@@ -385,6 +385,242 @@ TEST_P(Bvh, ClearErrors) {
               std::string::npos);
 }
 
+/// n random boxes in [-1, 1]^3 with sides up to `size` (some of them points,
+/// some flat), and `bad` more that must be left out: a NaN corner, lo > hi,
+/// an infinite corner.
+struct BoxSet {
+    std::vector<float4> lo, hi;
+};
+BoxSet random_boxes(std::int64_t n, float size, int bad = 0) {
+    BoxSet b;
+    std::uniform_real_distribution<float> pos(-1.0f, 1.0f), side(0.0f, size);
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float x = pos(rng()), y = pos(rng()), z = pos(rng());
+        const int kind = static_cast<int>(i % 7);
+        const float sx = kind == 0 ? 0.0f : side(rng()), sy = kind == 0 ? 0.0f : side(rng()), sz = kind <= 1 ? 0.0f : side(rng());
+        b.lo.push_back({x, y, z, 0});
+        b.hi.push_back({x + sx, y + sy, z + sz, 0});
+    }
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::uniform_int_distribution<std::size_t> at(0, b.lo.size());
+    for (int k = 0; k < bad; ++k) {
+        const std::size_t i = at(rng());
+        const float4 lo = k % 3 == 0 ? float4{nan, 0, 0, 0} : k % 3 == 1 ? float4{0.5f, 0, 0, 0} : float4{-kInf, 0, 0, 0};
+        b.lo.insert(b.lo.begin() + static_cast<std::ptrdiff_t>(i), lo);
+        b.hi.insert(b.hi.begin() + static_cast<std::ptrdiff_t>(i), float4{0.4f, 0.1f, 0.1f, 0});
+    }
+    return b;
+}
+
+bool meet(const float4& alo, const float4& ahi, const float4& blo, const float4& bhi) {
+    return alo.x <= bhi.x && alo.y <= bhi.y && alo.z <= bhi.z && blo.x <= ahi.x && blo.y <= ahi.y && blo.z <= ahi.z;
+}
+/// A box or query with lo > hi on an axis (or a NaN) is empty.
+bool nonempty(const float4& lo, const float4& hi) { return lo.x <= hi.x && lo.y <= hi.y && lo.z <= hi.z; }
+/// A box goes into a tree where it is not empty and its corners are finite.
+bool usable(const float4& lo, const float4& hi) {
+    for (float c : {lo.x, lo.y, lo.z, hi.x, hi.y, hi.z})
+        if (!std::isfinite(c)) return false;
+    return nonempty(lo, hi);
+}
+
+/// The pairs a brute force finds: every query that is not empty against
+/// every usable box.
+std::vector<int2> brute_overlaps(const BoxSet& queries, const BoxSet& boxes) {
+    std::vector<int2> pairs;
+    for (std::size_t q = 0; q < queries.lo.size(); ++q)
+        for (std::size_t b = 0; b < boxes.lo.size(); ++b)
+            if (nonempty(queries.lo[q], queries.hi[q]) && usable(boxes.lo[b], boxes.hi[b]) &&
+                meet(queries.lo[q], queries.hi[q], boxes.lo[b], boxes.hi[b]))
+                pairs.push_back({static_cast<std::int32_t>(q), static_cast<std::int32_t>(b)});
+    return pairs;
+}
+
+/// rill's pairs, checked to come query by query, then sorted to compare.
+std::vector<int2> sorted_pairs(std::vector<int2> got) {
+    for (std::size_t i = 1; i < got.size(); ++i)
+        if (got[i].x < got[i - 1].x) {
+            ADD_FAILURE() << "pair " << i << " of query " << got[i].x << " after one of query " << got[i - 1].x;
+            break;
+        }
+    std::sort(got.begin(), got.end(), [](const int2& a, const int2& b) { return a.x != b.x ? a.x < b.x : a.y < b.y; });
+    return got;
+}
+
+void expect_same_pairs(const std::vector<int2>& got, const std::vector<int2>& want) {
+    if (got.size() != want.size()) {
+        for (const int2& w : want)
+            if (std::none_of(got.begin(), got.end(), [&](const int2& g) { return g.x == w.x && g.y == w.y; }))
+                ADD_FAILURE() << "missing (" << w.x << ", " << w.y << ")";
+    }
+    ASSERT_EQ(got.size(), want.size()) << "pairs found";
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (got[i].x != want[i].x || got[i].y != want[i].y) {
+            ADD_FAILURE() << "pair " << i << ": (" << got[i].x << ", " << got[i].y << "), the brute force's (" << want[i].x
+                          << ", " << want[i].y << ")";
+            return;
+        }
+}
+
+/// Every usable box in exactly one leaf, inside its leaf's box; every node's
+/// box holds its children's.
+void check_box_tree(const bvh::Bvh& tree, const BoxSet& b) {
+    const std::int64_t kept = tree.triangle_count();
+    const std::vector<float4> nodes = tree.nodes().download();
+    const std::vector<std::int32_t> ids = kept ? tree.leaf_faces().download() : std::vector<std::int32_t>{};
+    std::vector<int> seen(b.lo.size(), 0);
+    auto holds = [](const float4& lo, const float4& hi, const float4& ilo, const float4& ihi) {
+        return lo.x <= ilo.x && lo.y <= ilo.y && lo.z <= ilo.z && hi.x >= ihi.x && hi.y >= ihi.y && hi.z >= ihi.z;
+    };
+    std::vector<std::int32_t> todo{0};
+    std::int64_t visited = 0;
+    while (!todo.empty() && visited++ <= 2 * kept + 2) {
+        const std::int32_t n = todo.back();
+        todo.pop_back();
+        for (int side = 0; side < 2; ++side) {
+            const float4 lo = nodes[4 * n + 2 * side], hi = nodes[4 * n + 2 * side + 1];
+            const std::int32_t c = std::bit_cast<std::int32_t>(lo.w);
+            if (c == kNoChild) continue;
+            if (c >= 0) {
+                for (int cs = 0; cs < 2; ++cs) {
+                    if (std::bit_cast<std::int32_t>(nodes[4 * c + 2 * cs].w) == kNoChild) continue;
+                    EXPECT_TRUE(holds(lo, hi, nodes[4 * c + 2 * cs], nodes[4 * c + 2 * cs + 1])) << "node " << c;
+                }
+                todo.push_back(c);
+            } else {
+                const std::int32_t box = ids.at(static_cast<std::size_t>(~c));
+                ++seen.at(static_cast<std::size_t>(box));
+                EXPECT_TRUE(holds(lo, hi, b.lo[box], b.hi[box])) << "box " << box;
+            }
+        }
+    }
+    std::int64_t usable_boxes = 0;
+    for (std::size_t i = 0; i < b.lo.size(); ++i) {
+        const bool use = usable(b.lo[i], b.hi[i]);
+        usable_boxes += use;
+        EXPECT_EQ(seen[i], use ? 1 : 0) << "leaves of box " << i;
+    }
+    EXPECT_EQ(kept, usable_boxes);
+}
+
+std::vector<int2> find_overlaps(Runtime& rt, const bvh::Bvh& tree, const BoxSet& q) {
+    const auto n = static_cast<std::int64_t>(q.lo.size());
+    return bvh::overlaps(tree, rt.stream<float4>({n}, q.lo), rt.stream<float4>({n}, q.hi)).download();
+}
+
+TEST_P(Bvh, BoxTreesFindEveryOverlap) {
+    for (const std::int64_t n : {0, 1, 2, 3, 5, 100, 1001})
+        for (const auto quality : {bvh::BuildQuality::High, bvh::BuildQuality::Fast}) {
+            SCOPED_TRACE(std::to_string(n) + " boxes, " + (quality == bvh::BuildQuality::High ? "PLOC" : "LBVH"));
+            const BoxSet b = random_boxes(n, n > 50 ? 0.2f : 1.0f, n > 2 ? 3 : 0);
+            const auto m = static_cast<std::int64_t>(b.lo.size());
+            const bvh::Bvh tree =
+                bvh::Bvh::build_boxes(rt().stream<float4>({m}, b.lo), rt().stream<float4>({m}, b.hi), quality);
+            EXPECT_TRUE(tree.of_boxes());
+            EXPECT_EQ(tree.face_count(), m);
+            EXPECT_LE(tree.height(), bvh::kMaxHeight);
+            check_box_tree(tree, b);
+            EXPECT_EQ(tree.skipped(), n > 2 ? 3 : 0);
+            BoxSet queries = random_boxes(n > 50 ? 300 : 7, 0.3f, 2);  // an empty and a NaN query among them
+            queries.lo.push_back({-2, -2, -2, 0});                       // one around everything
+            queries.hi.push_back({2, 2, 2, 0});
+            expect_same_pairs(sorted_pairs(find_overlaps(rt(), tree, queries)), brute_overlaps(queries, b));
+            EXPECT_TRUE(find_overlaps(rt(), tree, BoxSet{}).empty());
+        }
+}
+
+TEST_P(Bvh, BoxTreesOfEqualBoxesAndTouchingOnes) {
+    // 600 boxes at one place (the Morton codes all equal), and a row of unit
+    // boxes that touch their neighbours: a query meets what it touches.
+    BoxSet b;
+    for (int i = 0; i < 600; ++i) b.lo.push_back({0.5f, 0.5f, 0.5f, 0}), b.hi.push_back({0.75f, 0.75f, 0.75f, 0});
+    for (int i = 0; i < 50; ++i)
+        b.lo.push_back({static_cast<float>(i), 2, 0, 0}), b.hi.push_back({static_cast<float>(i + 1), 3, 1, 0});
+    const auto m = static_cast<std::int64_t>(b.lo.size());
+    const bvh::Bvh tree = bvh::Bvh::build_boxes(rt().stream<float4>({m}, b.lo), rt().stream<float4>({m}, b.hi));
+    check_box_tree(tree, b);
+    const BoxSet queries{{{0.75f, 0.75f, 0.75f, 0}, {10, 3, 1, 0}, {10.5f, 2.5f, 0.5f, 0}, {0.8f, 0.8f, 0.8f, 0}},
+                         {{1, 1, 1, 0}, {10, 4, 2, 0}, {10.5f, 2.5f, 0.5f, 0}, {0.9f, 0.9f, 0.9f, 0}}};
+    const std::vector<int2> got = sorted_pairs(find_overlaps(rt(), tree, queries));
+    expect_same_pairs(got, brute_overlaps(queries, b));
+    EXPECT_EQ(std::count_if(got.begin(), got.end(), [](const int2& p) { return p.x == 0; }), 600) << "a corner touching all";
+    EXPECT_EQ(std::count_if(got.begin(), got.end(), [](const int2& p) { return p.x == 1; }), 2) << "the face of two boxes";
+}
+
+TEST_P(Bvh, BoxTreesRefitAndCountOnTheDevice) {
+    BoxSet b = random_boxes(2000, 0.1f);
+    const auto m = static_cast<std::int64_t>(b.lo.size());
+    auto lo = rt().stream<float4>({m}, b.lo), hi = rt().stream<float4>({m}, b.hi);
+    bvh::Bvh tree = bvh::Bvh::build_boxes(lo, hi);
+    const BoxSet queries = random_boxes(500, 0.2f);
+    const auto nq = static_cast<std::int64_t>(queries.lo.size());
+    auto qlo = rt().stream<float4>({nq}, queries.lo), qhi = rt().stream<float4>({nq}, queries.hi);
+    std::uniform_real_distribution<float> move(-0.3f, 0.3f);
+    for (std::size_t i = 0; i < b.lo.size(); ++i) {
+        const float4 d{move(rng()), move(rng()), move(rng()), 0};
+        b.lo[i] = {b.lo[i].x + d.x, b.lo[i].y + d.y, b.lo[i].z + d.z, 0};
+        b.hi[i] = {b.hi[i].x + d.x * 1.5f, b.hi[i].y + d.y * 1.5f, b.hi[i].z + d.z * 1.5f, 0};  // some become empty
+    }
+    lo.upload(b.lo);
+    hi.upload(b.hi);
+    tree.refit_boxes(lo, hi);
+    const std::vector<int2> want = brute_overlaps(queries, b);
+    ASSERT_GT(want.size(), 10u);
+    expect_same_pairs(sorted_pairs(bvh::overlaps(tree, qlo, qhi).download()), want);
+    // Into a stream too short for them: the count says how many there are, the stream holds the first ones.
+    auto pairs = rt().stream<int2>({10});
+    auto count = rt().stream<std::uint32_t>({1});
+    bvh::overlaps(tree, qlo, qhi, pairs, count);
+    EXPECT_EQ(count.download()[0], want.size());
+    const std::vector<int2> first = pairs.download();
+    const std::vector<int2> all = bvh::overlaps(tree, qlo, qhi).download();
+    for (std::size_t i = 0; i < first.size(); ++i) EXPECT_TRUE(first[i].x == all[i].x && first[i].y == all[i].y) << i;
+}
+
+TEST_P(Bvh, TriangleTreesOverlapTheirFacesBoxes) {
+    Mesh m = soup(700, 0.2f);
+    m.faces.push_back({0, 0, 1, 0});  // zero area: left out of the tree
+    auto v = rt().stream<float4>({static_cast<std::int64_t>(m.vertices.size())}, m.vertices);
+    auto f = rt().stream<int4>({static_cast<std::int64_t>(m.faces.size())}, m.faces);
+    const bvh::Bvh tree = bvh::Bvh::build(v, f);
+    BoxSet faces;
+    for (const int4& t : m.faces) {
+        const float4 a = m.vertices[t.x], b = m.vertices[t.y], c = m.vertices[t.z];
+        faces.lo.push_back({std::min({a.x, b.x, c.x}), std::min({a.y, b.y, c.y}), std::min({a.z, b.z, c.z}), 0});
+        faces.hi.push_back({std::max({a.x, b.x, c.x}), std::max({a.y, b.y, c.y}), std::max({a.z, b.z, c.z}), 0});
+    }
+    faces.lo.back() = {kInf, 0, 0, 0};  // the zero-area face is in no leaf: the brute force skips it
+    const BoxSet queries = random_boxes(200, 0.3f);
+    expect_same_pairs(sorted_pairs(find_overlaps(rt(), tree, queries)), brute_overlaps(queries, faces));
+}
+
+TEST_P(Bvh, BoxTreeErrors) {
+    auto lo = rt().stream<float4>({3}), hi = rt().stream<float4>({2});
+    EXPECT_EQ(error_message([&] { bvh::Bvh::build_boxes(lo, hi); }),
+              "rill::bvh::Bvh::build_boxes: lo has 3 elements and hi 2; give one hi corner per lo corner");
+    auto hi3 = rt().stream<float4>({3}, std::vector<float4>{{1, 1, 1, 0}, {1, 1, 1, 0}, {1, 1, 1, 0}});
+    bvh::Bvh boxes = bvh::Bvh::build_boxes(lo, hi3);
+    EXPECT_EQ(error_message([&] { boxes.refit_boxes(hi, hi); }),
+              "rill::bvh::Bvh::refit_boxes: 2 boxes but the tree was built over 3; refit moves the same boxes (build a new "
+              "tree for others)");
+    EXPECT_EQ(error_message([&] { boxes.refit(lo); }),
+              "rill::bvh::Bvh::refit: the tree was built from boxes; refit it with refit_boxes(lo, hi)");
+    auto o = rt().stream<float4>({1}), d = rt().stream<float4>({1}), hits = rt().stream<float4>({1});
+    EXPECT_EQ(error_message([&] { bvh::closest_hit(boxes, o, d, hits); }),
+              "rill::bvh::closest_hit: the tree was built from boxes and has no triangles to hit; trace rays through a tree "
+              "of triangles (Bvh::build), or find boxes with rill::bvh::overlaps");
+    EXPECT_EQ(error_message([&] { bvh::overlaps(boxes, lo, hi); }),
+              "rill::bvh::overlaps: lo has 3 query boxes and hi 2; give one hi corner per lo corner");
+    auto pairs = rt().stream<int2>({4});
+    auto two = rt().stream<std::uint32_t>({2});
+    EXPECT_EQ(error_message([&] { bvh::overlaps(boxes, lo, hi3, pairs, two); }),
+              "rill::bvh::overlaps: count has 2 elements; pass a Stream<uint32_t> of one element");
+    auto v = rt().stream<float4>({3}, std::vector<float4>{{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}});
+    bvh::Bvh triangles = bvh::Bvh::build(v, rt().stream<int4>({1}, std::vector<int4>{{0, 1, 2, 0}}));
+    EXPECT_EQ(error_message([&] { triangles.refit_boxes(lo, hi3); }),
+              "rill::bvh::Bvh::refit_boxes: the tree was built from triangles; refit it with refit(vertices)");
+}
+
 RILL_INSTANTIATE_FOR_BACKENDS(Bvh);
 
 }  // namespace

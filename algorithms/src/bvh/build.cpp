@@ -91,6 +91,27 @@ void centroids(const Stream<std::int32_t>& ids, const Stream<int4>& faces, const
     k(ids, faces, vertices, out);
 }
 
+/// ids[i] = i for a box with finite coordinates and lo <= hi on every axis,
+/// else -1.
+void classify_boxes(const Stream<float4>& lo, const Stream<float4>& hi, const Stream<std::int32_t>& ids) {
+    static const auto k = kernel("bvh_classify_boxes(lo, hi, id)", [](In<float4> lo, In<float4> hi, Out<std::int32_t> id) {
+        Float3 l = lo.xyz(), h = hi.xyz();
+        auto finite3 = [](const Float3& p) { return !any(isnan(p)) && !any(isinf(p)); };
+        id = select(finite3(l) && finite3(h) && all(l <= h), indexof(id), Int(-1));
+    });
+    k(lo, hi, ids);
+}
+
+/// The centre of each kept box.
+void box_centres(const Stream<std::int32_t>& ids, const Stream<float4>& lo, const Stream<float4>& hi, const Stream<float4>& out) {
+    static const auto k = kernel("bvh_box_centres(id, lo, hi, c)",
+                                 [](In<std::int32_t> id, Gather<float4, 1> lo, Gather<float4, 1> hi, Out<float4> c) {
+        // Halves first: a sum near the float range would overflow.
+        c = Float4(lo[id].xyz() * 0.5f + hi[id].xyz() * 0.5f, 0.0f);
+    });
+    k(ids, lo, hi, out);
+}
+
 /// The 30-bit Morton code of each centroid in the bounds [lo, hi].
 void morton_codes(const Stream<float4>& c, const Stream<float4>& lo, const Stream<float4>& hi,
                   const Stream<std::uint32_t>& keys) {
@@ -225,7 +246,9 @@ Expr<std::int32_t> parent_slot(const Expr<std::int32_t>& id, const Int& leaf_bas
     return select(id < 0, leaf_base + ~id, id);
 }
 
-void ploc_leaves(const Bvh& tree, const Stream<float4>& vertices, const Stream<Cluster>& clusters) {
+/// Each leaf's triangle as a cluster: its box, ~pos in lo.w.
+void triangle_clusters(const Stream<std::int32_t>& leaf_faces, const Stream<int4>& faces, const Stream<float4>& vertices,
+                       const Stream<Cluster>& clusters) {
     static const auto k = group_kernel<kWorkgroup>(
         "bvh_ploc_leaves(leaf_faces, faces, vertices, clusters)",
         [](Array<std::int32_t> leaf_faces, Array<int4> faces, Array<float4> vertices, Array<Cluster> clusters) {
@@ -239,7 +262,25 @@ void ploc_leaves(const Bvh& tree, const Stream<float4>& vertices, const Stream<C
                 clusters.store(pos, cl);
             });
         });
-    k(Groups{groups_for(tree.triangle_count())}, tree.leaf_faces(), tree.faces(), vertices, clusters);
+    k(Groups{groups_for(leaf_faces.size())}, leaf_faces, faces, vertices, clusters);
+}
+
+/// Each leaf's box as a cluster.
+void box_clusters(const Stream<std::int32_t>& leaf_boxes, const Stream<float4>& lo, const Stream<float4>& hi,
+                  const Stream<Cluster>& clusters) {
+    static const auto k = group_kernel<kWorkgroup>(
+        "bvh_ploc_box_leaves(leaf_boxes, lo, hi, clusters)",
+        [](Array<std::int32_t> leaf_boxes, Array<float4> lo, Array<float4> hi, Array<Cluster> clusters) {
+            Int pos = global_id();
+            If(pos < leaf_boxes.size(), [&] {
+                Int b = leaf_boxes.load(pos);
+                Var<Cluster> cl;
+                cl.lo = Float4(lo.load(b).xyz(), int_bits_to_float(~pos));
+                cl.hi = Float4(hi.load(b).xyz(), 0.0f);
+                clusters.store(pos, cl);
+            });
+        });
+    k(Groups{groups_for(leaf_boxes.size())}, leaf_boxes, lo, hi, clusters);
 }
 
 /// out[k] = in[index[k]] for the first live[0] indices (at most `bound`): the
@@ -364,14 +405,13 @@ void ploc_blocks(const Stream<Cluster>& in, const Stream<Cluster>& out, const St
 /// most kPlocKeep of its kPlocBlock, so the host knows how many rounds there
 /// are and a bound on each round's clusters, sizes its dispatches by those,
 /// and reads nothing.
-void ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int32_t>& parents) {
-    Runtime rt = Runtime::of(vertices);
-    const std::int64_t kept = tree.triangle_count();
+template <class LeafClusters>
+void ploc(Runtime& rt, std::int64_t kept, const LeafClusters& leaf_clusters, const Stream<std::int32_t>& parents) {
     Stream<Cluster> a = rt.scratch<Cluster>({kept}), b = rt.scratch<Cluster>({kept});
     Stream<std::int32_t> alive = rt.scratch<std::int32_t>({kept}), left_index = rt.scratch<std::int32_t>({kept});
     Stream<std::int32_t> next_node = rt.stream<std::int32_t>({1}, std::vector<std::int32_t>{static_cast<std::int32_t>(kept - 2)});
     Stream<std::uint32_t> live = rt.stream<std::uint32_t>({1}, std::vector<std::uint32_t>{static_cast<std::uint32_t>(kept)});
-    ploc_leaves(tree, vertices, a);
+    leaf_clusters(a);
     std::int64_t bound = kept;
     while (bound > kPlocBlock) {
         ploc_blocks(a, b, alive.domain({0}, {bound}), next_node, parents, live, kPlocKeep, kept);
@@ -385,12 +425,37 @@ void ploc(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::int
     ploc_blocks(a, b, alive.domain({0}, {bound}), next_node, parents, live, 1, kept);
 }
 
-/// The boxes, bottom up: each leaf writes its triangle and box, then walks
-/// to the root; at each node the first of the two children to arrive stops
-/// (an atomic counter), the second combines both boxes and goes on, and
-/// clears the counter for the next fit.
-void fit(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::uint32_t>& arrivals,
-         const Stream<float4>& nodes, const Stream<float4>& triangles) {
+/// The boxes, bottom up, from leaf `pos` whose box is [leaf_lo, leaf_hi]:
+/// it walks to the root; at each node the first of the two children to
+/// arrive stops (an atomic counter), the second combines both boxes and goes
+/// on, and clears the counter for the next fit.
+void fit_upwards(const Int& pos, const Float3& leaf_lo, const Float3& leaf_hi, const Array<std::int32_t>& parents,
+                 const Array<std::uint32_t>& arrivals, const Array<float4>& nodes, const Int& leaf_base) {
+    Var<float3> lo = leaf_lo, hi = leaf_hi;
+    Var<float> height = 0.0f;  // of the subtree below `self`, in edges (a leaf: 0)
+    Var<std::int32_t> self = ~pos;
+    Var<std::int32_t> up = parents.load(leaf_base + pos);
+    While([&] { return up >= 0; }, [&] {
+        Int p = up / 2, side = up % 2;
+        nodes.store(4 * p + 2 * side, Float4(lo, int_bits_to_float(self)));
+        nodes.store(4 * p + 2 * side + 1, Float4(hi, height));
+        memory_fence();
+        If(arrivals.atomic_add(p, 1u) == 0u, [&] { Break(); });
+        arrivals.atomic_store(p, 0u);
+        memory_fence();
+        Int other = 4 * p + 2 * (1 - side);
+        lo = min(lo, nodes.load(other).xyz());
+        Float4 other_hi = nodes.load(other + 1);
+        hi = max(hi, other_hi.xyz());
+        height = max(height, other_hi.w()) + 1.0f;
+        self = p;
+        up = parents.load(p);
+    });
+}
+
+/// Each leaf writes its triangle, then fits the boxes above it.
+void fit_triangles(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::uint32_t>& arrivals,
+                   const Stream<float4>& nodes, const Stream<float4>& triangles) {
     static const auto kernel = group_kernel<kWorkgroup>(
         "bvh_fit(leaf_faces, faces, vertices, parents, arrivals, nodes, triangles, leaf_base)",
         [](Array<std::int32_t> leaf_faces, Array<int4> faces, Array<float4> vertices, Array<std::int32_t> parents,
@@ -403,37 +468,174 @@ void fit(const Bvh& tree, const Stream<float4>& vertices, const Stream<std::uint
                 triangles.store(3 * pos, Float4(a, int_bits_to_float(face)));
                 triangles.store(3 * pos + 1, Float4(b, 0.0f));
                 triangles.store(3 * pos + 2, Float4(c, 0.0f));
-                Float3 lo_init = min(a, min(b, c));
-                Float3 hi_init = max(a, max(b, c));
-                Var<float3> lo = lo_init, hi = hi_init;
-                Var<float> height = 0.0f;  // of the subtree below `self`, in edges (a leaf: 0)
-                Var<std::int32_t> self = ~pos;
-                Var<std::int32_t> up = parents.load(leaf_base + pos);
-                While([&] { return up >= 0; }, [&] {
-                    Int p = up / 2, side = up % 2;
-                    nodes.store(4 * p + 2 * side, Float4(lo, int_bits_to_float(self)));
-                    nodes.store(4 * p + 2 * side + 1, Float4(hi, height));
-                    memory_fence();
-                    If(arrivals.atomic_add(p, 1u) == 0u, [&] { Break(); });
-                    arrivals.atomic_store(p, 0u);
-                    memory_fence();
-                    Int other = 4 * p + 2 * (1 - side);
-                    lo = min(lo, nodes.load(other).xyz());
-                    Float4 other_hi = nodes.load(other + 1);
-                    hi = max(hi, other_hi.xyz());
-                    height = max(height, other_hi.w()) + 1.0f;
-                    self = p;
-                    up = parents.load(p);
-                });
+                fit_upwards(pos, min(a, min(b, c)), max(a, max(b, c)), parents, arrivals, nodes, leaf_base);
             });
         });
     kernel(Groups{groups_for(tree.triangle_count())}, tree.leaf_faces(), tree.faces(), vertices, tree.parents(), arrivals,
            nodes, triangles, static_cast<std::int32_t>(leaf_base(tree.triangle_count())));
 }
 
+/// Each leaf fits the boxes above its box.
+void fit_boxes(const Bvh& tree, const Stream<float4>& lo, const Stream<float4>& hi, const Stream<std::uint32_t>& arrivals,
+               const Stream<float4>& nodes) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "bvh_fit_boxes(leaf_boxes, lo, hi, parents, arrivals, nodes, leaf_base)",
+        [](Array<std::int32_t> leaf_boxes, Array<float4> lo, Array<float4> hi, Array<std::int32_t> parents,
+           Array<std::uint32_t> arrivals, Array<float4> nodes, Int leaf_base) {
+            Int pos = global_id();
+            If(pos < leaf_boxes.size(), [&] {
+                Int b = leaf_boxes.load(pos);
+                fit_upwards(pos, lo.load(b).xyz(), hi.load(b).xyz(), parents, arrivals, nodes, leaf_base);
+            });
+        });
+    kernel(Groups{groups_for(tree.triangle_count())}, tree.leaf_faces(), lo, hi, tree.parents(), arrivals, nodes,
+           static_cast<std::int32_t>(leaf_base(tree.triangle_count())));
+}
+
 std::string face_text(const Stream<int4>& faces, std::int64_t i) {
     const int4 f = faces.reshape({faces.size()}).domain({i}, {i + 1}).download()[0];
     return std::to_string(f.x) + ", " + std::to_string(f.y) + ", " + std::to_string(f.z);
+}
+
+}  // namespace
+
+namespace detail {
+
+/// The steps of a build that differ between triangles and boxes.
+struct Primitives {
+    Runtime rt;
+    std::int64_t count = 0;  // faces or boxes given
+    virtual ~Primitives() = default;
+    /// ids[i] = i where primitive i goes into the tree, -1 where it is left
+    /// out; an input error goes to the host as stats[0] (how many) and
+    /// stats[1] (the first), for check() to report.
+    virtual void classify(const Stream<std::int32_t>& ids, const Stream<std::uint32_t>& stats) const = 0;
+    virtual void check(const std::vector<std::uint32_t>& stats) const = 0;
+    virtual void centres(const Stream<std::int32_t>& ids, const Stream<float4>& c) const = 0;
+    virtual void clusters(const Stream<std::int32_t>& leaf_ids, const Stream<Cluster>& out) const = 0;
+    virtual void fit(Bvh& tree) const = 0;
+};
+
+struct TreeBuilder {
+    /// Classifies, orders by Morton code, builds the hierarchy (PLOC or
+    /// LBVH) and fits the boxes; a PLOC tree taller than kMaxHeight is
+    /// built again as an LBVH.
+    static Bvh build(Bvh t, const Primitives& p, BuildQuality quality) {
+        Runtime rt = p.rt;
+        const std::int64_t n = p.count;
+        t.faces_ = n;
+        Stream<std::int32_t> kept = rt.scratch<std::int32_t>({std::max<std::int64_t>(n, 1)});
+        std::int64_t m = 0;
+        if (n > 0) {
+            Stream<std::int32_t> ids = rt.scratch<std::int32_t>({n});
+            // stats[2] gets the count kept, so that one read brings all back
+            // (each read is a round trip between short dispatches).
+            Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({3}, std::vector<std::uint32_t>{0u, 0xffffffffu, 0u});
+            p.classify(ids, stats);
+            Stream<std::uint32_t> count = rt.stream<std::uint32_t>({1});
+            non_negative()(ids, kept, count);
+            rill::detail::copy_stream(count, stats.domain({2}, {3}));
+            const std::vector<std::uint32_t> s = stats.download();
+            p.check(s);
+            m = s[2];
+        }
+        t.kept_ = m;
+        const std::int64_t base = leaf_base(m);
+        t.nodes_ = rt.stream<float4>({base * 4});
+        t.triangles_ = rt.scratch<float4>({t.boxes_ ? 1 : std::max<std::int64_t>(m, 1) * 3});
+        t.parents_ = rt.stream<std::int32_t>({base + std::max<std::int64_t>(m, 1)});
+        t.arrivals_ = rt.stream<std::uint32_t>({base});
+        t.leaf_faces_ = kept.domain({0}, {m});
+        if (m <= 1) {
+            // The root alone: no child, or the one leaf (its box comes from fit).
+            const float none = std::bit_cast<float>(kNoChild);
+            t.nodes_.upload(std::vector<float4>{{0, 0, 0, none}, {0, 0, 0, 0}, {0, 0, 0, none}, {0, 0, 0, 0}});
+            t.parents_.upload(std::vector<std::int32_t>{-1, m == 1 ? 0 : -1});
+            if (m == 1) p.fit(t);
+            return t;
+        }
+        Stream<float4> c = rt.scratch<float4>({m});
+        Stream<float4> lo = rt.scratch<float4>({1}), hi = rt.scratch<float4>({1});
+        Stream<std::uint32_t> keys = rt.scratch<std::uint32_t>({m});
+        p.centres(t.leaf_faces_, c);
+        reductions::min<float4>()(c, lo);
+        reductions::max<float4>()(c, hi);
+        morton_codes(c, lo, hi, keys);
+        radix_sort(keys, t.leaf_faces_, {.bits = 30});
+        if (quality == BuildQuality::High) {
+            ploc(rt, m, [&](const Stream<Cluster>& out) { p.clusters(t.leaf_faces_, out); }, t.parents_);
+            // The root has no parent (PLOC writes the others).
+            t.parents_.domain({0}, {1}).upload(std::vector<std::int32_t>{-1});
+        } else {
+            hierarchy(keys, t.parents_, m);
+        }
+        p.fit(t);
+        if (quality == BuildQuality::High && t.height() > kMaxHeight) {
+            Bvh again;
+            again.boxes_ = t.boxes_;
+            again.vertex_count_ = t.vertex_count_;
+            again.faces_stream_ = t.faces_stream_;
+            return build(again, p, BuildQuality::Fast);
+        }
+        return t;
+    }
+
+    static void fit_triangles(Bvh& t, const Stream<float4>& vertices) {
+        bvh::fit_triangles(t, vertices, t.arrivals_, t.nodes_, t.triangles_);
+    }
+    static void fit_boxes(Bvh& t, const Stream<float4>& lo, const Stream<float4>& hi) {
+        bvh::fit_boxes(t, lo, hi, t.arrivals_, t.nodes_);
+    }
+};
+
+}  // namespace detail
+
+namespace {
+
+struct Triangles final : detail::Primitives {
+    Stream<float4> vertices;
+    Stream<int4> faces;
+    void classify(const Stream<std::int32_t>& ids, const Stream<std::uint32_t>& stats) const override {
+        bvh::classify(faces, vertices, ids, stats);
+    }
+    void check(const std::vector<std::uint32_t>& s) const override {
+        if (s[0] > 0)
+            throw Error("rill::bvh::Bvh::build: face " + std::to_string(s[1]) + " has vertex indices " + face_text(faces, s[1]) +
+                        " but there are " + std::to_string(vertices.size()) + " vertices (" + std::to_string(s[0]) +
+                        " faces are like it); give indices in 0 .. " + std::to_string(vertices.size() - 1));
+    }
+    void centres(const Stream<std::int32_t>& ids, const Stream<float4>& c) const override {
+        centroids(ids, faces, vertices, c);
+    }
+    void clusters(const Stream<std::int32_t>& leaf_ids, const Stream<Cluster>& out) const override {
+        triangle_clusters(leaf_ids, faces, vertices, out);
+    }
+    void fit(Bvh& t) const override { detail::TreeBuilder::fit_triangles(t, vertices); }
+};
+
+struct Boxes final : detail::Primitives {
+    Stream<float4> lo, hi;
+    void classify(const Stream<std::int32_t>& ids, const Stream<std::uint32_t>&) const override {
+        classify_boxes(lo, hi, ids);
+    }
+    void check(const std::vector<std::uint32_t>&) const override {}
+    void centres(const Stream<std::int32_t>& ids, const Stream<float4>& c) const override { box_centres(ids, lo, hi, c); }
+    void clusters(const Stream<std::int32_t>& leaf_ids, const Stream<Cluster>& out) const override {
+        box_clusters(leaf_ids, lo, hi, out);
+    }
+    void fit(Bvh& t) const override { detail::TreeBuilder::fit_boxes(t, lo, hi); }
+};
+
+/// lo and hi: dense streams of one runtime with one box per element.
+void check_boxes(const char* who, const StreamBase& lo, const StreamBase& hi, const StreamBase& same_runtime_as,
+                 const char* what) {
+    rill::detail::require_runtime_of(who, lo, "lo", same_runtime_as, what);
+    rill::detail::require_runtime_of(who, hi, "hi", same_runtime_as, what);
+    rill::detail::require_dense(who, lo, "lo");
+    rill::detail::require_dense(who, hi, "hi");
+    if (lo.size() != hi.size())
+        throw Error(std::string(who) + ": lo has " + std::to_string(lo.size()) + " elements and hi " + std::to_string(hi.size()) +
+                    "; give one hi corner per lo corner");
 }
 
 }  // namespace
@@ -446,76 +648,56 @@ Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQ
     if (n >= (std::int64_t{1} << 30) || vertices.size() >= (std::int64_t{1} << 31))
         throw Error(std::string(who) + ": " + std::to_string(n) + " faces over " + std::to_string(vertices.size()) +
                     " vertices; give fewer than 2^30 faces and 2^31 vertices (split the mesh into several trees)");
-    Runtime rt = Runtime::of(vertices);
+    Triangles p;
+    p.rt = Runtime::of(vertices);
+    p.count = n;
+    p.vertices = vertices.reshape({vertices.size()});
+    p.faces = faces.reshape({n});
     Bvh t;
-    t.faces_ = n;
     t.vertex_count_ = vertices.size();
-    t.faces_stream_ = faces.reshape({n});
-    const Stream<float4> flat_vertices = vertices.reshape({vertices.size()});
-    Stream<std::int32_t> kept = rt.scratch<std::int32_t>({std::max<std::int64_t>(n, 1)});
-    std::int64_t m = 0;
-    if (n > 0) {
-        Stream<std::int32_t> ids = rt.scratch<std::int32_t>({n});
-        // stats[2] gets the count of faces kept, so that one read brings both
-        // back (each read is a round trip between short dispatches).
-        Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({3}, std::vector<std::uint32_t>{0u, 0xffffffffu, 0u});
-        classify(t.faces_stream_, flat_vertices, ids, stats);
-        Stream<std::uint32_t> count = rt.stream<std::uint32_t>({1});
-        non_negative()(ids, kept, count);
-        rill::detail::copy_stream(count, stats.domain({2}, {3}));
-        const std::vector<std::uint32_t> s = stats.download();
-        if (s[0] > 0)
-            throw Error(std::string(who) + ": face " + std::to_string(s[1]) + " has vertex indices " +
-                        face_text(t.faces_stream_, s[1]) + " but there are " + std::to_string(vertices.size()) +
-                        " vertices (" + std::to_string(s[0]) + " faces are like it); give indices in 0 .. " +
-                        std::to_string(vertices.size() - 1));
-        m = s[2];
-    }
-    t.kept_ = m;
-    const std::int64_t base = leaf_base(m);
-    t.nodes_ = rt.stream<float4>({base * 4});
-    t.triangles_ = rt.scratch<float4>({std::max<std::int64_t>(m, 1) * 3});
-    t.parents_ = rt.stream<std::int32_t>({base + std::max<std::int64_t>(m, 1)});
-    t.arrivals_ = rt.stream<std::uint32_t>({base});
-    if (m <= 1) {
-        // The root alone: no child, or the one leaf (its box comes from fit).
-        const float none = std::bit_cast<float>(kNoChild);
-        t.nodes_.upload(std::vector<float4>{{0, 0, 0, none}, {0, 0, 0, 0}, {0, 0, 0, none}, {0, 0, 0, 0}});
-        t.parents_.upload(std::vector<std::int32_t>{-1, m == 1 ? 0 : -1});
-        t.leaf_faces_ = kept.domain({0}, {m});
-        if (m == 1) t.refit(vertices);
-        return t;
-    }
-    Stream<float4> c = rt.scratch<float4>({m});
-    Stream<float4> lo = rt.scratch<float4>({1}), hi = rt.scratch<float4>({1});
-    Stream<std::uint32_t> keys = rt.scratch<std::uint32_t>({m});
-    t.leaf_faces_ = kept.domain({0}, {m});
-    centroids(t.leaf_faces_, t.faces_stream_, flat_vertices, c);
-    reductions::min<float4>()(c, lo);
-    reductions::max<float4>()(c, hi);
-    morton_codes(c, lo, hi, keys);
-    radix_sort(keys, t.leaf_faces_, {.bits = 30});
-    if (quality == BuildQuality::High) {
-        ploc(t, flat_vertices, t.parents_);
-        // The root has no parent (PLOC writes the others).
-        t.parents_.domain({0}, {1}).upload(std::vector<std::int32_t>{-1});
-    } else {
-        hierarchy(keys, t.parents_, m);
-    }
-    t.refit(vertices);
-    if (quality == BuildQuality::High && t.height() > kMaxHeight) return build(vertices, faces, BuildQuality::Fast);
-    return t;
+    t.faces_stream_ = p.faces;
+    return detail::TreeBuilder::build(t, p, quality);
+}
+
+Bvh Bvh::build_boxes(const Stream<float4>& lo, const Stream<float4>& hi, BuildQuality quality) {
+    const char* who = "rill::bvh::Bvh::build_boxes";
+    check_boxes(who, lo, hi, lo, "lo");
+    const std::int64_t n = lo.size();
+    if (n >= (std::int64_t{1} << 30))
+        throw Error(std::string(who) + ": " + std::to_string(n) + " boxes; give fewer than 2^30 (split them into several trees)");
+    Boxes p;
+    p.rt = Runtime::of(lo);
+    p.count = n;
+    p.lo = lo.reshape({n});
+    p.hi = hi.reshape({n});
+    Bvh t;
+    t.boxes_ = true;
+    return detail::TreeBuilder::build(t, p, quality);
 }
 
 void Bvh::refit(const Stream<float4>& vertices) {
     const char* who = "rill::bvh::Bvh::refit";
+    if (boxes_)
+        throw Error(std::string(who) + ": the tree was built from boxes; refit it with refit_boxes(lo, hi)");
     rill::detail::require_runtime_of(who, vertices, "vertices", nodes_, "the tree");
     rill::detail::require_dense(who, vertices, "vertices");
     if (vertices.size() != vertex_count_)
         throw Error(std::string(who) + ": " + std::to_string(vertices.size()) + " vertices but the tree was built over " +
                     std::to_string(vertex_count_) + "; refit moves the same vertices (build a new tree for another mesh)");
     if (kept_ == 0) return;
-    fit(*this, vertices.reshape({vertices.size()}), arrivals_, nodes_, triangles_);
+    detail::TreeBuilder::fit_triangles(*this, vertices.reshape({vertices.size()}));
+}
+
+void Bvh::refit_boxes(const Stream<float4>& lo, const Stream<float4>& hi) {
+    const char* who = "rill::bvh::Bvh::refit_boxes";
+    if (!boxes_)
+        throw Error(std::string(who) + ": the tree was built from triangles; refit it with refit(vertices)");
+    check_boxes(who, lo, hi, nodes_, "the tree");
+    if (lo.size() != faces_)
+        throw Error(std::string(who) + ": " + std::to_string(lo.size()) + " boxes but the tree was built over " +
+                    std::to_string(faces_) + "; refit moves the same boxes (build a new tree for others)");
+    if (kept_ == 0) return;
+    detail::TreeBuilder::fit_boxes(*this, lo.reshape({lo.size()}), hi.reshape({hi.size()}));
 }
 
 int Bvh::height() const {

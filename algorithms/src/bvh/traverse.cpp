@@ -3,6 +3,7 @@
 // Wald's watertight ray-triangle test.
 #include <rill/algorithms/bvh.h>
 #include <rill/algorithms/detail/dense_streams.h>
+#include <rill/algorithms/variable_output.h>
 
 #include <string>
 
@@ -123,9 +124,12 @@ void traverse(const RayFrame& r, const Array<float4>& nodes, const Expr<float>& 
 
 void check_rays(const char* who, const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
                 const StreamBase& out, const char* out_name) {
+    if (tree.of_boxes())
+        throw Error(std::string(who) + ": the tree was built from boxes and has no triangles to hit; trace rays through a "
+                    "tree of triangles (Bvh::build), or find boxes with rill::bvh::overlaps");
     auto dense = [&](const StreamBase& s, const char* name) {
-        detail::require_runtime_of(who, s, name, tree.nodes(), "the tree");
-        detail::require_dense(who, s, name);
+        rill::detail::require_runtime_of(who, s, name, tree.nodes(), "the tree");
+        rill::detail::require_dense(who, s, name);
     };
     dense(origins, "origins");
     dense(directions, "directions");
@@ -183,6 +187,102 @@ void closest_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<fl
 void any_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
              const Stream<std::uint32_t>& occluded) {
     trace<true>("rill::bvh::any_hit", "occluded", tree, origins, directions, occluded);
+}
+
+namespace {
+
+/// Whether the closed boxes [alo, ahi] and [blo, bhi] share a point.
+Expr<bool> boxes_meet(const Float3& alo, const Float3& ahi, const Float3& blo, const Float3& bhi) {
+    return all(alo <= bhi) && all(blo <= ahi);
+}
+
+/// One query box's walk: every leaf whose box meets it, in the tree's order
+/// (left child first), emitted as (query, leaf's face or box). Stackless:
+/// a node's children are tested when it is reached, leaves emitted there;
+/// the walk descends into the first internal child that meets the query,
+/// and where none does it climbs the parents until it comes up from a left
+/// child whose right sibling is internal and meets the query. A stack in a
+/// Local array would take 64 words per invocation of a VariableOutput's
+/// workgroup of 256, more than a device's shared memory.
+using OverlapWalk = VariableOutput<float4, int2, float4, float4, std::int32_t, std::int32_t>;
+const OverlapWalk& overlap_walk() {
+    static const OverlapWalk walk("bvh_overlaps", [](const Float4& lo4, const Int& i, Emitter<int2>& emit,
+                                                     const Array<float4>& his, const Array<float4>& nodes,
+                                                     const Array<std::int32_t>& leaf_ids, const Array<std::int32_t>& parents) {
+        Float3 lo = lo4.xyz(), hi = his.load(i).xyz();
+        // A child that exists and meets the query (a leaf's box also not
+        // empty: a refit may have turned it inside out).
+        auto meets = [&](const Int& c, const Float4& clo, const Float4& chi) {
+            return c != kNoChild && boxes_meet(lo, hi, clo.xyz(), chi.xyz()) && (c >= 0 || all(clo.xyz() <= chi.xyz()));
+        };
+        // An empty or NaN query meets nothing (lo <= hi is false for both).
+        If(all(lo <= hi), [&] {
+            Var<std::int32_t> node = 0;
+            While([&] { return node >= 0; }, [&] {  // until a Break
+                Float4 lo0 = nodes.load(4 * node), hi0 = nodes.load(4 * node + 1);
+                Float4 lo1 = nodes.load(4 * node + 2), hi1 = nodes.load(4 * node + 3);
+                Int c0 = float_bits_to_int(lo0.w()), c1 = float_bits_to_int(lo1.w());
+                Bool in0 = meets(c0, lo0, hi0), in1 = meets(c1, lo1, hi1);
+                If(in0 && c0 < 0, [&] { emit(Int2(i, leaf_ids.load(~c0))); });
+                If(in1 && c1 < 0, [&] { emit(Int2(i, leaf_ids.load(~c1))); });
+                If(in0 && c0 >= 0, [&] { node = c0; }).Elif(in1 && c1 >= 0, [&] { node = c1; }).Else([&] {
+                    Var<std::int32_t> from = node;
+                    Var<bool> done = true;
+                    While([&] { return from != 0; }, [&] {
+                        Int up = parents.load(from), p = up / 2;
+                        Float4 rlo = nodes.load(4 * p + 2), rhi = nodes.load(4 * p + 3);
+                        Int right = float_bits_to_int(rlo.w());
+                        If(up % 2 == 0 && right >= 0 && meets(right, rlo, rhi), [&] {
+                            node = right;
+                            done = false;
+                            Break();
+                        });
+                        from = p;
+                    });
+                    If(done, [&] { Break(); });
+                });
+            });
+        });
+    });
+    return walk;
+}
+
+void check_queries(const char* who, const Bvh& tree, const Stream<float4>& lo, const Stream<float4>& hi) {
+    for (const auto& [s, name] : {std::pair<const StreamBase*, const char*>{&lo, "lo"}, {&hi, "hi"}}) {
+        rill::detail::require_runtime_of(who, *s, name, tree.nodes(), "the tree");
+        rill::detail::require_dense(who, *s, name);
+    }
+    if (lo.size() != hi.size())
+        throw Error(std::string(who) + ": lo has " + std::to_string(lo.size()) + " query boxes and hi " +
+                    std::to_string(hi.size()) + "; give one hi corner per lo corner");
+}
+
+}  // namespace
+
+Stream<int2> overlaps(const Bvh& tree, const Stream<float4>& lo, const Stream<float4>& hi) {
+    check_queries("rill::bvh::overlaps", tree, lo, hi);
+    const std::int64_t n = lo.size();
+    if (tree.triangle_count() == 0 || n == 0) return Runtime::of(lo).stream<int2>({0});
+    return overlap_walk()(lo.reshape({n}), hi.reshape({n}), tree.nodes(), tree.leaf_faces(), tree.parents());
+}
+
+void overlaps(const Bvh& tree, const Stream<float4>& lo, const Stream<float4>& hi, const Stream<int2>& pairs,
+              const Stream<std::uint32_t>& count) {
+    const char* who = "rill::bvh::overlaps";
+    check_queries(who, tree, lo, hi);
+    rill::detail::require_runtime_of(who, pairs, "pairs", tree.nodes(), "the tree");
+    rill::detail::require_dense(who, pairs, "pairs");
+    rill::detail::require_runtime_of(who, count, "count", tree.nodes(), "the tree");
+    if (count.size() != 1)
+        throw Error(std::string(who) + ": count has " + std::to_string(count.size()) +
+                    " elements; pass a Stream<uint32_t> of one element");
+    const std::int64_t n = lo.size();
+    if (tree.triangle_count() == 0 || n == 0) {
+        Stream<std::uint32_t>(count).upload(std::vector<std::uint32_t>{0});
+        return;
+    }
+    overlap_walk()(lo.reshape({n}), pairs.reshape({pairs.size()}), count, hi.reshape({n}), tree.nodes(), tree.leaf_faces(),
+                   tree.parents());
 }
 
 }  // namespace rill::bvh

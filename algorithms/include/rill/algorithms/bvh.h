@@ -49,6 +49,20 @@
 // first is named). Faces with a non-finite coordinate or zero area cannot be
 // hit and are left out of the tree (skipped() counts them). An empty mesh
 // gives a tree every ray misses. Performance: docs/PERFORMANCE.md#ray-tracing.
+//
+// A tree of axis-aligned boxes (a broad phase, or any primitive a user
+// bounds: particles, instances, other trees' leaves) is built the same way,
+// from the boxes' centres and the boxes themselves:
+//
+//   rill::bvh::Bvh boxes = rill::bvh::Bvh::build_boxes(lo, hi);  // Stream<float4> each, one box per element
+//   rill::Stream<rill::int2> pairs = rill::bvh::overlaps(boxes, query_lo, query_hi);  // (query, box) per overlap
+//   boxes.refit_boxes(lo, hi);                                    // moved boxes, same tree shape
+//
+// A box with a non-finite coordinate or lo > hi on an axis is left out
+// (skipped()); a point (lo == hi) is a box. overlaps() works on both kinds
+// of tree (a triangle tree's leaves are its triangles' bounding boxes), with
+// closed boxes: boxes that touch overlap. A tree of boxes has no triangles
+// for closest_hit and any_hit to test (an error says so).
 #pragma once
 
 #include <cstdint>
@@ -68,6 +82,10 @@ inline constexpr std::int32_t kNoChild = std::int32_t(0x80000000u);
 /// rounds of passes more (their counts stay on the device).
 enum class BuildQuality { Fast, High };
 
+namespace detail {
+struct TreeBuilder;
+}
+
 /// Traversal's stack holds 64 nodes: a High tree taller than this is built
 /// again as an LBVH (at most 64 levels by construction).
 inline constexpr int kMaxHeight = 64;
@@ -78,15 +96,25 @@ public:
     /// vertices (x, y, z; w ignored).
     static Bvh build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQuality quality = BuildQuality::High);
 
+    /// Builds the tree of the boxes [lo[i], hi[i]] (x, y, z; w ignored): one
+    /// leaf per box, leaf_faces() giving each leaf's box index.
+    static Bvh build_boxes(const Stream<float4>& lo, const Stream<float4>& hi, BuildQuality quality = BuildQuality::High);
+
     /// Recomputes every box for moved vertices (the same faces, the same
     /// number of vertices); the tree's shape stays. Faces skipped at build
     /// stay out; a face that becomes degenerate stays in and is never hit.
     /// The coordinates must be finite (build again otherwise).
     void refit(const Stream<float4>& vertices);
 
-    std::int64_t face_count() const { return faces_; }       ///< faces given to build
-    std::int64_t triangle_count() const { return kept_; }    ///< triangles in the tree
-    std::int64_t skipped() const { return faces_ - kept_; }  ///< non-finite or zero-area faces left out
+    /// A tree of boxes after its boxes moved: the same number of boxes, the
+    /// same shape. Boxes skipped at build stay out; a box that becomes empty
+    /// (lo > hi) stays in and overlaps nothing. Coordinates must be finite.
+    void refit_boxes(const Stream<float4>& lo, const Stream<float4>& hi);
+
+    bool of_boxes() const { return boxes_; }                  ///< built by build_boxes
+    std::int64_t face_count() const { return faces_; }       ///< faces (or boxes) given to build
+    std::int64_t triangle_count() const { return kept_; }    ///< triangles (or boxes) in the tree
+    std::int64_t skipped() const { return faces_ - kept_; }  ///< faces or boxes left out (non-finite, zero area, lo > hi)
 
     /// Levels of nodes on the longest path from the root to a leaf (reads the
     /// root's two counts back to the host).
@@ -94,7 +122,7 @@ public:
 
     /// (max(kept - 1, 1)) x 4 float4 (see the file comment); node 0 is the root.
     const Stream<float4>& nodes() const { return nodes_; }
-    /// kept x 3 float4: the triangles in leaf order.
+    /// kept x 3 float4: the triangles in leaf order (a tree of boxes has none).
     const Stream<float4>& triangles() const { return triangles_; }
 
     /// The surface area heuristic's cost of the tree (1 per node visited, 1
@@ -108,7 +136,9 @@ public:
     const Stream<int4>& faces() const { return faces_stream_; }
 
 private:
+    friend struct detail::TreeBuilder;
     std::int64_t faces_ = 0, kept_ = 0;
+    bool boxes_ = false;
     Stream<float4> nodes_, triangles_;
     Stream<std::int32_t> leaf_faces_;  // face index of each leaf, in leaf order
     Stream<std::int32_t> parents_;     // per node, then per leaf: parent * 2 + side (-1 at the root)
@@ -125,5 +155,19 @@ void closest_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<fl
 /// occluded[i] = 1 where ray i hits any triangle within [t_min, t_max], else 0.
 void any_hit(const Bvh& tree, const Stream<float4>& origins, const Stream<float4>& directions,
              const Stream<std::uint32_t>& occluded);
+
+/// Every pair (query i, box or face j) whose closed boxes overlap, [lo[i],
+/// hi[i]] against the tree's leaf j (a box of build_boxes, or the bounding
+/// box of face j): the pairs of query 0 first, then of query 1, and so on;
+/// within a query in the tree's order. A query with lo > hi on an axis or a
+/// NaN coordinate overlaps nothing. Waits for the device once, to learn the
+/// count.
+Stream<int2> overlaps(const Bvh& tree, const Stream<float4>& lo, const Stream<float4>& hi);
+
+/// The same into `pairs`, all on the device: count (a Stream<uint32_t> of
+/// one element) gets the number of pairs; those past pairs' end are dropped
+/// (run again with a larger stream when count says more).
+void overlaps(const Bvh& tree, const Stream<float4>& lo, const Stream<float4>& hi, const Stream<int2>& pairs,
+              const Stream<std::uint32_t>& count);
 
 }  // namespace rill::bvh
