@@ -6,6 +6,8 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -172,6 +174,50 @@ double EmbreeScene::binary_sah_cost(const std::vector<std::array<float, 4>>& ver
     rtcReleaseBVH(bvh);
     rtcReleaseDevice(device);
     return cost;
+}
+
+namespace {
+struct UserBoxes {
+    const std::vector<std::array<float, 4>>* lo;
+    const std::vector<std::array<float, 4>>* hi;
+};
+}  // namespace
+
+std::int64_t EmbreeScene::overlapping_pairs(const std::vector<std::array<float, 4>>& lo,
+                                            const std::vector<std::array<float, 4>>& hi, double& build_ms, double& collide_ms) {
+    using Clock = std::chrono::steady_clock;
+    UserBoxes boxes{&lo, &hi};
+    RTCDevice device = rtcNewDevice(nullptr);
+    RTCScene scene = rtcNewScene(device);
+    RTCGeometry g = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_USER);
+    rtcSetGeometryUserPrimitiveCount(g, static_cast<unsigned>(lo.size()));
+    rtcSetGeometryUserData(g, &boxes);
+    rtcSetGeometryBoundsFunction(
+        g,
+        [](const RTCBoundsFunctionArguments* a) {
+            const auto* b = static_cast<const UserBoxes*>(a->geometryUserPtr);
+            const auto& l = (*b->lo)[a->primID];
+            const auto& h = (*b->hi)[a->primID];
+            *a->bounds_o = RTCBounds{l[0], l[1], l[2], 0.0f, h[0], h[1], h[2], 0.0f};
+        },
+        nullptr);
+    rtcCommitGeometry(g);
+    rtcAttachGeometry(scene, g);
+    rtcReleaseGeometry(g);
+    auto t = Clock::now();
+    rtcCommitScene(scene);
+    build_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    std::atomic<std::int64_t> pairs{0};
+    t = Clock::now();
+    rtcCollide(
+        scene, scene,
+        [](void* count, RTCCollision*, unsigned n) { *static_cast<std::atomic<std::int64_t>*>(count) += n; }, &pairs);
+    collide_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    const RTCError error = rtcGetDeviceError(device);
+    rtcReleaseScene(scene);
+    rtcReleaseDevice(device);
+    if (error != RTC_ERROR_NONE) throw std::runtime_error("Embree's rtcCollide failed with error " + std::to_string(int(error)));
+    return pairs.load();
 }
 
 }  // namespace rill::peers

@@ -54,6 +54,14 @@ public:
     static double binary_sah_cost(const std::vector<std::array<float, 4>>& vertices,
                                   const std::vector<std::array<std::int32_t, 4>>& faces);
 
+    /// Embree's broad phase over boxes (lo, hi: x, y, z, ignored): a scene
+    /// of user geometry, one primitive per box, collided with itself
+    /// (rtcCollide), which reports each overlapping pair (i, j), i != j, in
+    /// both orders. Returns how many it reported; build_ms and collide_ms get
+    /// the host wall times of rtcCommitScene and of rtcCollide.
+    static std::int64_t overlapping_pairs(const std::vector<std::array<float, 4>>& lo,
+                                          const std::vector<std::array<float, 4>>& hi, double& build_ms, double& collide_ms);
+
 private:
     RTCDeviceTy* device_ = nullptr;
     RTCSceneTy* scene_ = nullptr;
