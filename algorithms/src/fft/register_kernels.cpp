@@ -187,7 +187,14 @@ bool split3_length(std::int64_t R) {
     return !split_length(R) && split_line3(static_cast<int>(R)).n1 > 0;
 }
 
-bool split3(const Words& w) { return split3_length(w[desc::Length]); }
+bool split3(const Words& w) {
+    // Contiguous lines only: strided, a workgroup holds one line and each
+    // invocation loads one element of it, 32-byte sectors shared with the
+    // neighbouring lines' workgroups; on an H100 that pass of 4096^2's
+    // columns took 0.80 ms where the contiguous rows took 0.19
+    // (docs/PERFORMANCE.md#fft).
+    return w[desc::InStride] == 1 && w[desc::OutStride] == 1 && split3_length(w[desc::Length]);
+}
 
 namespace {
 
