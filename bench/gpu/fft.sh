@@ -9,9 +9,8 @@
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Then rill-bench-fft
 # through Vulkan again with RILL_FFT_NO_THREE_STEP=1 (the three-step split kernel's
 # lines back to the line kernels), so that one run compares the two
-# (fft_vulkan_no_three_step.txt), with RILL_FFT_STRIDED_SHARED_KIB=16 (strided split
-# passes in 16 KiB workgroups, fft_vulkan_strided16.txt), and with RILL_VK_SPIRV_OPT=0,
-# cold, beside the default run (fft_vulkan_no_spirv_opt.txt).
+# (fft_vulkan_no_three_step.txt), and with RILL_VK_SPIRV_OPT=0, cold, beside the
+# default run (fft_vulkan_no_spirv_opt.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -35,10 +34,6 @@ el
 RILL_FFT_NO_THREE_STEP=1 RILL_BACKEND=vulkan rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_no_three_step.json" > "$O/fft_vulkan_no_three_step.txt" 2>&1 \
     || echo "rill-bench-fft with RILL_FFT_NO_THREE_STEP=1 failed: $(tail -2 "$O/fft_vulkan_no_three_step.txt")"
 python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_no_three_step.json" default no-three-step
-el
-RILL_FFT_STRIDED_SHARED_KIB=16 RILL_BACKEND=vulkan rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_strided16.json" > "$O/fft_vulkan_strided16.txt" 2>&1 \
-    || echo "rill-bench-fft with RILL_FFT_STRIDED_SHARED_KIB=16 failed: $(tail -2 "$O/fft_vulkan_strided16.txt")"
-python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_strided16.json" default strided-16-KiB
 el
 # Cold through Vulkan again with no kernel through spirv-opt: where the builds' time goes
 # then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).

@@ -158,8 +158,8 @@ SplitLine3 split_line3(int R);
 /// Whether a pass runs in the three-step split kernel: lines of up to
 /// kSplit3Longest elements that split() leaves to the line kernel (a column
 /// of more than kSplitLongestColumn: 1001 = 77 x 13, 2048 = 64 x 32) and that
-/// split_line3 factors; contiguous or strided (the columns of a 2D
-/// transform, a pass of 2^24 = 4096 x 4096), with pre-twiddles or without.
+/// split_line3 factors, on contiguous lines (both strides 1; strided, the
+/// kernel ran at a quarter of its contiguous speed: docs/PERFORMANCE.md#fft).
 /// RILL_FFT_NO_THREE_STEP=1 says no to every pass (an A/B knob).
 bool split3(const Words& words);
 /// The same for a line length (whether a pass of lines of R would run there).
@@ -174,9 +174,8 @@ bool split3_length(std::int64_t R);
 /// invocations neighbouring k1. Two exchanges through shared memory where the
 /// line kernel takes one per radix pass (four for 2048 = 8 8 8 4), and lines
 /// of 2049 to 4096 in one pass over memory where the line kernels take two.
-/// Strided lines are read and written an element per invocation (a 32-byte
-/// sector serves four neighbouring lines' workgroups through L2), the
-/// pre-twiddles of a pass after a line's first applied on loading.
+/// The kernel's addressing also serves strided lines (an element per
+/// invocation), which plans no longer give it (split3).
 /// Lengths that are multiples of 16 XOR-swizzle the buffer so that each of
 /// the three access patterns spreads a half-warp over 16 banks.
 const LineKernel& split3_line_kernel(const Words& words);
@@ -193,7 +192,8 @@ const LineKernel& split3_line_kernel(const Words& words);
 /// (x, y, twiddles, chirp_at, filter_at, line_twiddles, lines, scale)
 using BluesteinKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int, Int, Float>;
 /// Whether Bluestein's algorithm padded to M runs as one bluestein_kernel:
-/// M up to kSplit3Longest (lengths up to 2048), unless RILL_FFT_NO_THREE_STEP=1.
+/// M up to kSplit3Longest (lengths up to 2048), unless RILL_FFT_NO_THREE_STEP=1;
+/// plans use it on contiguous lines (inner 1) only, as split3.
 bool bluestein_in_one(std::int64_t padded);
 const BluesteinKernel& bluestein_kernel(int length, int padded, std::int64_t inner, bool inverse);
 /// The line kernel for devices whose invocations run one after another (the

@@ -23,10 +23,10 @@
 // Lengths: every length from 1 to 2^24 in each dimension. A length whose prime
 // factors are at most 19 runs as a mixed-radix Stockham FFT (radices 2, 3, 4,
 // 5, 7, 8, 11, 13, 17, 19) in shared memory, one pass over memory up to 2048
-// elements, two up to 2048^2, three above (once specialized on a GPU: one up
-// to 4096, two up to 4096^2); any other length by Bluestein's algorithm,
-// through transforms of a power of two of at least 2 n - 1 (once specialized
-// on a GPU, for lengths up to 2048, all of it in one kernel).
+// elements, two up to 2048^2, three above (once specialized on a GPU, the
+// last dimension's lines up to 4096 in one); any other length by Bluestein's
+// algorithm, through transforms of a power of two of at least 2 n - 1 (once
+// specialized on a GPU, the last dimension's lines up to 2048 in one kernel).
 // Streams must be dense (a fresh stream or a reshape of one; copy a view
 // first); C2C may run in place (the same stream as input and output).
 //
