@@ -183,10 +183,9 @@ const LineKernel& split3_line_kernel(const Words& words);
 /// the chirped line zero-padded to M (a power of two), its transform by the
 /// three-step split in shared memory, times the filter's transform, the
 /// inverse transform the same way and the chirp again, stored; where the
-/// five kernels below pass the line of M through memory five times. For the
-/// axis's lines of `length` elements spaced `inner` apart (line l = o inner
-/// + i, element t at (o length + t) inner + i), `inverse`: conjugated on
-/// loading and on storing. The chirp's `length` elements and the filter's M
+/// five kernels below pass the line of M through memory five times. For
+/// contiguous lines of `length` elements (line l's element t at l length +
+/// t), `inverse`: conjugated on loading and on storing. The chirp's `length` elements and the filter's M
 /// are at `chirp_at` and `filter_at` in the twiddle stream, w_M^q at
 /// `line_twiddles`; `scale` includes the 1 / M of the inverse transform.
 /// (x, y, twiddles, chirp_at, filter_at, line_twiddles, lines, scale)
@@ -195,7 +194,7 @@ using BluesteinKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Int,
 /// M up to kSplit3Longest (lengths up to 2048), unless RILL_FFT_NO_THREE_STEP=1;
 /// plans use it on contiguous lines (inner 1) only, as split3.
 bool bluestein_in_one(std::int64_t padded);
-const BluesteinKernel& bluestein_kernel(int length, int padded, std::int64_t inner, bool inverse);
+const BluesteinKernel& bluestein_kernel(int length, int padded, bool inverse);
 /// The line kernel for devices whose invocations run one after another (the
 /// CPU backend: rill::detail::rows_pay), specialized to one pass's schedule
 /// like the one above and called with the same arguments, over workgroups of

@@ -263,7 +263,7 @@ struct Plan::Impl {
     static void specialize(const Axis& a) {
         if (a.m) {
             if (a.in_one) {
-                a.fused = &d::bluestein_kernel(static_cast<int>(a.length), static_cast<int>(a.m), a.inner, a.inverse);
+                a.fused = &d::bluestein_kernel(static_cast<int>(a.length), static_cast<int>(a.m), a.inverse);
                 return;
             }
             specialize(*a.forward_m);

@@ -332,26 +332,24 @@ bool bluestein_in_one(std::int64_t padded) {
     return !three_step_off() && padded <= kSplit3Longest && split_line3(static_cast<int>(padded)).n1 > 0;
 }
 
-const BluesteinKernel& bluestein_kernel(int length, int padded, std::int64_t inner, bool inverse) {
+const BluesteinKernel& bluestein_kernel(int length, int padded, bool inverse) {
     static std::mutex mutex;
-    static std::map<std::tuple<int, int, std::int64_t, bool>, std::unique_ptr<BluesteinKernel>> kernels;
+    static std::map<std::tuple<int, int, bool>, std::unique_ptr<BluesteinKernel>> kernels;
     std::lock_guard lock(mutex);
-    auto& k = kernels[{length, padded, inner, inverse}];
+    auto& k = kernels[{length, padded, inverse}];
     if (k) return *k;
     const int M = padded, n = length;
     const int T = M / split_line3(M).n1;
-    const int W = static_cast<int>(inner);
     k = std::make_unique<BluesteinKernel>(group_kernel(static_cast<std::uint32_t>(T),
-        "fft_bluestein_" + std::to_string(n) + "_in_" + std::to_string(M) + (W != 1 ? "_strided" : "") + (inverse ? "_inverse" : "") +
+        "fft_bluestein_" + std::to_string(n) + "_in_" + std::to_string(M) + (inverse ? "_inverse" : "") +
             "(x, y, twiddles, chirp_at, filter_at, line_twiddles, lines, scale)",
-        kInRange, [n, M, W, inverse](Array<float2> x, Array<float2> y, Array<float2> tw, Int chirp_at, Int filter_at, Int line_twiddles,
-                                     Int lines, Float scale) {
+        kInRange, [n, M, inverse](Array<float2> x, Array<float2> y, Array<float2> tw, Int chirp_at, Int filter_at, Int line_twiddles,
+                                  Int lines, Float scale) {
             Shared<float2> buf(M, dsl::Unchecked{});
             const ThreeStep s(buf, tw, line_twiddles, local_id(), M);
             Int l = group_id();
             Expr<bool> active = l < lines;
-            // Line l's element t at (o n + t) W + i, o = l / W, i = l % W.
-            Int base = W == 1 ? Expr<std::int32_t>(l * n) : Expr<std::int32_t>((l / W) * (n * W) + l % W);
+            Int base = l * n;  // line l's element t
             // a_t = x_t w_t (x conjugated for an inverse), 0 from n to M.
             If(active, [&] {
                 std::vector<C> a;
@@ -364,7 +362,7 @@ const BluesteinKernel& bluestein_kernel(int length, int padded, std::int64_t inn
                     const bool inside = s.m * (k1 + 1) <= n;
                     // Past n the index is clamped (never read out of the stream) and the value dropped.
                     Int u = inside ? Expr<std::int32_t>(t) : Expr<std::int32_t>(min(t, Expr<std::int32_t>(n - 1)));
-                    const C loaded = x.load(base + u * W);
+                    const C loaded = x.load(base + u);
                     const C e = cmul(inverse ? conj(loaded) : loaded, tw.load(chirp_at + u));
                     if (inside) a.push_back(e);
                     else a.push_back(select(t < n, e, Expr<float2>(0.0f, 0.0f)));
@@ -407,7 +405,7 @@ const BluesteinKernel& bluestein_kernel(int length, int padded, std::int64_t inn
                 Int t = d + rows * k;
                 auto put = [&] {
                     const C e = cmul(conj(B), tw.load(chirp_at + t)) * scale;
-                    y.store(base + t * W, inverse ? conj(e) : e);
+                    y.store(base + t, inverse ? conj(e) : e);
                 };
                 if (rows * (k + 1) <= n) put();
                 else If(t < n, put);
