@@ -246,7 +246,15 @@ Expr<std::int32_t> parent_slot(const Expr<std::int32_t>& id, const Int& leaf_bas
     return select(id < 0, leaf_base + ~id, id);
 }
 
-/// Each leaf's triangle as a cluster: its box, ~pos in lo.w.
+/// Leaf `pos` as PLOC's cluster: its box, ~pos in lo.w.
+void store_cluster(const Array<Cluster>& clusters, const Int& pos, const Float3& lo, const Float3& hi) {
+    Var<Cluster> cl;
+    cl.lo = Float4(lo, int_bits_to_float(~pos));
+    cl.hi = Float4(hi, 0.0f);
+    clusters.store(pos, cl);
+}
+
+/// Each leaf's triangle as a cluster.
 void triangle_clusters(const Stream<std::int32_t>& leaf_faces, const Stream<int4>& faces, const Stream<float4>& vertices,
                        const Stream<Cluster>& clusters) {
     static const auto k = group_kernel<kWorkgroup>(
@@ -256,10 +264,7 @@ void triangle_clusters(const Stream<std::int32_t>& leaf_faces, const Stream<int4
             If(pos < leaf_faces.size(), [&] {
                 Int4 f = faces.load(leaf_faces.load(pos));
                 Float3 a = vertices.load(f.x()).xyz(), b = vertices.load(f.y()).xyz(), c = vertices.load(f.z()).xyz();
-                Var<Cluster> cl;
-                cl.lo = Float4(min(a, min(b, c)), int_bits_to_float(~pos));
-                cl.hi = Float4(max(a, max(b, c)), 0.0f);
-                clusters.store(pos, cl);
+                store_cluster(clusters, pos, min(a, min(b, c)), max(a, max(b, c)));
             });
         });
     k(Groups{groups_for(leaf_faces.size())}, leaf_faces, faces, vertices, clusters);
@@ -274,10 +279,7 @@ void box_clusters(const Stream<std::int32_t>& leaf_boxes, const Stream<float4>& 
             Int pos = global_id();
             If(pos < leaf_boxes.size(), [&] {
                 Int b = leaf_boxes.load(pos);
-                Var<Cluster> cl;
-                cl.lo = Float4(lo.load(b).xyz(), int_bits_to_float(~pos));
-                cl.hi = Float4(hi.load(b).xyz(), 0.0f);
-                clusters.store(pos, cl);
+                store_cluster(clusters, pos, lo.load(b).xyz(), hi.load(b).xyz());
             });
         });
     k(Groups{groups_for(leaf_boxes.size())}, leaf_boxes, lo, hi, clusters);
