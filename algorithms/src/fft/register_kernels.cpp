@@ -283,9 +283,8 @@ const LineKernel& split3_line_kernel(const Words& words) {
     return once_per_key(key, [&] {
         const int R = key[desc::Length];
         const int T = R / split_line3(R).n1;
-        const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
         return group_kernel(static_cast<std::uint32_t>(T),
-            kernel_name("fft_split3_lines_", key) + (strided ? "_strided" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            kernel_name("fft_split3_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
             [key, R](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
                 auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
@@ -297,8 +296,7 @@ const LineKernel& split3_line_kernel(const Words& words) {
                 Int l = group_id();
                 const ThreeStep s(buf, tw, schedule.load(at + int(desc::LineTwiddles)), local_id(), R);
                 // Column v (elements t = v + m k1, pre-twiddled by w_M^(d1 t) in a
-                // pass after a line's first). Strided lines are read an element per
-                // invocation, neighbouring lines by neighbouring workgroups.
+                // pass after a line's first).
                 If(l < lines, [&] {
                     Int in_base = address(l, desc::InMul0);
                     const bool pre = word(desc::PreTwiddle) != 0;
