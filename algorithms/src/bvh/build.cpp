@@ -522,7 +522,8 @@ struct TreeBuilder {
     /// Classifies, orders by Morton code, builds the hierarchy (PLOC or
     /// LBVH) and fits the boxes; a PLOC tree taller than kMaxHeight is
     /// built again as an LBVH.
-    static Bvh build(Bvh t, const Primitives& p, BuildQuality quality) {
+    static Bvh build(const Bvh& start, const Primitives& p, BuildQuality quality) {
+        Bvh t = start;
         Runtime rt = p.rt;
         const std::int64_t n = p.count;
         t.faces_ = n;
@@ -572,13 +573,7 @@ struct TreeBuilder {
             hierarchy(keys, t.parents_, m);
         }
         p.fit(t);
-        if (quality == BuildQuality::High && t.height() > kMaxHeight) {
-            Bvh again;
-            again.boxes_ = t.boxes_;
-            again.vertex_count_ = t.vertex_count_;
-            again.faces_stream_ = t.faces_stream_;
-            return build(again, p, BuildQuality::Fast);
-        }
+        if (quality == BuildQuality::High && t.height() > kMaxHeight) return build(start, p, BuildQuality::Fast);
         return t;
     }
 

@@ -192,15 +192,11 @@ std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::in
     if (d::smooth(length)) {
         plan_passes(*a, t, d::kLineElements, a->passes);
         if (lockstep) plan_passes(*a, t, d::kLockstepLine, a->lockstep);
-        else {
-            const auto wide = d::pass_lengths(length, d::kSplit3Longest);
-            const bool runs = std::all_of(wide.begin(), wide.end(),
-                                          [](std::int64_t R) { return R <= d::kLineElements || d::split3_length(R); });
-            // One pass over contiguous lines: the three-step kernel runs
-            // strided passes at a quarter of its contiguous speed (split3).
-            if (runs && inner == 1 && wide.size() == 1 && wide.size() < a->passes.size())
-                plan_passes(*a, t, d::kSplit3Longest, a->wide);
-        }
+        // Contiguous lines of 2049 to 4096 in one pass of the three-step
+        // kernel where the line kernels take two (strided, it runs at a
+        // quarter of its contiguous speed: split3).
+        else if (inner == 1 && length > d::kLineElements && d::split3_length(length))
+            plan_passes(*a, t, d::kSplit3Longest, a->wide);
         return a;
     }
     a->m = d::bluestein_length(length);
