@@ -295,6 +295,22 @@ TEST_P(Fft, SpecializedKernelsFromTheSecondCall) {
     EXPECT_LE(worst_error(X.download(), want, 51), 1e-6);
 }
 
+/// The error against FFTW of a specialized plan's C2C transform of random data
+/// of `shape` (an inverse scaled by the transform's size).
+double specialized_error(Runtime& rt, const Shape& shape, int dims, bool inverse) {
+    const auto hx = random_complex(shape.size());
+    auto x = rt.stream<float2>(shape, hx);
+    auto y = rt.stream<float2>(shape);
+    const auto plan = fft::Plan::c2c(rt, shape, dims, inverse ? Direction::Inverse : Direction::Forward,
+                                     inverse ? Scale::ByLength : Scale::None);
+    plan.specialize();
+    plan(x, y);
+    auto want = reference(widen(hx), shape, dims, inverse);
+    if (inverse)
+        for (cplx& v : want) v /= static_cast<double>(transform_size(shape, dims));
+    return worst_error(y.download(), want, transform_size(shape, dims));
+}
+
 TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // Specialized single passes over contiguous lines that GPUs run with a
     // line's elements in registers: the staged kernel (a line an invocation,
@@ -315,17 +331,7 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
         const bool inverse = i % 2 == 1;
         const Shape shape{n % 3 == 0 ? 7 : 67, n};
         SCOPED_TRACE(shape.str() + (inverse ? " inverse" : " forward"));
-        const auto hx = random_complex(shape.size());
-        auto x = rt().stream<float2>(shape, hx);
-        auto y = rt().stream<float2>(shape);
-        const auto plan = fft::Plan::c2c(rt(), shape, 1, inverse ? Direction::Inverse : Direction::Forward,
-                                         inverse ? Scale::ByLength : Scale::None);
-        plan.specialize();
-        plan(x, y);
-        auto want = reference(widen(hx), shape, 1, inverse);
-        if (inverse)
-            for (cplx& v : want) v /= static_cast<double>(n);
-        EXPECT_LE(worst_error(y.download(), want, n), bound(shape, 1));
+        EXPECT_LE(specialized_error(rt(), shape, 1, inverse), bound(shape, 1));
     }
     // Strided lines (the columns of 2D transforms) in the split kernel, several
     // side by side: columns of 40 (5 columns of 8, rows padded), of 96 (8 of
@@ -334,10 +340,9 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // longer transforms, lines read strided and twiddled on loading: 8192 =
     // 128 x 64 (both passes split, 16 x 8 and 8 x 8), 2187 = 81 x 27 in 2D
     // columns (split 9 x 9, then the line kernel), 20000 = 160 x 125 (split
-    // 16 x 10, 25 x 5). GPUs take lines of up to 4096 in the three-step
-    // split kernel, strided too: 2D columns of 2187 (27 9 9) in one pass, and
-    // 2^18 x 17 = 2176 x 2048 in two passes (three of 2048 at most) whose
-    // second reads pre-twiddled and writes strided. Bluestein's lengths in
+    // 16 x 10, 25 x 5), and 2^18 x 17 = 2176 x 2048 in two passes (three of
+    // 2048 at most) whose second reads pre-twiddled and writes strided.
+    // Bluestein's lengths in
     // one kernel each (the chirp, the transform of 64 or 128 in the
     // three-step split, the filter, the inverse and the chirp again): a 2D
     // 37 x 23 inverse, its columns strided.
@@ -350,14 +355,37 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
                           Case{{1600, 3}, 2, false}, Case{{2, 8192}, 1, true}, Case{{2187, 2}, 2, false}, Case{{20000}, 1, false},
                           Case{{std::int64_t{17} << 18}, 1, true}, Case{{37, 23}, 2, true}}) {
         SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
-        const auto hx = random_complex(c.shape.size());
-        auto x = rt().stream<float2>(c.shape, hx);
-        auto y = rt().stream<float2>(c.shape);
-        const auto plan = fft::Plan::c2c(rt(), c.shape, c.dims, c.inverse ? Direction::Inverse : Direction::Forward);
-        plan.specialize();
-        plan(x, y);
-        EXPECT_LE(worst_error(y.download(), reference(widen(hx), c.shape, c.dims, c.inverse), transform_size(c.shape, c.dims)),
-                  bound(c.shape, c.dims));
+        EXPECT_LE(specialized_error(rt(), c.shape, c.dims, c.inverse), bound(c.shape, c.dims));
+    }
+}
+
+TEST_P(Fft, ExchangesInHalves) {
+    // The specialized kernels whose workgroups would hold more than 16 KiB
+    // for one exchange, with their exchanges in halves (real parts, then
+    // imaginary parts, through a buffer of floats; an A/B choice, kernels.h):
+    // three-step lines of 2187 (27 9 9), 2560 (16 16 10: step three's rows
+    // not a whole number per invocation), 3072, 3125 and 4096 (the float
+    // swizzle of multiples of 16), Bluestein's 1031 in one kernel (padded to
+    // 4096), and the split kernel's strided passes (2D columns of 40, 96,
+    // 1024 and 1600; the passes of 8192 and 20000, pre-twiddled), each against
+    // FFTW. The CPU runs its lockstep kernels, as in the tests above.
+    const bool before = fft::detail::exchange_halves();
+    fft::detail::set_exchange_halves(true);
+    struct Restore {
+        bool to;
+        ~Restore() { fft::detail::set_exchange_halves(to); }
+    } restore{before};
+    struct Case {
+        Shape shape;
+        int dims;
+        bool inverse;
+    };
+    for (const Case& c : {Case{{7, 2187}, 1, false}, Case{{5, 2560}, 1, true}, Case{{5, 3072}, 1, false},
+                          Case{{3, 3125}, 1, true}, Case{{67, 4096}, 1, false}, Case{{3, 1031}, 1, true},
+                          Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
+                          Case{{1600, 3}, 2, true}, Case{{2, 8192}, 1, true}, Case{{20000}, 1, false}}) {
+        SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
+        EXPECT_LE(specialized_error(rt(), c.shape, c.dims, c.inverse), bound(c.shape, c.dims));
     }
 }
 

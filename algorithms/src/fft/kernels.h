@@ -145,6 +145,18 @@ int split_lines_per_group(const Words& words);
 /// 32 KiB of shared memory; a pass after a line's first multiplies element t
 /// of line l by its pre-twiddle on loading, as the line kernel does.
 const LineKernel& split_line_kernel(const Words& words);
+/// Whether the specialized kernels whose workgroups would hold more than
+/// kSplitSharedBytes of shared memory for one exchange of complex numbers
+/// (the split kernel's strided passes, three-step lines longer than
+/// kLineElements, Bluestein's padded lines of 4096) exchange them in halves
+/// instead: the real parts through a buffer of floats, then the imaginary
+/// parts, three barriers an exchange for one, in half the shared memory, so
+/// that three such workgroups fit an SM where NVIDIA's Vulkan driver fits one
+/// (docs/PERFORMANCE.md#fft). Off unless RILL_FFT_EXCHANGE_HALVES=1 (an A/B
+/// knob, docs/TUNING.md) or set_exchange_halves(true) (the tests, which run
+/// both); plans made after a change pick their kernels by it.
+bool exchange_halves();
+void set_exchange_halves(bool on);
 /// The longest line of the three-step split kernel: one line a workgroup in
 /// one buffer of R float2 (32 KiB, the least shared memory any backend offers).
 constexpr int kSplit3Longest = 4096;

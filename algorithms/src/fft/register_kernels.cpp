@@ -3,13 +3,74 @@
 // split inside a workgroup, one exchange through shared memory), the
 // three-step split kernel (the split twice, two exchanges) and Bluestein's
 // algorithm in one kernel built on it.
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <deque>
+#include <optional>
 #include <tuple>
 
 #include "kernel_support.h"
 
 namespace rill::fft::detail {
+
+namespace {
+
+std::atomic<bool>& halves_setting() {
+    static std::atomic<bool> on{env_flag("RILL_FFT_EXCHANGE_HALVES")};
+    return on;
+}
+
+/// A workgroup's buffer through which its invocations exchange complex
+/// numbers: `size` float2, or in halves `size` floats that carry the real
+/// parts and then the imaginary parts (exchange_halves, kernels.h).
+class ComplexExchange {
+public:
+    ComplexExchange(int size, bool halves) {
+        if (halves) half_.emplace(size, dsl::Unchecked{});
+        else whole_.emplace(size, dsl::Unchecked{});
+    }
+    bool halves() const { return half_.has_value(); }
+    /// put(store) calls store(slot, value) for each value this invocation
+    /// gives, get(load) load(slot, into) for each it takes; a barrier between
+    /// (with halves: the real parts, then the imaginary parts, three
+    /// barriers). Each runs twice with halves, so the values put are
+    /// variables or cheap to recompute. No barrier before the puts: where
+    /// they overwrite what other invocations read last, the caller puts one.
+    template <class Put, class Get>
+    void swap(const Put& put, const Get& get) const {
+        using Slot = Expr<std::int32_t>;
+        if (whole_) {
+            put([&](const Slot& at, const C& v) { whole_->store(at, v); });
+            barrier();
+            get([&](const Slot& at, Var<float2>& into) { into = whole_->load(at); });
+            return;
+        }
+        put([&](const Slot& at, const C& v) { half_->store(at, v.x()); });
+        barrier();
+        get([&](const Slot& at, Var<float2>& into) { into = C(half_->load(at), Expr<float>(0.0f)); });
+        barrier();
+        put([&](const Slot& at, const C& v) { half_->store(at, v.y()); });
+        barrier();
+        get([&](const Slot& at, Var<float2>& into) { into = C(C(into).x(), half_->load(at)); });
+    }
+
+private:
+    std::optional<Shared<float2>> whole_;
+    std::optional<Shared<float>> half_;
+};
+
+/// `count` variables.
+std::deque<Var<float2>> variables(int count) {
+    std::deque<Var<float2>> v;
+    for (int i = 0; i < count; ++i) v.emplace_back();
+    return v;
+}
+
+}  // namespace
+
+bool exchange_halves() { return halves_setting().load(); }
+void set_exchange_halves(bool on) { halves_setting().store(on); }
 
 bool staged(const Words& w) {
     const int R = w[desc::Length];
@@ -38,13 +99,29 @@ bool split(const Words& w) { return split_length(w[desc::Length]); }
 
 namespace {
 
+/// RILL_FFT_UNSPREAD_LINES=1: the split kernel's lines in shared memory as
+/// rows swizzled by (k1 + 8 g) alone, not spread over the banks line by line
+/// (an A/B knob, docs/TUNING.md).
+bool unspread_lines() {
+    static const bool on = env_flag("RILL_FFT_UNSPREAD_LINES");
+    return on;
+}
+
 /// How the split kernel lays a line out in shared memory: row k1 (of n1) of
-/// n2 columns, element j of it at k1 row + (j ^ swizzle(k1, g)) where n2 is a
-/// power of two (rows unpadded; the XOR spreads a column's and a row's
-/// accesses over the banks), else at k1 (n2 + 1) + j.
+/// n2 columns, element j of it at k1 row + (j ^ k1) where n2 is a power of
+/// two (rows unpadded; the XOR spreads a column's and a row's accesses over
+/// the banks), else at k1 (n2 + 1) + j; then the workgroup's lines, `line`
+/// elements apart, each with its offsets' low bits XORed with a multiple of
+/// its index g (spread()). Every line's offset is a multiple of the bank
+/// count's 16 (float2) or 32 (floats) where n2 is a power of two, so without
+/// that XOR the invocations of a subgroup that each take a different line
+/// (strided passes, g fastest) hit one bank: 16- to 32-way conflicts for
+/// lines of 64 to 256, the passes of 4096^2 and 2^24 (docs/PERFORMANCE.md#fft).
 struct SplitLayout {
     int n1, n2, row, line;
     bool xor_swizzle;
+    int g_mul = 0, g_mask = 0;  // line g's offsets XORed with (g g_mul) & g_mask
+    bool unspread = false;
     explicit SplitLayout(int R) {
         const SplitLine s = split_line(R);
         n1 = s.n1, n2 = s.n2;
@@ -52,12 +129,27 @@ struct SplitLayout {
         row = xor_swizzle ? n2 : n2 + 1;
         line = n1 * row;
     }
+    /// Spreads G lines over the banks: `strided`, the subgroup's invocations
+    /// take lines g fastest (G of them side by side, then columns j), so
+    /// line g's XOR puts g above the bits that j takes; else lines follow
+    /// each other's n2 invocations, so g goes above those. `halves`: float
+    /// elements, 32 banks a subgroup, instead of float2, 16 bank pairs.
+    void spread(int G, bool strided, bool halves) {
+        if (unspread_lines()) {
+            unspread = true;
+            return;
+        }
+        if (!xor_swizzle && line % 16) return;  // padded rows that already spread
+        int banks = halves ? 32 : 16;
+        while (banks > 1 && line % banks) banks /= 2;
+        g_mask = banks - 1;
+        g_mul = strided ? std::max(1, banks / G) : n2;
+    }
     /// Element j of row k1 of line g of the workgroup.
     Expr<std::int32_t> at(const Expr<std::int32_t>& g, const Expr<std::int32_t>& k1, const Expr<std::int32_t>& j) const {
-        if (!xor_swizzle) return g * line + k1 * row + j;
-        // Neighbouring lines' rows differently swizzled: strided passes put
-        // their lines side by side in a subgroup.
-        return g * line + k1 * row + (j ^ ((k1 + g * 8) & (n2 - 1)));
+        if (unspread) return g * line + k1 * row + (xor_swizzle ? Expr<std::int32_t>(j ^ ((k1 + g * 8) & (n2 - 1))) : j);
+        const Expr<std::int32_t> offset = k1 * row + (xor_swizzle ? Expr<std::int32_t>(j ^ (k1 & (n2 - 1))) : j);
+        return g * line + (g_mask ? Expr<std::int32_t>(offset ^ ((g * g_mul) & g_mask)) : offset);
     }
 };
 
@@ -86,17 +178,21 @@ int split_lines_per_group(const Words& w) {
 
 const LineKernel& split_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
-    return once_per_key(key, [&] {
-        const int G = split_lines_per_group(key);
-        const SplitLayout lay(key[desc::Length]);
-        const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
+    const int G = split_lines_per_group(key);
+    SplitLayout lay(key[desc::Length]);
+    const bool halves = exchange_halves() && G * lay.line * 8 > kSplitSharedBytes;
+    const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
+    lay.spread(G, strided, halves);
+    return once_per_key(std::pair{key, halves}, [&] {
         return group_kernel(static_cast<std::uint32_t>(G * lay.n2),
-            kernel_name("fft_split_lines_", key) + (strided ? "_strided" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
-            [key, G, lay](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
+            kernel_name("fft_split_lines_", key) + (strided ? "_strided" : "") + (halves ? "_halves" : "") +
+                "(src, dst, twiddles, schedule, at, scale)",
+            kInRange,
+            [key, G, lay, halves](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const int n1 = lay.n1, n2 = lay.n2;
                 auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
                 const int c0 = word(desc::Count0), c1 = word(desc::Count1);
-                Shared<float2> buf(G * lay.line, dsl::Unchecked{});
+                const ComplexExchange ex(G * lay.line, halves);
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
                 // An invocation's line of the group and its column (load) or
@@ -108,52 +204,66 @@ const LineKernel& split_line_kernel(const Words& words) {
                     j = stride == 1 ? local_id() % n2 : local_id() / G;
                 };
                 auto address = [&](const Expr<std::int32_t>& l, int mul0) { return known_line_address(key, l, mul0); };
-                {
-                    // Column j: elements t = j + n2 k1 (pre-twiddled by w_M^(d1 t) in a
-                    // pass after a line's first), its n1-point DFT, twiddled by w_R^(j k1).
-                    Int g = 0, j = 0;
-                    place(word(desc::InStride), g, j);
-                    Int l = group_id() * G + g;
-                    If(l < lines, [&] {
-                        Int base = address(l, desc::InMul0);
-                        Int d1 = (l / c0) % c1;
-                        Int pre_fine = schedule.load(at + int(desc::PreFine)), pre_coarse = schedule.load(at + int(desc::PreCoarse));
-                        std::vector<C> x;
-                        for (int k1 = 0; k1 < n1; ++k1) {
-                            Int t = j + n2 * k1;
-                            const C loaded = src.load(base + t * word(desc::InStride));
-                            const C v = word(desc::ConjIn) ? conj(loaded) : loaded;
-                            if (!word(desc::PreTwiddle)) {
-                                x.push_back(v);
-                                continue;
-                            }
-                            x.push_back(cmul(v, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)));
+                // Column j: elements t = j + n2 k1 (pre-twiddled by w_M^(d1 t) in a
+                // pass after a line's first), its n1-point DFT, twiddled by w_R^(j k1).
+                Int g_in = 0, j_in = 0;
+                place(word(desc::InStride), g_in, j_in);
+                Int l_in = group_id() * G + g_in;
+                std::deque<Var<float2>> column = variables(n1);
+                If(l_in < lines, [&] {
+                    Int base = address(l_in, desc::InMul0);
+                    Int d1 = (l_in / c0) % c1;
+                    Int pre_fine = schedule.load(at + int(desc::PreFine)), pre_coarse = schedule.load(at + int(desc::PreCoarse));
+                    std::vector<C> x;
+                    for (int k1 = 0; k1 < n1; ++k1) {
+                        Int t = j_in + n2 * k1;
+                        const C loaded = src.load(base + t * word(desc::InStride));
+                        const C v = word(desc::ConjIn) ? conj(loaded) : loaded;
+                        if (!word(desc::PreTwiddle)) {
+                            x.push_back(v);
+                            continue;
                         }
-                        const std::vector<C> y = register_fft(x);
-                        for (int k1 = 0; k1 < n1; ++k1) {
-                            const C& v = y[static_cast<std::size_t>(k1)];
-                            buf.store(lay.at(g, Int(k1), j), k1 == 0 ? v : cmul(v, tw.load(line_twiddles + j * k1)));
-                        }
-                    });
-                }
-                barrier();
+                        x.push_back(cmul(v, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)));
+                    }
+                    const std::vector<C> y = register_fft(x);
+                    for (int k1 = 0; k1 < n1; ++k1) {
+                        const C& v = y[static_cast<std::size_t>(k1)];
+                        column[static_cast<std::size_t>(k1)] = k1 == 0 ? v : cmul(v, tw.load(line_twiddles + j_in * k1));
+                    }
+                });
                 // Rows k1 = j, j + n2, ...: their n2-point DFTs are X[k1 + n1 k2].
                 Int g = 0, j = 0;
                 place(word(desc::OutStride), g, j);
                 Int l = group_id() * G + g;
-                Int base = address(l, desc::OutMul0);
-                for (int first = 0; first < n1; first += n2) {
-                    Int k1 = j + first;
-                    If(l < lines && k1 < n1, [&] {
-                        std::vector<C> x;
-                        for (int t = 0; t < n2; ++t) x.push_back(buf.load(lay.at(g, k1, Int(t))));
-                        const std::vector<C> y = register_fft(x);
-                        for (int k2 = 0; k2 < n2; ++k2) {
-                            C v = y[static_cast<std::size_t>(k2)] * scale;
-                            dst.store(base + (k1 + n1 * k2) * word(desc::OutStride), word(desc::ConjOut) ? conj(v) : v);
-                        }
+                const int row_sets = (n1 + n2 - 1) / n2;
+                std::deque<Var<float2>> rows = variables(row_sets * n2);
+                auto each_row = [&](const auto& body) {
+                    for (int r = 0; r < row_sets; ++r) {
+                        Int k1 = j + r * n2;
+                        If(l < lines && k1 < n1, [&] { body(r, k1); });
+                    }
+                };
+                ex.swap(
+                    [&](const auto& store) {
+                        If(l_in < lines, [&] {
+                            for (int k1 = 0; k1 < n1; ++k1) store(lay.at(g_in, Int(k1), j_in), column[static_cast<std::size_t>(k1)]);
+                        });
+                    },
+                    [&](const auto& load) {
+                        each_row([&](int r, const Int& k1) {
+                            for (int t = 0; t < n2; ++t) load(lay.at(g, k1, Int(t)), rows[static_cast<std::size_t>(r * n2 + t)]);
+                        });
                     });
-                }
+                Int base = address(l, desc::OutMul0);
+                each_row([&](int r, const Int& k1) {
+                    std::vector<C> x;
+                    for (int t = 0; t < n2; ++t) x.push_back(rows[static_cast<std::size_t>(r * n2 + t)]);
+                    const std::vector<C> y = register_fft(x);
+                    for (int k2 = 0; k2 < n2; ++k2) {
+                        C v = y[static_cast<std::size_t>(k2)] * scale;
+                        dst.store(base + (k1 + n1 * k2) * word(desc::OutStride), word(desc::ConjOut) ? conj(v) : v);
+                    }
+                });
             });
     });
 }
@@ -198,78 +308,114 @@ bool split3(const Words& w) {
 
 namespace {
 
-/// The three-step split of a line of R = n1 n2 n3 elements held in a
-/// workgroup's buffer of R float2 (split3_line_kernel), for invocation v of
-/// T = R / n1, in three steps with a barrier after each of the first two.
+/// The three-step split of a line of R = n1 n2 n3 elements exchanged through
+/// a workgroup's buffer of R elements (split3_line_kernel), for invocation v
+/// of T = R / n1, in three steps with an exchange after each of the first two.
 struct ThreeStep {
-    const Shared<float2>& buf;
+    const ComplexExchange& ex;
     const Array<float2>& tw;
     Expr<std::int32_t> line_twiddles;  // w_R^q, q < R, in tw
     Expr<std::int32_t> v;
     int R, n1, n2, n3, m, T;
     bool swizzled;
 
-    ThreeStep(const Shared<float2>& b, const Array<float2>& t, const Expr<std::int32_t>& twiddles_at, const Expr<std::int32_t>& invocation,
+    ThreeStep(const ComplexExchange& e, const Array<float2>& t, const Expr<std::int32_t>& twiddles_at, const Expr<std::int32_t>& invocation,
               int length)
-        : buf(b), tw(t), line_twiddles(twiddles_at), v(invocation), R(length) {
+        : ex(e), tw(t), line_twiddles(twiddles_at), v(invocation), R(length) {
         const SplitLine3 f = split_line3(R);
         n1 = f.n1, n2 = f.n2, n3 = f.n3, m = n2 * n3, T = R / n1;
         swizzled = R % 16 == 0;
     }
 
-    /// Element p of the line at p with bits 0-3 XORed with bits 4-7 and 8-11
-    /// where R is a multiple of 16 (a bijection on each aligned run of 16): a
-    /// half-warp's stores of a column's outputs (neighbouring p), its loads of
-    /// the columns j' (p n3 apart within a row, rows m apart) and of the rows
-    /// (k1, i') (p m apart) then fall in 16 banks for R = 2048 and 4096.
+    /// Element p of the line at p with bits XORed where R is a multiple of 16
+    /// (a bijection on each aligned run of 32), so that a warp's stores of a
+    /// column's outputs (neighbouring p), its loads of the columns j' (p n3
+    /// apart within a row, rows m apart) and of the rows (k1, i') (p m apart)
+    /// spread over the banks: float2 elements, bits 0-3 XORed with bits 4-7
+    /// and 8-11 (each half-warp in 16 banks for R = 2048 and 4096); float
+    /// elements (halves), bits 0-3 with bits 8-11 and bit 4 with bit 8 (each
+    /// warp in 32 banks for R = 4096, and at most 3 ways for the other
+    /// multiples of 16 to 4096 where the float2 pattern had up to 5).
     Expr<std::int32_t> slot(const Expr<std::int32_t>& p) const {
-        return swizzled ? Expr<std::int32_t>(p ^ (((p >> 4) ^ (p >> 8)) & 15)) : p;
+        if (!swizzled) return p;
+        if (ex.halves()) return p ^ ((p >> 8) & 15) ^ ((p >> 4) & 16);
+        return p ^ (((p >> 4) ^ (p >> 8)) & 15);
     }
 
     /// Step one's DFT of column v: x[k1] is element t = v + m k1 of the line;
-    /// returns its n1-point DFT twiddled by w_R^(v k1), which store_column puts in row k1.
+    /// returns its n1-point DFT twiddled by w_R^(v k1), which finish() puts in row k1.
     std::vector<C> column(const std::vector<C>& x) const {
         const std::vector<C> y = register_fft(x);
         std::vector<C> twiddled{y[0]};
         for (int k1 = 1; k1 < n1; ++k1) twiddled.push_back(cmul(y[static_cast<std::size_t>(k1)], tw.load(line_twiddles + v * k1)));
         return twiddled;
     }
-    template <class Value>
-    void store_column(const Value& y) const {
-        for (int k1 = 0; k1 < n1; ++k1) buf.store(slot(v + m * k1), y[static_cast<std::size_t>(k1)]);
-    }
 
-    /// Step two, in place: column j' of row k1 (DFT d = k1 n3 + j' of n1 n3),
-    /// its n2-point DFT twiddled by w_m^(j' i') = w_R^(n1 j' i').
-    void inner_columns() const {
-        each_item(n1 * n3, v, T, [&](int, const Expr<std::int32_t>& d) {
-            Int k1 = d / n3, jp = d % n3;
-            Int row = k1 * m + jp;
+    /// Steps two and three after step one's column `y` of this invocation
+    /// (held in variables, given where `active`): out(b, d, k, X) for the
+    /// n3-point DFTs of its rows, where `active`. Step two: column j' of row
+    /// k1 (DFT d = k1 n3 + j' of n1 n3), its n2-point DFT twiddled by w_m^(j'
+    /// i') = w_R^(n1 j' i'), written back where it was read. Step three: row
+    /// (k1, i') (DFT d = i' n1 + k1 of n1 n2, neighbouring invocations
+    /// neighbouring k1), whose n3-point DFT is X[k1 + n1 (i' + n2 k)] = X[d +
+    /// n1 n2 k].
+    template <class Out>
+    void finish(const Expr<bool>& active, const std::deque<Var<float2>>& y, const Out& out) const {
+        auto inner = [&](const auto& body) { each_inner(body); };
+        auto rows = [&](const auto& body) { each_row(active, body); };
+        std::deque<Var<float2>> a = variables(((n1 * n3 + T - 1) / T) * n2), c = variables(rows_each() * n3);
+        auto at = [](std::deque<Var<float2>>& vars, int i) -> Var<float2>& { return vars[static_cast<std::size_t>(i)]; };
+        ex.swap(
+            [&](const auto& store) {
+                If(active, [&] {
+                    for (int k1 = 0; k1 < n1; ++k1) store(slot(v + m * k1), y[static_cast<std::size_t>(k1)]);
+                });
+            },
+            [&](const auto& load) {
+                inner([&](int b, const Int& row, const Int&) {
+                    for (int i = 0; i < n2; ++i) load(slot(row + n3 * i), at(a, b * n2 + i));
+                });
+            });
+        inner([&](int b, const Int&, const Int& jp) {
             std::vector<C> x;
-            for (int i = 0; i < n2; ++i) x.push_back(buf.load(slot(row + n3 * i)));
-            const std::vector<C> y = register_fft(x);
+            for (int i = 0; i < n2; ++i) x.push_back(at(a, b * n2 + i));
+            const std::vector<C> z = register_fft(x);
             for (int ip = 0; ip < n2; ++ip) {
-                const C& e = y[static_cast<std::size_t>(ip)];
-                buf.store(slot(row + n3 * ip), ip == 0 ? e : cmul(e, tw.load(line_twiddles + jp * (n1 * ip))));
+                const C& e = z[static_cast<std::size_t>(ip)];
+                at(a, b * n2 + ip) = ip == 0 ? e : cmul(e, tw.load(line_twiddles + jp * (n1 * ip)));
             }
         });
-    }
-
-    /// Step three: row (k1, i') (DFT d = i' n1 + k1 of n1 n2, neighbouring
-    /// invocations neighbouring k1), whose n3-point DFT is X[k1 + n1 (i' + n2
-    /// k)] = X[d + n1 n2 k]: out(b, d, k, X) for the invocation's b-th row,
-    /// where `active` holds.
-    template <class Out>
-    void rows(const Expr<bool>& active, const Out& out) const {
-        If(active, [&] {
-            each_item(n1 * n2, v, T, [&](int b, const Expr<std::int32_t>& d) {
-                Int ip = d / n1, k1 = d % n1;
-                Int row = k1 * m + ip * n3;
-                std::vector<C> x;
-                for (int jp = 0; jp < n3; ++jp) x.push_back(buf.load(slot(row + jp)));
-                const std::vector<C> y = register_fft(x);
-                for (int k = 0; k < n3; ++k) out(b, d, k, y[static_cast<std::size_t>(k)]);
+        // Each invocation overwrites only the slots it read last: no barrier before.
+        ex.swap(
+            [&](const auto& store) {
+                inner([&](int b, const Int& row, const Int&) {
+                    for (int i = 0; i < n2; ++i) store(slot(row + n3 * i), at(a, b * n2 + i));
+                });
+            },
+            [&](const auto& load) {
+                rows([&](int b, const Int& row, const Expr<std::int32_t>&) {
+                    for (int jp = 0; jp < n3; ++jp) load(slot(row + jp), at(c, b * n3 + jp));
+                });
             });
+        rows([&](int b, const Int&, const Expr<std::int32_t>& d) {
+            std::vector<C> x;
+            for (int jp = 0; jp < n3; ++jp) x.push_back(at(c, b * n3 + jp));
+            const std::vector<C> z = register_fft(x);
+            for (int k = 0; k < n3; ++k) out(b, d, k, z[static_cast<std::size_t>(k)]);
+        });
+    }
+    /// body(b, first, j') for the invocation's b-th column of step two: its
+    /// elements at first + n3 i.
+    template <class Body>
+    void each_inner(const Body& body) const {
+        each_item(n1 * n3, v, T, [&](int b, const Expr<std::int32_t>& d) { body(b, Int(d / n3 * m + d % n3), Int(d % n3)); });
+    }
+    /// body(b, first, d) for the invocation's b-th row of step three, where
+    /// `active`: its elements at first + j', its DFT X[d + n1 n2 k].
+    template <class Body>
+    void each_row(const Expr<bool>& active, const Body& body) const {
+        If(active, [&] {
+            each_item(n1 * n2, v, T, [&](int b, const Expr<std::int32_t>& d) { body(b, Int(d % n1 * m + d / n1 * n3), d); });
         });
     }
     /// Rows an invocation takes in step three.
@@ -280,23 +426,25 @@ struct ThreeStep {
 
 const LineKernel& split3_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
-    return once_per_key(key, [&] {
-        const int R = key[desc::Length];
+    const int R = key[desc::Length];
+    const bool halves = exchange_halves() && R * 8 > kSplitSharedBytes;
+    return once_per_key(std::pair{key, halves}, [&] {
         const int T = R / split_line3(R).n1;
         return group_kernel(static_cast<std::uint32_t>(T),
-            kernel_name("fft_split3_lines_", key) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
-            [key, R](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
+            kernel_name("fft_split3_lines_", key) + (halves ? "_halves" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            [key, R, halves](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
                 auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
                 const int c0 = word(desc::Count0), c1 = word(desc::Count1);
                 const int in_stride = word(desc::InStride), out_stride = word(desc::OutStride);
                 auto address = [&](const Expr<std::int32_t>& line, int mul0) { return known_line_address(key, line, mul0); };
-                Shared<float2> buf(R, dsl::Unchecked{});
+                const ComplexExchange ex(R, halves);
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int l = group_id();
-                const ThreeStep s(buf, tw, schedule.load(at + int(desc::LineTwiddles)), local_id(), R);
+                const ThreeStep s(ex, tw, schedule.load(at + int(desc::LineTwiddles)), local_id(), R);
                 // Column v (elements t = v + m k1, pre-twiddled by w_M^(d1 t) in a
                 // pass after a line's first).
+                std::deque<Var<float2>> column = variables(s.n1);
                 If(l < lines, [&] {
                     Int in_base = address(l, desc::InMul0);
                     const bool pre = word(desc::PreTwiddle) != 0;
@@ -311,14 +459,12 @@ const LineKernel& split3_line_kernel(const Words& words) {
                         if (pre) x.push_back(cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)));
                         else x.push_back(e);
                     }
-                    s.store_column(s.column(x));
+                    const std::vector<C> y = s.column(x);
+                    for (int k1 = 0; k1 < s.n1; ++k1) column[static_cast<std::size_t>(k1)] = y[static_cast<std::size_t>(k1)];
                 });
-                barrier();
-                s.inner_columns();
-                barrier();
                 Int out_base = address(l, desc::OutMul0);
                 const int rows = s.n1 * s.n2;
-                s.rows(l < lines, [&](int, const Expr<std::int32_t>& d, int k, const C& X) {
+                s.finish(l < lines, column, [&](int, const Expr<std::int32_t>& d, int k, const C& X) {
                     const C e = X * scale;
                     dst.store(out_base + (d + rows * k) * out_stride, conj_out ? conj(e) : e);
                 });
@@ -332,23 +478,28 @@ bool bluestein_in_one(std::int64_t padded) {
 
 const BluesteinKernel& bluestein_kernel(int length, int padded, bool inverse) {
     static std::mutex mutex;
-    static std::map<std::tuple<int, int, bool>, std::unique_ptr<BluesteinKernel>> kernels;
+    static std::map<std::tuple<int, int, bool, bool>, std::unique_ptr<BluesteinKernel>> kernels;
     std::lock_guard lock(mutex);
-    auto& k = kernels[{length, padded, inverse}];
+    const bool halves = exchange_halves() && padded * 8 > kSplitSharedBytes;
+    auto& k = kernels[{length, padded, inverse, halves}];
     if (k) return *k;
     const int M = padded, n = length;
     const int T = M / split_line3(M).n1;
     k = std::make_unique<BluesteinKernel>(group_kernel(static_cast<std::uint32_t>(T),
-        "fft_bluestein_" + std::to_string(n) + "_in_" + std::to_string(M) + (inverse ? "_inverse" : "") +
+        "fft_bluestein_" + std::to_string(n) + "_in_" + std::to_string(M) + (inverse ? "_inverse" : "") + (halves ? "_halves" : "") +
             "(x, y, twiddles, chirp_at, filter_at, line_twiddles, lines, scale)",
-        kInRange, [n, M, inverse](Array<float2> x, Array<float2> y, Array<float2> tw, Int chirp_at, Int filter_at, Int line_twiddles,
-                                  Int lines, Float scale) {
-            Shared<float2> buf(M, dsl::Unchecked{});
-            const ThreeStep s(buf, tw, line_twiddles, local_id(), M);
+        kInRange, [n, M, inverse, halves](Array<float2> x, Array<float2> y, Array<float2> tw, Int chirp_at, Int filter_at,
+                                          Int line_twiddles, Int lines, Float scale) {
+            const ComplexExchange ex(M, halves);
+            const ThreeStep s(ex, tw, line_twiddles, local_id(), M);
             Int l = group_id();
             Expr<bool> active = l < lines;
             Int base = l * n;  // line l's element t
+            auto hold = [&](std::deque<Var<float2>>& into, const std::vector<C>& values) {
+                for (std::size_t i = 0; i < values.size(); ++i) into[i] = values[i];
+            };
             // a_t = x_t w_t (x conjugated for an inverse), 0 from n to M.
+            std::deque<Var<float2>> column = variables(s.n1);
             If(active, [&] {
                 std::vector<C> a;
                 for (int k1 = 0; k1 < s.n1; ++k1) {
@@ -365,40 +516,33 @@ const BluesteinKernel& bluestein_kernel(int length, int padded, bool inverse) {
                     if (inside) a.push_back(e);
                     else a.push_back(select(t < n, e, Expr<float2>(0.0f, 0.0f)));
                 }
-                s.store_column(s.column(a));
+                hold(column, s.column(a));
             });
-            barrier();
-            s.inner_columns();
-            barrier();
             // A = DFT(a) times the filter's transform F; the inverse DFT of their
             // product as conj(DFT(conj(A F))), so the second transform is the first's code.
-            std::deque<Var<float2>> held;
-            for (int i = 0; i < s.rows_each() * s.n3; ++i) held.emplace_back();
+            std::deque<Var<float2>> held = variables(s.rows_each() * s.n3);
             const int rows = s.n1 * s.n2;
-            s.rows(active, [&](int b, const Expr<std::int32_t>& d, int k, const C& A) {
+            s.finish(active, column, [&](int b, const Expr<std::int32_t>& d, int k, const C& A) {
                 held[static_cast<std::size_t>(b * s.n3 + k)] = conj(cmul(A, tw.load(filter_at + d + rows * k)));
             });
+            // The product in the line's order (after every invocation's last
+            // reads of the rows), then column v of it.
             barrier();
-            s.rows(active, [&](int b, const Expr<std::int32_t>& d, int k, const C&) {
-                buf.store(s.slot(d + rows * k), held[static_cast<std::size_t>(b * s.n3 + k)]);
-            });
-            barrier();
-            // Column v of the product, read before any invocation writes rows.
-            std::deque<Var<float2>> column;
-            for (int k1 = 0; k1 < s.n1; ++k1) column.emplace_back();
-            If(active, [&] {
-                std::vector<C> p;
-                for (int k1 = 0; k1 < s.n1; ++k1) p.push_back(buf.load(s.slot(s.v + s.m * k1)));
-                const std::vector<C> c = s.column(p);
-                for (int k1 = 0; k1 < s.n1; ++k1) column[static_cast<std::size_t>(k1)] = c[static_cast<std::size_t>(k1)];
-            });
-            barrier();
-            If(active, [&] { s.store_column(column); });
-            barrier();
-            s.inner_columns();
-            barrier();
+            std::deque<Var<float2>> product = variables(s.n1);
+            ex.swap(
+                [&](const auto& store) {
+                    s.each_row(active, [&](int b, const Int&, const Expr<std::int32_t>& d) {
+                        for (int k = 0; k < s.n3; ++k) store(s.slot(d + rows * k), held[static_cast<std::size_t>(b * s.n3 + k)]);
+                    });
+                },
+                [&](const auto& load) {
+                    If(active, [&] {
+                        for (int k1 = 0; k1 < s.n1; ++k1) load(s.slot(s.v + s.m * k1), product[static_cast<std::size_t>(k1)]);
+                    });
+                });
+            If(active, [&] { hold(column, s.column(std::vector<C>(product.begin(), product.end()))); });
             // y_t = scale w_t conj(B_t) for t < n (conjugated for an inverse).
-            s.rows(active, [&](int, const Expr<std::int32_t>& d, int k, const C& B) {
+            s.finish(active, column, [&](int, const Expr<std::int32_t>& d, int k, const C& B) {
                 if (rows * k >= n) return;
                 Int t = d + rows * k;
                 auto put = [&] {
