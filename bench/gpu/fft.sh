@@ -6,11 +6,11 @@
 #
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
-# (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Then rill-bench-fft
-# through Vulkan again with RILL_FFT_NO_THREE_STEP=1 (the three-step split kernel's
-# lines back to the line kernels), so that one run compares the two
-# (fft_vulkan_no_three_step.txt), and with RILL_VK_SPIRV_OPT=0, cold, beside the
-# default run (fft_vulkan_no_spirv_opt.txt).
+# (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Through Vulkan,
+# beside the default run, the A/B knobs of docs/TUNING.md: RILL_FFT_UNSPREAD_LINES=1
+# (fft_vulkan_unspread.txt), RILL_FFT_EXCHANGE_HALVES=1 (fft_vulkan_halves.txt, and
+# through OpenGL fft_opengl_halves.txt), and RILL_VK_SPIRV_OPT=0, cold
+# (fft_vulkan_no_spirv_opt.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -31,10 +31,16 @@ for backend in vulkan opengl; do
 done
 python3 bench/gpu/fft_table.py "$O"
 el
-RILL_FFT_NO_THREE_STEP=1 RILL_BACKEND=vulkan rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_no_three_step.json" > "$O/fft_vulkan_no_three_step.txt" 2>&1 \
-    || echo "rill-bench-fft with RILL_FFT_NO_THREE_STEP=1 failed: $(tail -2 "$O/fft_vulkan_no_three_step.txt")"
-python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_no_three_step.json" default no-three-step
-el
+# ab NAME KNOB=VALUE BACKEND: rill-bench-fft with the knob, compared with the default run.
+ab() {
+    env "$2" RILL_BACKEND="$3" rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$3_$1.json" > "$O/fft_$3_$1.txt" 2>&1 \
+        || echo "rill-bench-fft with $2 failed: $(tail -2 "$O/fft_$3_$1.txt")"
+    python3 bench/gpu/compare_runs.py "$O/fft_$3.json" "$O/fft_$3_$1.json" default "$1"
+    el
+}
+ab unspread RILL_FFT_UNSPREAD_LINES=1 vulkan
+ab halves RILL_FFT_EXCHANGE_HALVES=1 vulkan
+ab halves RILL_FFT_EXCHANGE_HALVES=1 opengl
 # Cold through Vulkan again with no kernel through spirv-opt: where the builds' time goes
 # then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).
 cold=$(mktemp -d)
