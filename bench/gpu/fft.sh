@@ -7,10 +7,8 @@
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Through Vulkan,
-# beside the default run, the A/B knobs of docs/TUNING.md: RILL_FFT_UNSPREAD_LINES=1
-# (fft_vulkan_unspread.txt), RILL_FFT_EXCHANGE_HALVES=1 (fft_vulkan_halves.txt, and
-# through OpenGL fft_opengl_halves.txt), and RILL_VK_SPIRV_OPT=0, cold
-# (fft_vulkan_no_spirv_opt.txt).
+# beside the default run, the A/B knobs of docs/TUNING.md: RILL_FFT_EXCHANGE_HALVES=0
+# (fft_vulkan_whole.txt) and RILL_VK_SPIRV_OPT=0, cold (fft_vulkan_no_spirv_opt.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -38,9 +36,7 @@ ab() {
     python3 bench/gpu/compare_runs.py "$O/fft_$3.json" "$O/fft_$3_$1.json" default "$1"
     el
 }
-ab unspread RILL_FFT_UNSPREAD_LINES=1 vulkan
-ab halves RILL_FFT_EXCHANGE_HALVES=1 vulkan
-ab halves RILL_FFT_EXCHANGE_HALVES=1 opengl
+ab whole RILL_FFT_EXCHANGE_HALVES=0 vulkan
 # Cold through Vulkan again with no kernel through spirv-opt: where the builds' time goes
 # then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).
 cold=$(mktemp -d)

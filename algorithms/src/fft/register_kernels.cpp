@@ -17,7 +17,10 @@ namespace rill::fft::detail {
 namespace {
 
 std::atomic<bool>& halves_setting() {
-    static std::atomic<bool> on{env_flag("RILL_FFT_EXCHANGE_HALVES")};
+    static std::atomic<bool> on{[] {
+        const char* v = std::getenv("RILL_FFT_EXCHANGE_HALVES");
+        return !v || std::string(v) != "0";
+    }()};
     return on;
 }
 
@@ -99,14 +102,6 @@ bool split(const Words& w) { return split_length(w[desc::Length]); }
 
 namespace {
 
-/// RILL_FFT_UNSPREAD_LINES=1: the split kernel's lines in shared memory as
-/// rows swizzled by (k1 + 8 g) alone, not spread over the banks line by line
-/// (an A/B knob, docs/TUNING.md).
-bool unspread_lines() {
-    static const bool on = env_flag("RILL_FFT_UNSPREAD_LINES");
-    return on;
-}
-
 /// How the split kernel lays a line out in shared memory: row k1 (of n1) of
 /// n2 columns, element j of it at k1 row + (j ^ k1) where n2 is a power of
 /// two (rows unpadded; the XOR spreads a column's and a row's accesses over
@@ -116,12 +111,12 @@ bool unspread_lines() {
 /// count's 16 (float2) or 32 (floats) where n2 is a power of two, so without
 /// that XOR the invocations of a subgroup that each take a different line
 /// (strided passes, g fastest) hit one bank: 16- to 32-way conflicts for
-/// lines of 64 to 256, the passes of 4096^2 and 2^24 (docs/PERFORMANCE.md#fft).
+/// lines of 64 to 256, the passes of 4096^2 and 2^24 (on an H200 those took
+/// 1.59x and 1.18x as long that way: docs/PERFORMANCE.md#fft).
 struct SplitLayout {
     int n1, n2, row, line;
     bool xor_swizzle;
     int g_mul = 0, g_mask = 0;  // line g's offsets XORed with (g g_mul) & g_mask
-    bool unspread = false;
     explicit SplitLayout(int R) {
         const SplitLine s = split_line(R);
         n1 = s.n1, n2 = s.n2;
@@ -135,11 +130,10 @@ struct SplitLayout {
     /// each other's n2 invocations, so g goes above those. `halves`: float
     /// elements, 32 banks a subgroup, instead of float2, 16 bank pairs.
     void spread(int G, bool strided, bool halves) {
-        if (unspread_lines()) {
-            unspread = true;
-            return;
-        }
-        if (!xor_swizzle && line % 16) return;  // padded rows that already spread
+        // Padded rows: contiguous lines of them already spread (lines of 1000
+        // = 40 x 25 ran 6% slower with the XOR on an H200), and lines of a
+        // length that is no multiple of 16 fall in different banks anyway.
+        if (!xor_swizzle && (!strided || line % 16)) return;
         int banks = halves ? 32 : 16;
         while (banks > 1 && line % banks) banks /= 2;
         g_mask = banks - 1;
@@ -147,7 +141,6 @@ struct SplitLayout {
     }
     /// Element j of row k1 of line g of the workgroup.
     Expr<std::int32_t> at(const Expr<std::int32_t>& g, const Expr<std::int32_t>& k1, const Expr<std::int32_t>& j) const {
-        if (unspread) return g * line + k1 * row + (xor_swizzle ? Expr<std::int32_t>(j ^ ((k1 + g * 8) & (n2 - 1))) : j);
         const Expr<std::int32_t> offset = k1 * row + (xor_swizzle ? Expr<std::int32_t>(j ^ (k1 & (n2 - 1))) : j);
         return g * line + (g_mask ? Expr<std::int32_t>(offset ^ ((g * g_mul) & g_mask)) : offset);
     }
