@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include <rill/rill.h>
 
@@ -63,6 +64,7 @@ enum : int {
     PreTwiddle,    // 1: multiply element t of line l by w_M^(d1 * t) on loading (a pass after the first)
     PreFine,       //    offsets of its fine and coarse tables
     PreCoarse,
+    ThreeStepTwiddles,  // offset of the three-step split's table of a line length it takes (split3_twiddles)
     RadixCount,
     Radices,       // RadixCount radices, kMaxRadices slots
     Words = Radices + 16,
@@ -168,6 +170,13 @@ struct SplitLine3 {
     int n1, n2, n3;
 };
 SplitLine3 split_line3(int R);
+/// The three-step split's twiddles of lines of R (split_line3(R) = n1 n2
+/// n3, T = n2 n3), in the order its invocations read them, so that a
+/// subgroup's loads are neighbours: w_R^(v k1) at k1 T + v (step one:
+/// invocation v's column, k1 < n1), then w_R^(n1 j' i') at R + i' n3 + j'
+/// (step two's columns j' < n3, i' < n2). R + T elements, where the line
+/// table w_R^q read at q = v k1 put a subgroup's 32 loads up to 32 sectors apart.
+std::vector<float2> split3_twiddles(int R);
 /// Whether a pass runs in the three-step split kernel: lines of up to
 /// kSplit3Longest elements that split() leaves to the line kernel (a column
 /// of more than kSplitLongestColumn: 1001 = 77 x 13, 2048 = 64 x 32) and that
@@ -199,9 +208,9 @@ const LineKernel& split3_line_kernel(const Words& words);
 /// five kernels below pass the line of M through memory five times. For
 /// contiguous lines of `length` elements (line l's element t at l length +
 /// t), `inverse`: conjugated on loading and on storing. The chirp's `length` elements and the filter's M
-/// are at `chirp_at` and `filter_at` in the twiddle stream, w_M^q at
-/// `line_twiddles`; `scale` includes the 1 / M of the inverse transform.
-/// (x, y, twiddles, chirp_at, filter_at, line_twiddles, lines, scale)
+/// are at `chirp_at` and `filter_at` in the twiddle stream, split3_twiddles(M)
+/// at `split3_twiddles`; `scale` includes the 1 / M of the inverse transform.
+/// (x, y, twiddles, chirp_at, filter_at, split3_twiddles, lines, scale)
 using BluesteinKernel = Kernel<Array<float2>, Array<float2>, Array<float2>, Int, Int, Int, Int, Float>;
 /// Whether Bluestein's algorithm padded to M runs as one bluestein_kernel:
 /// M up to kSplit3Longest (lengths up to 2048), unless RILL_FFT_NO_THREE_STEP=1;

@@ -29,7 +29,7 @@ using Words = d::Words;
 struct Tables {
     std::vector<float2> twiddles;
     std::vector<std::int32_t> schedule;
-    std::map<std::int64_t, std::int32_t> line_tables, fine_tables, coarse_tables;
+    std::map<std::int64_t, std::int32_t> line_tables, fine_tables, coarse_tables, split3_tables;
 
     /// exp(-2 pi i q / M) for q = first, first + step, ... (count of them).
     std::int32_t append_roots(std::int64_t M, std::int64_t count, std::int64_t step) {
@@ -44,6 +44,15 @@ struct Tables {
     std::int32_t line_table(std::int64_t R) {
         auto [it, fresh] = line_tables.try_emplace(R, 0);
         if (fresh) it->second = append_roots(R, R, 1);
+        return it->second;
+    }
+    std::int32_t split3_table(std::int64_t R) {
+        auto [it, fresh] = split3_tables.try_emplace(R, 0);
+        if (fresh) {
+            it->second = static_cast<std::int32_t>(twiddles.size());
+            const auto table = d::split3_twiddles(static_cast<int>(R));
+            twiddles.insert(twiddles.end(), table.begin(), table.end());
+        }
         return it->second;
     }
     std::int32_t fine_table(std::int64_t M) {
@@ -145,6 +154,7 @@ void plan_passes(Axis& a, Tables& t, std::int64_t longest, Passes& out) {
         w[d::desc::ConjIn] = a.inverse && p == 0;
         w[d::desc::ConjOut] = a.inverse && p + 1 == lengths.size();
         w[d::desc::LineTwiddles] = t.line_table(R);
+        if (contiguous && d::split3_length(R)) w[d::desc::ThreeStepTwiddles] = t.split3_table(R);
         if (ns > 1) {
             w[d::desc::PreTwiddle] = 1;
             w[d::desc::PreFine] = t.fine_table(ns * R);
@@ -220,7 +230,7 @@ std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::in
     // In one kernel along contiguous lines; strided lines take the five
     // kernels, whose transforms of m run along Bluestein's contiguous lines.
     a->in_one = !lockstep && inner == 1 && d::bluestein_in_one(a->m);
-    if (a->in_one) a->m_twiddles = t.line_table(a->m);
+    if (a->in_one) a->m_twiddles = t.split3_table(a->m);
     return a;
 }
 

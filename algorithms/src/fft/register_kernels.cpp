@@ -285,6 +285,21 @@ SplitLine3 split_line3(int R) {
     return best;
 }
 
+std::vector<float2> split3_twiddles(int R) {
+    const SplitLine3 f = split_line3(R);
+    const int T = R / f.n1;
+    std::vector<float2> table(static_cast<std::size_t>(R + T));
+    auto root = [R](std::int64_t q) {
+        const double a = 2.0 * std::numbers::pi * static_cast<double>(q % R) / R;
+        return float2{static_cast<float>(std::cos(a)), static_cast<float>(-std::sin(a))};
+    };
+    for (int k1 = 0; k1 < f.n1; ++k1)
+        for (int v = 0; v < T; ++v) table[static_cast<std::size_t>(k1 * T + v)] = root(std::int64_t{v} * k1);
+    for (int ip = 0; ip < f.n2; ++ip)
+        for (int jp = 0; jp < f.n3; ++jp) table[static_cast<std::size_t>(R + ip * f.n3 + jp)] = root(std::int64_t{f.n1} * jp * ip);
+    return table;
+}
+
 bool split3_length(std::int64_t R) {
     if (three_step_off() || R <= kStagedLongest || R > kSplit3Longest) return false;
     return !split_length(R) && split_line3(static_cast<int>(R)).n1 > 0;
@@ -307,14 +322,14 @@ namespace {
 struct ThreeStep {
     const ComplexExchange& ex;
     const Array<float2>& tw;
-    Expr<std::int32_t> line_twiddles;  // w_R^q, q < R, in tw
+    Expr<std::int32_t> twiddles_at;  // split3_twiddles(R) in tw
     Expr<std::int32_t> v;
     int R, n1, n2, n3, m, T;
     bool swizzled;
 
-    ThreeStep(const ComplexExchange& e, const Array<float2>& t, const Expr<std::int32_t>& twiddles_at, const Expr<std::int32_t>& invocation,
+    ThreeStep(const ComplexExchange& e, const Array<float2>& t, const Expr<std::int32_t>& at, const Expr<std::int32_t>& invocation,
               int length)
-        : ex(e), tw(t), line_twiddles(twiddles_at), v(invocation), R(length) {
+        : ex(e), tw(t), twiddles_at(at), v(invocation), R(length) {
         const SplitLine3 f = split_line3(R);
         n1 = f.n1, n2 = f.n2, n3 = f.n3, m = n2 * n3, T = R / n1;
         swizzled = R % 16 == 0;
@@ -340,7 +355,7 @@ struct ThreeStep {
     std::vector<C> column(const std::vector<C>& x) const {
         const std::vector<C> y = register_fft(x);
         std::vector<C> twiddled{y[0]};
-        for (int k1 = 1; k1 < n1; ++k1) twiddled.push_back(cmul(y[static_cast<std::size_t>(k1)], tw.load(line_twiddles + v * k1)));
+        for (int k1 = 1; k1 < n1; ++k1) twiddled.push_back(cmul(y[static_cast<std::size_t>(k1)], tw.load(twiddles_at + (k1 * T) + v)));
         return twiddled;
     }
 
@@ -375,7 +390,7 @@ struct ThreeStep {
             const std::vector<C> z = register_fft(x);
             for (int ip = 0; ip < n2; ++ip) {
                 const C& e = z[static_cast<std::size_t>(ip)];
-                at(a, b * n2 + ip) = ip == 0 ? e : cmul(e, tw.load(line_twiddles + jp * (n1 * ip)));
+                at(a, b * n2 + ip) = ip == 0 ? e : cmul(e, tw.load(twiddles_at + (R + ip * n3) + jp));
             }
         });
         // Each invocation overwrites only the slots it read last: no barrier before.
@@ -434,7 +449,7 @@ const LineKernel& split3_line_kernel(const Words& words) {
                 const ComplexExchange ex(R, halves);
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int l = group_id();
-                const ThreeStep s(ex, tw, schedule.load(at + int(desc::LineTwiddles)), local_id(), R);
+                const ThreeStep s(ex, tw, schedule.load(at + int(desc::ThreeStepTwiddles)), local_id(), R);
                 // Column v (elements t = v + m k1, pre-twiddled by w_M^(d1 t) in a
                 // pass after a line's first).
                 std::deque<Var<float2>> column = variables(s.n1);
@@ -480,11 +495,11 @@ const BluesteinKernel& bluestein_kernel(int length, int padded, bool inverse) {
     const int T = M / split_line3(M).n1;
     k = std::make_unique<BluesteinKernel>(group_kernel(static_cast<std::uint32_t>(T),
         "fft_bluestein_" + std::to_string(n) + "_in_" + std::to_string(M) + (inverse ? "_inverse" : "") + (halves ? "_halves" : "") +
-            "(x, y, twiddles, chirp_at, filter_at, line_twiddles, lines, scale)",
+            "(x, y, twiddles, chirp_at, filter_at, split3_twiddles, lines, scale)",
         kInRange, [n, M, inverse, halves](Array<float2> x, Array<float2> y, Array<float2> tw, Int chirp_at, Int filter_at,
-                                          Int line_twiddles, Int lines, Float scale) {
+                                          Int split3_at, Int lines, Float scale) {
             const ComplexExchange ex(M, halves);
-            const ThreeStep s(ex, tw, line_twiddles, local_id(), M);
+            const ThreeStep s(ex, tw, split3_at, local_id(), M);
             Int l = group_id();
             Expr<bool> active = l < lines;
             Int base = l * n;  // line l's element t
