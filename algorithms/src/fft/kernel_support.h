@@ -175,7 +175,7 @@ void each_item(int count, const Expr<std::int32_t>& t, int T, const Body& body) 
 /// Words of a pass that stay run-time values in a specialized kernel: the
 /// number of lines (a batch's size) and where the twiddle tables are.
 inline bool run_time_word(int w) {
-    return w == desc::Lines || w == desc::LineTwiddles || w == desc::PreFine || w == desc::PreCoarse || w == desc::ThreeStepTwiddles;
+    return w == desc::Lines || w == desc::LineTwiddles || w == desc::PreFine || w == desc::PreCoarse || w == desc::RegisterTwiddles;
 }
 
 /// A specialized kernel's key: the pass's words with those that stay run-time values zeroed.

@@ -64,7 +64,7 @@ enum : int {
     PreTwiddle,    // 1: multiply element t of line l by w_M^(d1 * t) on loading (a pass after the first)
     PreFine,       //    offsets of its fine and coarse tables
     PreCoarse,
-    ThreeStepTwiddles,  // offset of the three-step split's table of a line length it takes (split3_twiddles)
+    RegisterTwiddles,  // offset of the split or three-step split kernel's table of the pass's length (split_twiddles, split3_twiddles)
     RadixCount,
     Radices,       // RadixCount radices, kMaxRadices slots
     Words = Radices + 16,
@@ -132,6 +132,10 @@ bool split(const Words& words);
 /// workgroup through Vulkan; RILL_FFT_STRIDED_SHARED_KIB=16 or 8 (an A/B
 /// knob) gives fewer lines side by side and more workgroups per SM.
 int split_strided_shared_bytes();
+/// The split kernel's twiddles of lines of R (split_line(R) = n1 n2): w_R^(j
+/// k1) at k1 n2 + j, in the order invocation j of a line reads them (the
+/// line table read at j k1 put a subgroup's loads k1 elements apart).
+std::vector<float2> split_twiddles(int R);
 /// Lines per workgroup of the split line kernel for a pass (a power of two).
 int split_lines_per_group(const Words& words);
 /// Such a pass as a two-step (four-step) transform in registers, n2

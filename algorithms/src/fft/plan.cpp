@@ -29,7 +29,7 @@ using Words = d::Words;
 struct Tables {
     std::vector<float2> twiddles;
     std::vector<std::int32_t> schedule;
-    std::map<std::int64_t, std::int32_t> line_tables, fine_tables, coarse_tables, split3_tables;
+    std::map<std::int64_t, std::int32_t> line_tables, fine_tables, coarse_tables, split_tables, split3_tables;
 
     /// exp(-2 pi i q / M) for q = first, first + step, ... (count of them).
     std::int32_t append_roots(std::int64_t M, std::int64_t count, std::int64_t step) {
@@ -46,11 +46,15 @@ struct Tables {
         if (fresh) it->second = append_roots(R, R, 1);
         return it->second;
     }
-    std::int32_t split3_table(std::int64_t R) {
-        auto [it, fresh] = split3_tables.try_emplace(R, 0);
+    /// The split and three-step split kernels' tables of lines of R (kernels.h).
+    std::int32_t split_table(std::int64_t R) { return appended(split_tables, R, d::split_twiddles); }
+    std::int32_t split3_table(std::int64_t R) { return appended(split3_tables, R, d::split3_twiddles); }
+    template <class Make>
+    std::int32_t appended(std::map<std::int64_t, std::int32_t>& tables, std::int64_t R, const Make& make) {
+        auto [it, fresh] = tables.try_emplace(R, 0);
         if (fresh) {
             it->second = static_cast<std::int32_t>(twiddles.size());
-            const auto table = d::split3_twiddles(static_cast<int>(R));
+            const std::vector<float2> table = make(static_cast<int>(R));
             twiddles.insert(twiddles.end(), table.begin(), table.end());
         }
         return it->second;
@@ -154,7 +158,8 @@ void plan_passes(Axis& a, Tables& t, std::int64_t longest, Passes& out) {
         w[d::desc::ConjIn] = a.inverse && p == 0;
         w[d::desc::ConjOut] = a.inverse && p + 1 == lengths.size();
         w[d::desc::LineTwiddles] = t.line_table(R);
-        if (contiguous && d::split3_length(R)) w[d::desc::ThreeStepTwiddles] = t.split3_table(R);
+        if (d::split(w)) w[d::desc::RegisterTwiddles] = t.split_table(R);
+        else if (contiguous && d::split3_length(R)) w[d::desc::RegisterTwiddles] = t.split3_table(R);
         if (ns > 1) {
             w[d::desc::PreTwiddle] = 1;
             w[d::desc::PreFine] = t.fine_table(ns * R);

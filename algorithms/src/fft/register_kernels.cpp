@@ -63,6 +63,12 @@ private:
     std::optional<Shared<float>> half_;
 };
 
+/// w_R^q, q reduced mod R first.
+float2 root(int R, std::int64_t q) {
+    const double a = 2.0 * std::numbers::pi * static_cast<double>(q % R) / R;
+    return float2{static_cast<float>(std::cos(a)), static_cast<float>(-std::sin(a))};
+}
+
 /// `count` variables.
 std::deque<Var<float2>> variables(int count) {
     std::deque<Var<float2>> v;
@@ -159,6 +165,14 @@ int split_strided_shared_bytes() {
     return bytes;
 }
 
+std::vector<float2> split_twiddles(int R) {
+    const SplitLine s = split_line(R);
+    std::vector<float2> table(static_cast<std::size_t>(R));
+    for (int k1 = 0; k1 < s.n1; ++k1)
+        for (int j = 0; j < s.n2; ++j) table[static_cast<std::size_t>(k1 * s.n2 + j)] = root(R, std::int64_t{j} * k1);
+    return table;
+}
+
 int split_lines_per_group(const Words& w) {
     const SplitLayout s(w[desc::Length]);
     // Strided lines: several side by side, so that loads and stores of
@@ -187,7 +201,7 @@ const LineKernel& split_line_kernel(const Words& words) {
                 const int c0 = word(desc::Count0), c1 = word(desc::Count1);
                 const ComplexExchange ex(G * lay.line, halves);
                 Int lines = schedule.load(at + int(desc::Lines));
-                Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
+                Int twiddles_at = schedule.load(at + int(desc::RegisterTwiddles));
                 // An invocation's line of the group and its column (load) or
                 // row (store): where the pass's elements are contiguous, a
                 // line's columns side by side; where strided, the group's
@@ -221,7 +235,7 @@ const LineKernel& split_line_kernel(const Words& words) {
                     const std::vector<C> y = register_fft(x);
                     for (int k1 = 0; k1 < n1; ++k1) {
                         const C& v = y[static_cast<std::size_t>(k1)];
-                        column[static_cast<std::size_t>(k1)] = k1 == 0 ? v : cmul(v, tw.load(line_twiddles + j_in * k1));
+                        column[static_cast<std::size_t>(k1)] = k1 == 0 ? v : cmul(v, tw.load(twiddles_at + k1 * n2 + j_in));
                     }
                 });
                 // Rows k1 = j, j + n2, ...: their n2-point DFTs are X[k1 + n1 k2].
@@ -289,14 +303,10 @@ std::vector<float2> split3_twiddles(int R) {
     const SplitLine3 f = split_line3(R);
     const int T = R / f.n1;
     std::vector<float2> table(static_cast<std::size_t>(R + T));
-    auto root = [R](std::int64_t q) {
-        const double a = 2.0 * std::numbers::pi * static_cast<double>(q % R) / R;
-        return float2{static_cast<float>(std::cos(a)), static_cast<float>(-std::sin(a))};
-    };
     for (int k1 = 0; k1 < f.n1; ++k1)
-        for (int v = 0; v < T; ++v) table[static_cast<std::size_t>(k1 * T + v)] = root(std::int64_t{v} * k1);
+        for (int v = 0; v < T; ++v) table[static_cast<std::size_t>(k1 * T + v)] = root(R, std::int64_t{v} * k1);
     for (int ip = 0; ip < f.n2; ++ip)
-        for (int jp = 0; jp < f.n3; ++jp) table[static_cast<std::size_t>(R + ip * f.n3 + jp)] = root(std::int64_t{f.n1} * jp * ip);
+        for (int jp = 0; jp < f.n3; ++jp) table[static_cast<std::size_t>(R + ip * f.n3 + jp)] = root(R, std::int64_t{f.n1} * jp * ip);
     return table;
 }
 
@@ -449,7 +459,7 @@ const LineKernel& split3_line_kernel(const Words& words) {
                 const ComplexExchange ex(R, halves);
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int l = group_id();
-                const ThreeStep s(ex, tw, schedule.load(at + int(desc::ThreeStepTwiddles)), local_id(), R);
+                const ThreeStep s(ex, tw, schedule.load(at + int(desc::RegisterTwiddles)), local_id(), R);
                 // Column v (elements t = v + m k1, pre-twiddled by w_M^(d1 t) in a
                 // pass after a line's first).
                 std::deque<Var<float2>> column = variables(s.n1);
