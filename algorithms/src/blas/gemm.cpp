@@ -35,6 +35,20 @@ constexpr int kTile = 128, kWorkgroup = 256;
 constexpr int kDepth = 8;
 constexpr int kQuads = kTile / 4;  // float4 columns of a shared slice
 
+/// Where a slice's float4 of depth d and quad q lies in its shared row of
+/// depth d: q ^ (d % 8). A slice loaded along k (an operand whose k is
+/// consecutive in memory: A not transposed, B transposed) is stored by eight
+/// neighbouring invocations at eight depths of one quad, 512 bytes apart: in
+/// one bank group without the XOR, an 8-way conflict in each quarter-warp's
+/// 16-byte stores; with it, in eight. The XOR keeps a row's quads 0-15 and
+/// 16-31 among themselves, so the loads of the multiply-adds (quads ty and
+/// 16 + ty of op(A), tx and 16 + tx of op(B)) stay as wide as before.
+/// RILL_BLAS_GEMM_UNSWIZZLED=1 leaves it out (an A/B knob, docs/TUNING.md).
+Expr<std::int32_t> quad_slot(const Expr<std::int32_t>& depth, const Expr<std::int32_t>& quad) {
+    static const bool off = env_flag("RILL_BLAS_GEMM_UNSWIZZLED");
+    return off ? quad : Expr<std::int32_t>(quad ^ (depth & 7));
+}
+
 /// Component c of a float4 value.
 Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::FromId{dsl::builder().swizzle(v.id(), &c, 1)}); }
 
@@ -76,8 +90,9 @@ struct Slices {
     void store(const Shared<float4>& as, const Shared<float4>& bs, const Expr<std::int32_t>& half) const {
         for (int s = 0; s < kItems; ++s) {
             Expr<std::int32_t> it = local_id() + s * kWorkgroup;
-            as.store(half * (Depth * kQuads) + depth_of(it, !TransA) * kQuads + quad_of(it, !TransA), a[s]);
-            bs.store(half * (Depth * kQuads) + depth_of(it, TransB) * kQuads + quad_of(it, TransB), b[s]);
+            Expr<std::int32_t> da = depth_of(it, !TransA), db = depth_of(it, TransB);
+            as.store(half * (Depth * kQuads) + da * kQuads + quad_slot(da, quad_of(it, !TransA)), a[s]);
+            bs.store(half * (Depth * kQuads) + db * kQuads + quad_slot(db, quad_of(it, TransB)), b[s]);
         }
     }
 };
@@ -110,8 +125,9 @@ GemmKernel tiled_kernel() {
                 If(step + 1 < steps, [&] { slices.load(A, B, (step + 1) * Depth, i0, j0, m, n, k, lda, csa, ldb, csb); });
                 for (int d = 0; d < Depth; ++d) {
                     Int row = half * (Depth * kQuads) + d * kQuads;
-                    const Expr<float4> a[2] = {as.load(row + ty), as.load(row + 16 + ty)};
-                    const Expr<float4> b[2] = {bs.load(row + tx), bs.load(row + 16 + tx)};
+                    const Expr<std::int32_t> depth(d);
+                    const Expr<float4> a[2] = {as.load(row + quad_slot(depth, ty)), as.load(row + quad_slot(depth, 16 + ty))};
+                    const Expr<float4> b[2] = {bs.load(row + quad_slot(depth, tx)), bs.load(row + quad_slot(depth, 16 + tx))};
                     for (int r = 0; r < 8; ++r)
                         for (int c = 0; c < 8; ++c)
                             acc[r * 8 + c] = fma(component(a[r / 4], r % 4), component(b[c / 4], c % 4), acc[r * 8 + c]);
