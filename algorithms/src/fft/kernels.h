@@ -126,11 +126,12 @@ SplitLine split_line(int R);
 /// transform, or a pass of a longer transform, with its pre-twiddles) whose
 /// split_line has columns of at most kSplitLongestColumn.
 bool split(const Words& words);
-/// The shared memory a workgroup of the split kernel's strided lines holds:
-/// 32 KiB (twice the contiguous lines'), so that several lines side by side
-/// make each access of a warp wider, though an NVIDIA SM then holds one such
-/// workgroup through Vulkan; RILL_FFT_STRIDED_SHARED_KIB=16 or 8 (an A/B
-/// knob) gives fewer lines side by side and more workgroups per SM.
+/// The shared memory a workgroup of the split kernel's strided lines would
+/// hold as float2: 32 KiB (twice the contiguous lines'), so that several
+/// lines side by side make each access of a warp wider; exchanged in halves
+/// (exchange_halves) it holds half of that, three workgroups to an NVIDIA SM
+/// through Vulkan where 32 KiB fits one. RILL_FFT_STRIDED_SHARED_KIB=16 or 8
+/// (an A/B knob) gives fewer lines side by side.
 int split_strided_shared_bytes();
 /// The split kernel's twiddles of lines of R (split_line(R) = n1 n2): w_R^(j
 /// k1) at k1 n2 + j, in the order invocation j of a line reads them (the
