@@ -175,6 +175,9 @@ struct SplitLine3 {
     int n1, n2, n3;
 };
 SplitLine3 split_line3(int R);
+/// w_M^q = exp(-2 pi i q / M) in float, computed in double from q mod M: every
+/// twiddle table's element.
+float2 root_of_unity(std::int64_t M, std::int64_t q);
 /// The three-step split's twiddles of lines of R (split_line3(R) = n1 n2
 /// n3, T = n2 n3), in the order its invocations read them, so that a
 /// subgroup's loads are neighbours: w_R^(v k1) at k1 T + v (step one:

@@ -34,11 +34,7 @@ struct Tables {
     /// exp(-2 pi i q / M) for q = first, first + step, ... (count of them).
     std::int32_t append_roots(std::int64_t M, std::int64_t count, std::int64_t step) {
         const auto at = static_cast<std::int32_t>(twiddles.size());
-        for (std::int64_t i = 0; i < count; ++i) {
-            const std::int64_t q = (i * step) % M;
-            const double a = 2.0 * std::numbers::pi * static_cast<double>(q) / static_cast<double>(M);
-            twiddles.push_back(float2{static_cast<float>(std::cos(a)), static_cast<float>(-std::sin(a))});
-        }
+        for (std::int64_t i = 0; i < count; ++i) twiddles.push_back(d::root_of_unity(M, i * step));
         return at;
     }
     std::int32_t line_table(std::int64_t R) {

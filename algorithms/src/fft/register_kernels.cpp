@@ -17,10 +17,8 @@ namespace rill::fft::detail {
 namespace {
 
 std::atomic<bool>& halves_setting() {
-    static std::atomic<bool> on{[] {
-        const char* v = std::getenv("RILL_FFT_EXCHANGE_HALVES");
-        return !v || std::string(v) != "0";
-    }()};
+    // On unless RILL_FFT_EXCHANGE_HALVES is set to 0 (or to nothing).
+    static std::atomic<bool> on{!std::getenv("RILL_FFT_EXCHANGE_HALVES") || env_flag("RILL_FFT_EXCHANGE_HALVES")};
     return on;
 }
 
@@ -63,12 +61,6 @@ private:
     std::optional<Shared<float>> half_;
 };
 
-/// w_R^q, q reduced mod R first.
-float2 root(int R, std::int64_t q) {
-    const double a = 2.0 * std::numbers::pi * static_cast<double>(q % R) / R;
-    return float2{static_cast<float>(std::cos(a)), static_cast<float>(-std::sin(a))};
-}
-
 /// `count` variables.
 std::deque<Var<float2>> variables(int count) {
     std::deque<Var<float2>> v;
@@ -77,6 +69,11 @@ std::deque<Var<float2>> variables(int count) {
 }
 
 }  // namespace
+
+float2 root_of_unity(std::int64_t M, std::int64_t q) {
+    const double a = 2.0 * std::numbers::pi * static_cast<double>(q % M) / static_cast<double>(M);
+    return float2{static_cast<float>(std::cos(a)), static_cast<float>(-std::sin(a))};
+}
 
 bool exchange_halves() { return halves_setting().load(); }
 void set_exchange_halves(bool on) { halves_setting().store(on); }
@@ -169,7 +166,7 @@ std::vector<float2> split_twiddles(int R) {
     const SplitLine s = split_line(R);
     std::vector<float2> table(static_cast<std::size_t>(R));
     for (int k1 = 0; k1 < s.n1; ++k1)
-        for (int j = 0; j < s.n2; ++j) table[static_cast<std::size_t>(k1 * s.n2 + j)] = root(R, std::int64_t{j} * k1);
+        for (int j = 0; j < s.n2; ++j) table[static_cast<std::size_t>(k1 * s.n2 + j)] = root_of_unity(R, std::int64_t{j} * k1);
     return table;
 }
 
@@ -304,9 +301,9 @@ std::vector<float2> split3_twiddles(int R) {
     const int T = R / f.n1;
     std::vector<float2> table(static_cast<std::size_t>(R + T));
     for (int k1 = 0; k1 < f.n1; ++k1)
-        for (int v = 0; v < T; ++v) table[static_cast<std::size_t>(k1 * T + v)] = root(R, std::int64_t{v} * k1);
+        for (int v = 0; v < T; ++v) table[static_cast<std::size_t>(k1 * T + v)] = root_of_unity(R, std::int64_t{v} * k1);
     for (int ip = 0; ip < f.n2; ++ip)
-        for (int jp = 0; jp < f.n3; ++jp) table[static_cast<std::size_t>(R + ip * f.n3 + jp)] = root(R, std::int64_t{f.n1} * jp * ip);
+        for (int jp = 0; jp < f.n3; ++jp) table[static_cast<std::size_t>(R + ip * f.n3 + jp)] = root_of_unity(R, std::int64_t{f.n1} * jp * ip);
     return table;
 }
 
