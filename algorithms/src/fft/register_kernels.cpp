@@ -61,6 +61,11 @@ private:
     std::optional<Shared<float>> half_;
 };
 
+/// Whether a workgroup exchanging `elements` complex numbers does so in
+/// halves: where exchange_halves() and a whole exchange would take more than
+/// kSplitSharedBytes.
+bool in_halves(std::int64_t elements) { return exchange_halves() && elements * 8 > kSplitSharedBytes; }
+
 /// `count` variables.
 std::deque<Var<float2>> variables(int count) {
     std::deque<Var<float2>> v;
@@ -184,7 +189,7 @@ const LineKernel& split_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     const int G = split_lines_per_group(key);
     SplitLayout lay(key[desc::Length]);
-    const bool halves = exchange_halves() && G * lay.line * 8 > kSplitSharedBytes;
+    const bool halves = in_halves(G * lay.line);
     const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
     lay.spread(G, strided, halves);
     return once_per_key(std::pair{key, halves}, [&] {
@@ -442,7 +447,7 @@ struct ThreeStep {
 const LineKernel& split3_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     const int R = key[desc::Length];
-    const bool halves = exchange_halves() && R * 8 > kSplitSharedBytes;
+    const bool halves = in_halves(R);
     return once_per_key(std::pair{key, halves}, [&] {
         const int T = R / split_line3(R).n1;
         return group_kernel(static_cast<std::uint32_t>(T),
@@ -495,7 +500,7 @@ const BluesteinKernel& bluestein_kernel(int length, int padded, bool inverse) {
     static std::mutex mutex;
     static std::map<std::tuple<int, int, bool, bool>, std::unique_ptr<BluesteinKernel>> kernels;
     std::lock_guard lock(mutex);
-    const bool halves = exchange_halves() && padded * 8 > kSplitSharedBytes;
+    const bool halves = in_halves(padded);
     auto& k = kernels[{length, padded, inverse, halves}];
     if (k) return *k;
     const int M = padded, n = length;
