@@ -7,8 +7,8 @@
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Through Vulkan,
-# beside the default run, the A/B knobs of docs/TUNING.md: RILL_FFT_EXCHANGE_HALVES=0
-# (fft_vulkan_whole.txt) and RILL_VK_SPIRV_OPT=0, cold (fft_vulkan_no_spirv_opt.txt).
+# beside the default run, the A/B knobs of docs/TUNING.md: RILL_VK_SPIRV_OPT=0, cold
+# (fft_vulkan_no_spirv_opt.txt), then RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -29,14 +29,6 @@ for backend in vulkan opengl; do
 done
 python3 bench/gpu/fft_table.py "$O"
 el
-# ab NAME KNOB=VALUE BACKEND: rill-bench-fft with the knob, compared with the default run.
-ab() {
-    env "$2" RILL_BACKEND="$3" rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$3_$1.json" > "$O/fft_$3_$1.txt" 2>&1 \
-        || echo "rill-bench-fft with $2 failed: $(tail -2 "$O/fft_$3_$1.txt")"
-    python3 bench/gpu/compare_runs.py "$O/fft_$3.json" "$O/fft_$3_$1.json" default "$1"
-    el
-}
-ab whole RILL_FFT_EXCHANGE_HALVES=0 vulkan
 # Cold through Vulkan again with no kernel through spirv-opt: where the builds' time goes
 # then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).
 cold=$(mktemp -d)
@@ -45,4 +37,13 @@ RILL_VK_SPIRV_OPT=0 RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DI
     || echo "rill-bench-fft with RILL_VK_SPIRV_OPT=0 failed: $(tail -2 "$O/fft_vulkan_no_spirv_opt.txt")"
 echo "vulkan without spirv-opt, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_vulkan_no_spirv_opt.txt"
 python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_no_spirv_opt.json" default no-spirv-opt
+el
+# ab NAME KNOB=VALUE BACKEND: rill-bench-fft with the knob, compared with the default run.
+ab() {
+    env "$2" RILL_BACKEND="$3" rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$3_$1.json" > "$O/fft_$3_$1.txt" 2>&1 \
+        || echo "rill-bench-fft with $2 failed: $(tail -2 "$O/fft_$3_$1.txt")"
+    python3 bench/gpu/compare_runs.py "$O/fft_$3.json" "$O/fft_$3_$1.json" default "$1"
+    el
+}
+ab whole RILL_FFT_EXCHANGE_HALVES=0 vulkan
 finish
