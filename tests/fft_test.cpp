@@ -361,19 +361,21 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
 
 TEST_P(Fft, ExchangesWholeAndInHalves) {
     // The specialized kernels whose workgroups would hold more than 16 KiB
-    // for one exchange, with their exchanges whole (float2) and in halves
-    // (real parts, then imaginary parts, through a buffer of floats; the
-    // default, kernels.h):
+    // (8 KiB) for one exchange, with their exchanges whole (float2) and in
+    // halves (real parts, then imaginary parts, through a buffer of floats;
+    // above 16 KiB the default, kernels.h):
     // three-step lines of 2187 (27 9 9), 2560 (16 16 10: step three's rows
     // not a whole number per invocation), 3072, 3125 and 4096 (the float
     // swizzle of multiples of 16), Bluestein's 1031 in one kernel (padded to
     // 4096), and the split kernel's strided passes (2D columns of 40, 96,
-    // 1024 and 1600; the passes of 8192 and 20000, pre-twiddled), each against
+    // 1024 and 1600; the passes of 8192 and 20000, pre-twiddled); above 8
+    // KiB also contiguous lines of 1024 in the split kernel, 2048 in the
+    // three-step one and Bluestein's 1009 (padded to 2048); each against
     // FFTW. The CPU runs its lockstep kernels, as in the tests above.
-    const bool before = fft::detail::exchange_halves();
+    const int before = fft::detail::halves_above();
     struct Restore {
-        bool to;
-        ~Restore() { fft::detail::set_exchange_halves(to); }
+        int to;
+        ~Restore() { fft::detail::set_halves_above(to); }
     } restore{before};
     struct Case {
         Shape shape;
@@ -383,10 +385,11 @@ TEST_P(Fft, ExchangesWholeAndInHalves) {
     for (const Case& c : {Case{{7, 2187}, 1, false}, Case{{5, 2560}, 1, true}, Case{{5, 3072}, 1, false},
                           Case{{3, 3125}, 1, true}, Case{{67, 4096}, 1, false}, Case{{3, 1031}, 1, true},
                           Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
-                          Case{{1600, 3}, 2, true}, Case{{2, 8192}, 1, true}, Case{{20000}, 1, false}})
-        for (bool halves : {false, true}) {
-            fft::detail::set_exchange_halves(halves);
-            SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward") + (halves ? " in halves" : " whole"));
+                          Case{{1600, 3}, 2, true}, Case{{2, 8192}, 1, true}, Case{{20000}, 1, false},
+                          Case{{6, 1024}, 1, false}, Case{{5, 2048}, 1, true}, Case{{3, 1009}, 1, false}})
+        for (int above : {0, 16384, 8192}) {
+            fft::detail::set_halves_above(above);
+            SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward") + " in halves above " + std::to_string(above));
             EXPECT_LE(specialized_error(rt(), c.shape, c.dims, c.inverse), bound(c.shape, c.dims));
         }
 }

@@ -8,7 +8,8 @@
 # both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Through Vulkan,
 # beside the default run, the A/B knobs of docs/TUNING.md: RILL_VK_SPIRV_OPT=0, cold
-# (fft_vulkan_no_spirv_opt.txt), then RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt).
+# (fft_vulkan_no_spirv_opt.txt), then RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and
+# =8 (fft_vulkan_halves8.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -46,4 +47,5 @@ ab() {
     el
 }
 ab whole RILL_FFT_EXCHANGE_HALVES=0 vulkan
+ab halves8 RILL_FFT_EXCHANGE_HALVES=8 vulkan
 finish

@@ -129,7 +129,7 @@ bool split(const Words& words);
 /// The shared memory a workgroup of the split kernel's strided lines would
 /// hold as float2: 32 KiB (twice the contiguous lines'), so that several
 /// lines side by side make each access of a warp wider; exchanged in halves
-/// (exchange_halves) it holds half of that, three workgroups to an NVIDIA SM
+/// (halves_above) it holds half of that, three workgroups to an NVIDIA SM
 /// through Vulkan where 32 KiB fits one. RILL_FFT_STRIDED_SHARED_KIB=16 or 8
 /// (an A/B knob) gives fewer lines side by side.
 int split_strided_shared_bytes();
@@ -152,19 +152,20 @@ int split_lines_per_group(const Words& words);
 /// 32 KiB of shared memory; a pass after a line's first multiplies element t
 /// of line l by its pre-twiddle on loading, as the line kernel does.
 const LineKernel& split_line_kernel(const Words& words);
-/// Whether the specialized kernels whose workgroups would hold more than
-/// kSplitSharedBytes of shared memory for one exchange of complex numbers
-/// (the split kernel's strided passes, three-step lines longer than
-/// kLineElements, Bluestein's padded lines of 4096) exchange them in halves
-/// instead: the real parts through a buffer of floats, then the imaginary
-/// parts, three barriers an exchange for one, in half the shared memory, so
-/// that three such workgroups fit an SM where NVIDIA's Vulkan driver fits one
-/// (on an H200, 2^24 and lines of 3125 1.38x and 1.70x as fast:
-/// docs/PERFORMANCE.md#fft). On unless RILL_FFT_EXCHANGE_HALVES=0 (an A/B
-/// knob, docs/TUNING.md) or set_exchange_halves(false) (the tests, which run
-/// both); plans made after a change pick their kernels by it.
-bool exchange_halves();
-void set_exchange_halves(bool on);
+/// The bytes of shared memory above which a specialized kernel's workgroup
+/// exchanges its complex numbers in halves instead of whole (the split
+/// kernel's strided passes, three-step lines longer than kLineElements,
+/// Bluestein's padded lines of 4096 at the default kSplitSharedBytes): the
+/// real parts through a buffer of floats, then the imaginary parts, three
+/// barriers an exchange for one, in half the shared memory, so that three
+/// such workgroups fit an SM where NVIDIA's Vulkan driver fits one (on an
+/// H200, 2^24 and lines of 3125 1.38x and 1.70x as fast:
+/// docs/PERFORMANCE.md#fft). RILL_FFT_EXCHANGE_HALVES=0 (never) or 8 (above
+/// 8 KiB: the contiguous split passes and lines of 1025-2048 too) are A/B
+/// knobs (docs/TUNING.md); set_halves_above (the tests, which run each);
+/// plans made after a change pick their kernels by it.
+int halves_above();
+void set_halves_above(int bytes);
 /// The longest line of the three-step split kernel: one line a workgroup in
 /// one buffer of R float2 (32 KiB, the least shared memory any backend offers).
 constexpr int kSplit3Longest = 4096;

@@ -16,15 +16,21 @@ namespace rill::fft::detail {
 
 namespace {
 
-std::atomic<bool>& halves_setting() {
-    // On unless RILL_FFT_EXCHANGE_HALVES is set to 0 (or to nothing).
-    static std::atomic<bool> on{!std::getenv("RILL_FFT_EXCHANGE_HALVES") || env_flag("RILL_FFT_EXCHANGE_HALVES")};
-    return on;
+std::atomic<int>& halves_setting() {
+    // RILL_FFT_EXCHANGE_HALVES: 0 (never), or the KiB above which (16 unset).
+    static std::atomic<int> above{[] {
+        const char* knob = std::getenv("RILL_FFT_EXCHANGE_HALVES");
+        if (!knob) return kSplitSharedBytes;
+        const std::string v = knob;
+        if (v == "0" || v == "8" || v == "16") return std::stoi(v) * 1024;
+        throw Error("RILL_FFT_EXCHANGE_HALVES is '" + v + "'; give 0 (never), 8 or 16 (the KiB above which), or unset it");
+    }()};
+    return above;
 }
 
 /// A workgroup's buffer through which its invocations exchange complex
 /// numbers: `size` float2, or in halves `size` floats that carry the real
-/// parts and then the imaginary parts (exchange_halves, kernels.h).
+/// parts and then the imaginary parts (halves_above, kernels.h).
 class ComplexExchange {
 public:
     ComplexExchange(int size, bool halves) {
@@ -62,9 +68,8 @@ private:
 };
 
 /// Whether a workgroup exchanging `elements` complex numbers does so in
-/// halves: where exchange_halves() and a whole exchange would take more than
-/// kSplitSharedBytes.
-bool in_halves(std::int64_t elements) { return exchange_halves() && elements * 8 > kSplitSharedBytes; }
+/// halves: where a whole exchange would take more than halves_above() bytes.
+bool in_halves(std::int64_t elements) { return halves_above() > 0 && elements * 8 > halves_above(); }
 
 /// `count` variables.
 std::deque<Var<float2>> variables(int count) {
@@ -80,8 +85,8 @@ float2 root_of_unity(std::int64_t M, std::int64_t q) {
     return float2{static_cast<float>(std::cos(a)), static_cast<float>(-std::sin(a))};
 }
 
-bool exchange_halves() { return halves_setting().load(); }
-void set_exchange_halves(bool on) { halves_setting().store(on); }
+int halves_above() { return halves_setting().load(); }
+void set_halves_above(int bytes) { halves_setting().store(bytes); }
 
 bool staged(const Words& w) {
     const int R = w[desc::Length];
