@@ -342,10 +342,9 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // columns (split 9 x 9, then the line kernel), 20000 = 160 x 125 (split
     // 16 x 10, 25 x 5), and 2^18 x 17 = 2176 x 2048 in two passes (three of
     // 2048 at most) whose second reads pre-twiddled and writes strided.
-    // Bluestein's lengths in
-    // one kernel each (the chirp, the transform of 64 or 128 in the
-    // three-step split, the filter, the inverse and the chirp again): a 2D
-    // 37 x 23 inverse, its columns strided.
+    // Bluestein's lengths in one kernel each (the chirp, the transform of 64
+    // or 128 in the three-step split, the filter, the inverse and the chirp
+    // again): a 2D 37 x 23 inverse, its columns strided.
     struct Case {
         Shape shape;
         int dims;
