@@ -344,7 +344,8 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // 2048 at most) whose second reads pre-twiddled and writes strided.
     // Bluestein's lengths in one kernel each (the chirp, the transform of 64
     // or 128 in the three-step split, the filter, the inverse and the chirp
-    // again): a 2D 37 x 23 inverse, its columns strided.
+    // again) along contiguous lines: a 2D 37 x 23 inverse, its rows in that
+    // kernel, its strided columns in the five kernels.
     struct Case {
         Shape shape;
         int dims;
