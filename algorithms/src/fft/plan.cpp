@@ -37,33 +37,35 @@ struct Tables {
         for (std::int64_t i = 0; i < count; ++i) twiddles.push_back(d::root_of_unity(M, i * step));
         return at;
     }
-    std::int32_t line_table(std::int64_t R) {
-        auto [it, fresh] = line_tables.try_emplace(R, 0);
-        if (fresh) it->second = append_roots(R, R, 1);
+    /// Appends `table`; returns where it starts.
+    std::int32_t append(const std::vector<float2>& table) {
+        const auto at = static_cast<std::int32_t>(twiddles.size());
+        twiddles.insert(twiddles.end(), table.begin(), table.end());
+        return at;
+    }
+    /// The offset of `tables`' entry for `key`, appended by append() (which
+    /// returns it) the first time.
+    template <class Append>
+    std::int32_t once(std::map<std::int64_t, std::int32_t>& tables, std::int64_t key, const Append& append) {
+        auto [it, fresh] = tables.try_emplace(key, 0);
+        if (fresh) it->second = append();
         return it->second;
     }
-    /// The split and three-step split kernels' tables of lines of R (kernels.h).
-    std::int32_t split_table(std::int64_t R) { return appended(split_tables, R, d::split_twiddles); }
-    std::int32_t split3_table(std::int64_t R) { return appended(split3_tables, R, d::split3_twiddles); }
-    template <class Make>
-    std::int32_t appended(std::map<std::int64_t, std::int32_t>& tables, std::int64_t R, const Make& make) {
-        auto [it, fresh] = tables.try_emplace(R, 0);
-        if (fresh) {
-            it->second = static_cast<std::int32_t>(twiddles.size());
-            const std::vector<float2> table = make(static_cast<int>(R));
-            twiddles.insert(twiddles.end(), table.begin(), table.end());
-        }
-        return it->second;
+    std::int32_t line_table(std::int64_t R) {
+        return once(line_tables, R, [&] { return append_roots(R, R, 1); });
     }
     std::int32_t fine_table(std::int64_t M) {
-        auto [it, fresh] = fine_tables.try_emplace(M, 0);
-        if (fresh) it->second = append_roots(M, std::min<std::int64_t>(M, d::kFine), 1);
-        return it->second;
+        return once(fine_tables, M, [&] { return append_roots(M, std::min<std::int64_t>(M, d::kFine), 1); });
     }
     std::int32_t coarse_table(std::int64_t M) {
-        auto [it, fresh] = coarse_tables.try_emplace(M, 0);
-        if (fresh) it->second = append_roots(M, (M + d::kFine - 1) / d::kFine, d::kFine);
-        return it->second;
+        return once(coarse_tables, M, [&] { return append_roots(M, (M + d::kFine - 1) / d::kFine, d::kFine); });
+    }
+    /// The split and three-step split kernels' tables of lines of R (kernels.h).
+    std::int32_t split_table(std::int64_t R) {
+        return once(split_tables, R, [&] { return append(d::split_twiddles(static_cast<int>(R))); });
+    }
+    std::int32_t split3_table(std::int64_t R) {
+        return once(split3_tables, R, [&] { return append(d::split3_twiddles(static_cast<int>(R))); });
     }
 };
 

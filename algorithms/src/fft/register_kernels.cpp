@@ -71,6 +71,11 @@ private:
 /// halves: where a whole exchange would take more than halves_above() bytes.
 bool in_halves(std::int64_t elements) { return halves_above() > 0 && elements * 8 > halves_above(); }
 
+/// into[i] = values[i]: values held across an exchange.
+void hold(std::deque<Var<float2>>& into, const std::vector<C>& values) {
+    for (std::size_t i = 0; i < values.size(); ++i) into[i] = values[i];
+}
+
 /// `count` variables.
 std::deque<Var<float2>> variables(int count) {
     std::deque<Var<float2>> v;
@@ -484,8 +489,7 @@ const LineKernel& split3_line_kernel(const Words& words) {
                         if (pre) x.push_back(cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)));
                         else x.push_back(e);
                     }
-                    const std::vector<C> y = s.column(x);
-                    for (int k1 = 0; k1 < s.n1; ++k1) column[static_cast<std::size_t>(k1)] = y[static_cast<std::size_t>(k1)];
+                    hold(column, s.column(x));
                 });
                 Int out_base = address(l, desc::OutMul0);
                 const int rows = s.n1 * s.n2;
@@ -520,9 +524,6 @@ const BluesteinKernel& bluestein_kernel(int length, int padded, bool inverse) {
             Int l = group_id();
             Expr<bool> active = l < lines;
             Int base = l * n;  // line l's element t
-            auto hold = [&](std::deque<Var<float2>>& into, const std::vector<C>& values) {
-                for (std::size_t i = 0; i < values.size(); ++i) into[i] = values[i];
-            };
             // a_t = x_t w_t (x conjugated for an inverse), 0 from n to M.
             std::deque<Var<float2>> column = variables(s.n1);
             If(active, [&] {
