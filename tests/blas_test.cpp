@@ -239,7 +239,8 @@ TEST_P(Blas, GemmAgainstFloat64AndOpenBLAS) {
         std::int64_t m, n, k;
     };
     const Case cases[] = {{1, 1, 1},     {0, 3, 4},     {3, 0, 4},      {3, 4, 0},      {17, 5, 300},
-                          {128, 128, 8}, {129, 127, 9}, {257, 131, 33}, {64, 300, 1},   {1, 513, 70}};
+                          {128, 128, 8}, {129, 127, 9}, {257, 131, 33}, {64, 300, 1},   {1, 513, 70},
+                          {96, 68, 16}};
     for (const Case c : cases) {
         for (Op ta : {Op::N, Op::T})
             for (Op tb : {Op::N, Op::T}) {
@@ -262,8 +263,10 @@ TEST_P(Blas, GemmAgainstFloat64AndOpenBLAS) {
                                      (views ? " views" : ""));
                         HostMatrix cin = c0;
                         if (s.beta == 0) cin.v.assign(cin.v.size(), std::numeric_limits<float>::quiet_NaN());
-                        auto A = views ? padded_view(rt(), a) : rt().stream<float>({a.rows, a.cols}, a.v);
-                        auto B = views ? padded_view(rt(), b) : rt().stream<float>({b.rows, b.cols}, b.v);
+                        // Views of rows of whole quads start at quads, so that the
+                        // kernels that load A^T and B in 16-byte vectors take them.
+                        auto A = views ? padded_view(rt(), a, a.cols % 4 == 0) : rt().stream<float>({a.rows, a.cols}, a.v);
+                        auto B = views ? padded_view(rt(), b, b.cols % 4 == 0) : rt().stream<float>({b.rows, b.cols}, b.v);
                         auto C = views ? padded_view(rt(), cin) : rt().stream<float>({c.m, c.n}, cin.v);
                         blas::gemm(ta, tb, s.alpha, A, B, s.beta, C);
                         const auto got = C.download();

@@ -35,18 +35,20 @@ constexpr int kTile = 128, kWorkgroup = 256;
 constexpr int kDepth = 8;
 constexpr int kQuads = kTile / 4;  // float4 columns of a shared slice
 
-/// Where a slice's float4 of depth d and quad q lies in its shared row of
-/// depth d: q ^ (d % 8). A slice loaded along k (an operand whose k is
+/// Float4s from one depth's row of a shared slice to the next's: a quad more
+/// than the row holds. A slice loaded along k (an operand whose k is
 /// consecutive in memory: A not transposed, B transposed) is stored by eight
-/// neighbouring invocations at eight depths of one quad, 512 bytes apart: in
-/// one bank group without the XOR, an 8-way conflict in each quarter-warp's
-/// 16-byte stores; with it, in eight. The XOR keeps a row's quads 0-15 and
-/// 16-31 among themselves, so the loads of the multiply-adds (quads ty and
-/// 16 + ty of op(A), tx and 16 + tx of op(B)) stay as wide as before.
-/// RILL_BLAS_GEMM_UNSWIZZLED=1 leaves it out (an A/B knob, docs/TUNING.md).
-Expr<std::int32_t> quad_slot(const Expr<std::int32_t>& depth, const Expr<std::int32_t>& quad) {
-    static const bool off = env_flag("RILL_BLAS_GEMM_UNSWIZZLED");
-    return off ? quad : Expr<std::int32_t>(quad ^ (depth & 7));
+/// neighbouring invocations at eight depths of one quad: rows of exactly 32
+/// quads put those 16-byte stores 512 bytes apart, in one bank group, an
+/// 8-way conflict in each quarter-warp; rows 33 quads apart put them in eight.
+/// The multiply-adds' loads keep constant offsets from a row's start (an XOR
+/// of quad and depth, tried first, spread the stores as well but cost every
+/// load its own address: tn, which has no such slice, ran 10% slower with it;
+/// docs/PERFORMANCE.md#blas). RILL_BLAS_GEMM_UNPADDED=1 leaves the quad out
+/// (an A/B knob, docs/TUNING.md).
+int row_stride() {
+    static const int stride = env_flag("RILL_BLAS_GEMM_UNPADDED") ? kQuads : kQuads + 1;
+    return stride;
 }
 
 /// Component c of a float4 value.
@@ -60,7 +62,7 @@ using GemmKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, In
 /// rows of op(A) (columns of op(B)) at one depth: neighbouring invocations
 /// take neighbouring depths where the operand is consecutive along k, else
 /// neighbouring quads.
-template <bool TransA, bool TransB, int Depth>
+template <bool TransA, bool TransB, int Depth, bool Quads>
 struct Slices {
     static constexpr int kItems = Depth / 8;
     std::array<Var<float4>, kItems> a, b;  // declared before the loop that assigns them
@@ -73,17 +75,28 @@ struct Slices {
               const Int& ldb, const Int& csb) {
         for (int s = 0; s < kItems; ++s) {
             Expr<std::int32_t> it = local_id() + s * kWorkgroup;
-            std::vector<Expr<float>> av, bv;
-            for (int r = 0; r < 4; ++r) {
-                Expr<std::int32_t> i = i0 + quad_of(it, !TransA) * 4 + r, p = p0 + depth_of(it, !TransA);
-                Expr<std::int32_t> at = TransA ? p * lda + i * csa : i * lda + p * csa;
-                av.push_back(select(i < m && p < k, A.load(at), Expr<float>(0.0f)));
-                Expr<std::int32_t> j = j0 + quad_of(it, TransB) * 4 + r, q = p0 + depth_of(it, TransB);
-                Expr<std::int32_t> bt = TransB ? j * ldb + q * csb : q * ldb + j * csb;
-                bv.push_back(select(j < n && q < k, B.load(bt), Expr<float>(0.0f)));
+            Expr<std::int32_t> i = i0 + quad_of(it, !TransA) * 4, p = p0 + depth_of(it, !TransA);
+            Expr<std::int32_t> j = j0 + quad_of(it, TransB) * 4, q = p0 + depth_of(it, TransB);
+            // Quads: an item of op(A) of A^T (of op(B) of B) is four consecutive
+            // elements of a row, one 16-byte load.
+            if constexpr (Quads && TransA) {
+                a[s] = select(i < m && p < k, A.load_vector<4>(p * (lda / 4) + i / 4), Float4(0.0f));
+            } else {
+                std::vector<Expr<float>> v;
+                for (int r = 0; r < 4; ++r)
+                    v.push_back(select(i + r < m && p < k, A.load(TransA ? p * lda + (i + r) * csa : (i + r) * lda + p * csa),
+                                       Expr<float>(0.0f)));
+                a[s] = Float4(v[0], v[1], v[2], v[3]);
             }
-            a[s] = Float4(av[0], av[1], av[2], av[3]);
-            b[s] = Float4(bv[0], bv[1], bv[2], bv[3]);
+            if constexpr (Quads && !TransB) {
+                b[s] = select(j < n && q < k, B.load_vector<4>(q * (ldb / 4) + j / 4), Float4(0.0f));
+            } else {
+                std::vector<Expr<float>> v;
+                for (int r = 0; r < 4; ++r)
+                    v.push_back(select(j + r < n && q < k, B.load(TransB ? (j + r) * ldb + q * csb : q * ldb + (j + r) * csb),
+                                       Expr<float>(0.0f)));
+                b[s] = Float4(v[0], v[1], v[2], v[3]);
+            }
         }
     }
 
@@ -91,8 +104,8 @@ struct Slices {
         for (int s = 0; s < kItems; ++s) {
             Expr<std::int32_t> it = local_id() + s * kWorkgroup;
             Expr<std::int32_t> da = depth_of(it, !TransA), db = depth_of(it, TransB);
-            as.store(half * (Depth * kQuads) + da * kQuads + quad_slot(da, quad_of(it, !TransA)), a[s]);
-            bs.store(half * (Depth * kQuads) + db * kQuads + quad_slot(db, quad_of(it, TransB)), b[s]);
+            as.store(half * (Depth * row_stride()) + da * row_stride() + quad_of(it, !TransA), a[s]);
+            bs.store(half * (Depth * row_stride()) + db * row_stride() + quad_of(it, TransB), b[s]);
         }
     }
 };
@@ -100,20 +113,20 @@ struct Slices {
 /// Two shared buffers: while the
 /// invocations multiply out of one, the next step's slices, loaded from memory
 /// before the multiplications, go into the other, so a step needs one barrier.
-template <bool TransA, bool TransB, int Depth>
+template <bool TransA, bool TransB, int Depth, bool Quads>
 GemmKernel tiled_kernel() {
-    const std::string name = std::string("blas_gemm_") + (TransA ? "t" : "n") + (TransB ? "t" : "n") + std::to_string(Depth);
+    const std::string name = std::string("blas_gemm_") + (TransA ? "t" : "n") + (TransB ? "t" : "n") + std::to_string(Depth) + (Quads ? "q" : "");
     return group_kernel<kWorkgroup>(
         name + "(A, B, C, m, n, k, lda, csa, ldb, csb, ldc, csc, alpha, beta)",
         [](Array<float> A, Array<float> B, Array<float> C, Int m, Int n, Int k, Int lda, Int csa, Int ldb, Int csb, Int ldc,
            Int csc, Float alpha, Float beta) {
-            Shared<float4> as(2 * Depth * kQuads, dsl::Unchecked{});
-            Shared<float4> bs(2 * Depth * kQuads, dsl::Unchecked{});
+            Shared<float4> as(2 * Depth * row_stride(), dsl::Unchecked{});
+            Shared<float4> bs(2 * Depth * row_stride(), dsl::Unchecked{});
             Int tiles_n = (n + kTile - 1) / kTile;
             Int i0 = (group_id() / tiles_n) * kTile;
             Int j0 = (group_id() % tiles_n) * kTile;
             Int ty = local_id() / 16, tx = local_id() % 16;
-            Slices<TransA, TransB, Depth> slices;
+            Slices<TransA, TransB, Depth, Quads> slices;
             slices.load(A, B, Int(0), i0, j0, m, n, k, lda, csa, ldb, csb);
             slices.store(as, bs, Int(0));
             barrier();
@@ -124,10 +137,9 @@ GemmKernel tiled_kernel() {
                 Int half = step & 1;
                 If(step + 1 < steps, [&] { slices.load(A, B, (step + 1) * Depth, i0, j0, m, n, k, lda, csa, ldb, csb); });
                 for (int d = 0; d < Depth; ++d) {
-                    Int row = half * (Depth * kQuads) + d * kQuads;
-                    const Expr<std::int32_t> depth(d);
-                    const Expr<float4> a[2] = {as.load(row + quad_slot(depth, ty)), as.load(row + quad_slot(depth, 16 + ty))};
-                    const Expr<float4> b[2] = {bs.load(row + quad_slot(depth, tx)), bs.load(row + quad_slot(depth, 16 + tx))};
+                    Int row = half * (Depth * row_stride()) + d * row_stride();
+                    const Expr<float4> a[2] = {as.load(row + ty), as.load(row + 16 + ty)};
+                    const Expr<float4> b[2] = {bs.load(row + tx), bs.load(row + 16 + tx)};
                     for (int r = 0; r < 8; ++r)
                         for (int c = 0; c < 8; ++c)
                             acc[r * 8 + c] = fma(component(a[r / 4], r % 4), component(b[c / 4], c % 4), acc[r * 8 + c]);
@@ -252,17 +264,33 @@ void scale(const blas::detail::Matrix& c, float beta) {
     kernel(Groups{(count + kWorkgroup - 1) / kWorkgroup}, c.extent, c.rows, c.cols, c.row_stride, c.col_stride, beta);
 }
 
-const GemmKernel& tiled(bool ta, bool tb) {
+/// Quads: op(A) = A^T and op(B) = B load their slices' items as 16-byte
+/// vectors (gemm checks that their rows start at quads).
+const GemmKernel& tiled(bool ta, bool tb, bool quads) {
     // Traced once each, on first use.
     static const auto make = [](int variant) {
         switch (variant) {
-            case 0: return tiled_kernel<false, false, kDepth>();
-            case 1: return tiled_kernel<false, true, kDepth>();
-            case 2: return tiled_kernel<true, false, kDepth>();
-            default: return tiled_kernel<true, true, kDepth>();
+            case 0: return tiled_kernel<false, false, kDepth, false>();
+            case 1: return tiled_kernel<false, true, kDepth, false>();
+            case 2: return tiled_kernel<true, false, kDepth, false>();
+            case 3: return tiled_kernel<true, true, kDepth, false>();
+            case 4: return tiled_kernel<false, false, kDepth, true>();
+            case 6: return tiled_kernel<true, false, kDepth, true>();
+            default: return tiled_kernel<true, true, kDepth, true>();
         }
     };
-    return rill::detail::traced_once<GemmKernel, int>((ta ? 2 : 0) + (tb ? 1 : 0), +make);
+    // op(A) = A, op(B) = B^T: loaded along k, no vector loads (variant 5 is 1).
+    const int variant = (ta ? 2 : 0) + (tb ? 1 : 0);
+    return rill::detail::traced_once<GemmKernel, int>(quads && variant != 1 ? variant + 4 : variant, +make);
+}
+
+/// Whether the operands that tiled() loads in quads (A^T, B) have rows of
+/// whole quads starting at quads. RILL_BLAS_GEMM_SCALAR_LOADS=1 says no (an
+/// A/B knob, docs/TUNING.md).
+bool quad_rows(const blas::detail::Matrix& x, bool loaded_in_quads) {
+    static const bool off = env_flag("RILL_BLAS_GEMM_SCALAR_LOADS");
+    return !loaded_in_quads ||
+           (!off && x.col_stride == 1 && x.cols % 4 == 0 && x.row_stride % 4 == 0 && x.extent.offset() % 4 == 0);
 }
 
 }  // namespace
@@ -292,7 +320,7 @@ void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Strea
                  alpha, beta);
         return;
     }
-    const GemmKernel& kernel = tiled(ta, tb);
+    const GemmKernel& kernel = tiled(ta, tb, quad_rows(a, ta) && quad_rows(b, !tb) && (ta || !tb));
     const std::int64_t tiles = std::int64_t{(m + kTile - 1) / kTile} * ((n + kTile - 1) / kTile);
     kernel(Groups{tiles}, a.extent, b.extent, c.extent, m, n, k, a.row_stride, a.col_stride, b.row_stride, b.col_stride,
            c.row_stride, c.col_stride, alpha, beta);
