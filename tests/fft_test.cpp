@@ -370,8 +370,9 @@ TEST_P(Fft, ExchangesWholeAndInHalves) {
     // 4096), and the split kernel's strided passes (2D columns of 40, 96,
     // 1024 and 1600; the passes of 8192 and 20000, pre-twiddled); above 8
     // KiB also contiguous lines of 1024 in the split kernel, 2048 in the
-    // three-step one and Bluestein's 1009 (padded to 2048); each against
-    // FFTW. The CPU runs its lockstep kernels, as in the tests above.
+    // three-step one and Bluestein's 1009 (padded to 2048), and by default
+    // (above 8 KiB where that is 128 bytes an invocation or more) lines of
+    // 1000 and 625 and those of 1024 and 2048 again; each against FFTW. The CPU runs its lockstep kernels, as in the tests above.
     const int before = fft::detail::halves_above();
     struct Restore {
         int to;
@@ -386,8 +387,9 @@ TEST_P(Fft, ExchangesWholeAndInHalves) {
                           Case{{3, 3125}, 1, true}, Case{{67, 4096}, 1, false}, Case{{3, 1031}, 1, true},
                           Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
                           Case{{1600, 3}, 2, true}, Case{{2, 8192}, 1, true}, Case{{20000}, 1, false},
-                          Case{{6, 1024}, 1, false}, Case{{5, 2048}, 1, true}, Case{{3, 1009}, 1, false}})
-        for (int above : {0, 16384, 8192}) {
+                          Case{{6, 1024}, 1, false}, Case{{5, 2048}, 1, true}, Case{{3, 1009}, 1, false},
+                          Case{{4, 1000}, 1, true}, Case{{5, 625}, 1, false}})
+        for (int above : {0, 16384, 8192, fft::detail::kHalvesWhereFewInvocations}) {
             fft::detail::set_halves_above(above);
             SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward") + " in halves above " + std::to_string(above));
             EXPECT_LE(specialized_error(rt(), c.shape, c.dims, c.inverse), bound(c.shape, c.dims));

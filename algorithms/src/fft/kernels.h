@@ -152,18 +152,23 @@ int split_lines_per_group(const Words& words);
 /// 32 KiB of shared memory; a pass after a line's first multiplies element t
 /// of line l by its pre-twiddle on loading, as the line kernel does.
 const LineKernel& split_line_kernel(const Words& words);
-/// The bytes of shared memory above which a specialized kernel's workgroup
-/// exchanges its complex numbers in halves instead of whole (the split
-/// kernel's strided passes, three-step lines longer than kLineElements,
-/// Bluestein's padded lines of 4096 at the default kSplitSharedBytes): the
-/// real parts through a buffer of floats, then the imaginary parts, three
-/// barriers an exchange for one, in half the shared memory, so that three
-/// such workgroups fit an SM where NVIDIA's Vulkan driver fits one (on an
-/// H200, 2^24 and lines of 3125 1.38x and 1.70x as fast:
-/// docs/PERFORMANCE.md#fft). RILL_FFT_EXCHANGE_HALVES=0 (never) or 8 (above
-/// 8 KiB: the contiguous split passes and lines of 1025-2048 too) are A/B
-/// knobs (docs/TUNING.md); set_halves_above (the tests, which run each);
-/// plans made after a change pick their kernels by it.
+/// Where a specialized kernel's workgroup exchanges its complex numbers in
+/// halves instead of whole: the real parts through a buffer of floats, then
+/// the imaginary parts, three barriers an exchange for one, in half the
+/// shared memory. By default (kHalvesWhereFewInvocations) where a whole
+/// exchange would take more than 16 KiB (the split kernel's strided passes,
+/// three-step lines longer than kLineElements, Bluestein's padded lines of
+/// 4096), so that three such workgroups fit an SM where NVIDIA's Vulkan
+/// driver fits one (on an H200, 2^24 and lines of 3125 1.38x and 1.70x as
+/// fast), and more than 8 KiB where that is 128 bytes or more an invocation
+/// (contiguous lines of 243-2048 but Bluestein's): there the workgroups an SM
+/// holds are few for their invocations (lines of 1000, one line of 25
+/// invocations in 8 KiB, 1.25x as fast in halves on an H100; lines of 60,
+/// 96 invocations in 9 KiB, 0.85x: docs/PERFORMANCE.md#fft).
+/// RILL_FFT_EXCHANGE_HALVES=0 (never), 8 or 16 (above that many KiB, whatever
+/// the invocations) are A/B knobs (docs/TUNING.md); set_halves_above (the
+/// tests, which run each); plans made after a change pick their kernels by it.
+constexpr int kHalvesWhereFewInvocations = -1;
 int halves_above();
 void set_halves_above(int bytes);
 /// The longest line of the three-step split kernel: one line a workgroup in

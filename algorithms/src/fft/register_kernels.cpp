@@ -17,10 +17,11 @@ namespace rill::fft::detail {
 namespace {
 
 std::atomic<int>& halves_setting() {
-    // RILL_FFT_EXCHANGE_HALVES: 0 (never), or the KiB above which (16 unset).
+    // RILL_FFT_EXCHANGE_HALVES: 0 (never), 8 or 16 (the KiB above which),
+    // unset: kHalvesWhereFewInvocations.
     static std::atomic<int> above{[] {
         const char* knob = std::getenv("RILL_FFT_EXCHANGE_HALVES");
-        if (!knob) return kSplitSharedBytes;
+        if (!knob) return kHalvesWhereFewInvocations;
         const std::string v = knob;
         if (v == "0" || v == "8" || v == "16") return std::stoi(v) * 1024;
         throw Error("RILL_FFT_EXCHANGE_HALVES is '" + v + "'; give 0 (never), 8 or 16 (the KiB above which), or unset it");
@@ -67,9 +68,16 @@ private:
     std::optional<Shared<float>> half_;
 };
 
-/// Whether a workgroup exchanging `elements` complex numbers does so in
-/// halves: where a whole exchange would take more than halves_above() bytes.
-bool in_halves(std::int64_t elements) { return halves_above() > 0 && elements * 8 > halves_above(); }
+/// Whether a workgroup of `invocations` exchanging `elements` complex
+/// numbers does so in halves (halves_above, kernels.h). `invocations` 0: by
+/// the bytes alone (Bluestein's kernel, whose five exchanges a line made
+/// lines of 1009 padded to 2048 0.81x as fast in halves on an H100).
+bool in_halves(std::int64_t elements, std::int64_t invocations = 0) {
+    const int above = halves_above();
+    const std::int64_t bytes = elements * 8;
+    if (above != kHalvesWhereFewInvocations) return above > 0 && bytes > above;
+    return bytes > kSplitSharedBytes || (invocations > 0 && bytes > kSplitSharedBytes / 2 && bytes >= 128 * invocations);
+}
 
 /// into[i] = values[i]: values held across an exchange.
 void hold(std::deque<Var<float2>>& into, const std::vector<C>& values) {
@@ -199,7 +207,7 @@ const LineKernel& split_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     const int G = split_lines_per_group(key);
     SplitLayout lay(key[desc::Length]);
-    const bool halves = in_halves(G * lay.line);
+    const bool halves = in_halves(G * lay.line, G * lay.n2);
     const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
     lay.spread(G, strided, halves);
     return once_per_key(std::pair{key, halves}, [&] {
@@ -457,7 +465,7 @@ struct ThreeStep {
 const LineKernel& split3_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     const int R = key[desc::Length];
-    const bool halves = in_halves(R);
+    const bool halves = in_halves(R, R / split_line3(R).n1);
     return once_per_key(std::pair{key, halves}, [&] {
         const int T = R / split_line3(R).n1;
         return group_kernel(static_cast<std::uint32_t>(T),
