@@ -790,7 +790,7 @@ TEST_P(GroupKernels, RequiredSubgroupSize) {
     EXPECT_THROW(group_kernel<64>("odd", GroupOptions{3}, [](Array<int>) {}), Error);
 }
 
-// GroupOptions::optimize_spirv changes how Vulkan compiles a kernel, never
+// GroupOptions::spirv_opt changes how Vulkan compiles a kernel, never
 // what it computes: the same body with and without spirv-opt matches the
 // host on every backend (the others ignore the option).
 TEST_P(GroupKernels, WithAndWithoutSpirvOptimizer) {
@@ -809,9 +809,9 @@ TEST_P(GroupKernels, WithAndWithoutSpirvOptimizer) {
     for (std::int64_t i = 0; i < n; ++i)
         want[i] = (i % kWg == 0 ? 0u : want[i - 1]) + x[i] * 3u + 1u;
     auto xs = rt().stream<std::uint32_t>({n}, x);
-    for (bool optimize : {true, false}) {
-        SCOPED_TRACE(optimize ? "with spirv-opt" : "without spirv-opt");
-        auto k = group_kernel<kWg>("prefix3(xs, out)", GroupOptions{.optimize_spirv = optimize}, body);
+    for (SpirvOpt opt : {SpirvOpt::Always, SpirvOpt::Never, SpirvOpt::UnlessTheDriverOptimizes}) {
+        SCOPED_TRACE("spirv-opt " + std::to_string(static_cast<int>(opt)));
+        auto k = group_kernel<kWg>("prefix3(xs, out)", GroupOptions{.spirv_opt = opt}, body);
         auto out = rt().stream<std::uint32_t>({n});
         k(Groups{groups}, xs, out);
         EXPECT_EQ(out.download(), want);
@@ -1318,17 +1318,20 @@ TEST(GroupKernelTracing, BarrierInDivergentCodeIsAnError) {
 
 // Kernels traced with and without spirv-opt are different kernels to every
 // cache (the IR's hash), and the IR says which it is.
-TEST(GroupKernelTracing, OptimizeSpirvIsPartOfTheKernel) {
-    auto make = [](bool optimize) {
-        return group_kernel<64>("k(out)", GroupOptions{.optimize_spirv = optimize},
+TEST(GroupKernelTracing, SpirvOptIsPartOfTheKernel) {
+    auto make = [](SpirvOpt opt) {
+        return group_kernel<64>("k(out)", GroupOptions{.spirv_opt = opt},
                                 [](Array<std::int32_t> out) { out.store(global_id(), local_id()); });
     };
-    EXPECT_NE(make(true).ir().hash(), make(false).ir().hash());
-    EXPECT_EQ(make(false).ir().hash(), make(false).ir().hash());
-    EXPECT_TRUE(make(true).ir().optimize_spirv);
-    EXPECT_FALSE(make(false).ir().optimize_spirv);
-    EXPECT_NE(ir::print(make(false).ir()).find("without spirv-opt"), std::string::npos);
-    EXPECT_EQ(ir::print(make(true).ir()).find("without spirv-opt"), std::string::npos);
+    const SpirvOpt always = SpirvOpt::Always, never = SpirvOpt::Never, unless = SpirvOpt::UnlessTheDriverOptimizes;
+    EXPECT_NE(make(always).ir().hash(), make(never).ir().hash());
+    EXPECT_NE(make(always).ir().hash(), make(unless).ir().hash());
+    EXPECT_NE(make(never).ir().hash(), make(unless).ir().hash());
+    EXPECT_EQ(make(never).ir().hash(), make(never).ir().hash());
+    EXPECT_EQ(make(unless).ir().spirv_opt, unless);
+    EXPECT_NE(ir::print(make(never).ir()).find("without spirv-opt"), std::string::npos);
+    EXPECT_NE(ir::print(make(unless).ir()).find("spirv-opt unless the driver optimizes"), std::string::npos);
+    EXPECT_EQ(ir::print(make(always).ir()).find("spirv-opt"), std::string::npos);
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(GroupKernels);

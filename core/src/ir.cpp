@@ -203,7 +203,7 @@ std::uint64_t Kernel::hash() const {
         h = mix(h, (static_cast<std::uint64_t>(s.c) << 32) | s.d);
     }
     h = mix(h, (static_cast<std::uint64_t>(subgroup_size) << 32) | workgroup_size);
-    h = mix(h, optimize_spirv);
+    h = mix(h, static_cast<std::uint64_t>(spirv_opt));
     h = mix(h, unchecked_arrays);
     h = mix(h, shared_only_barriers);
     for (const SharedArray& a : shared) {

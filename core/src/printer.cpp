@@ -27,7 +27,8 @@ public:
         }
         if (k_.is_group_kernel()) out_ << "  workgroup size " << k_.workgroup_size << "\n";
         if (k_.subgroup_size) out_ << "  subgroup size " << k_.subgroup_size << " (required)\n";
-        if (!k_.optimize_spirv) out_ << "  without spirv-opt\n";
+        if (k_.spirv_opt == SpirvOpt::Never) out_ << "  without spirv-opt\n";
+        if (k_.spirv_opt == SpirvOpt::UnlessTheDriverOptimizes) out_ << "  spirv-opt unless the driver optimizes\n";
         if (k_.unchecked_arrays) out_ << "  arrays unchecked\n";
         if (k_.shared_only_barriers) out_ << "  barriers order shared memory only\n";
         for (std::size_t i = 0; i < k_.shared.size(); ++i)

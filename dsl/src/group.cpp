@@ -94,7 +94,7 @@ ir::ExprId memory_atomic_components(Space space, std::uint16_t id, ir::AtomicOp 
 
 void set_group_options(const GroupOptions& options) {
     ir::Kernel& k = kernel();
-    k.optimize_spirv = options.optimize_spirv;
+    k.spirv_opt = options.spirv_opt;
     k.unchecked_arrays = options.unchecked_arrays;
     k.shared_only_barriers = options.shared_only_barriers;
     const std::uint32_t s = options.subgroup_size;

@@ -22,8 +22,12 @@ using C = Expr<float2>;
 
 /// The lockstep and element-wise kernels index only within the streams a
 /// plan made or checked (their sizes are the plan's, the last lines of a pass
-/// are checked in the code), so they skip rill's bounds checks.
-inline const GroupOptions kInRange{.unchecked_arrays = true};
+/// are checked in the code), so they skip rill's bounds checks. A new shape
+/// builds its kernels when it is first used: without spirv-opt where the
+/// driver optimizes as well (on an H100 every transform of the bench ran as
+/// fast without it, and its cold builds took 134 ms a kernel against 238:
+/// docs/PERFORMANCE.md#dispatch-and-compile-cost).
+inline const GroupOptions kInRange{.spirv_opt = SpirvOpt::UnlessTheDriverOptimizes, .unchecked_arrays = true};
 
 /// kRadices as a type, for the passes that pick one of them.
 using Radices = std::integer_sequence<int, 8, 4, 2, 3, 5, 7, 11, 13, 17, 19>;

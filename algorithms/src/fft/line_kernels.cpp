@@ -145,7 +145,7 @@ void with_radix(std::integer_sequence<int, Rs...>, int radix, const Pass& pass) 
 /// -> 120 ms with the glslang start; docs/PERFORMANCE.md#fft).
 LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large_radices, const std::string& name) {
     return group_kernel<kWorkgroup>(
-        name + "(src, dst, twiddles, schedule, at, scale)", GroupOptions{.optimize_spirv = known.has_value()},
+        name + "(src, dst, twiddles, schedule, at, scale)", GroupOptions{.spirv_opt = known ? SpirvOpt::UnlessTheDriverOptimizes : SpirvOpt::Never},
         [capacity, known, large_radices](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at,
                           Float scale) {
             auto word = [&](int w) -> Int {

@@ -12,12 +12,13 @@
 
 namespace rill::vk {
 
-bool spirv_optimized(bool asked) {
+bool spirv_optimized(ir::SpirvOpt asked, bool driver_optimizes) {
     static const std::string forced = [] {
         const char* opt = std::getenv("RILL_VK_SPIRV_OPT");
         return std::string(opt ? opt : "");
     }();
-    return forced == "0" ? false : forced == "1" ? true : asked;
+    if (forced == "0" || forced == "1") return forced == "1";
+    return asked == ir::SpirvOpt::Always || (asked == ir::SpirvOpt::UnlessTheDriverOptimizes && !driver_optimizes);
 }
 
 namespace {

@@ -231,9 +231,12 @@ Context::Context() {
         llvmpipe = std::strstr(properties.deviceName, "llvmpipe") != nullptr;
         vkGetPhysicalDeviceMemoryProperties(physical, &memory);
         VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+        VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
         VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
         p2.pNext = &sub;
+        if (properties.apiVersion >= VK_API_VERSION_1_2) sub.pNext = &driver;
         vkGetPhysicalDeviceProperties2(physical, &p2);
+        driver_optimizes_spirv = properties.apiVersion >= VK_API_VERSION_1_2 && driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY;
         subgroup_size = sub.subgroupSize;
         subgroup_ops = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? sub.supportedOperations : 0;
         native_subgroups = (subgroup_ops & kAllSubgroupOps) == kAllSubgroupOps;  // same bits as VkSubgroupFeatureFlagBits

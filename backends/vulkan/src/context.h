@@ -40,6 +40,9 @@ struct Context {
     /// Mesa's lavapipe (llvmpipe underneath): loops end after 65535 iterations,
     /// and memory_fence() goes through a shared atomic (glsl::ShaderOptions).
     bool llvmpipe = false;
+    /// NVIDIA's proprietary driver, whose compiler optimizes unoptimized
+    /// SPIR-V as well as spirv-opt's (ir::SpirvOpt::UnlessTheDriverOptimizes).
+    bool driver_optimizes_spirv = false;
     bool validation = false;
     /// VK_KHR_push_descriptor: descriptors recorded with the dispatch, no sets to allocate.
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;

@@ -642,7 +642,7 @@ public:
                                                             /*min_max_as_selects=*/false, /*opaque_operands=*/dev_->ctx.llvmpipe ? glsl::OpaqueOperands::Min
                                                                                                           : glsl::OpaqueOperands::None});
         phase_done("GLSL", since);
-        const bool optimize = spirv_optimized(k.optimize_spirv);
+        const bool optimize = spirv_optimized(k.spirv_opt, dev_->ctx.driver_optimizes_spirv);
         bool from_disk = false;
         const std::vector<std::uint32_t> spirv = spirv_for(k.name, shader.source, optimize, from_disk, [&](const std::vector<std::uint32_t>& m) {
             check_interface(k.name, m, shader.info_binding + 1, 4);

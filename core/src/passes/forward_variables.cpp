@@ -113,7 +113,7 @@ private:
         out.uniform_words = k_.uniform_words;
         out.workgroup_size = k_.workgroup_size;
         out.subgroup_size = k_.subgroup_size;
-        out.optimize_spirv = k_.optimize_spirv;
+        out.spirv_opt = k_.spirv_opt;
         out.unchecked_arrays = k_.unchecked_arrays;
         out.shared_only_barriers = k_.shared_only_barriers;
         out.shared = k_.shared;

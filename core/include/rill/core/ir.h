@@ -134,6 +134,18 @@ struct SharedArray {
     friend bool operator==(const SharedArray&, const SharedArray&) = default;
 };
 
+/// When a Vulkan kernel's SPIR-V goes through spirv-opt before the driver
+/// compiles it (other backends have no such step).
+enum class SpirvOpt : std::uint8_t {
+    Always,
+    /// Only where the driver does not optimize as well without it: NVIDIA's
+    /// does (the FFT's and SGEMM's kernels ran as fast without spirv-opt on
+    /// an H100 and built in 0.56 of the time), lavapipe's does not
+    /// (the FFT tests took 61 s through it without, 23 s with).
+    UnlessTheDriverOptimizes,
+    Never,
+};
+
 /// A traced kernel: parameters, expression arena, variables and structured code.
 class Kernel {
 public:
@@ -145,8 +157,8 @@ public:
     std::uint32_t workgroup_size = 0;
     /// Subgroup size the kernel was traced to require (0: the backend's).
     std::uint32_t subgroup_size = 0;
-    /// Whether the kernel's SPIR-V goes through spirv-opt (GroupOptions::optimize_spirv).
-    bool optimize_spirv = true;
+    /// When the kernel's SPIR-V goes through spirv-opt (GroupOptions::spirv_opt).
+    SpirvOpt spirv_opt = SpirvOpt::Always;
     /// Whether Array accesses skip rill's bounds checks (GroupOptions::unchecked_arrays).
     bool unchecked_arrays = false;
     /// Whether barriers order shared memory only (GroupOptions::shared_only_barriers).

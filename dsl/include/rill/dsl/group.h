@@ -25,6 +25,8 @@ struct Groups {
     std::int64_t count = 0;
 };
 
+using ir::SpirvOpt;
+
 /// Options of rill::group_kernel.
 struct GroupOptions {
     /// Require subgroups of exactly this many invocations (a power of two; the
@@ -32,13 +34,14 @@ struct GroupOptions {
     /// Backends that cannot run the size refuse the call (BackendInfo limits
     /// min_subgroup_size .. max_subgroup_size say what they can).
     std::uint32_t subgroup_size = 0;
-    /// Whether spirv-opt optimizes the kernel's SPIR-V before the driver
-    /// compiles it (Vulkan; other backends have no such step). The driver
-    /// optimizes either way, and its code from spirv-opt's output can be
-    /// slower: radix sort's keys-only passes run 3% faster without it on the
-    /// H100 (docs/PERFORMANCE.md#radix-sort). RILL_VK_SPIRV_OPT=0 or 1
-    /// overrides it for every kernel.
-    bool optimize_spirv = true;
+    /// When spirv-opt optimizes the kernel's SPIR-V before the driver
+    /// compiles it (Vulkan; other backends have no such step): Always, Never,
+    /// or UnlessTheDriverOptimizes (ir::SpirvOpt). The driver optimizes
+    /// either way, and its code from spirv-opt's output can be slower: radix
+    /// sort's keys-only passes run 3% faster without it on the H100
+    /// (docs/PERFORMANCE.md#radix-sort). RILL_VK_SPIRV_OPT=0 or 1 overrides
+    /// it for every kernel.
+    SpirvOpt spirv_opt = SpirvOpt::Always;
     /// Whether Array loads, stores and atomics skip rill's bounds checks
     /// (GLSL backends and compiled CPU kernels; the CPU backend's lane
     /// executor checks anyway). Only for kernels whose every Array index is in

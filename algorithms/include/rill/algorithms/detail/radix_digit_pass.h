@@ -770,7 +770,7 @@ struct PassKernel {
 /// them (sweep_pairs_options).
 inline GroupOptions keys_pass_options(Ranking r) {
     GroupOptions o = ballot_options(r);
-    o.optimize_spirv = false;
+    o.spirv_opt = SpirvOpt::Never;
     o.unchecked_arrays = true;
     return o;
 }
