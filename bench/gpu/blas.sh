@@ -8,7 +8,8 @@
 # (bench/gpu/torch_blas.py, TF32 off), then rill-bench-blas on both APIs in the
 # same run; prints the ratios (bench/table.py) and packs everything as
 # $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
-# Then SGEMM through Vulkan with RILL_BLAS_GEMM_UNPADDED=1 against the default run.
+# Then SGEMM through Vulkan with RILL_BLAS_GEMM_UNPADDED=1 and with
+# RILL_BLAS_GEMM_SCALAR_LOADS=1, each against the default run.
 set -uo pipefail
 source bench/gpu/device_prologue.sh blas
 n=${1:-28}
@@ -22,8 +23,11 @@ for backend in vulkan opengl; do
     el
 done
 python3 bench/table.py "$O"
-# SGEMM without the slices' padded rows (docs/TUNING.md), beside the default run.
-RILL_BLAS_GEMM_UNPADDED=1 RILL_BENCH_ONLY=gemm RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_unpadded.json" \
-    > "$O/blas_vulkan_unpadded.txt" 2>&1 || echo "rill-bench-blas unpadded failed: $(tail -2 "$O/blas_vulkan_unpadded.txt")"
-python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_unpadded.json" default unpadded
+# SGEMM without the slices' padded rows, then without its vector loads (docs/TUNING.md), beside the default run.
+for knob in UNPADDED SCALAR_LOADS; do
+    name=$(echo "$knob" | tr 'A-Z_' 'a-z-')
+    env "RILL_BLAS_GEMM_$knob=1" RILL_BENCH_ONLY=gemm RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_$name.json" \
+        > "$O/blas_vulkan_$name.txt" 2>&1 || echo "rill-bench-blas $name failed: $(tail -2 "$O/blas_vulkan_$name.txt")"
+    python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_$name.json" default "$name"
+done
 finish

@@ -6,10 +6,12 @@
 #
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
-# (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Through Vulkan,
-# beside the default run, the A/B knobs of docs/TUNING.md: RILL_VK_SPIRV_OPT=0, cold
-# (fft_vulkan_no_spirv_opt.txt), then RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and
-# =8 (fft_vulkan_halves8.txt).
+# (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Each API's bench runs
+# with empty kernel caches (the cold builds logged), then once more in a new process
+# from the filled caches at 2^20 elements (the warm loads logged). Through Vulkan,
+# beside the default run, the A/B knobs of docs/TUNING.md: RILL_VK_SPIRV_OPT=1, cold
+# (fft_vulkan_spirv_opt.txt: the FFT's kernels skip spirv-opt on NVIDIA's driver), then
+# RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and =16 (fft_vulkan_above16.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -26,18 +28,21 @@ for backend in vulkan opengl; do
         || echo "rill-bench-fft on $backend failed: $(tail -2 "$O/fft_$backend.txt")"
     echo "$backend, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_$backend.txt"
     echo "$backend: where the transforms of several passes or long lines go"; grep -E "^(2D|1D).* ms in " "$O/fft_$backend.txt"
+    RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend rill-bench-fft --elements-log2 20 --no-fftw "$O/fft_${backend}_warm.json" > "$O/fft_${backend}_warm.txt" 2>&1 \
+        || echo "rill-bench-fft on $backend from the filled caches failed: $(tail -2 "$O/fft_${backend}_warm.txt")"
+    echo "$backend, filled caches, a new process: the slowest kernel loads"; slowest_builds "$O/fft_${backend}_warm.txt"
     el
 done
 python3 bench/gpu/fft_table.py "$O"
 el
-# Cold through Vulkan again with no kernel through spirv-opt: where the builds' time goes
+# Cold through Vulkan again with every kernel through spirv-opt: where the builds' time goes
 # then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).
 cold=$(mktemp -d)
-RILL_VK_SPIRV_OPT=0 RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=vulkan \
-    rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_no_spirv_opt.json" > "$O/fft_vulkan_no_spirv_opt.txt" 2>&1 \
-    || echo "rill-bench-fft with RILL_VK_SPIRV_OPT=0 failed: $(tail -2 "$O/fft_vulkan_no_spirv_opt.txt")"
-echo "vulkan without spirv-opt, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_vulkan_no_spirv_opt.txt"
-python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_no_spirv_opt.json" default no-spirv-opt
+RILL_VK_SPIRV_OPT=1 RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=vulkan \
+    rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_spirv_opt.json" > "$O/fft_vulkan_spirv_opt.txt" 2>&1 \
+    || echo "rill-bench-fft with RILL_VK_SPIRV_OPT=1 failed: $(tail -2 "$O/fft_vulkan_spirv_opt.txt")"
+echo "vulkan with spirv-opt, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_vulkan_spirv_opt.txt"
+python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_spirv_opt.json" default spirv-opt
 el
 # ab NAME KNOB=VALUE BACKEND: rill-bench-fft with the knob, compared with the default run.
 ab() {
@@ -47,5 +52,5 @@ ab() {
     el
 }
 ab whole RILL_FFT_EXCHANGE_HALVES=0 vulkan
-ab halves8 RILL_FFT_EXCHANGE_HALVES=8 vulkan
+ab above16 RILL_FFT_EXCHANGE_HALVES=16 vulkan
 finish

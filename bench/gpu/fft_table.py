@@ -18,7 +18,7 @@ peers = [last_json(folder / "peer_torch_fft.json")]
 if (folder / "peer_vkfft.json").exists():
     peers.append(last_json(folder / "peer_vkfft.json"))
 names = ["cuFFT" if "cuFFT" in p["peer"] else p["peer"].split()[0] for p in peers]
-for path in sorted(folder.glob("fft_*.json")):
+for path in sorted(p for p in folder.glob("fft_*.json") if not p.stem.endswith("_warm")):  # _warm: 2^20, loads only
     rill = last_json(path)
     print(f"\n{rill['backend']} ({rill['device']}) against {', '.join(p['peer'] for p in peers)}: first transform "
           f"{rill['first_transform_ms']:.1f} ms, a new shape's plan {rill['new_plan_ms']:.2f} ms")
