@@ -322,7 +322,7 @@ void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Strea
                  alpha, beta);
         return;
     }
-    const GemmKernel& kernel = tiled(ta, tb, quad_rows(a, ta) && quad_rows(b, !tb) && (ta || !tb));
+    const GemmKernel& kernel = tiled(ta, tb, quad_rows(a, ta) && quad_rows(b, !tb));
     const std::int64_t tiles = std::int64_t{(m + kTile - 1) / kTile} * ((n + kTile - 1) / kTile);
     kernel(Groups{tiles}, a.extent, b.extent, c.extent, m, n, k, a.row_stride, a.col_stride, b.row_stride, b.col_stride,
            c.row_stride, c.col_stride, alpha, beta);
