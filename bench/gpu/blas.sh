@@ -9,7 +9,8 @@
 # same run; prints the ratios (bench/table.py) and packs everything as
 # $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
 # Then SGEMM through Vulkan with RILL_BLAS_GEMM_UNPADDED=1 and with
-# RILL_BLAS_GEMM_SCALAR_LOADS=1, each against the default run.
+# RILL_BLAS_GEMM_SCALAR_LOADS=1, each against the default run, and the SGEMM kernels'
+# pipeline statistics (RILL_VK_PIPELINE_STATS).
 set -uo pipefail
 source bench/gpu/device_prologue.sh blas
 n=${1:-28}
@@ -30,4 +31,8 @@ for knob in UNPADDED SCALAR_LOADS; do
         > "$O/blas_vulkan_$name.txt" 2>&1 || echo "rill-bench-blas $name failed: $(tail -2 "$O/blas_vulkan_$name.txt")"
     python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_$name.json" default "$name"
 done
+# What NVIDIA's compiler made of the SGEMM kernels (registers a thread, spills ...: at 128
+# registers or more only one workgroup of 256 fits an SM).
+RILL_VK_PIPELINE_STATS=1 RILL_BENCH_ONLY=gemm RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_stats.json" 2>&1 \
+    | grep "pipeline statistics of 'blas_gemm" | tee "$O/gemm_pipeline_statistics.txt"
 finish
