@@ -31,7 +31,7 @@ for knob in UNPADDED SCALAR_LOADS; do
         > "$O/blas_vulkan_$name.txt" 2>&1 || echo "rill-bench-blas $name failed: $(tail -2 "$O/blas_vulkan_$name.txt")"
     python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_$name.json" default "$name"
 done
-# What NVIDIA's compiler made of the SGEMM kernels (registers a thread, spills ...: of its 65536
+# What NVIDIA's compiler made of the SGEMM kernels (registers a thread, spills ...: of an SM's 65536
 # registers, more than 128 a thread let only one workgroup of 256 fit an SM).
 RILL_VK_PIPELINE_STATS=1 RILL_BENCH_ONLY=gemm RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_stats.json" 2>&1 \
     | grep "pipeline statistics of 'blas_gemm" | tee "$O/gemm_pipeline_statistics.txt"
