@@ -281,7 +281,7 @@ const GemmKernel& tiled(bool ta, bool tb, bool quads) {
             default: return tiled_kernel<true, true, kDepth, true>();
         }
     };
-    // op(A) = A, op(B) = B^T: loaded along k, no vector loads (variant 5 is 1).
+    // Variant 1, op(A) = A with op(B) = B^T, loads both along k: no quads.
     const int variant = (ta ? 2 : 0) + (tb ? 1 : 0);
     return rill::detail::traced_once<GemmKernel, int>(quads && variant != 1 ? variant + 4 : variant, +make);
 }

@@ -465,9 +465,9 @@ struct ThreeStep {
 const LineKernel& split3_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     const int R = key[desc::Length];
-    const bool halves = in_halves(R, R / split_line3(R).n1);
+    const int T = R / split_line3(R).n1;
+    const bool halves = in_halves(R, T);
     return once_per_key(std::pair{key, halves}, [&] {
-        const int T = R / split_line3(R).n1;
         return group_kernel(static_cast<std::uint32_t>(T),
             kernel_name("fft_split3_lines_", key) + (halves ? "_halves" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
             [key, R, halves](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
