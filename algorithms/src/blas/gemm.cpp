@@ -291,8 +291,7 @@ const GemmKernel& tiled(bool ta, bool tb, bool quads) {
 /// A/B knob, docs/TUNING.md).
 bool quad_rows(const blas::detail::Matrix& x, bool loaded_in_quads) {
     static const bool off = env_flag("RILL_BLAS_GEMM_SCALAR_LOADS");
-    return !loaded_in_quads ||
-           (!off && x.col_stride == 1 && x.cols % 4 == 0 && x.row_stride % 4 == 0 && x.extent.offset() % 4 == 0);
+    return !loaded_in_quads || (!off && blas::detail::rows_of_quads(x));
 }
 
 }  // namespace

@@ -319,8 +319,6 @@ Split split(std::int64_t groups, std::int64_t length, int lanes) {
     return s;
 }
 
-bool starts_at_quad(const Stream<float>& extent) { return extent.offset() % 4 == 0; }
-
 /// Row tiles (detail/rows.h), for A with consecutive columns. op(A) = A:
 /// invocation l sums row i of A times x (consecutive: gemv copies a strided
 /// x first) into 16 sums, 16 consecutive terms per step; op(A) = A^T: it
@@ -461,8 +459,7 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
         return;
     }
     // Quads: A's rows of whole quads starting at quads (and x likewise for op(A) = A).
-    const bool quads = a.col_stride == 1 && a.cols % 4 == 0 && a.row_stride % 4 == 0 && starts_at_quad(a.extent) &&
-                       (t || (vx.inc == 1 && starts_at_quad(vx.extent)));
+    const bool quads = blas::detail::rows_of_quads(a) && (t || (vx.inc == 1 && blas::detail::starts_at_quad(vx.extent)));
     const Scheme s = scheme(t, quads, rows, cols);
     const std::int64_t groups = (rows + std::int64_t{s.outputs_per_group} * (t && quads ? 4 : 1) - 1) /
                                 (std::int64_t{s.outputs_per_group} * (t && quads ? 4 : 1));

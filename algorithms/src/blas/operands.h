@@ -43,6 +43,17 @@ inline Expr<float> pairwise_sum(const Shared<float>& spill, const Expr<std::int3
     return spill.load(first);
 }
 
+/// Whether a stream's first element starts a quad of its buffer, as
+/// Array::load_vector<4> needs.
+inline bool starts_at_quad(const Stream<float>& extent) { return extent.offset() % 4 == 0; }
+
+/// Whether x's rows are whole quads starting at quads (consecutive columns, a
+/// multiple of 4 of them, rows a multiple of 4 elements apart): the kernels
+/// may load a row's elements four at a time.
+inline bool rows_of_quads(const Matrix& x) {
+    return x.col_stride == 1 && x.cols % 4 == 0 && x.row_stride % 4 == 0 && starts_at_quad(x.extent);
+}
+
 /// `who` is the call ("rill::blas::dot"), `name` the argument ("x"); an
 /// output may not be a repeat view (its elements would be written twice).
 Vector vector_operand(const char* who, const char* name, const Stream<float>& s, bool output = false);
