@@ -818,6 +818,30 @@ TEST_P(GroupKernels, WithAndWithoutSpirvOptimizer) {
     }
 }
 
+// More workgroups than a dispatch's x count holds on many devices (65535:
+// Mesa's lavapipe and llvmpipe): the backends spread them over y and the
+// padding workgroups leave at once; every workgroup runs exactly once and
+// sees its own group_id.
+TEST_P(GroupKernels, MoreWorkgroupsThanOneDimensionHolds) {
+    for (const std::int64_t groups : {65535, 65536, 80661, 131071}) {
+        SCOPED_TRACE(std::to_string(groups) + " workgroups");
+        auto k = group_kernel<32>("group_ids(out, hits)", [](Array<std::int32_t> out, Array<std::uint32_t> hits) {
+            If(local_id() == 0, [&] {
+                out.store(group_id(), group_id());
+                hits.atomic_add(0, 1u);
+            });
+        });
+        auto out = rt().stream<std::int32_t>({groups});
+        auto hits = rt().stream<std::uint32_t>({1});
+        k(Groups{groups}, out, hits);
+        const auto got = out.download();
+        std::int64_t wrong = 0;
+        for (std::int64_t g = 0; g < groups; ++g) wrong += got[static_cast<std::size_t>(g)] != g;
+        EXPECT_EQ(wrong, 0);
+        EXPECT_EQ(hits.download()[0], static_cast<std::uint32_t>(groups));
+    }
+}
+
 TEST_P(GroupKernels, SubgroupReductionsSeeOnlyActiveInvocations) {
     const int S = subgroup_size();
     auto k = group_kernel<kWg>("divergent(xs, out)", [](Array<std::int32_t> xs, Array<std::int32_t> out) {

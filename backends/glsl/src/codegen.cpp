@@ -1278,8 +1278,11 @@ Grid dispatch_grid(const ir::Kernel& k, std::uint64_t invocations, std::uint64_t
         const std::uint64_t per_invocation = invocations >= (std::uint64_t{1} << 22) ? 4 : 1;
         groups = (invocations + kWorkgroupSize * per_invocation - 1) / (kWorkgroupSize * per_invocation);
     }
-    const std::uint64_t x = std::min(groups, max_x);
-    const std::uint64_t y = (groups + x - 1) / x;
+    // As few rows as the x limit allows, the groups spread evenly over them:
+    // fewer than y padding workgroups (65536 groups under a limit of 65535:
+    // 2 x 32768, where 65535 x 2 padded 65534).
+    const std::uint64_t y = std::max<std::uint64_t>(1, (groups + max_x - 1) / max_x);
+    const std::uint64_t x = (groups + y - 1) / y;
     if (y > max_y)
         throw Error("kernel '" + k.name + "': " + std::to_string(invocations) +
                     " invocations exceed the device's dispatch limits; " +

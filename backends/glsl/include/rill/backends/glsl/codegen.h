@@ -89,8 +89,8 @@ Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& 
 struct Grid {
     std::uint32_t x = 0, y = 0;
 };
-/// A group kernel gets exactly its workgroups (spread over y when x is not
-/// enough; the shader skips the padding). Throws rill::Error naming the kernel
+/// A group kernel gets exactly its workgroups (spread evenly over y when x is
+/// not enough; the shader skips the fewer than y padding ones). Throws rill::Error naming the kernel
 /// when even that exceeds the limits.
 Grid dispatch_grid(const ir::Kernel& k, std::uint64_t invocations, std::uint64_t max_x, std::uint64_t max_y);
 
