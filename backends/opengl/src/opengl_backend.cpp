@@ -559,6 +559,8 @@ public:
         info_.persistent_cache = s.binaries;
         detect_subgroups(s);
         info_.details.emplace_back("vendor", vendor);
+        info_.details.emplace_back("workgroups a dispatch", std::to_string(max_groups_[0]) + " x " + std::to_string(max_groups_[1]) +
+                                                                " (more than the first spread over the second)");
         info_.details.emplace_back("program binary formats", std::to_string(formats) + (s.binaries ? "" : " (no disk cache)"));
         info_.details.emplace_back("debug output", s.debug ? "on" : "off (RILL_GL_DEBUG=1)");
         s.check_debug();

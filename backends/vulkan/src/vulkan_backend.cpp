@@ -888,6 +888,12 @@ public:
         info_.persistent_cache = true;
         info_.details.emplace_back("driver version", std::to_string(c.properties.driverVersion));
         info_.details.emplace_back("max storage buffer", std::to_string(c.properties.limits.maxStorageBufferRange) + " bytes");
+        info_.details.emplace_back("workgroups a dispatch", std::to_string(c.properties.limits.maxComputeWorkGroupCount[0]) + " x " +
+                                                                std::to_string(c.properties.limits.maxComputeWorkGroupCount[1]) +
+                                                                " (more than the first spread over the second)");
+        info_.details.emplace_back("spirv-opt", c.driver_optimizes_spirv
+                                                    ? "kernels of SpirvOpt::Always only (this driver optimizes SPIR-V as well itself)"
+                                                    : "every kernel but those of SpirvOpt::Never");
         info_.details.emplace_back("float atomic add", c.float_atomic_add ? "native (VK_EXT_shader_atomic_float)"
                                                                           : "compare-exchange loop");
         info_.details.emplace_back("subgroup match", c.subgroup_partitioned ? "native (VK_NV_shader_subgroup_partitioned)"
