@@ -237,6 +237,10 @@ private:
         // (docs/PERFORMANCE.md#ray-tracing).
         for (std::size_t i = 0; i < k_.shared.size(); ++i) {
             const ir::SharedArray& a = k_.shared[i];
+            if (const std::uint32_t w = shared_vector_width(static_cast<std::uint32_t>(i))) {
+                out_ << "shared uvec" << w << " sh" << i << "[" << a.count << "];\n";
+                continue;
+            }
             out_ << (a.per_invocation ? "" : "shared ") << "uint sh" << i << "["
                  << std::uint64_t{a.per_invocation ? a.per_invocation : a.count} * a.words << "];\n";
         }
@@ -315,6 +319,31 @@ private:
         const ir::Param& q = k_.params[p];
         return q.kind == ir::ParamKind::Array && q.vector_width == 0 && q.words >= 4 && q.words % 4 == 0 &&
                !has_global_atomic(p, [](const ir::Node&) { return true; });
+    }
+    /// Shared array i is declared as an array of uvec2 or uvec4 (the width
+    /// returned; 0: of words) where its elements are 2 or 4 words and every
+    /// access moves a whole element: one 8- or 16-byte access each, where
+    /// NVIDIA's compiler keeps word accesses apart (an SGEMM step's fragment
+    /// loads were 16 word loads instead of 4). Not for Local<T> arrays (their
+    /// elements are kept apart per invocation) nor where atomics need words.
+    /// RILL_GLSL_SHARED_WORDS=1 declares every shared array in words (an A/B
+    /// knob, docs/TUNING.md).
+    std::uint32_t shared_vector_width(std::uint32_t i) const {
+        static const bool words = env_flag("RILL_GLSL_SHARED_WORDS");
+        const ir::SharedArray& a = k_.shared[i];
+        if (words || a.per_invocation || (a.words != 2 && a.words != 4)) return 0;
+        for (const ir::Node& n : k_.nodes) {
+            if (n.op == Op::Atomic && n.imm[2] != 0 && n.aux == i) return 0;
+            if (n.op == Op::SharedLoad && n.aux == i &&
+                (n.imm[0] != 0 || static_cast<std::uint32_t>(n.type.width) != a.words || n.type.scalar == Scalar::Bool))
+                return 0;
+        }
+        for (const ir::Stmt& st : k_.stmts)
+            if (st.kind == StmtKind::SharedStore && st.a == i &&
+                (st.d != 0 || static_cast<std::uint32_t>(k_.node(st.b).type.width) != a.words ||
+                 k_.node(st.b).type.scalar == Scalar::Bool))
+                return 0;
+        return a.words;
     }
     /// uvec4 `quad` of element `index` (a uint expression) of Array param p, declared in quads.
     std::string quad_of(std::uint32_t p, const std::string& index, std::uint32_t quad) const {
@@ -940,6 +969,14 @@ private:
         // The loaded value's components at element `index`.
         auto words_at = [&](const std::string& index) {
             if (!shared && n.op != Op::Atomic && in_quads(n.aux)) return quad_words(index);
+            if (shared && n.op != Op::Atomic && shared_vector_width(n.aux)) {
+                // The whole element in one access, then its components.
+                out_ << "const uvec" << int{n.type.width} << " " << r << "_e = sh" << n.aux << "[uint(" << index << ")];\n";
+                indent(depth);
+                std::vector<std::string> comps;
+                for (int c = 0; c < n.type.width; ++c) comps.push_back(from_word(n.type.scalar, r + "_e." + component(c)));
+                return comps;
+            }
             std::vector<std::string> comps;
             for (int c = 0; c < n.type.width; ++c)
                 comps.push_back(from_word(n.type.scalar, word_of(shared, n.aux, index, n.imm[0] + c)));
@@ -1134,7 +1171,11 @@ private:
                     indent(depth);
                     if (unchecked_of(shared, st.a)) out_ << "{\n";
                     else out_ << "if (uint(" << index << ") < " << count_of(shared, st.a) << ") {\n";
-                    for (int c = 0; c < v.type.width; ++c) {
+                    if (shared && shared_vector_width(st.a)) {
+                        indent(depth + 1);
+                        out_ << "sh" << st.a << "[uint(" << index << ")] = " << to_words(v.type, value) << ";\n";
+                    }
+                    for (int c = 0; c < (shared && shared_vector_width(st.a) ? 0 : v.type.width); ++c) {
                         indent(depth + 1);
                         out_ << word_of(shared, st.a, index, st.d + c) << " = "
                              << to_word(v.type.scalar, v.type.width == 1 ? value : value + "." + component(c)) << ";\n";
