@@ -240,7 +240,7 @@ TEST_P(Blas, GemmAgainstFloat64AndOpenBLAS) {
     };
     const Case cases[] = {{1, 1, 1},     {0, 3, 4},     {3, 0, 4},      {3, 4, 0},      {17, 5, 300},
                           {128, 128, 8}, {129, 127, 9}, {257, 131, 33}, {64, 300, 1},   {1, 513, 70},
-                          {96, 68, 16}};
+                          {96, 68, 16},  {128, 256, 24}};
     for (const Case c : cases) {
         for (Op ta : {Op::N, Op::T})
             for (Op tb : {Op::N, Op::T}) {

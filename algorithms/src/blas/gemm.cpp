@@ -16,6 +16,8 @@
 // shared memory and barriers only cost: there each invocation computes an
 // 8 x 16 block of C straight from memory (rows_kernel below).
 #include <array>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <rill/algorithms/blas.h>
@@ -51,61 +53,85 @@ int row_stride() {
     return stride;
 }
 
+/// RILL_BLAS_GEMM_GUARDED_SLICES=1: the next step's slices are loaded and
+/// stored only where there is a next step, behind a branch each (an A/B
+/// knob, docs/TUNING.md).
+bool guarded_slices() {
+    static const bool guarded = env_flag("RILL_BLAS_GEMM_GUARDED_SLICES");
+    return guarded;
+}
+
 /// Component c of a float4 value.
 Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::FromId{dsl::builder().swizzle(v.id(), &c, 1)}); }
 
 using GemmKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Int, Int, Int, Int, Float, Float>;
 
-/// The slices of one step: Depth / 8 float4s of op(A) and of op(B) per
+/// Which tiled kernel: op(A) and op(B), whether A^T and B load their slices'
+/// items as 16-byte vectors (gemm checks that their rows start at quads),
+/// whether every tile lies inside C and k is a multiple of the depth (the
+/// kernel then reads and writes without bounds checks), and the k of a step.
+struct Variant {
+    bool ta = false, tb = false, quads = false, exact = false;
+    int depth = kDepth;
+    auto operator<=>(const Variant&) const = default;
+};
+
+/// The slices of one step: depth / 8 float4s of op(A) and of op(B) per
 /// invocation, loaded from memory into registers, then stored into shared
 /// memory (buffer `half` of two). Item `it` of a slice is the float4 of four
 /// rows of op(A) (columns of op(B)) at one depth: neighbouring invocations
 /// take neighbouring depths where the operand is consecutive along k, else
 /// neighbouring quads.
-template <bool TransA, bool TransB, int Depth, bool Quads>
 struct Slices {
-    static constexpr int kItems = Depth / 8;
-    std::array<Var<float4>, kItems> a, b;  // declared before the loop that assigns them
+    Variant v;
+    std::vector<Var<float4>> a, b;  // declared before the loop that assigns them
 
-    static Expr<std::int32_t> depth_of(const Expr<std::int32_t>& it, bool along_k) { return along_k ? it % Depth : it / kQuads; }
-    static Expr<std::int32_t> quad_of(const Expr<std::int32_t>& it, bool along_k) { return along_k ? it / Depth : it % kQuads; }
+    explicit Slices(const Variant& variant) : v(variant), a(variant.depth / 8), b(variant.depth / 8) {}
+
+    Expr<std::int32_t> depth_of(const Expr<std::int32_t>& it, bool along_k) const { return along_k ? it % v.depth : it / kQuads; }
+    Expr<std::int32_t> quad_of(const Expr<std::int32_t>& it, bool along_k) const { return along_k ? it / v.depth : it % kQuads; }
+    /// x where the element is in the matrix, else 0; an exact variant's always are.
+    template <class T>
+    Expr<T> inside(const Expr<bool>& in, const Expr<T>& x, const Expr<T>& zero) const {
+        return v.exact ? x : select(in, x, zero);
+    }
 
     void load(const Array<float>& A, const Array<float>& B, const Expr<std::int32_t>& p0, const Expr<std::int32_t>& i0,
               const Expr<std::int32_t>& j0, const Int& m, const Int& n, const Int& k, const Int& lda, const Int& csa,
               const Int& ldb, const Int& csb) {
-        for (int s = 0; s < kItems; ++s) {
-            Expr<std::int32_t> it = local_id() + s * kWorkgroup;
-            Expr<std::int32_t> i = i0 + quad_of(it, !TransA) * 4, p = p0 + depth_of(it, !TransA);
-            Expr<std::int32_t> j = j0 + quad_of(it, TransB) * 4, q = p0 + depth_of(it, TransB);
+        for (std::size_t s = 0; s < a.size(); ++s) {
+            Expr<std::int32_t> it = local_id() + static_cast<int>(s) * kWorkgroup;
+            Expr<std::int32_t> i = i0 + quad_of(it, !v.ta) * 4, p = p0 + depth_of(it, !v.ta);
+            Expr<std::int32_t> j = j0 + quad_of(it, v.tb) * 4, q = p0 + depth_of(it, v.tb);
             // Quads: an item of op(A) of A^T (of op(B) of B) is four consecutive
             // elements of a row, one 16-byte load.
-            if constexpr (Quads && TransA) {
-                a[s] = select(i < m && p < k, A.load_vector<4>(p * (lda / 4) + i / 4), Float4(0.0f));
+            if (v.quads && v.ta) {
+                a[s] = inside<float4>(i < m && p < k, A.load_vector<4>(p * (lda / 4) + i / 4), Float4(0.0f));
             } else {
-                std::vector<Expr<float>> v;
+                std::vector<Expr<float>> e;
                 for (int r = 0; r < 4; ++r)
-                    v.push_back(select(i + r < m && p < k, A.load(TransA ? p * lda + (i + r) * csa : (i + r) * lda + p * csa),
-                                       Expr<float>(0.0f)));
-                a[s] = Float4(v[0], v[1], v[2], v[3]);
+                    e.push_back(inside<float>(i + r < m && p < k, A.load(v.ta ? p * lda + (i + r) * csa : (i + r) * lda + p * csa),
+                                              Expr<float>(0.0f)));
+                a[s] = Float4(e[0], e[1], e[2], e[3]);
             }
-            if constexpr (Quads && !TransB) {
-                b[s] = select(j < n && q < k, B.load_vector<4>(q * (ldb / 4) + j / 4), Float4(0.0f));
+            if (v.quads && !v.tb) {
+                b[s] = inside<float4>(j < n && q < k, B.load_vector<4>(q * (ldb / 4) + j / 4), Float4(0.0f));
             } else {
-                std::vector<Expr<float>> v;
+                std::vector<Expr<float>> e;
                 for (int r = 0; r < 4; ++r)
-                    v.push_back(select(j + r < n && q < k, B.load(TransB ? (j + r) * ldb + q * csb : q * ldb + (j + r) * csb),
-                                       Expr<float>(0.0f)));
-                b[s] = Float4(v[0], v[1], v[2], v[3]);
+                    e.push_back(inside<float>(j + r < n && q < k, B.load(v.tb ? (j + r) * ldb + q * csb : q * ldb + (j + r) * csb),
+                                              Expr<float>(0.0f)));
+                b[s] = Float4(e[0], e[1], e[2], e[3]);
             }
         }
     }
 
     void store(const Shared<float4>& as, const Shared<float4>& bs, const Expr<std::int32_t>& half) const {
-        for (int s = 0; s < kItems; ++s) {
-            Expr<std::int32_t> it = local_id() + s * kWorkgroup;
-            Expr<std::int32_t> da = depth_of(it, !TransA), db = depth_of(it, TransB);
-            as.store(half * (Depth * row_stride()) + da * row_stride() + quad_of(it, !TransA), a[s]);
-            bs.store(half * (Depth * row_stride()) + db * row_stride() + quad_of(it, TransB), b[s]);
+        for (std::size_t s = 0; s < a.size(); ++s) {
+            Expr<std::int32_t> it = local_id() + static_cast<int>(s) * kWorkgroup;
+            Expr<std::int32_t> da = depth_of(it, !v.ta), db = depth_of(it, v.tb);
+            as.store(half * (v.depth * row_stride()) + da * row_stride() + quad_of(it, !v.ta), a[s]);
+            bs.store(half * (v.depth * row_stride()) + db * row_stride() + quad_of(it, v.tb), b[s]);
         }
     }
 };
@@ -113,51 +139,63 @@ struct Slices {
 /// Two shared buffers: while the
 /// invocations multiply out of one, the next step's slices, loaded from memory
 /// before the multiplications, go into the other, so a step needs one barrier.
-template <bool TransA, bool TransB, int Depth, bool Quads>
-GemmKernel tiled_kernel() {
-    const std::string name = std::string("blas_gemm_") + (TransA ? "t" : "n") + (TransB ? "t" : "n") + std::to_string(Depth) + (Quads ? "q" : "");
+GemmKernel tiled_kernel(const Variant& v) {
+    const std::string name = std::string("blas_gemm_") + (v.ta ? "t" : "n") + (v.tb ? "t" : "n") + std::to_string(v.depth) +
+                             (v.quads ? "q" : "") + (v.exact ? "x" : "");
     // Without spirv-opt where the driver optimizes as well: on an H100 the
     // five products of the bench ran within 2% either way.
     return group_kernel<kWorkgroup>(
-        name + "(A, B, C, m, n, k, lda, csa, ldb, csb, ldc, csc, alpha, beta)", GroupOptions{.spirv_opt = SpirvOpt::UnlessTheDriverOptimizes},
-        [](Array<float> A, Array<float> B, Array<float> C, Int m, Int n, Int k, Int lda, Int csa, Int ldb, Int csb, Int ldc,
-           Int csc, Float alpha, Float beta) {
-            Shared<float4> as(2 * Depth * row_stride(), dsl::Unchecked{});
-            Shared<float4> bs(2 * Depth * row_stride(), dsl::Unchecked{});
+        name + "(A, B, C, m, n, k, lda, csa, ldb, csb, ldc, csc, alpha, beta)",
+        GroupOptions{.spirv_opt = SpirvOpt::UnlessTheDriverOptimizes, .unchecked_arrays = v.exact},
+        [v](Array<float> A, Array<float> B, Array<float> C, Int m, Int n, Int k, Int lda, Int csa, Int ldb, Int csb, Int ldc,
+            Int csc, Float alpha, Float beta) {
+            const int depth = v.depth;
+            Shared<float4> as(2 * depth * row_stride(), dsl::Unchecked{});
+            Shared<float4> bs(2 * depth * row_stride(), dsl::Unchecked{});
             Int tiles_n = (n + kTile - 1) / kTile;
             Int i0 = (group_id() / tiles_n) * kTile;
             Int j0 = (group_id() % tiles_n) * kTile;
             Int ty = local_id() / 16, tx = local_id() % 16;
-            Slices<TransA, TransB, Depth, Quads> slices;
+            Slices slices(v);
             slices.load(A, B, Int(0), i0, j0, m, n, k, lda, csa, ldb, csb);
             slices.store(as, bs, Int(0));
             barrier();
 
             std::array<Var<float>, 64> acc;  // zero
-            Int steps = (k + Depth - 1) / Depth;
+            Int steps = (k + depth - 1) / depth;
             For(0, steps, [&](Expr<std::int32_t> step) {
                 Int half = step & 1;
-                If(step + 1 < steps, [&] { slices.load(A, B, (step + 1) * Depth, i0, j0, m, n, k, lda, csa, ldb, csb); });
-                for (int d = 0; d < Depth; ++d) {
-                    Int row = half * (Depth * row_stride()) + d * row_stride();
+                // The next step's slices, loaded without a branch: the last
+                // step loads its own again and stores it into the buffer no
+                // one reads any more. Behind an `if`, NVIDIA's compiler sank
+                // the loads below the multiply-adds into the stores' branch
+                // (the same condition), so each step waited for memory.
+                Int next = min(step + 1, steps - 1) * depth;
+                if (guarded_slices()) If(step + 1 < steps, [&] { slices.load(A, B, next, i0, j0, m, n, k, lda, csa, ldb, csb); });
+                else slices.load(A, B, next, i0, j0, m, n, k, lda, csa, ldb, csb);
+                for (int d = 0; d < depth; ++d) {
+                    Int row = half * (depth * row_stride()) + d * row_stride();
                     const Expr<float4> a[2] = {as.load(row + ty), as.load(row + 16 + ty)};
                     const Expr<float4> b[2] = {bs.load(row + tx), bs.load(row + 16 + tx)};
                     for (int r = 0; r < 8; ++r)
                         for (int c = 0; c < 8; ++c)
                             acc[r * 8 + c] = fma(component(a[r / 4], r % 4), component(b[c / 4], c % 4), acc[r * 8 + c]);
                 }
-                If(step + 1 < steps, [&] { slices.store(as, bs, 1 - half); });
+                if (guarded_slices()) If(step + 1 < steps, [&] { slices.store(as, bs, 1 - half); });
+                else slices.store(as, bs, 1 - half);
                 barrier();
             });
             for (int r = 0; r < 8; ++r) {
                 Int i = i0 + (r / 4) * 64 + ty * 4 + r % 4;
                 for (int c = 0; c < 8; ++c) {
                     Int j = j0 + (c / 4) * 64 + tx * 4 + c % 4;
-                    If(i < m && j < n, [&] {
+                    auto store = [&] {
                         Int at = i * ldc + j * csc;
                         If(beta == 0.0f, [&] { C.store(at, alpha * acc[r * 8 + c]); })
                             .Else([&] { C.store(at, alpha * acc[r * 8 + c] + beta * C.load(at)); });
-                    });
+                    };
+                    if (v.exact) store();
+                    else If(i < m && j < n, store);
                 }
             }
         });
@@ -266,24 +304,18 @@ void scale(const blas::detail::Matrix& c, float beta) {
     kernel(Groups{(count + kWorkgroup - 1) / kWorkgroup}, c.extent, c.rows, c.cols, c.row_stride, c.col_stride, beta);
 }
 
-/// Quads: op(A) = A^T and op(B) = B load their slices' items as 16-byte
-/// vectors (gemm checks that their rows start at quads).
-const GemmKernel& tiled(bool ta, bool tb, bool quads) {
+const GemmKernel& tiled(const Variant& v) {
     // Traced once each, on first use.
-    static const auto make = [](int variant) {
-        switch (variant) {
-            case 0: return tiled_kernel<false, false, kDepth, false>();
-            case 1: return tiled_kernel<false, true, kDepth, false>();
-            case 2: return tiled_kernel<true, false, kDepth, false>();
-            case 3: return tiled_kernel<true, true, kDepth, false>();
-            case 4: return tiled_kernel<false, false, kDepth, true>();
-            case 6: return tiled_kernel<true, false, kDepth, true>();
-            default: return tiled_kernel<true, true, kDepth, true>();
-        }
-    };
-    // Variant 1, op(A) = A with op(B) = B^T, loads both along k: no quads.
-    const int variant = (ta ? 2 : 0) + (tb ? 1 : 0);
-    return rill::detail::traced_once<GemmKernel, int>(quads && variant != 1 ? variant + 4 : variant, +make);
+    return rill::detail::traced_once<GemmKernel, Variant>(v, +[](Variant w) { return tiled_kernel(w); });
+}
+
+/// The k of a step: kDepth, or RILL_BLAS_GEMM_DEPTH=16 (an A/B knob, docs/TUNING.md).
+int step_depth() {
+    static const int depth = [] {
+        const char* s = std::getenv("RILL_BLAS_GEMM_DEPTH");
+        return s && std::string(s) == "16" ? 16 : kDepth;
+    }();
+    return depth;
 }
 
 /// Whether the operands that tiled() loads in quads (A^T, B) have rows of
@@ -321,7 +353,11 @@ void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Strea
                  alpha, beta);
         return;
     }
-    const GemmKernel& kernel = tiled(ta, tb, quad_rows(a, ta) && quad_rows(b, !tb));
+    Variant v{.ta = ta, .tb = tb, .depth = step_depth()};
+    // Variant op(A) = A with op(B) = B^T loads both along k: no quads.
+    v.quads = !(!ta && tb) && quad_rows(a, ta) && quad_rows(b, !tb);
+    v.exact = m % kTile == 0 && n % kTile == 0 && k % v.depth == 0 && !env_flag("RILL_BLAS_GEMM_CHECKED");
+    const GemmKernel& kernel = tiled(v);
     const std::int64_t tiles = std::int64_t{(m + kTile - 1) / kTile} * ((n + kTile - 1) / kTile);
     kernel(Groups{tiles}, a.extent, b.extent, c.extent, m, n, k, a.row_stride, a.col_stride, b.row_stride, b.col_stride,
            c.row_stride, c.col_stride, alpha, beta);
