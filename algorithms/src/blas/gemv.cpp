@@ -55,7 +55,19 @@ template <class T, int InFlight = 4, class Term>
 Var<T> strided_sum(const Expr<std::int32_t>& begin, const Expr<std::int32_t>& end, int step, Term term) {
     static_assert(InFlight == 4 || InFlight == 8);
     Var<T> s[InFlight];
+    // Every term is read into a variable before any is added: with A^T x's
+    // bounds checks gone (columns_kernel), NVIDIA's compiler then kept more
+    // loads in flight (H100 through Vulkan, A^T x 1.01-1.06x, A x of 2^22 x
+    // 32 1.07x). RILL_BLAS_GEMV_INTERLEAVED=1 adds each term as it is read
+    // (an A/B knob, docs/TUNING.md).
+    static const bool loads_first = !env_flag("RILL_BLAS_GEMV_INTERLEAVED");
     For(begin, end, InFlight * step, [&](Expr<std::int32_t> t) {
+        if (loads_first) {
+            std::vector<Var<T>> v;
+            for (int u = 0; u < InFlight; ++u) v.emplace_back(term(min(t + u * step, end - 1)));
+            for (int u = 0; u < InFlight; ++u) s[u] = s[u] + select(t + u * step < end, Expr<T>(v[u]), Expr<T>(T{}));
+            return;
+        }
         for (int u = 0; u < InFlight; ++u) {
             Expr<std::int32_t> at = t + u * step;
             Expr<T> v = term(min(at, end - 1));  // in range; past the end it counts 0
@@ -203,6 +215,14 @@ SumKernel columns_kernel() {
     return group_kernel<kWorkgroup>(
         std::string("blas_gemv_t") + std::to_string(Columns) + (Quads ? "q" : "") +
             "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta)",
+        // Without rill's bounds checks: every index is in range by
+        // construction (a sum's rows clamped into its chunk, its columns
+        // below n, partial sums and counters only where there are chunks,
+        // strides never negative). Through OpenGL the checks had made A^T x
+        // 2.6-3.5x slower (16384^2: 1.36 -> 0.49 ms), through Vulkan 1.0-1.05x
+        // (H100, 2026-12-06, docs/PERFORMANCE.md#blas).
+        // RILL_BLAS_GEMV_CHECKED=1 keeps them (an A/B knob, docs/TUNING.md).
+        GroupOptions{.unchecked_arrays = !env_flag("RILL_BLAS_GEMV_CHECKED")},
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
            Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta) {
             Int lane = local_id() / Columns;
