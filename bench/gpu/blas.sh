@@ -8,9 +8,10 @@
 # (bench/gpu/torch_blas.py, TF32 off), then rill-bench-blas on both APIs in the
 # same run; prints the ratios (bench/table.py) and packs everything as
 # $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
-# Then SGEMM through Vulkan with RILL_BLAS_GEMM_UNPADDED=1 and with
-# RILL_BLAS_GEMM_SCALAR_LOADS=1, each against the default run, and the SGEMM kernels'
-# pipeline statistics (RILL_VK_PIPELINE_STATS).
+# Then SGEMM through Vulkan with each of its A/B knobs (RILL_BLAS_GEMM_UNPADDED,
+# _SCALAR_LOADS, _GUARDED_SLICES, _CHECKED) and SGEMV with each of its own
+# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED), each against the default run, and the
+# SGEMM kernels' pipeline statistics (RILL_VK_PIPELINE_STATS).
 set -uo pipefail
 source bench/gpu/device_prologue.sh blas
 n=${1:-28}
@@ -24,10 +25,11 @@ for backend in vulkan opengl; do
     el
 done
 python3 bench/table.py "$O"
-# SGEMM without the slices' padded rows, then without its vector loads (docs/TUNING.md), beside the default run.
-for knob in UNPADDED SCALAR_LOADS; do
+# Each A/B knob of docs/TUNING.md beside the default run: SGEMM's, then SGEMV's.
+for knob in GEMM_UNPADDED GEMM_SCALAR_LOADS GEMM_GUARDED_SLICES GEMM_CHECKED GEMV_CHECKED GEMV_INTERLEAVED; do
     name=$(echo "$knob" | tr 'A-Z_' 'a-z-')
-    env "RILL_BLAS_GEMM_$knob=1" RILL_BENCH_ONLY=gemm RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_$name.json" \
+    only=$(echo "${knob%%_*}" | tr 'A-Z' 'a-z')
+    env "RILL_BLAS_$knob=1" RILL_BENCH_ONLY=$only RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_$name.json" \
         > "$O/blas_vulkan_$name.txt" 2>&1 || echo "rill-bench-blas $name failed: $(tail -2 "$O/blas_vulkan_$name.txt")"
     python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_$name.json" default "$name"
 done

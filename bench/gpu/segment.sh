@@ -25,8 +25,15 @@ python3 bench/gpu/torch_segment.py "$k" "$iterations" > "$O/peer_torch_segment.j
 cat "$O/peer_torch_segment.json"
 el
 for backend in vulkan opengl; do
+    # The SMs' clock beside the bench (growths alone leave an H100 at its lowest, docs/PERFORMANCE.md#segment).
+    smi=
+    if command -v nvidia-smi > /dev/null; then
+        nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu --format=csv,noheader -lms 20 > "$O/clocks_$backend.txt" 2>&1 &
+        smi=$!
+    fi
     RILL_BACKEND=$backend rill-bench-segment --size-log2 "$k" --iterations "$iterations" "$O/segment_$backend.json" > "$O/segment_$backend.txt" 2>&1 \
         || echo "rill-bench-segment on $backend failed: $(tail -2 "$O/segment_$backend.txt")"
+    [ -n "$smi" ] && kill "$smi"
     cat "$O/segment_$backend.txt"
     el
     for steps in 1 2; do
