@@ -320,6 +320,15 @@ private:
         return q.kind == ir::ParamKind::Array && q.vector_width == 0 && q.words >= 4 && q.words % 4 == 0 &&
                !has_global_atomic(p, [](const ir::Node&) { return true; });
     }
+    /// RILL_GLSL_MASKED_LOADS=1: a checked load zeroes its value out of range
+    /// by an AND with a mask instead of a select (an experiment knob,
+    /// docs/TUNING.md: whether NVIDIA's OpenGL compiler turns the select
+    /// around a load into a branch; its bounds checks cost SGEMM nn 1.8x and
+    /// SGEMV A^T x 2.8x where Vulkan's cost 1.07x, docs/PERFORMANCE.md#blas).
+    static bool masked_loads() {
+        static const bool masked = env_flag("RILL_GLSL_MASKED_LOADS");
+        return masked;
+    }
     /// Shared array i is declared as an array of uvec2 or uvec4 (the width
     /// returned; 0: of words) where its elements are 2 or 4 words and every
     /// access moves a whole element: one 8- or 16-byte access each, where
@@ -1000,8 +1009,18 @@ private:
             // at a time (a striped copy ran at 0.57 of the copy roof).
             out_ << type_name(n.type) << " " << r << "_w = " << vector_of(n.type, comps) << ";\n";
             indent(depth);
-            out_ << type_name(n.type) << " " << r << " = uint(" << args[0] << ") < " << count_of(shared, n.aux) << " ? "
-                 << r << "_w : " << type_name(n.type) << "(0);\n";
+            const std::string inside = "uint(" + args[0] + ") < " + count_of(shared, n.aux);
+            if (masked_loads() && n.type.scalar != Scalar::Bool) {
+                const std::string mask = "(0u - uint(" + inside + "))";
+                out_ << type_name(n.type) << " " << r << " = "
+                     << (n.type.width == 1
+                             ? from_word(n.type.scalar, "(" + to_word(n.type.scalar, r + "_w") + " & " + mask + ")")
+                             : from_words(n.type, "(" + to_words(n.type, r + "_w") + " & uvec" + std::to_string(int{n.type.width}) +
+                                                      "(" + mask + "))"))
+                     << ";\n";
+                return;
+            }
+            out_ << type_name(n.type) << " " << r << " = " << inside << " ? " << r << "_w : " << type_name(n.type) << "(0);\n";
             return;
         }
         out_ << type_name(n.type) << " " << r << " = " << type_name(n.type) << "(0);\n";
@@ -1049,9 +1068,12 @@ private:
         // Out of range (k past the last vector) every component compares against 0.
         out_ << "const uint " << r << "_n = uint(" << k << ") == " << r << "_k ? rill_size" << p << " : 0u;\n";
         indent(depth);
-        out_ << type_name(n.type) << " " << r << " = " << from_words(n.type, "mix(" + words + "(0u), " + r + "_w, lessThan(" +
-                words + "(" + r + "_k * " + w + "u) + " + words + (n.type.width == 4 ? "(0u, 1u, 2u, 3u)" : "(0u, 1u)") +
-                ", " + words + "(" + r + "_n)))") << ";\n";
+        const std::string inside = "lessThan(" + words + "(" + r + "_k * " + w + "u) + " + words +
+                                   (n.type.width == 4 ? "(0u, 1u, 2u, 3u)" : "(0u, 1u)") + ", " + words + "(" + r + "_n))";
+        out_ << type_name(n.type) << " " << r << " = "
+             << from_words(n.type, masked_loads() ? "(" + r + "_w & (" + words + "(0u) - " + words + "(" + inside + ")))"
+                                                  : "mix(" + words + "(0u), " + r + "_w, " + inside + ")")
+             << ";\n";
     }
 
     /// Elements N k .. of Array st.a = the vector st.b: one store of the whole
