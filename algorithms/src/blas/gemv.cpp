@@ -159,6 +159,11 @@ SumKernel rows_kernel() {
     return group_kernel<kWorkgroup>(
         std::string("blas_gemv_n") + std::to_string(Team) + (Quads ? "q" : "") + (Rows > 1 ? "r" + std::to_string(Rows) : "") +
             "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta)",
+        // Without rill's bounds checks, as columns_kernel (below): every index
+        // is in range by construction (rows clamped to the last, a sum's
+        // columns clamped into its chunk, x in quads only where it is
+        // consecutive and holds n elements).
+        GroupOptions{.unchecked_arrays = !env_flag("RILL_BLAS_GEMV_CHECKED")},
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
            Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta) {
             Int lane = local_id() % Team;
