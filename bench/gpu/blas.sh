@@ -10,8 +10,9 @@
 # $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
 # Then SGEMM through Vulkan with each of its A/B knobs (RILL_BLAS_GEMM_UNPADDED,
 # _SCALAR_LOADS, _GUARDED_SLICES, _CHECKED) and SGEMV with each of its own
-# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED), each against the default run, and the
-# SGEMM kernels' pipeline statistics (RILL_VK_PIPELINE_STATS).
+# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED), each against the default run; through
+# OpenGL both with their bounds checks, with and without RILL_GLSL_MASKED_LOADS; and
+# the SGEMM kernels' pipeline statistics (RILL_VK_PIPELINE_STATS).
 set -uo pipefail
 source bench/gpu/device_prologue.sh blas
 n=${1:-28}
@@ -32,6 +33,14 @@ for knob in GEMM_UNPADDED GEMM_SCALAR_LOADS GEMM_GUARDED_SLICES GEMM_CHECKED GEM
     env "RILL_BLAS_$knob=1" RILL_BENCH_ONLY=$only RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_$name.json" \
         > "$O/blas_vulkan_$name.txt" 2>&1 || echo "rill-bench-blas $name failed: $(tail -2 "$O/blas_vulkan_$name.txt")"
     python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_$name.json" default "$name"
+done
+# Whether the checked loads' cost through OpenGL is the select (docs/TUNING.md, RILL_GLSL_MASKED_LOADS):
+# SGEMM and SGEMV with their bounds checks, selected and masked, beside the default run.
+for masked in 0 1; do
+    RILL_GLSL_MASKED_LOADS=$masked RILL_BLAS_GEMM_CHECKED=1 RILL_BLAS_GEMV_CHECKED=1 RILL_BENCH_ONLY=gemv,gemm RILL_BACKEND=opengl \
+        rill-bench-blas --max-log2 "$n" "$O/rill_blas_opengl_checked_masked$masked.json" > "$O/blas_opengl_checked_masked$masked.txt" 2>&1 \
+        || echo "rill-bench-blas checked (masked $masked) failed: $(tail -2 "$O/blas_opengl_checked_masked$masked.txt")"
+    python3 bench/gpu/compare_runs.py "$O/rill_blas_opengl.json" "$O/rill_blas_opengl_checked_masked$masked.json" default "checked, masked $masked"
 done
 # What NVIDIA's compiler made of the SGEMM kernels (registers a thread, spills ...: of an SM's 65536
 # registers, more than 128 a thread let only one workgroup of 256 fit an SM).
