@@ -67,4 +67,9 @@ for backend in vulkan opengl; do
     [ -e "$bunny" ] && bench "$backend" stanford-bunny-loop2 "$bunny" --subdivide 2
     el
 done
+# What rill's bounds checks cost each API's rows (docs/TUNING.md, RILL_GLSL_UNCHECKED): the subdivided bunny without them.
+for backend in vulkan opengl; do
+    [ -e "$bunny" ] && RILL_GLSL_UNCHECKED=1 bench "$backend" stanford-bunny-loop2-unchecked "$bunny" --subdivide 2
+done
+el
 finish

@@ -39,5 +39,10 @@ for backend in vulkan opengl; do
         || echo "rill-bench-subdivide (spot) on $backend failed: $(tail -2 "$O/bench_spot_$backend.txt")"
     sed -n "/^adaptive/,\$p" "$O/bench_spot_$backend.txt"
     el
+    # What rill's bounds checks cost (docs/TUNING.md, RILL_GLSL_UNCHECKED): the bunny again without them.
+    RILL_GLSL_UNCHECKED=1 RILL_BACKEND=$backend rill-bench-subdivide "$bunny" --levels "$uniform" --adaptive-level "$level" $peers \
+        > "$O/bench_bunny_${backend}_unchecked.txt" 2>&1 || echo "rill-bench-subdivide unchecked on $backend failed"
+    cat "$O/bench_bunny_${backend}_unchecked.txt"
+    el
 done
 finish

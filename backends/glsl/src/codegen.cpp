@@ -813,7 +813,12 @@ private:
     }
     /// Whether accesses to the array go without rill's bounds checks: its indices are in range by
     /// construction (a dsl::Unchecked shared array, or every Array of a GroupOptions::unchecked_arrays kernel).
-    bool unchecked_of(bool shared, std::uint32_t id) const { return shared ? k_.shared[id].unchecked : k_.unchecked_arrays; }
+    /// RILL_GLSL_UNCHECKED=1 drops every check (an experiment knob, docs/TUNING.md: what the
+    /// checks cost a device's kernels; an index out of range is then undefined behaviour).
+    bool unchecked_of(bool shared, std::uint32_t id) const {
+        static const bool none = env_flag("RILL_GLSL_UNCHECKED");
+        return none || (shared ? k_.shared[id].unchecked : k_.unchecked_arrays);
+    }
     /// The storage word `word` of element `index` (an int expression, in range).
     std::string word_of(bool shared, std::uint32_t id, const std::string& index, std::uint32_t word,
                         const char* buffer = "s") const {
