@@ -31,9 +31,10 @@ namespace rill::blas {
 namespace {
 
 constexpr int kTile = 128, kWorkgroup = 256;
-/// The k of a step. On the H200 through Vulkan, depth 16 (half the barriers,
-/// twice the registers for the next slices) ran 0.73x as fast as depth 8 at
-/// 4096^3 and 8192^3 (docs/PERFORMANCE.md#blas).
+/// The k of a step. Depth 16 (half the barriers, twice the registers for the
+/// next slices: 173 an invocation against 127, one workgroup an SM) ran 0.73x
+/// as fast as depth 8 on the H200 and 0.80-0.83x on an H100 through Vulkan at
+/// 4096^3 and 8192^3 (docs/PERFORMANCE.md#blas; RILL_BLAS_GEMM_DEPTH=16).
 constexpr int kDepth = 8;
 constexpr int kQuads = kTile / 4;  // float4 columns of a shared slice
 
