@@ -182,10 +182,11 @@ int main(int argc, char** argv) {
         rt.finish();
         return ms_since(t0);
     };
-    // Alone, growths leave an H100 at a low clock: each pass is a short
-    // dispatch and the host reads counts between them, and a second of them
-    // kept the growth over 1% at 2.1-2.7 ms where a growth right after other
-    // work took 0.7 (docs/PERFORMANCE.md#segment). So the growths are timed
+    // Alone, growths leave an H100 at its lowest clock (nvidia-smi: 345 MHz,
+    // against 1980 in the diffusions): each pass is a short dispatch and the
+    // host reads counts between them. A second of them kept the growth over
+    // 1% at 2.1-2.7 ms where a growth right after other work took 0.7
+    // (docs/PERFORMANCE.md#segment). So the growths are timed
     // twice: after a second of growths, and each right after the diffusion
     // of the region's tiles (after a second of those), the clock at which
     // that diffusion is timed.
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {
     std::sort(grown.begin(), grown.end());
     std::sort(grown_busy.begin(), grown_busy.end());
     const double region_diffusion = rill::bench::median_ms(1, 5, [&] { seg::diffuse(tiles_image, tiles_out, d); }, rt).host_ms;
-    std::printf("\n| growth over 1%% of %lld^2 | growth after the diffusion (host wall) | after growths alone | passes | tiles processed | %d iterations on the region's %lld^2 tiles | growth / that (after growths) |\n|---|---|---|---|---|---|---|\n",
+    std::printf("\n| growth over 1%% of %lld^2 | growth after the diffusion (host wall) | after growths alone | passes | tiles processed | %d iterations on the region's %lld^2 tiles | growth / that (alone) |\n|---|---|---|---|---|---|---|\n",
                 static_cast<long long>(big), iterations, static_cast<long long>(side));
     std::printf("| one seed | %.2f ms | %.2f ms | %d | %lld | %.2f ms | %.2f (%.2f) |\n", grown_busy[2], grown[2], stats.passes,
                 static_cast<long long>(stats.tiles_processed), region_diffusion, grown_busy[2] / region_diffusion,

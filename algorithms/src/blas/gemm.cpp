@@ -357,7 +357,8 @@ void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Strea
     Variant v{.ta = ta, .tb = tb, .depth = step_depth()};
     // Variant op(A) = A with op(B) = B^T loads both along k: no quads.
     v.quads = !(!ta && tb) && quad_rows(a, ta) && quad_rows(b, !tb);
-    v.exact = m % kTile == 0 && n % kTile == 0 && k % v.depth == 0 && !env_flag("RILL_BLAS_GEMM_CHECKED");
+    static const bool checked = env_flag("RILL_BLAS_GEMM_CHECKED");  // an A/B knob, docs/TUNING.md
+    v.exact = !checked && m % kTile == 0 && n % kTile == 0 && k % v.depth == 0;
     const GemmKernel& kernel = tiled(v);
     const std::int64_t tiles = std::int64_t{(m + kTile - 1) / kTile} * ((n + kTile - 1) / kTile);
     kernel(Groups{tiles}, a.extent, b.extent, c.extent, m, n, k, a.row_stride, a.col_stride, b.row_stride, b.col_stride,

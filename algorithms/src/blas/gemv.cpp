@@ -224,7 +224,7 @@ SumKernel columns_kernel() {
         // construction (a sum's rows clamped into its chunk, its columns
         // below n, partial sums and counters only where there are chunks,
         // strides never negative). Through OpenGL the checks had made A^T x
-        // 2.6-3.5x slower (16384^2: 1.36 -> 0.49 ms), through Vulkan 1.0-1.05x
+        // 1.6-2.9x slower (16384^2: 1.36 -> 0.49 ms), through Vulkan 1.00-1.05x
         // (H100, 2026-12-06, docs/PERFORMANCE.md#blas).
         // RILL_BLAS_GEMV_CHECKED=1 keeps them (an A/B knob, docs/TUNING.md).
         GroupOptions{.unchecked_arrays = !env_flag("RILL_BLAS_GEMV_CHECKED")},

@@ -55,6 +55,7 @@ public:
     Shader run() {
         Shader sh;
         global_write_before_.assign(k_.stmts.size(), 0);
+        shared_vector_width_ = shared_vector_widths();
         if (k_.is_group_kernel() && !k_.shared_only_barriers && reads_what_it_writes()) mark_barriers(k_.body, false);
         header(sh);
         if (k_.is_group_kernel()) {
@@ -329,31 +330,34 @@ private:
         static const bool masked = env_flag("RILL_GLSL_MASKED_LOADS");
         return masked;
     }
-    /// Shared array i is declared as an array of uvec2 or uvec4 (the width
-    /// returned; 0: of words) where its elements are 2 or 4 words and every
-    /// access moves a whole element: one 8- or 16-byte access each, where
-    /// NVIDIA's compiler keeps word accesses apart (an SGEMM step's fragment
-    /// loads were 16 word loads instead of 4). Not for Local<T> arrays (their
-    /// elements are kept apart per invocation) nor where atomics need words.
-    /// RILL_GLSL_SHARED_WORDS=1 declares every shared array in words (an A/B
-    /// knob, docs/TUNING.md).
-    std::uint32_t shared_vector_width(std::uint32_t i) const {
+    /// Per shared array, the width of the uvec2 or uvec4 it is declared as (0:
+    /// as words): where its elements are 2 or 4 words and every access moves a
+    /// whole element, one 8- or 16-byte access each by construction rather than
+    /// by the driver's merging of word accesses (on an H100, SGEMM 0.99-1.06x,
+    /// Brook's sum of float4 1.25x: docs/PERFORMANCE.md#blas). Not for Local<T>
+    /// arrays (their elements are kept apart per invocation) nor where atomics
+    /// need words. RILL_GLSL_SHARED_WORDS=1 declares every shared array in
+    /// words (an A/B knob, docs/TUNING.md).
+    std::vector<std::uint32_t> shared_vector_widths() const {
         static const bool words = env_flag("RILL_GLSL_SHARED_WORDS");
-        const ir::SharedArray& a = k_.shared[i];
-        if (words || a.per_invocation || (a.words != 2 && a.words != 4)) return 0;
+        std::vector<std::uint32_t> width(k_.shared.size(), 0);
+        for (std::size_t i = 0; i < k_.shared.size(); ++i) {
+            const ir::SharedArray& a = k_.shared[i];
+            if (!words && !a.per_invocation && (a.words == 2 || a.words == 4)) width[i] = a.words;
+        }
+        auto whole = [&](std::uint32_t i, std::uint32_t offset, Type t) {
+            if (i < width.size() && (offset != 0 || static_cast<std::uint32_t>(t.width) != width[i] || t.scalar == Scalar::Bool))
+                width[i] = 0;
+        };
         for (const ir::Node& n : k_.nodes) {
-            if (n.op == Op::Atomic && n.imm[2] != 0 && n.aux == i) return 0;
-            if (n.op == Op::SharedLoad && n.aux == i &&
-                (n.imm[0] != 0 || static_cast<std::uint32_t>(n.type.width) != a.words || n.type.scalar == Scalar::Bool))
-                return 0;
+            if (n.op == Op::Atomic && n.imm[2] != 0 && n.aux < width.size()) width[n.aux] = 0;
+            if (n.op == Op::SharedLoad) whole(n.aux, n.imm[0], n.type);
         }
         for (const ir::Stmt& st : k_.stmts)
-            if (st.kind == StmtKind::SharedStore && st.a == i &&
-                (st.d != 0 || static_cast<std::uint32_t>(k_.node(st.b).type.width) != a.words ||
-                 k_.node(st.b).type.scalar == Scalar::Bool))
-                return 0;
-        return a.words;
+            if (st.kind == StmtKind::SharedStore) whole(st.a, st.d, k_.node(st.b).type);
+        return width;
     }
+    std::uint32_t shared_vector_width(std::uint32_t i) const { return shared_vector_width_[i]; }
     /// uvec4 `quad` of element `index` (a uint expression) of Array param p, declared in quads.
     std::string quad_of(std::uint32_t p, const std::string& index, std::uint32_t quad) const {
         return "s" + std::to_string(p) + ".data[(rill_offset" + std::to_string(p) + " + " + index + ") * " +
@@ -1198,14 +1202,15 @@ private:
                     indent(depth);
                     if (unchecked_of(shared, st.a)) out_ << "{\n";
                     else out_ << "if (uint(" << index << ") < " << count_of(shared, st.a) << ") {\n";
-                    if (shared && shared_vector_width(st.a)) {
+                    if (shared && shared_vector_width(st.a)) {  // the whole element in one store
                         indent(depth + 1);
                         out_ << "sh" << st.a << "[uint(" << index << ")] = " << to_words(v.type, value) << ";\n";
-                    }
-                    for (int c = 0; c < (shared && shared_vector_width(st.a) ? 0 : v.type.width); ++c) {
-                        indent(depth + 1);
-                        out_ << word_of(shared, st.a, index, st.d + c) << " = "
-                             << to_word(v.type.scalar, v.type.width == 1 ? value : value + "." + component(c)) << ";\n";
+                    } else {
+                        for (int c = 0; c < v.type.width; ++c) {
+                            indent(depth + 1);
+                            out_ << word_of(shared, st.a, index, st.d + c) << " = "
+                                 << to_word(v.type.scalar, v.type.width == 1 ? value : value + "." + component(c)) << ";\n";
+                        }
                     }
                     indent(depth);
                     out_ << "}\n";
@@ -1322,6 +1327,7 @@ private:
     std::vector<char> emitted_;
     std::vector<std::vector<ExprId>> scopes_;
     std::vector<char> global_write_before_;  // per statement: a Barrier that must order buffers too
+    std::vector<std::uint32_t> shared_vector_width_;  // per shared array (shared_vector_widths)
 };
 
 }  // namespace
