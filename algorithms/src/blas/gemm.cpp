@@ -67,12 +67,22 @@ Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::Fr
 
 using GemmKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Int, Int, Int, Int, Float, Float>;
 
+/// How a tiled kernel keeps its accesses inside the matrices, all without
+/// rill's bounds checks but Checked: Exact where every tile lies inside C and
+/// k is a multiple of the depth (nothing to keep); Clamped for other shapes
+/// (rows and columns past C's edge read C's last ones, whose products are
+/// not stored; depths past k read the last and count zero; C's stores
+/// guarded); Checked, rill's checks on every access and zero past every edge
+/// (RILL_BLAS_GEMM_CHECKED=1, an A/B knob: through OpenGL the checks made nn
+/// 1.8x slower, docs/PERFORMANCE.md#blas).
+enum class Bounds { Exact, Clamped, Checked };
+
 /// Which tiled kernel: op(A) and op(B), whether A^T and B load their slices'
 /// items as 16-byte vectors (gemm checks that their rows start at quads),
-/// whether every tile lies inside C and k is a multiple of the depth (the
-/// kernel then reads and writes without bounds checks), and the k of a step.
+/// the bounds, and the k of a step.
 struct Variant {
-    bool ta = false, tb = false, quads = false, exact = false;
+    bool ta = false, tb = false, quads = false;
+    Bounds bounds = Bounds::Clamped;
     int depth = kDepth;
     auto operator<=>(const Variant&) const = default;
 };
@@ -91,10 +101,24 @@ struct Slices {
 
     Expr<std::int32_t> depth_of(const Expr<std::int32_t>& it, bool along_k) const { return along_k ? it % v.depth : it / kQuads; }
     Expr<std::int32_t> quad_of(const Expr<std::int32_t>& it, bool along_k) const { return along_k ? it / v.depth : it % kQuads; }
-    /// x where the element is in the matrix, else 0; an exact variant's always are.
+    /// x where the element is in the matrix (`in`: its row or column inside
+    /// C, `in_k`: its depth below k), else 0; an Exact variant's always are,
+    /// and a Clamped variant's rows and columns past C's edge only feed
+    /// products that are not stored.
     template <class T>
-    Expr<T> inside(const Expr<bool>& in, const Expr<T>& x, const Expr<T>& zero) const {
-        return v.exact ? x : select(in, x, zero);
+    Expr<T> inside(const Expr<bool>& in, const Expr<bool>& in_k, const Expr<T>& x) const {
+        switch (v.bounds) {
+            case Bounds::Exact: return x;
+            case Bounds::Clamped: return select(in_k, x, Expr<T>(T{}));
+            case Bounds::Checked: break;
+        }
+        return select(in && in_k, x, Expr<T>(T{}));
+    }
+    /// A row, column or depth index to read at: a Clamped variant's stays
+    /// inside [0, count - 1] (quads: a whole quad's first, count a multiple
+    /// of 4), the others' as it is.
+    Expr<std::int32_t> at(const Expr<std::int32_t>& index, const Int& count, int quad = 1) const {
+        return v.bounds == Bounds::Clamped ? min(index, count - quad) : index;
     }
 
     void load(const Array<float>& A, const Array<float>& B, const Expr<std::int32_t>& p0, const Expr<std::int32_t>& i0,
@@ -104,24 +128,27 @@ struct Slices {
             Expr<std::int32_t> it = local_id() + static_cast<int>(s) * kWorkgroup;
             Expr<std::int32_t> i = i0 + quad_of(it, !v.ta) * 4, p = p0 + depth_of(it, !v.ta);
             Expr<std::int32_t> j = j0 + quad_of(it, v.tb) * 4, q = p0 + depth_of(it, v.tb);
+            Expr<std::int32_t> pa = at(p, k), qb = at(q, k);
             // Quads: an item of op(A) of A^T (of op(B) of B) is four consecutive
             // elements of a row, one 16-byte load.
             if (v.quads && v.ta) {
-                a[s] = inside<float4>(i < m && p < k, A.load_vector<4>(p * (lda / 4) + i / 4), Float4(0.0f));
+                a[s] = inside<float4>(i < m, p < k, A.load_vector<4>(pa * (lda / 4) + at(i, m, 4) / 4));
             } else {
                 std::vector<Expr<float>> e;
-                for (int r = 0; r < 4; ++r)
-                    e.push_back(inside<float>(i + r < m && p < k, A.load(v.ta ? p * lda + (i + r) * csa : (i + r) * lda + p * csa),
-                                              Expr<float>(0.0f)));
+                for (int r = 0; r < 4; ++r) {
+                    Expr<std::int32_t> row = at(i + r, m);
+                    e.push_back(inside<float>(i + r < m, p < k, A.load(v.ta ? pa * lda + row * csa : row * lda + pa * csa)));
+                }
                 a[s] = Float4(e[0], e[1], e[2], e[3]);
             }
             if (v.quads && !v.tb) {
-                b[s] = inside<float4>(j < n && q < k, B.load_vector<4>(q * (ldb / 4) + j / 4), Float4(0.0f));
+                b[s] = inside<float4>(j < n, q < k, B.load_vector<4>(qb * (ldb / 4) + at(j, n, 4) / 4));
             } else {
                 std::vector<Expr<float>> e;
-                for (int r = 0; r < 4; ++r)
-                    e.push_back(inside<float>(j + r < n && q < k, B.load(v.tb ? (j + r) * ldb + q * csb : q * ldb + (j + r) * csb),
-                                              Expr<float>(0.0f)));
+                for (int r = 0; r < 4; ++r) {
+                    Expr<std::int32_t> col = at(j + r, n);
+                    e.push_back(inside<float>(j + r < n, q < k, B.load(v.tb ? col * ldb + qb * csb : qb * ldb + col * csb)));
+                }
                 b[s] = Float4(e[0], e[1], e[2], e[3]);
             }
         }
@@ -142,12 +169,12 @@ struct Slices {
 /// before the multiplications, go into the other, so a step needs one barrier.
 GemmKernel tiled_kernel(const Variant& v) {
     const std::string name = std::string("blas_gemm_") + (v.ta ? "t" : "n") + (v.tb ? "t" : "n") + std::to_string(v.depth) +
-                             (v.quads ? "q" : "") + (v.exact ? "x" : "");
+                             (v.quads ? "q" : "") + (v.bounds == Bounds::Exact ? "x" : v.bounds == Bounds::Clamped ? "c" : "");
     // Without spirv-opt where the driver optimizes as well: on an H100 the
     // five products of the bench ran within 2% either way.
     return group_kernel<kWorkgroup>(
         name + "(A, B, C, m, n, k, lda, csa, ldb, csb, ldc, csc, alpha, beta)",
-        GroupOptions{.spirv_opt = SpirvOpt::UnlessTheDriverOptimizes, .unchecked_arrays = v.exact},
+        GroupOptions{.spirv_opt = SpirvOpt::UnlessTheDriverOptimizes, .unchecked_arrays = v.bounds != Bounds::Checked},
         [v](Array<float> A, Array<float> B, Array<float> C, Int m, Int n, Int k, Int lda, Int csa, Int ldb, Int csb, Int ldc,
             Int csc, Float alpha, Float beta) {
             const int depth = v.depth;
@@ -195,7 +222,7 @@ GemmKernel tiled_kernel(const Variant& v) {
                         If(beta == 0.0f, [&] { C.store(at, alpha * acc[r * 8 + c]); })
                             .Else([&] { C.store(at, alpha * acc[r * 8 + c] + beta * C.load(at)); });
                     };
-                    if (v.exact) store();
+                    if (v.bounds == Bounds::Exact) store();
                     else If(i < m && j < n, store);
                 }
             }
@@ -348,7 +375,11 @@ void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Strea
                                   "op(A) op(B) is " + shape(m, k) + " times " + shape(k, n));
     if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return;
     if (alpha == 0.0f || k == 0) return scale(c, beta);
-    if (rill::detail::rows_pay(Runtime::of(C).info()) && c.col_stride == 1) {
+    // RILL_BLAS_GEMM_TILED=1 takes the tiled kernels on every backend (a test
+    // knob, docs/TUNING.md: on the CPU backend under ASan they show that every
+    // access of the unchecked variants stays inside the matrices).
+    static const bool tiled_everywhere = env_flag("RILL_BLAS_GEMM_TILED");
+    if (!tiled_everywhere && rill::detail::rows_pay(Runtime::of(C).info()) && c.col_stride == 1) {
         const std::int64_t tiles = std::int64_t{(m + kRowsTileM - 1) / kRowsTileM} * ((n + kRowsTileN - 1) / kRowsTileN);
         rows(ta)(Groups{tiles}, a.extent, panels_of(b, tb, k, n), c.extent, m, n, k, a.row_stride, a.col_stride, c.row_stride,
                  alpha, beta);
@@ -358,7 +389,9 @@ void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Strea
     // Variant op(A) = A with op(B) = B^T loads both along k: no quads.
     v.quads = !(!ta && tb) && quad_rows(a, ta) && quad_rows(b, !tb);
     static const bool checked = env_flag("RILL_BLAS_GEMM_CHECKED");  // an A/B knob, docs/TUNING.md
-    v.exact = !checked && m % kTile == 0 && n % kTile == 0 && k % v.depth == 0;
+    v.bounds = checked ? Bounds::Checked
+               : m % kTile == 0 && n % kTile == 0 && k % v.depth == 0 ? Bounds::Exact
+                                                                      : Bounds::Clamped;
     const GemmKernel& kernel = tiled(v);
     const std::int64_t tiles = std::int64_t{(m + kTile - 1) / kTile} * ((n + kTile - 1) / kTile);
     kernel(Groups{tiles}, a.extent, b.extent, c.extent, m, n, k, a.row_stride, a.col_stride, b.row_stride, b.col_stride,
