@@ -474,7 +474,11 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
         scale_y(vy, beta);  // without reading A or x
         return;
     }
-    if (rill::detail::rows_pay(Runtime::of(A).info()) && a.col_stride == 1) {
+    // RILL_BLAS_GEMV_TEAMS=1 takes the GPU kernels on every backend (a test
+    // knob, docs/TUNING.md: on the CPU backend under ASan they show that every
+    // access of their unchecked arrays stays inside the operands).
+    static const bool teams_everywhere = env_flag("RILL_BLAS_GEMV_TEAMS");
+    if (!teams_everywhere && rill::detail::rows_pay(Runtime::of(A).info()) && a.col_stride == 1) {
         const int block = column_block(a.cols);
         const int rows_at_once = a.cols >= kLongRow ? kRowsAtOnce : 1;
         const std::int64_t outputs = t ? (std::int64_t{a.cols} + block - 1) / block : (std::int64_t{a.rows} + rows_at_once - 1) / rows_at_once;

@@ -7,6 +7,7 @@
 
 #include "workgroup_level.h"
 
+#include "rill/core/backend.h"
 #include "rill/core/error.h"
 #include "rill/core/op_traits.h"
 
@@ -369,6 +370,17 @@ private:
         return {"A" + std::to_string(id), "N" + std::to_string(id), k_.params[id].words, false, k_.unchecked_arrays};
     }
 
+    /// RILL_CPU_VERIFY_UNCHECKED=1: compiled kernels stop with a trap where an
+    /// access that skips rill's bounds checks (dsl::Unchecked,
+    /// GroupOptions::unchecked_arrays: in range by construction) is not in
+    /// range (a test knob, docs/TUNING.md: it checks those constructions on
+    /// every test input; ASan alone misses an access that lands in another
+    /// allocation).
+    static bool verify_unchecked() {
+        static const bool verify = env_flag("RILL_CPU_VERIFY_UNCHECKED");
+        return verify;
+    }
+
     /// `i{tag}` holds the index; returns the in-range condition.
     std::string index(const Place& p, ExprId idx, const std::string& tag) {
         if (p.unchecked) {
@@ -382,6 +394,9 @@ private:
             } else {
                 line("const std::int32_t i" + tag + " = " + val(idx, 0) + ";");
             }
+            if (verify_unchecked())
+                line("if (!(i" + tag + " >= 0 && static_cast<std::int64_t>(i" + tag + ") < static_cast<std::int64_t>(" + p.count +
+                     "))) __builtin_trap();");
             return "(true)";
         }
         line("const std::int32_t i" + tag + " = " + val(idx, 0) + ";");
@@ -423,9 +438,10 @@ private:
     }
     /// Whether element c of the vector starting at i{tag} lies in Array param p.
     std::string vector_in_range(std::uint32_t p, const std::string& tag, int c) const {
-        if (k_.unchecked_arrays) return "(true)";
         const std::string e = "(i" + tag + " + " + std::to_string(c) + ")";
-        return "(" + e + " >= 0 && " + e + " < static_cast<std::int64_t>(N" + std::to_string(p) + "))";
+        const std::string in = "(" + e + " >= 0 && " + e + " < static_cast<std::int64_t>(N" + std::to_string(p) + "))";
+        if (k_.unchecked_arrays) return verify_unchecked() ? "(" + in + " || (__builtin_trap(), false))" : "(true)";
+        return in;
     }
     std::string element(const Place& p, const std::string& tag, std::uint32_t word) const {
         return p.base + "[static_cast<std::int64_t>(i" + tag + ") * " + std::to_string(p.stride) + " + " +
