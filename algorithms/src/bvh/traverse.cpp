@@ -155,6 +155,13 @@ void trace(const char* who, const char* result_name, const Bvh& tree, const Stre
     static const auto kernel = group_kernel<kWorkgroup>(
         kAny ? "bvh_any_hit(nodes, triangles, origins, directions, occluded)"
              : "bvh_closest_hit(nodes, triangles, origins, directions, hits)",
+        // Without rill's bounds checks: a ray reads only the nodes and
+        // triangles its tree's own child and leaf indices name, and its own
+        // element (checked on every test input: RILL_CPU_VERIFY_UNCHECKED in
+        // ctest's cpu_native_Bvh). Through NVIDIA's OpenGL the checks had cost
+        // SGEMM and SGEMV 1.8-2.9x (docs/PERFORMANCE.md#blas); here not yet
+        // timed on a GPU.
+        GroupOptions{.unchecked_arrays = true},
         [](Array<float4> nodes, Array<float4> triangles, Array<float4> origins, Array<float4> directions, Array<Result> out) {
             Int i = global_id();
             If(i < origins.size(), [&] {
