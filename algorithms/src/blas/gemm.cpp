@@ -67,8 +67,8 @@ Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::Fr
 
 using GemmKernel = Kernel<Array<float>, Array<float>, Array<float>, Int, Int, Int, Int, Int, Int, Int, Int, Int, Float, Float>;
 
-/// How a tiled kernel keeps its accesses inside the matrices, all without
-/// rill's bounds checks but Checked: Exact where every tile lies inside C and
+/// How a tiled kernel keeps its accesses inside the matrices (all but
+/// Checked without rill's bounds checks): Exact where every tile lies inside C and
 /// k is a multiple of the depth (nothing to keep); Clamped for other shapes
 /// (rows and columns past C's edge read C's last ones, whose products are
 /// not stored; depths past k read the last and count zero; C's stores
@@ -376,8 +376,9 @@ void gemm(Op transa, Op transb, float alpha, const Stream<float>& A, const Strea
     if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return;
     if (alpha == 0.0f || k == 0) return scale(c, beta);
     // RILL_BLAS_GEMM_TILED=1 takes the tiled kernels on every backend (a test
-    // knob, docs/TUNING.md: on the CPU backend under ASan they show that every
-    // access of the unchecked variants stays inside the matrices).
+    // knob, docs/TUNING.md: ctest's cpu_blas_gpu_kernels checks there, with
+    // RILL_CPU_VERIFY_UNCHECKED, that every access of the unchecked variants
+    // stays inside the matrices).
     static const bool tiled_everywhere = env_flag("RILL_BLAS_GEMM_TILED");
     if (!tiled_everywhere && rill::detail::rows_pay(Runtime::of(C).info()) && c.col_stride == 1) {
         const std::int64_t tiles = std::int64_t{(m + kRowsTileM - 1) / kRowsTileM} * ((n + kRowsTileN - 1) / kRowsTileN);

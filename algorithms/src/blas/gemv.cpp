@@ -475,8 +475,9 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
         return;
     }
     // RILL_BLAS_GEMV_TEAMS=1 takes the GPU kernels on every backend (a test
-    // knob, docs/TUNING.md: on the CPU backend under ASan they show that every
-    // access of their unchecked arrays stays inside the operands).
+    // knob, docs/TUNING.md: ctest's cpu_blas_gpu_kernels checks there, with
+    // RILL_CPU_VERIFY_UNCHECKED, that every access of their unchecked arrays
+    // stays inside the operands).
     static const bool teams_everywhere = env_flag("RILL_BLAS_GEMV_TEAMS");
     if (!teams_everywhere && rill::detail::rows_pay(Runtime::of(A).info()) && a.col_stride == 1) {
         const int block = column_block(a.cols);
