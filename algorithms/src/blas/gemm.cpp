@@ -121,36 +121,29 @@ struct Slices {
         return v.bounds == Bounds::Clamped ? min(index, count - quad) : index;
     }
 
+    /// The item of operand X at edge index e (a row of op(A), a column of
+    /// op(B); e .. e + 3 of `count`) and depth p: X's element (e, p) at
+    /// e * ld + p * cs where X is consecutive along k (A, B^T), else at p * ld
+    /// + e * cs. Quads: where the four lie consecutive (A^T, B), one 16-byte load.
+    Expr<float4> item(const Array<float>& X, bool along_k, const Expr<std::int32_t>& e, const Int& count,
+                      const Expr<std::int32_t>& p, const Int& k, const Int& ld, const Int& cs) const {
+        Expr<std::int32_t> pc = at(p, k);
+        if (v.quads && !along_k) return inside<float4>(e < count, p < k, X.load_vector<4>(pc * (ld / 4) + at(e, count, 4) / 4));
+        std::vector<Expr<float>> x;
+        for (int r = 0; r < 4; ++r) {
+            Expr<std::int32_t> ec = at(e + r, count);
+            x.push_back(inside<float>(e + r < count, p < k, X.load(along_k ? ec * ld + pc * cs : pc * ld + ec * cs)));
+        }
+        return Float4(x[0], x[1], x[2], x[3]);
+    }
+
     void load(const Array<float>& A, const Array<float>& B, const Expr<std::int32_t>& p0, const Expr<std::int32_t>& i0,
               const Expr<std::int32_t>& j0, const Int& m, const Int& n, const Int& k, const Int& lda, const Int& csa,
               const Int& ldb, const Int& csb) {
         for (std::size_t s = 0; s < a.size(); ++s) {
             Expr<std::int32_t> it = local_id() + static_cast<int>(s) * kWorkgroup;
-            Expr<std::int32_t> i = i0 + quad_of(it, !v.ta) * 4, p = p0 + depth_of(it, !v.ta);
-            Expr<std::int32_t> j = j0 + quad_of(it, v.tb) * 4, q = p0 + depth_of(it, v.tb);
-            Expr<std::int32_t> pa = at(p, k), qb = at(q, k);
-            // Quads: an item of op(A) of A^T (of op(B) of B) is four consecutive
-            // elements of a row, one 16-byte load.
-            if (v.quads && v.ta) {
-                a[s] = inside<float4>(i < m, p < k, A.load_vector<4>(pa * (lda / 4) + at(i, m, 4) / 4));
-            } else {
-                std::vector<Expr<float>> e;
-                for (int r = 0; r < 4; ++r) {
-                    Expr<std::int32_t> row = at(i + r, m);
-                    e.push_back(inside<float>(i + r < m, p < k, A.load(v.ta ? pa * lda + row * csa : row * lda + pa * csa)));
-                }
-                a[s] = Float4(e[0], e[1], e[2], e[3]);
-            }
-            if (v.quads && !v.tb) {
-                b[s] = inside<float4>(j < n, q < k, B.load_vector<4>(qb * (ldb / 4) + at(j, n, 4) / 4));
-            } else {
-                std::vector<Expr<float>> e;
-                for (int r = 0; r < 4; ++r) {
-                    Expr<std::int32_t> col = at(j + r, n);
-                    e.push_back(inside<float>(j + r < n, q < k, B.load(v.tb ? col * ldb + qb * csb : qb * ldb + col * csb)));
-                }
-                b[s] = Float4(e[0], e[1], e[2], e[3]);
-            }
+            a[s] = item(A, !v.ta, i0 + quad_of(it, !v.ta) * 4, m, p0 + depth_of(it, !v.ta), k, lda, csa);
+            b[s] = item(B, v.tb, j0 + quad_of(it, v.tb) * 4, n, p0 + depth_of(it, v.tb), k, ldb, csb);
         }
     }
 
