@@ -330,6 +330,33 @@ private:
         static const bool masked = env_flag("RILL_GLSL_MASKED_LOADS");
         return masked;
     }
+    /// RILL_GLSL_SIGNED_DIVISION=1: an int divided by a constant is left to the
+    /// driver as GLSL's signed `/` (an A/B knob, docs/TUNING.md). By default it
+    /// is spelled through unsigned division by that constant, which NVIDIA's
+    /// compiler makes a multiply-high and a shift, where its signed division by
+    /// 38 took 22 instructions (a float reciprocal and two corrections): the
+    /// index arithmetic of a loop over a 2D region, 40% of a Perona-Malik
+    /// step's instructions (docs/PERFORMANCE.md#segment).
+    static bool signed_division() {
+        static const bool plain = env_flag("RILL_GLSL_SIGNED_DIVISION");
+        return plain;
+    }
+    /// The constant c of `x / c` or `x % c` (ints, scalar) that is spelled as
+    /// an unsigned division: 2 or more and not a power of two (those are
+    /// shifts already); 0 where there is none.
+    std::uint32_t unsigned_divisor(const ir::Node& n) const {
+        if (signed_division() || n.type.scalar != Scalar::Int || n.type.width != 1) return 0;
+        const ir::Node& d = k_.node(n.args[1]);
+        if (d.op != Op::Const) return 0;
+        const auto c = static_cast<std::int32_t>(d.imm[0]);
+        return c >= 3 && (c & (c - 1)) != 0 ? static_cast<std::uint32_t>(c) : 0;
+    }
+    /// x / c truncated toward zero (rill's rule) through uint division: |x| / c
+    /// with x's sign; -x of INT_MIN is 2^31 as a uint, which divides rightly.
+    static std::string quotient_by(const std::string& x, std::uint32_t c) {
+        const std::string d = std::to_string(c) + "u";
+        return "(" + x + " >= 0 ? int(uint(" + x + ") / " + d + ") : -int(uint(-" + x + ") / " + d + "))";
+    }
     /// Per shared array, the width of the uvec2 or uvec4 it is declared as (0:
     /// as words): where its elements are 2 or 4 words and every access moves a
     /// whole element, one 8- or 16-byte access each by construction rather than
@@ -722,9 +749,13 @@ private:
                 break;
             case Op::Atan2: return "atan(" + a(0) + ", " + a(1) + ")";
             case Op::Asinh: case Op::Acosh: case Op::Sinh: case Op::Cosh: return hyperbolic(n.op, a(0), n.type);
+            case Op::Div:
+                if (const std::uint32_t c = unsigned_divisor(n)) return quotient_by(a(0), c);
+                break;
             case Op::Rem:
                 // GLSL leaves % with negative operands undefined (NVIDIA differs from
                 // lavapipe); rill defines it as C++ does, through truncating division.
+                if (const std::uint32_t c = unsigned_divisor(n)) return "(" + a(0) + " - " + a(1) + " * " + quotient_by(a(0), c) + ")";
                 if (n.type.scalar == Scalar::Int) return "(" + a(0) + " - " + a(1) + " * (" + a(0) + " / " + a(1) + "))";
                 break;
             case Op::LogicalAnd: case Op::LogicalOr:
