@@ -55,7 +55,11 @@ void check_growth(const char* who, const Growth& g) {
         throw Error(std::string(who) + ": growth.max_passes is " + std::to_string(g.max_passes) + "; give 0 (until convergence) or more");
 }
 
-/// The diffusion step for one conductance and boundary rule; params = (dt, 1 / K).
+/// The diffusion step for one conductance and boundary rule; params = (dt, s),
+/// s = sqrt(log2 e) / K for the exponential conductance (exp(-(d / K)^2) is
+/// exp2(-(d s)^2): one multiply fewer a flux than exp's own scaling by log2 e)
+/// and 1 / K for the rational one. d is scaled before it is squared, so that
+/// small differences do not underflow.
 const Stencil<float>& perona_malik(Conductance c, Boundary b) {
     static std::mutex mutex;
     static std::map<std::pair<Conductance, Boundary>, Stencil<float>> stencils;
@@ -68,10 +72,11 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b) {
                          Float centre = n(0, 0);
                          auto flux = [&](int dy, int dx) -> Expr<float> {
                              Float d = n(dy, dx) - centre;
-                             Float s2 = d * p.y() * (d * p.y());
-                             return (exponential ? exp(-s2) : 1.0f / (1.0f + s2)) * d;
+                             Float scaled = d * p.y();
+                             Float s2 = scaled * scaled;
+                             return (exponential ? exp2(-s2) : 1.0f / (1.0f + s2)) * d;
                          };
-                         return centre + p.x() * (flux(-1, 0) + flux(1, 0) + flux(0, 1) + flux(0, -1));
+                         return fma(p.x(), flux(-1, 0) + flux(1, 0) + flux(0, 1) + flux(0, -1), centre);
                      },
                      b);
     return stencils.emplace(std::pair{c, b}, std::move(s)).first->second;
@@ -265,7 +270,8 @@ void diffuse(const Stream<float>& image, const Stream<float>& out, const Diffusi
     check_same(who, image, image, "the image");
     check_same(who, image, out, "the output");
     check_diffusion(who, d);
-    perona_malik(d.conductance, d.boundary)(image, out, d.iterations, float4{d.time_step, 1.0f / d.contrast, 0.0f, 0.0f});
+    const double scale = d.conductance == Conductance::Exponential ? std::sqrt(std::log2(std::exp(1.0))) / d.contrast : 1.0 / d.contrast;
+    perona_malik(d.conductance, d.boundary)(image, out, d.iterations, float4{d.time_step, static_cast<float>(scale), 0.0f, 0.0f});
 }
 
 GrowthStats grow(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Growth& g) {
