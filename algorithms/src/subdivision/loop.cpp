@@ -324,8 +324,11 @@ void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const 
 
 /// Face f's four children at 4 f .. 4 f + 3.
 void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out) {
+    // Without rill's bounds checks: f < faces.size(), edge_of holds 3 edges a face and
+    // out 4 faces a face (the callers make them so); 1.25x through Vulkan (#loop-subdivision).
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_faces(faces, edge_of, out, vertices)", [](Array<int4> faces, Array<std::int32_t> edge_of, Array<int4> out, Int vertices) {
+        "loop_faces(faces, edge_of, out, vertices)", GroupOptions{.unchecked_arrays = true},
+        [](Array<int4> faces, Array<std::int32_t> edge_of, Array<int4> out, Int vertices) {
             Int f = global_id();
             If(f < faces.size(), [&] { store_children(out, 4 * f, faces, edge_of, f, vertices, Int(0)); });
         });
@@ -464,9 +467,13 @@ Stream<int2> creases_of(const char* who, const LoopOptions& options, const Strea
 /// count them, so that the next level needs no atomics for them.
 Connectivity derive_children(const Stream<int4>& faces, const Connectivity& parent, const Stream<std::uint32_t>& count,
                              const Stream<std::int32_t>& outgoing, std::int64_t vertices, const Stream<int4>& children) {
+    // Without rill's bounds checks: every index is one of the parent level's (its
+    // corners, edges and half-edges, validated at the input level and derived since)
+    // or one of the child level's, whose streams are sized below to hold them.
     static const auto kernel = group_kernel<kWorkgroup>(
         "loop_derive_children(faces, edge_of, halves, count, outgoing, child_faces, child_edge_of, child_halves, child_count, "
         "child_outgoing, vertices, edges)",
+        GroupOptions{.unchecked_arrays = true},
         [](Array<int4> faces, Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::uint32_t> count,
            Array<std::int32_t> outgoing, Array<int4> child_faces, Array<std::int32_t> child_edge_of, Array<std::int32_t> child_halves,
            Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing, Int vertices, Int edges) {
