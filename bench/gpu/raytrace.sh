@@ -11,8 +11,9 @@
 # both against Embree on the machine's 16 cores, on the built-in scene and the test
 # meshes where carried (.device/meshes, plain or gzip'ed; the bunny also
 # Loop-subdivided twice, 1.11M triangles); after each Vulkan bench, the Vulkan
-# ray-tracing-pipeline peer (rill-vkrt-peer) on the same scene and rays; packs
-# everything as $OUT/raytrace.tgz.
+# ray-tracing-pipeline peer (rill-vkrt-peer) on the same scene and rays; then the
+# bunny once more with RILL_VK_HOST_TIMES (where a build's host wall goes) and with
+# RILL_GLSL_UNCHECKED (what the bounds checks cost); packs everything as $OUT/raytrace.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh raytrace
 triangles=${1:-1000000 10000000}
@@ -67,6 +68,12 @@ for backend in vulkan opengl; do
     [ -e "$bunny" ] && bench "$backend" stanford-bunny-loop2 "$bunny" --subdivide 2
     el
 done
+# Where a BVH build's host wall goes beyond its kernels (docs/PERFORMANCE.md#ray-tracing): the bunny
+# again through Vulkan, each repeat's device time, span and host wall, and the backend's host times.
+[ -e "$bunny" ] && RILL_VK_HOST_TIMES=1 RILL_BENCH_VERBOSE=1 RILL_PROFILE=1 RILL_BACKEND=vulkan \
+    rill-bench-raytrace "$bunny" --subdivide 2 --size 320x180 > "$O/bench_vulkan_host_times.txt" 2>&1 \
+    && grep -E "build|repeat|host times|^  " "$O/bench_vulkan_host_times.txt" | grep -v "rill profile" | head -60
+el
 # What rill's bounds checks cost each API's rows (docs/TUNING.md, RILL_GLSL_UNCHECKED): the subdivided bunny without them.
 for backend in vulkan opengl; do
     [ -e "$bunny" ] && RILL_GLSL_UNCHECKED=1 bench "$backend" stanford-bunny-loop2-unchecked "$bunny" --subdivide 2

@@ -24,6 +24,7 @@
 #include "compile.h"
 #include "context.h"
 #include "rill/core/buffer_pool.h"
+#include "host_times.h"
 #include "rill/core/disk_cache.h"
 #include "spirv_tools.h"
 #include "rill/backends/glsl/codegen.h"
@@ -72,6 +73,7 @@ struct Batch {
 class Device {
 public:
     Context ctx;
+    HostTimes host_times;
 
     Device() {
         VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -146,7 +148,11 @@ public:
         VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
         dedicated.buffer = buf;
         if (size >= kDedicatedBytes) mi.pNext = &dedicated;
-        VkResult r = vkAllocateMemory(ctx.device, &mi, nullptr, &mem);
+        VkResult r;
+        {
+            const HostTimes::Scope timed(host_times, HostTimes::DriverAllocate);
+            r = vkAllocateMemory(ctx.device, &mi, nullptr, &mem);
+        }
         if (r != VK_SUCCESS) {
             vkDestroyBuffer(ctx.device, buf, nullptr);
             check(r, "vkAllocateMemory (a stream buffer)");
@@ -488,6 +494,7 @@ private:
         si.pCommandBuffers = &b.cmd;
         {
             std::lock_guard queue_lock(*ctx.queue_mutex);
+            const HostTimes::Scope timed(host_times, HostTimes::Submit);
             check(vkQueueSubmit(ctx.queue, 1, &si, b.fence), "vkQueueSubmit");
         }
         b.in_flight = true;
@@ -526,8 +533,11 @@ private:
     /// and makes all its resources free for reuse.
     void retire(Batch& b) {
         if (!b.cmd || !b.in_flight) return;
-        spin_on(b.fence);
-        check(vkWaitForFences(ctx.device, 1, &b.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        {
+            const HostTimes::Scope timed(host_times, HostTimes::Wait);
+            spin_on(b.fence);
+            check(vkWaitForFences(ctx.device, 1, &b.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+        }
         check(vkResetFences(ctx.device, 1, &b.fence), "vkResetFences");
         b.in_flight = false;
         completed_ = std::max(completed_, b.serial);
@@ -577,6 +587,7 @@ private:
     }
 
     void destroy(const Pooled& p) {
+        const HostTimes::Scope timed(host_times, HostTimes::DriverFree);
         vkDestroyBuffer(ctx.device, p.buffer, nullptr);
         vkFreeMemory(ctx.device, p.memory, nullptr);
     }
@@ -919,12 +930,14 @@ public:
         } catch (...) {
         }
         if (profiling_from_env()) std::fputs(dev_->times.summary("vulkan").c_str(), stderr);
+        if (dev_->host_times.on) std::fputs(dev_->host_times.summary().c_str(), stderr);
     }
 
     const BackendInfo& info() const override { return info_; }
 
     std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents contents) override {
         std::lock_guard lock(dev_->mutex);
+        const HostTimes::Scope timed(dev_->host_times, HostTimes::StreamAllocate);
         auto buf = std::make_shared<VkStreamBuffer>(dev_, bytes);
         // Zero, where asked: a pooled buffer holds what it held.
         if (contents == BufferContents::Zero && bytes)
@@ -936,6 +949,7 @@ public:
 
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         std::lock_guard lock(dev_->mutex);
+        const HostTimes::Scope timed(dev_->host_times, HostTimes::Upload);
         // Large uploads go in pieces that fit a staging buffer.
         const std::size_t piece = 64u << 20;
         for (std::size_t done = 0; done < bytes; done += piece) {
@@ -949,6 +963,7 @@ public:
 
     void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) override {
         std::lock_guard lock(dev_->mutex);
+        const HostTimes::Scope timed(dev_->host_times, HostTimes::Download);
         const std::size_t piece = 64u << 20;
         for (std::size_t done = 0; done < bytes; done += piece) {
             const std::size_t n = std::min(piece, bytes - done);
@@ -965,12 +980,14 @@ public:
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& k, const Signature& sig) override {
+        const HostTimes::Scope timed(dev_->host_times, HostTimes::Compile);
         return std::make_unique<VkProgram>(dev_, k, sig);
     }
 
     void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
         auto& p = static_cast<VkProgram&>(program);
         std::lock_guard lock(dev_->mutex);
+        const HostTimes::Scope timed(dev_->host_times, HostTimes::Dispatch);
         glsl::pack_info(k, d, info_words_);
         dev_->reserve(info_words_.size());
         const std::uint32_t base = dev_->info(info_words_);
