@@ -12,7 +12,8 @@
 # meshes where carried (.device/meshes, plain or gzip'ed; the bunny also
 # Loop-subdivided twice, 1.11M triangles); after each Vulkan bench, the Vulkan
 # ray-tracing-pipeline peer (rill-vkrt-peer) on the same scene and rays; then the
-# bunny once more with RILL_VK_HOST_TIMES (where a build's host wall goes) and with
+# bunny once more with RILL_VK_HOST_TIMES (where a build's host wall goes), through the
+# other front end of each API (RILL_GL_SPIRV, RILL_VK_GLSL_MODULES) and with
 # RILL_GLSL_UNCHECKED (what the bounds checks cost); packs everything as $OUT/raytrace.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh raytrace
@@ -73,6 +74,12 @@ done
 [ -e "$bunny" ] && RILL_VK_HOST_TIMES=1 RILL_BENCH_VERBOSE=1 RILL_PROFILE=1 RILL_BACKEND=vulkan \
     rill-bench-raytrace "$bunny" --subdivide 2 --size 320x180 > "$O/bench_vulkan_host_times.txt" 2>&1 \
     && grep -E "build|repeat|host times|^  " "$O/bench_vulkan_host_times.txt" | grep -v "rill profile" | head -60
+el
+# Whether the front end makes OpenGL's rays 1.5x slower than Vulkan's (docs/PERFORMANCE.md#ray-tracing): the
+# bunny through OpenGL from glslang's SPIR-V (RILL_GL_SPIRV) and through Vulkan from the driver's own GLSL front
+# end (RILL_VK_GLSL_MODULES, VK_NV_glsl_shader), each its own kernel cache.
+[ -e "$bunny" ] && RILL_GL_SPIRV=1 RILL_CACHE_DIR=/tmp/rill-rt-glspirv bench opengl stanford-bunny-loop2-gl-spirv "$bunny" --subdivide 2
+[ -e "$bunny" ] && RILL_VK_GLSL_MODULES=1 RILL_CACHE_DIR=/tmp/rill-rt-vkglsl bench vulkan stanford-bunny-loop2-vk-glsl "$bunny" --subdivide 2
 el
 # What rill's bounds checks cost each API's rows (docs/TUNING.md, RILL_GLSL_UNCHECKED): the subdivided bunny without them.
 for backend in vulkan opengl; do
