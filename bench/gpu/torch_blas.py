@@ -28,7 +28,7 @@ for m, n in ((1024, 1024), (8192, 8192), (16384, 16384), (512, 1 << 20), (1 << 2
     r[f"gemv_n_{m}x{n}_ms"] = timed(lambda: torch.mv(A, xn, out=yn))
     r[f"gemv_t_{m}x{n}_ms"] = timed(lambda: torch.mv(A.t(), xt, out=yt))
     del A
-for size, ops in ((1024, "nn"), (4096, "nn"), (8192, "nn"), (4096, "nt"), (4096, "tn")):
+for size, ops in ((1024, "nn"), (4096, "nn"), (8192, "nn"), (4096, "nt"), (4096, "tn"), (4000, "nn")):
     A = torch.rand(size, size, device="cuda")
     B = torch.rand(size, size, device="cuda")
     C = torch.empty(size, size, device="cuda")
