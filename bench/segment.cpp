@@ -7,7 +7,8 @@
 //   of 8, so that passes of several iterations, rill::StencilOptions, count
 //   as they run) against a copy of the same image (the bytes an iteration
 //   must move: one read, one write), device times, medians of 5 after a
-//   warm-up;
+//   warm-up; beside it the same dispatches with a linear 5-point body (what the
+//   tiles, halos and barriers cost without the exp);
 // - one iteration of a 3D stencil (the 7-point heat equation) on a cube of
 //   about as many elements, against a copy of the cube;
 // - the whole segmentation (iterations + growth) of a noisy test image, and
@@ -102,6 +103,24 @@ int main(int argc, char** argv) {
                 static_cast<long long>(n), kMeanOf);
     std::printf("| diffusion | %.4f ms | %.4f ms | %.3f | %.0f |\n", iteration, copied, iteration / copied, 32.0 * pixels / (iteration * 1e3));
     out << ",\"iteration_ms\":" << iteration << ",\"copy_ms\":" << copied;
+
+    // The same blocked dispatches with a linear 5-point body (no exp): what the
+    // tiles, halos and barriers cost beside the diffusion's arithmetic;
+    // checked at one element after one iteration.
+    {
+        static const rill::Stencil<float> linear("segment_bench_linear", 1, [](const rill::Neighbourhood<float>& v, const rill::Expr<rill::float4>& p) {
+            return v(0, 0) + p.x() * (v(-1, 0) + v(1, 0) + v(0, -1) + v(0, 1) - 4.0f * v(0, 0));
+        }, rill::Boundary::Clamp);
+        linear(image, smooth, 1, rill::float4{0.2f, 0, 0, 0});
+        const std::int64_t y = n / 3, x = n / 5;
+        auto at = [&](std::int64_t j, std::int64_t i) { return f[static_cast<std::size_t>(j * n + i)]; };
+        const float want = at(y, x) + 0.2f * (at(y - 1, x) + at(y + 1, x) + at(y, x - 1) + at(y, x + 1) - 4.0f * at(y, x));
+        const float got = smooth.download()[static_cast<std::size_t>(y * n + x)];
+        if (!(std::abs(got - want) <= 1e-5f)) rill::bench::fail("linear stencil element: " + std::to_string(got) + " against " + std::to_string(want));
+        const double step = rill::bench::median_ms(10, 5, [&] { linear(image, smooth, kMeanOf, rill::float4{0.2f, 0, 0, 0}); }, rt).device_ms / kMeanOf;
+        std::printf("| linear 5-point stencil (the same dispatches, no exp) | %.4f ms | %.4f ms | %.3f | |\n", step, copied, step / copied);
+        out << ",\"linear_ms\":" << step;
+    }
 
     // A 3D stencil (the 7-point heat equation) on a cube of as many elements,
     // one iteration per dispatch, against the same copy; checked at one element.

@@ -40,7 +40,7 @@ for backend in vulkan opengl; do
         RILL_STENCIL_STEPS=$steps RILL_BACKEND=$backend rill-bench-segment --size-log2 "$k" --iterations "$iterations" \
             "$O/segment_${backend}_steps$steps.json" > "$O/segment_${backend}_steps$steps.txt" 2>&1 \
             || echo "rill-bench-segment on $backend, $steps per pass, failed: $(tail -2 "$O/segment_${backend}_steps$steps.txt")"
-        echo "RILL_STENCIL_STEPS=$steps:"; grep -E "^\| (diffusion|heat equation|segmentation)" "$O/segment_${backend}_steps$steps.txt"
+        echo "RILL_STENCIL_STEPS=$steps:"; grep -E "^\| (diffusion|linear|heat equation|segmentation)" "$O/segment_${backend}_steps$steps.txt"
     done
     el
 done
