@@ -342,8 +342,8 @@ private:
         return plain;
     }
     /// The constant c of `x / c` or `x % c` (ints, scalar) that is spelled as
-    /// an unsigned division: 2 or more and not a power of two (those are
-    /// shifts already); 0 where there is none.
+    /// an unsigned division: 3 or more and not a power of two (powers of two
+    /// are shifts already); 0 where there is none.
     std::uint32_t unsigned_divisor(const ir::Node& n) const {
         if (signed_division() || n.type.scalar != Scalar::Int || n.type.width != 1) return 0;
         const ir::Node& d = k_.node(n.args[1]);
