@@ -162,7 +162,10 @@ SumKernel rows_kernel() {
         // Without rill's bounds checks, as columns_kernel (below): every index
         // is in range by construction (rows clamped to the last, a sum's
         // columns clamped into its chunk, x in quads only where it is
-        // consecutive and holds n elements).
+        // consecutive and holds n elements). H100, 2026-12-06: through OpenGL
+        // 16384^2 0.71 -> 0.80 and 32 x 2^22 0.71 -> 0.92 of cuBLAS; through
+        // Vulkan 0.95-0.97x as fast at 2^22 x 32 and 512 x 2^20, the others
+        // within 1% (docs/PERFORMANCE.md#blas).
         GroupOptions{.unchecked_arrays = !env_flag("RILL_BLAS_GEMV_CHECKED")},
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
            Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta) {

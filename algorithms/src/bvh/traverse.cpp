@@ -158,9 +158,10 @@ void trace(const char* who, const char* result_name, const Bvh& tree, const Stre
         // Without rill's bounds checks: a ray reads only the nodes and
         // triangles its tree's own child and leaf indices name, and its own
         // element (checked on every test input: RILL_CPU_VERIFY_UNCHECKED in
-        // ctest's cpu_native_Bvh). Through NVIDIA's OpenGL the checks had cost
-        // SGEMM and SGEMV 1.8-2.9x (docs/PERFORMANCE.md#blas); here not yet
-        // timed on a GPU.
+        // ctest's cpu_native_Bvh). The subdivided bunny's rays went from 0.93 /
+        // 0.90 / 1.01 of the Vulkan RT pipeline (checked, H200) to 1.07 / 1.02 /
+        // 1.16 (H100), through OpenGL from 0.64 / 0.49 / 0.59 to 0.70 / 0.60 /
+        // 0.70 (docs/PERFORMANCE.md#ray-tracing).
         GroupOptions{.unchecked_arrays = true},
         [](Array<float4> nodes, Array<float4> triangles, Array<float4> origins, Array<float4> directions, Array<Result> out) {
             Int i = global_id();
