@@ -72,6 +72,8 @@ RuntimeStats Runtime::stats() const {
     return RuntimeStats{state_->programs_compiled.load(), state_->backend->shader_compiles(), state_->dispatches.load()};
 }
 
+std::uint64_t Runtime::backends_opened() { return next_serial.load() - 1; }
+
 std::vector<std::string> Runtime::registered_backends() {
     std::vector<std::string> names;
     for (const auto& f : rill::registered_backends()) names.push_back(f.name);

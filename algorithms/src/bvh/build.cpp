@@ -505,8 +505,13 @@ namespace detail {
 
 /// The steps of a build that differ between triangles and boxes.
 struct Primitives {
+    /// The inputs' runtime. Given, never default-made: a default Runtime opens a
+    /// backend of its own, and that (a Vulkan device, made and torn down in each
+    /// build) had cost a 1.11M-triangle build 13-117 ms of host time on an H100
+    /// for 0.5-1.5 ms of kernels (docs/PERFORMANCE.md#ray-tracing).
     Runtime rt;
     std::int64_t count = 0;  // faces or boxes given
+    explicit Primitives(Runtime r) : rt(std::move(r)) {}
     virtual ~Primitives() = default;
     /// ids[i] = i where primitive i goes into the tree, -1 where it is left
     /// out; an input error goes to the host as stats[0] (how many) and
@@ -590,6 +595,7 @@ struct TreeBuilder {
 namespace {
 
 struct Triangles final : detail::Primitives {
+    using Primitives::Primitives;
     Stream<float4> vertices;
     Stream<int4> faces;
     void classify(const Stream<std::int32_t>& ids, const Stream<std::uint32_t>& stats) const override {
@@ -611,6 +617,7 @@ struct Triangles final : detail::Primitives {
 };
 
 struct Boxes final : detail::Primitives {
+    using Primitives::Primitives;
     Stream<float4> lo, hi;
     void classify(const Stream<std::int32_t>& ids, const Stream<std::uint32_t>&) const override {
         classify_boxes(lo, hi, ids);
@@ -645,8 +652,7 @@ Bvh Bvh::build(const Stream<float4>& vertices, const Stream<int4>& faces, BuildQ
     if (n >= (std::int64_t{1} << 30) || vertices.size() >= (std::int64_t{1} << 31))
         throw Error(std::string(who) + ": " + std::to_string(n) + " faces over " + std::to_string(vertices.size()) +
                     " vertices; give fewer than 2^30 faces and 2^31 vertices (split the mesh into several trees)");
-    Triangles p;
-    p.rt = Runtime::of(vertices);
+    Triangles p(Runtime::of(vertices));
     p.count = n;
     p.vertices = vertices.reshape({vertices.size()});
     p.faces = faces.reshape({n});
@@ -662,8 +668,7 @@ Bvh Bvh::build_boxes(const Stream<float4>& lo, const Stream<float4>& hi, BuildQu
     const std::int64_t n = lo.size();
     if (n >= (std::int64_t{1} << 30))
         throw Error(std::string(who) + ": " + std::to_string(n) + " boxes; give fewer than 2^30 (split them into several trees)");
-    Boxes p;
-    p.rt = Runtime::of(lo);
+    Boxes p(Runtime::of(lo));
     p.count = n;
     p.lo = lo.reshape({n});
     p.hi = hi.reshape({n});

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -23,36 +22,23 @@ namespace rill::cpu {
 /// use of a released stream's memory stays a reported error.
 struct HostPool {
     std::mutex mutex;
-    std::multimap<std::size_t, void*> blocks;  // capacity -> calloc'ed block
-    std::size_t pooled = 0, limit = 0;
+    BufferPool<void*> blocks;  // calloc'ed blocks
 
     HostPool(const HostPool&) = delete;
     HostPool& operator=(const HostPool&) = delete;
-    explicit HostPool(std::size_t bytes) : limit(bytes) {}
+    explicit HostPool(std::size_t bytes) : blocks(bytes) {}
     ~HostPool() {
-        for (const auto& b : blocks) std::free(b.second);
+        blocks.drain([](void* raw) { std::free(raw); });
     }
     /// A block of `capacity` bytes from the pool, or nullptr.
     void* take(std::size_t capacity) {
         std::lock_guard lock(mutex);
-        const auto it = blocks.find(capacity);
-        if (it == blocks.end()) return nullptr;
-        void* raw = it->second;
-        blocks.erase(it);
-        pooled -= capacity;
-        return raw;
+        return blocks.take(capacity).value_or(nullptr);
     }
-    /// Keeps the block, or frees it where the pool is full.
+    /// Keeps the block, or frees it (or older ones) where the pool is full.
     void give(void* raw, std::size_t capacity) {
-        {
-            std::lock_guard lock(mutex);
-            if (pooled + capacity <= limit) {
-                blocks.emplace(capacity, raw);
-                pooled += capacity;
-                return;
-            }
-        }
-        std::free(raw);
+        std::lock_guard lock(mutex);
+        blocks.give(raw, capacity, [](void* r) { std::free(r); });
     }
 };
 

@@ -87,15 +87,14 @@ struct State {
     /// backend's do: with buffers reused at once, NVIDIA's driver (580, H200)
     /// let a collision query see another stream's values now and then, where
     /// a barrier before the reuse should have ordered them.
-    std::multimap<std::size_t, GLuint> free_buffers;
+    BufferPool<GLuint> pool;
     struct Released {
         GLuint id;
         std::size_t capacity;
         GLsync done;
     };
     std::vector<Released> released;  // waiting for their fences
-    std::size_t pooled_bytes = 0;
-    std::size_t pool_limit = 0;  // set by the backend; 0 once it is gone (buffers are deleted)
+    bool pooling = false;  // set by the backend with the pool's bound; false once it is gone (buffers are deleted)
 
     /// Call with the mutex held and the context current.
     void release(GLuint id, std::size_t capacity) {
@@ -114,12 +113,10 @@ struct State {
             if (glClientWaitSync(r.done, done == 0 ? GL_SYNC_FLUSH_COMMANDS_BIT : 0, 0) == GL_TIMEOUT_EXPIRED) break;
             glDeleteSync(r.done);
             forget(r.id);  // nothing in flight uses it: no barrier is owed for it
-            if (pooled_bytes + r.capacity <= pool_limit) {
-                free_buffers.emplace(r.capacity, r.id);
-                pooled_bytes += r.capacity;
-            } else {
-                glDeleteBuffers(1, &r.id);
-            }
+            pool.give(r.id, r.capacity, [&](GLuint id) {
+                forget(id);
+                glDeleteBuffers(1, &id);
+            });
         }
         released.erase(released.begin(), released.begin() + static_cast<std::ptrdiff_t>(done));
     }
@@ -164,12 +161,10 @@ struct State {
             glDeleteBuffers(1, &r.id);
         }
         released.clear();
-        for (auto& [capacity, id] : free_buffers) {
+        pool.drain([&](GLuint id) {
             forget(id);
             glDeleteBuffers(1, &id);
-        }
-        free_buffers.clear();
-        pooled_bytes = 0;
+        });
     }
     /// Dispatches' parameters (glsl::pack_info), one after another in a ring
     /// of kInfoRingBytes. A full ring is replaced by a new buffer object, not
@@ -313,14 +308,12 @@ public:
     GlBuffer(std::shared_ptr<State> st, std::size_t nbytes) : st_(std::move(st)), capacity_(pool_size_class(nbytes)) {
         bytes = nbytes;
         st_->pool_released();
-        if (auto it = st_->free_buffers.find(capacity_); it != st_->free_buffers.end()) {
-            id = it->second;
-            st_->free_buffers.erase(it);
-            st_->pooled_bytes -= capacity_;
+        if (const auto pooled = st_->pool.take(capacity_)) {
+            id = *pooled;
             gpu_used = true;
             return;
         }
-        if (!create() && !(st_->free_buffers.empty() && st_->released.empty())) {
+        if (!create() && !(st_->pool.empty() && st_->released.empty())) {
             glFinish();  // the memory may be held by buffers released or pooled, of other sizes
             st_->drain_pool();
             create();
@@ -333,7 +326,7 @@ public:
         std::lock_guard lock(st_->mutex);
         try {
             st_->ctx.make_current();
-            if (st_->pool_limit > 0) {
+            if (st_->pooling) {
                 st_->release(id, capacity_);
             } else {
                 st_->forget(id);
@@ -546,14 +539,16 @@ public:
         // each time (H200, the adaptive bunny of 27 M triangles,
         // docs/PERFORMANCE.md#opengl-against-vulkan: 1,990 ms with 4 GiB,
         // 1,105 ms with 8, 125 ms with an eighth, 17.6 GiB; Vulkan 120 ms).
-        s.pool_limit = std::size_t{1} << 30;
+        std::size_t pool_limit = std::size_t{1} << 30;
         if (s.llvmpipe) {
-            s.pool_limit = std::size_t{256} << 20;
+            pool_limit = std::size_t{256} << 20;
         } else if (GLEW_NVX_gpu_memory_info) {
             GLint kib = 0;
             glGetIntegerv(GL_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX, &kib);
-            if (kib > 0) s.pool_limit = static_cast<std::size_t>(kib) * 1024 / 8;
+            if (kib > 0) pool_limit = static_cast<std::size_t>(kib) * 1024 / 8;
         }
+        s.pool.set_limit(pool_limit);
+        s.pooling = true;
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_[0]);
         glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_[1]);
         info_.persistent_cache = s.binaries;
@@ -572,7 +567,7 @@ public:
             st_->ctx.make_current();
             st_->collect_queries();
             st_->drain_pool();
-            st_->pool_limit = 0;
+            st_->pooling = false;
             if (st_->zero_program) glDeleteProgram(st_->zero_program);
             glDeleteBuffers(1, &st_->info);
             glDeleteBuffers(1, &st_->readback);

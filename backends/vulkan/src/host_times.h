@@ -1,8 +1,9 @@
 // RILL_VK_HOST_TIMES=1: where the host's time in the Vulkan backend goes, by
 // what it was doing, printed to stderr when a runtime goes (docs/TUNING.md).
 // For the calls whose host wall is far above their kernels' time (a BVH build
-// of 1.11M triangles through NVIDIA's driver: 13-117 ms of host wall for
-// 0.5-1.5 ms of kernels, docs/PERFORMANCE.md#ray-tracing). The kinds nest: a
+// of 1.11M triangles took 13-117 ms of host wall for 0.5-1.5 ms of kernels on an
+// H100: a summary for each of thousands of runtimes showed it opening a backend
+// of its own each time, docs/PERFORMANCE.md#ray-tracing). The kinds nest: a
 // download's time holds the wait for its batch, which the waits count too, and a
 // stream allocation's holds any vkAllocateMemory it made.
 #pragma once

@@ -201,19 +201,14 @@ public:
     /// one of that size class, else a new one. Call with `mutex` held.
     Pooled acquire(VkDeviceSize bytes) {
         const VkDeviceSize capacity = pool_size_class(bytes);
-        if (auto it = free_buffers_.find(capacity); it != free_buffers_.end()) {
-            Pooled p = it->second;
-            free_buffers_.erase(it);
-            pooled_bytes_ -= capacity;
-            return p;
-        }
+        if (auto p = buffers_.take(capacity)) return *p;
         Pooled p{VK_NULL_HANDLE, VK_NULL_HANDLE, capacity};
         const VkBufferUsageFlags usage =
             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
         try {
             create_buffer(capacity, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, p.buffer, p.memory);
         } catch (const Error&) {
-            if (free_buffers_.empty()) throw;
+            if (buffers_.empty()) throw;
             drain_pool();  // the memory may be held by released buffers of other sizes
             create_buffer(capacity, usage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, p.buffer, p.memory);
         }
@@ -576,12 +571,8 @@ private:
     void release_done(bool all) {
         std::erase_if(pending_release_, [&](const PendingRelease& r) {
             if (!all && r.after > completed_) return false;
-            if (!all && pooled_bytes_ + r.buffer.capacity <= pool_limit()) {
-                free_buffers_.emplace(r.buffer.capacity, r.buffer);
-                pooled_bytes_ += r.buffer.capacity;
-            } else {
-                destroy(r.buffer);
-            }
+            if (all) destroy(r.buffer);
+            else buffers_.give(r.buffer, r.buffer.capacity, [&](const Pooled& p) { destroy(p); });
             return true;
         });
     }
@@ -593,9 +584,7 @@ private:
     }
 
     void drain_pool() {
-        for (auto& [capacity, p] : free_buffers_) destroy(p);
-        free_buffers_.clear();
-        pooled_bytes_ = 0;
+        buffers_.drain([&](const Pooled& p) { destroy(p); });
     }
 
     /// Released memory kept for reuse: an eighth of the largest device-local
@@ -613,8 +602,7 @@ private:
         Pooled buffer;
         std::uint64_t after;  // reusable once this submission has completed
     };
-    std::multimap<VkDeviceSize, Pooled> free_buffers_;  // released buffers by capacity
-    VkDeviceSize pooled_bytes_ = 0;
+    BufferPool<Pooled> buffers_{pool_limit()};  // released stream buffers for reuse
 
     VkCommandPool pool_ = VK_NULL_HANDLE;
     std::array<Batch, kBatchesInFlight> batches_;

@@ -292,6 +292,11 @@ public:
     /// Names of the backends compiled into this build, best first.
     static std::vector<std::string> registered_backends();
 
+    /// How many backends this process has opened: each Runtime made by name or
+    /// by default opens one (a device and its queues; costly), copies and
+    /// Runtime::of share theirs. For a library's tests that a call opens none.
+    static std::uint64_t backends_opened();
+
     Backend& backend() const;
     const std::shared_ptr<detail::RuntimeState>& state() const { return state_; }
 
