@@ -11,6 +11,18 @@
 //                     grid-stride loop of 4 per invocation)
 //   compiler          the driver's GLSL compiler, or SPIR-V from shaderc
 //                     (GL_ARB_gl_spirv), as the Vulkan driver receives it
+//   loads in flight   four uvec4 per invocation (a grid-stride loop), in case
+//                     the GL driver keeps fewer warps on an SM than Vulkan's
+//   addressing        bindless pointers (GL_NV_shader_buffer_load) instead of
+//                     shader storage blocks, in case the blocks' accesses are
+//                     what costs (range checks, another cache path)
+//   memory            buffers whose memory Vulkan allocated, imported through
+//                     GL_EXT_memory_object_fd: where GL's own buffers of
+//                     256 MB and more copy slower than Vulkan's (H100: 0.61
+//                     of it at 512 MB and more, 0.94-0.97 up to 128 MB), is it
+//                     how the GL driver maps them?
+//   occupancy         the highest warp slot (gl_WarpIDNV) each SM used during a
+//                     copy, against the slots it has (gl_WarpsPerSMNV)
 // Prints one JSON line per variant: {"variant": ..., "gbs": ...}.
 //
 //   rill-gl-copy-probe LOG2N scatter    dst[perm[i]] = src[i] for each pattern of
@@ -32,6 +44,10 @@
 #include <vector>
 
 #include "scatter_probe.h"
+
+#ifdef RILL_PROBE_VULKAN_MEMORY
+#include "vulkan_peer.h"
+#endif
 
 namespace {
 
@@ -60,6 +76,14 @@ void make_context() {
     if (!glDispatchCompute) die("no glDispatchCompute");
 }
 
+bool has_extension(const std::string& name) {
+    GLint extensions = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
+    for (GLint e = 0; e < extensions; ++e)
+        if (name == reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(e)))) return true;
+    return false;
+}
+
 GLuint program(const char* src) {
     GLuint s = glCreateShader(GL_COMPUTE_SHADER);
     glShaderSource(s, 1, &src, nullptr);
@@ -85,6 +109,56 @@ layout(location = 0) uniform uint n4;
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
     if (i < n4) dst[i] = src[i];
+}
+)";
+
+// Four uvec4 per invocation, a grid-stride loop over a quarter of the grid.
+const char* kUvec4x4 = R"(#version 450
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Src { uvec4 src[]; };
+layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
+layout(location = 0) uniform uint n4;
+void main() {
+    uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * 256u;
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
+    if (i + 3u * stride < n4) {
+        uvec4 a = src[i], b = src[i + stride], c = src[i + 2u * stride], d = src[i + 3u * stride];
+        dst[i] = a; dst[i + stride] = b; dst[i + 2u * stride] = c; dst[i + 3u * stride] = d;
+    } else {
+        for (; i < n4; i += stride) dst[i] = src[i];
+    }
+}
+)";
+
+// The uvec4 copy through bindless pointers (GL_NV_shader_buffer_load).
+const char* kPointers = R"(#version 450
+#extension GL_NV_shader_buffer_load : require
+#extension GL_NV_gpu_shader5 : require
+layout(local_size_x = 256) in;
+layout(location = 0) uniform uint n4;
+uniform uvec4* src;
+uniform uvec4* dst;
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
+    if (i < n4) dst[i] = src[i];
+}
+)";
+
+// The uvec4 copy, each warp's first lane noting its warp slot per SM.
+const char* kOccupancy = R"(#version 450
+#extension GL_NV_shader_thread_group : require
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Src { uvec4 src[]; };
+layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
+layout(std430, binding = 2) buffer Slots { uint slots[]; };  // [0] warp slots an SM has, [1 + sm] highest used
+layout(location = 0) uniform uint n4;
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
+    if (i < n4) dst[i] = src[i];
+    if (gl_ThreadInWarpNV == 0u) {
+        atomicMax(slots[1u + gl_SMIDNV], gl_WarpIDNV + 1u);
+        if (i == 0u) slots[0] = gl_WarpsPerSMNV;
+    }
 }
 )";
 
@@ -171,11 +245,65 @@ GLuint buffer(Alloc a, GLsizeiptr bytes) {
     return b;
 }
 
+#ifdef RILL_PROBE_VULKAN_MEMORY
+/// A GL buffer of `bytes` in device-local memory that Vulkan allocated (a
+/// dedicated allocation, exported as an opaque fd and imported by GL); 0 where
+/// the GL driver lacks GL_EXT_memory_object_fd.
+GLuint vulkan_memory_buffer(GLsizeiptr bytes) {
+    if (!has_extension("GL_EXT_memory_object_fd")) return 0;
+    static VulkanPeer peer({"VK_KHR_external_memory_fd"});
+    VkExternalMemoryBufferCreateInfo ext{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bi.pNext = &ext;
+    bi.size = static_cast<VkDeviceSize>(bytes);
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    VkBuffer vb{};
+    VK(vkCreateBuffer(peer.device, &bi, nullptr, &vb));
+    VkMemoryRequirements req{};
+    vkGetBufferMemoryRequirements(peer.device, vb, &req);
+    VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+    dedicated.buffer = vb;
+    VkExportMemoryAllocateInfo exp{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    exp.pNext = &dedicated;
+    exp.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.pNext = &exp;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = peer.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VkDeviceMemory memory{};
+    VK(vkAllocateMemory(peer.device, &ai, nullptr, &memory));
+    VK(vkBindBufferMemory(peer.device, vb, memory, 0));
+    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(peer.device, "vkGetMemoryFdKHR"));
+    VkMemoryGetFdInfoKHR fi{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+    fi.memory = memory;
+    fi.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    int fd = -1;
+    VK(get_fd(peer.device, &fi, &fd));
+    GLuint object = 0, b = 0;
+    glCreateMemoryObjectsEXT(1, &object);
+    const GLint yes = GL_TRUE;
+    glMemoryObjectParameterivEXT(object, GL_DEDICATED_MEMORY_OBJECT_EXT, &yes);
+    glImportMemoryFdEXT(object, req.size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);  // GL owns the fd now
+    glCreateBuffers(1, &b);
+    glNamedBufferStorageMemEXT(b, bytes, object, 0);
+    if (const GLenum e = glGetError()) {  // llvmpipe cannot take lavapipe's memory: GL_OUT_OF_MEMORY
+        std::fprintf(stderr, "importing Vulkan's memory: GL error %u\n", e);
+        glDeleteBuffers(1, &b);
+        glDeleteMemoryObjectsEXT(1, &object);
+        return 0;
+    }
+    const GLuint one = rill_probe::kScattered;
+    glClearNamedBufferData(b, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &one);
+    return b;  // the Vulkan objects live as long as the process
+}
+#endif
+
 struct Result {
     double elapsed_gbs, timestamp_gbs, wall_gbs;
 };
 
-Result run(GLuint prog, bool uvec4, GLuint src, GLuint dst, std::uint64_t n, bool barrier, GLint max_x) {
+Result run(GLuint prog, bool uvec4, GLuint src, GLuint dst, std::uint64_t n, bool barrier, GLint max_x, int per_invocation = 1) {
     glUseProgram(prog);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, src);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, dst);
@@ -192,7 +320,7 @@ Result run(GLuint prog, bool uvec4, GLuint src, GLuint dst, std::uint64_t n, boo
         glUniform1ui(0, 0u);
     }
     // rill's grid (glsl::dispatch_grid): four elements per invocation from 2^22 on.
-    const std::uint64_t groups = uvec4 ? (items + 255) / 256 : (items + 1023) / 1024;
+    const std::uint64_t groups = uvec4 ? (items + 256 * per_invocation - 1) / (256 * per_invocation) : (items + 1023) / 1024;
     const GLuint gx = static_cast<GLuint>(std::min<std::uint64_t>(groups, static_cast<std::uint64_t>(max_x)));
     const GLuint gy = static_cast<GLuint>((groups + gx - 1) / gx);
     const int reps = 20;
@@ -298,13 +426,7 @@ void scatter_probe(int log2n, GLint max_x) {
         GLuint bufs[3] = {src, dst, idx};
         glDeleteBuffers(3, bufs);
     }
-    bool subgroups = false;
-    GLint extensions = 0;
-    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
-    for (GLint e = 0; e < extensions; ++e)
-        subgroups |= std::string(reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(e)))) ==
-                     "GL_KHR_shader_subgroup";
-    if (!subgroups) {
+    if (!has_extension("GL_KHR_shader_subgroup")) {
         std::fprintf(stderr, "no GL_KHR_shader_subgroup: no ballot probe\n");
         return;
     }
@@ -344,6 +466,76 @@ int main(int argc, char** argv) {
         glDeleteBuffers(2, bufs);
     } else {
         std::fprintf(stderr, "no SPIR-V shaders on this driver (GL_ARB_gl_spirv)\n");
+    }
+    {
+        const GLuint src = buffer(Alloc::StorageDynamic, static_cast<GLsizeiptr>(n * 4)),
+                     dst = buffer(Alloc::StorageDynamic, static_cast<GLsizeiptr>(n * 4));
+        auto say = [&](const char* shader, const Result& r) {
+            std::printf("{\"alloc\":\"%s\",\"shader\":\"%s\",\"barrier\":true,\"log2n\":%d,\"time_elapsed_gbs\":%.1f,"
+                        "\"timestamp_gbs\":%.1f,\"wall_gbs\":%.1f}\n",
+                        name(Alloc::StorageDynamic), shader, log2n, r.elapsed_gbs, r.timestamp_gbs, r.wall_gbs);
+            std::fflush(stdout);
+        };
+        say("uvec4", run(uvec4, true, src, dst, n, true, max_x));
+#ifdef RILL_PROBE_VULKAN_MEMORY
+        if (const GLuint vsrc = vulkan_memory_buffer(static_cast<GLsizeiptr>(n * 4))) {
+            const GLuint vdst = vulkan_memory_buffer(static_cast<GLsizeiptr>(n * 4));
+            if (!vdst) die("a second buffer in Vulkan's memory failed where the first worked");
+            say("uvec4, buffers in memory Vulkan allocated", run(uvec4, true, vsrc, vdst, n, true, max_x));
+            GLuint bufs[2] = {vsrc, vdst};
+            glDeleteBuffers(2, bufs);
+        } else {
+            std::fprintf(stderr, "no buffers in Vulkan's memory: no probe of them\n");
+        }
+#endif
+        say("4 uvec4 an invocation", run(program(kUvec4x4), true, src, dst, n, true, max_x, 4));
+        if (has_extension("GL_NV_shader_buffer_load") && has_extension("GL_NV_gpu_shader5")) {
+            const GLuint p = program(kPointers);
+            GLuint64EXT a = 0, b = 0;
+            glMakeNamedBufferResidentNV(src, GL_READ_ONLY);
+            glMakeNamedBufferResidentNV(dst, GL_READ_WRITE);
+            glGetNamedBufferParameterui64vNV(src, GL_BUFFER_GPU_ADDRESS_NV, &a);
+            glGetNamedBufferParameterui64vNV(dst, GL_BUFFER_GPU_ADDRESS_NV, &b);
+            glProgramUniformui64NV(p, glGetUniformLocation(p, "src"), a);
+            glProgramUniformui64NV(p, glGetUniformLocation(p, "dst"), b);
+            say("uvec4 through bindless pointers", run(p, true, src, dst, n, true, max_x));
+            glMakeNamedBufferNonResidentNV(src);
+            glMakeNamedBufferNonResidentNV(dst);
+        } else {
+            std::fprintf(stderr, "no GL_NV_shader_buffer_load: no bindless probe\n");
+        }
+        if (!has_extension("GL_NV_shader_thread_group")) {
+            std::fprintf(stderr, "no GL_NV_shader_thread_group: no occupancy probe\n");
+        } else {
+            const GLuint p = program(kOccupancy);
+            std::vector<GLuint> zeros(1025, 0u);
+            GLuint slots = 0;
+            glCreateBuffers(1, &slots);
+            glNamedBufferStorage(slots, static_cast<GLsizeiptr>(zeros.size() * 4), zeros.data(), GL_DYNAMIC_STORAGE_BIT);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, slots);
+            glUseProgram(p);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, src);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, dst);
+            glUniform1ui(0, static_cast<GLuint>(n / 4));
+            const std::uint64_t groups = (n / 4 + 255) / 256;
+            const GLuint gx = static_cast<GLuint>(std::min<std::uint64_t>(groups, static_cast<std::uint64_t>(max_x)));
+            glDispatchCompute(gx, static_cast<GLuint>((groups + gx - 1) / gx), 1);
+            glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+            glGetNamedBufferSubData(slots, 0, static_cast<GLsizeiptr>(zeros.size() * 4), zeros.data());
+            GLuint lowest = ~0u, highest = 0, sms = 0;
+            for (std::size_t k = 1; k < zeros.size(); ++k)
+                if (zeros[k]) {
+                    ++sms;
+                    lowest = std::min(lowest, zeros[k]);
+                    highest = std::max(highest, zeros[k]);
+                }
+            std::printf("{\"probe\":\"opengl warp slots during the uvec4 copy\",\"slots_an_sm\":%u,\"sms\":%u,"
+                        "\"highest_used_least\":%u,\"highest_used_most\":%u}\n", zeros[0], sms, lowest, highest);
+            std::fflush(stdout);
+            glDeleteBuffers(1, &slots);
+        }
+        GLuint bufs[2] = {src, dst};
+        glDeleteBuffers(2, bufs);
     }
     for (Alloc a : {Alloc::StorageDynamic, Alloc::Storage0, Alloc::DataStaticDraw, Alloc::DataDynamicCopy}) {
         const GLuint src = buffer(a, static_cast<GLsizeiptr>(n * 4)), dst = buffer(a, static_cast<GLsizeiptr>(n * 4));

@@ -14,6 +14,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "egl_context.h"
@@ -32,6 +34,10 @@
 #include "rill/core/disk_cache.h"
 #include "rill/core/error.h"
 #include "rill/core/launch.h"
+
+#ifdef RILL_GL_VULKAN_MEMORY
+#include "vulkan_memory.h"
+#endif
 
 namespace rill::gl {
 
@@ -55,6 +61,17 @@ bool static_buffers_from_env() {
 }
 
 bool debug_from_env() { return env_flag("RILL_GL_DEBUG"); }
+
+/// Stream buffers of at least this many bytes take memory that Vulkan
+/// allocated, where the GL context's GPU has a Vulkan driver (vulkan_memory.h);
+/// smaller ones, which the GL driver's own buffers serve as well, stay GL's
+/// (one Vulkan allocation each). RILL_GL_VULKAN_MEMORY=0 keeps them all GL's
+/// (an A/B knob, docs/TUNING.md).
+constexpr std::size_t kVulkanMemoryFrom = std::size_t{1} << 20;
+bool vulkan_memory_from_env() {
+    const char* v = std::getenv("RILL_GL_VULKAN_MEMORY");
+    return !(v && std::string(v) == "0");
+}
 
 /// A program of the backend's own shaders (the zero-fill, the offscreen
 /// renderer's), one per stage, from their GLSL.
@@ -96,6 +113,45 @@ struct State {
     std::vector<Released> released;  // waiting for their fences
     bool pooling = false;  // set by the backend with the pool's bound; false once it is gone (buffers are deleted)
 
+#ifdef RILL_GL_VULKAN_MEMORY
+    std::unique_ptr<VulkanMemory> vulkan_memory;  // opened at the first large stream, where there is one
+    bool vulkan_memory_tried = false;
+#endif
+    std::unordered_map<GLuint, GLuint> memory_objects;  // stream buffer -> the GL memory object under it
+
+    /// A buffer object of `bytes` in memory Vulkan allocated, or 0 where that
+    /// is not to be had (small buffers, no Vulkan driver of this GPU, RILL_GL_VULKAN_MEMORY=0).
+    GLuint vulkan_buffer(std::size_t bytes) {
+#ifdef RILL_GL_VULKAN_MEMORY
+        if (bytes < kVulkanMemoryFrom) return 0;
+        if (!vulkan_memory_tried) {
+            vulkan_memory_tried = true;
+            if (vulkan_memory_from_env()) vulkan_memory = VulkanMemory::open();
+        }
+        if (!vulkan_memory) return 0;
+        GLuint object = 0;
+        const GLuint id = vulkan_memory->buffer(bytes, object);
+        if (id) memory_objects.emplace(id, object);
+        else vulkan_memory.reset();  // out of memory, or a driver that imports nothing: the GL driver's buffers from now on
+        return id;
+#else
+        (void)bytes;
+        return 0;
+#endif
+    }
+    /// Whether stream buffer `id` lacks GL_DYNAMIC_STORAGE_BIT (its memory is Vulkan's).
+    bool imported(GLuint id) const { return memory_objects.count(id) > 0; }
+
+    /// Deletes stream buffer `id` and the memory object under it, if any.
+    void delete_stream_buffer(GLuint id) {
+        forget(id);
+        glDeleteBuffers(1, &id);
+        if (const auto it = memory_objects.find(id); it != memory_objects.end()) {
+            glDeleteMemoryObjectsEXT(1, &it->second);
+            memory_objects.erase(it);
+        }
+    }
+
     /// Call with the mutex held and the context current.
     void release(GLuint id, std::size_t capacity) {
         released.push_back({id, capacity, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)});
@@ -113,10 +169,7 @@ struct State {
             if (glClientWaitSync(r.done, done == 0 ? GL_SYNC_FLUSH_COMMANDS_BIT : 0, 0) == GL_TIMEOUT_EXPIRED) break;
             glDeleteSync(r.done);
             forget(r.id);  // nothing in flight uses it: no barrier is owed for it
-            pool.give(r.id, r.capacity, [&](GLuint id) {
-                forget(id);
-                glDeleteBuffers(1, &id);
-            });
+            pool.give(r.id, r.capacity, [&](GLuint id) { delete_stream_buffer(id); });
         }
         released.erase(released.begin(), released.begin() + static_cast<std::ptrdiff_t>(done));
     }
@@ -157,14 +210,10 @@ struct State {
     void drain_pool() {
         for (const Released& r : released) {
             glDeleteSync(r.done);
-            forget(r.id);
-            glDeleteBuffers(1, &r.id);
+            delete_stream_buffer(r.id);
         }
         released.clear();
-        pool.drain([&](GLuint id) {
-            forget(id);
-            glDeleteBuffers(1, &id);
-        });
+        pool.drain([&](GLuint id) { delete_stream_buffer(id); });
     }
     /// Dispatches' parameters (glsl::pack_info), one after another in a ring
     /// of kInfoRingBytes. A full ring is replaced by a new buffer object, not
@@ -329,8 +378,7 @@ public:
             if (st_->pooling) {
                 st_->release(id, capacity_);
             } else {
-                st_->forget(id);
-                glDeleteBuffers(1, &id);
+                st_->delete_stream_buffer(id);
             }
         } catch (...) {
             // Destruction on a thread that cannot take the context leaks the buffer
@@ -346,6 +394,7 @@ public:
 
 private:
     bool create() {
+        if ((id = st_->vulkan_buffer(capacity_))) return true;
         glCreateBuffers(1, &id);
         glNamedBufferStorage(id, static_cast<GLsizeiptr>(capacity_), nullptr, static_buffers_from_env() ? 0 : GL_DYNAMIC_STORAGE_BIT);
         if (glGetError() != GL_OUT_OF_MEMORY) return true;
@@ -558,6 +607,12 @@ public:
                                                                 " (more than the first spread over the second)");
         info_.details.emplace_back("program binary formats", std::to_string(formats) + (s.binaries ? "" : " (no disk cache)"));
         info_.details.emplace_back("debug output", s.debug ? "on" : "off (RILL_GL_DEBUG=1)");
+#ifdef RILL_GL_VULKAN_MEMORY
+        info_.details.emplace_back("stream memory", vulkan_memory_from_env()
+                                                        ? "streams of 1 MiB and more in memory Vulkan allocates, where this GPU has a Vulkan "
+                                                          "driver (GL_EXT_memory_object_fd); else the GL driver's"
+                                                        : "the GL driver's (RILL_GL_VULKAN_MEMORY=0)");
+#endif
         s.check_debug();
     }
 
@@ -613,7 +668,7 @@ public:
         st_->ctx.make_current();
         GlBuffer& to = gl_buffer(&dst);
         const char* from = static_cast<const char*>(src);
-        if (!to.gpu_used && !static_buffers_from_env()) {
+        if (!to.gpu_used && !static_buffers_from_env() && !st_->imported(to.id)) {
             for (std::size_t done = 0; done < bytes; done += kUploadPiece)
                 glNamedBufferSubData(to.id, static_cast<GLintptr>(offset + done),
                                      static_cast<GLsizeiptr>(std::min(kUploadPiece, bytes - done)), from + done);
