@@ -130,9 +130,18 @@ struct State {
         }
         if (!vulkan_memory) return 0;
         GLuint object = 0;
+        const std::size_t reported = messages.size();
         const GLuint id = vulkan_memory->buffer(bytes, object);
-        if (id) memory_objects.emplace(id, object);
-        else vulkan_memory.reset();  // out of memory, or a driver that imports nothing: the GL driver's buffers from now on
+        if (id) {
+            memory_objects.emplace(id, object);
+        } else {
+            // Out of memory, or a driver that takes no import (llvmpipe refuses
+            // lavapipe's memory, whose UUIDs are its own, with GL_OUT_OF_MEMORY):
+            // the GL driver's buffers from now on, and what it reported about the
+            // refused import is no error of the program.
+            messages.resize(reported);
+            vulkan_memory.reset();
+        }
         return id;
 #else
         (void)bytes;
@@ -635,9 +644,12 @@ public:
     const BackendInfo& info() const override { return info_; }
 
     std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents contents) override {
+        // Before the lock: where a later step throws, the lock goes first, then
+        // the buffer, whose destructor takes the lock (it deadlocked otherwise).
+        std::shared_ptr<GlBuffer> b;
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
-        auto b = std::make_shared<GlBuffer>(st_, bytes);
+        b = std::make_shared<GlBuffer>(st_, bytes);
         if (contents == BufferContents::Zero) {
             st_->zero(b->id, bytes);
             b->gpu_used = true;

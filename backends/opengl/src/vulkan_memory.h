@@ -16,8 +16,9 @@ namespace rill::gl {
 class VulkanMemory {
 public:
     /// The Vulkan device whose device and driver UUIDs are the current GL
-    /// context's, or nullptr where there is none (no Vulkan loader or driver, no
-    /// GL_EXT_memory_object_fd, another driver such as llvmpipe beside lavapipe).
+    /// context's, or nullptr where there is none (no Vulkan loader or driver of
+    /// this GPU, no GL_EXT_memory_object_fd). Matching UUIDs do not promise an
+    /// import: llvmpipe has lavapipe's and refuses its memory.
     static std::unique_ptr<VulkanMemory> open();
     ~VulkanMemory();
     VulkanMemory(const VulkanMemory&) = delete;
