@@ -114,7 +114,7 @@ struct State {
     bool pooling = false;  // set by the backend with the pool's bound; false once it is gone (buffers are deleted)
 
 #ifdef RILL_GL_VULKAN_MEMORY
-    std::unique_ptr<VulkanMemory> vulkan_memory;  // opened at the first large stream, where there is one
+    VulkanMemory* vulkan_memory = nullptr;  // the process's, found at the first large stream, where there is one
     bool vulkan_memory_tried = false;
 #endif
     std::unordered_map<GLuint, GLuint> memory_objects;  // stream buffer -> the GL memory object under it
@@ -126,7 +126,7 @@ struct State {
         if (bytes < kVulkanMemoryFrom) return 0;
         if (!vulkan_memory_tried) {
             vulkan_memory_tried = true;
-            if (vulkan_memory_from_env()) vulkan_memory = VulkanMemory::open();
+            if (vulkan_memory_from_env()) vulkan_memory = VulkanMemory::of_current_context();
         }
         if (!vulkan_memory) return 0;
         GLuint object = 0;
@@ -140,7 +140,7 @@ struct State {
             // the GL driver's buffers from now on, and what it reported about the
             // refused import is no error of the program.
             messages.resize(reported);
-            vulkan_memory.reset();
+            vulkan_memory = nullptr;
         }
         return id;
 #else

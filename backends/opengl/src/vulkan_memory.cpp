@@ -2,22 +2,20 @@
 
 #include <vulkan/vulkan.h>
 
+#include <array>
+#include <atomic>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 namespace rill::gl {
 
 struct VulkanMemory::Device {
-    VkInstance instance = VK_NULL_HANDLE;
     VkPhysicalDevice physical = VK_NULL_HANDLE;
     VkPhysicalDeviceMemoryProperties memory{};
     VkDevice device = VK_NULL_HANDLE;
     PFN_vkGetMemoryFdKHR get_fd = nullptr;
-
-    ~Device() {
-        if (device) vkDestroyDevice(device, nullptr);
-        if (instance) vkDestroyInstance(instance, nullptr);
-    }
+    std::atomic<bool> refused{false};  // an import failed: GL's own buffers from then on
 
     std::uint32_t device_local_type(std::uint32_t allowed) const {
         for (std::uint32_t i = 0; i < memory.memoryTypeCount; ++i)
@@ -49,24 +47,17 @@ bool has_device_extension(VkPhysicalDevice d, const char* name) {
 
 }  // namespace
 
-std::unique_ptr<VulkanMemory> VulkanMemory::open() {
-    if (!has_gl_extension("GL_EXT_memory_object") || !has_gl_extension("GL_EXT_memory_object_fd")) return nullptr;
-    GLubyte gl_device[GL_UUID_SIZE_EXT] = {}, gl_driver[GL_UUID_SIZE_EXT] = {};
-    glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, gl_device);
-    glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, gl_driver);
-    if (glGetError() != GL_NO_ERROR) return nullptr;
+namespace {
 
-    auto d = std::make_unique<Device>();
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.pApplicationName = "rill opengl backend's stream memory";
-    app.apiVersion = VK_API_VERSION_1_1;
-    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ici.pApplicationInfo = &app;
-    if (vkCreateInstance(&ici, nullptr, &d->instance) != VK_SUCCESS) return nullptr;
+using Uuids = std::array<GLubyte, 2 * GL_UUID_SIZE_EXT>;  // device, then driver
+
+/// The device of the physical device with these UUIDs, or nullptr.
+VulkanMemory::Device* make_device(VkInstance instance, const Uuids& uuids) {
     std::uint32_t count = 0;
-    vkEnumeratePhysicalDevices(d->instance, &count, nullptr);
+    vkEnumeratePhysicalDevices(instance, &count, nullptr);
     std::vector<VkPhysicalDevice> all(count);
-    vkEnumeratePhysicalDevices(d->instance, &count, all.data());
+    vkEnumeratePhysicalDevices(instance, &count, all.data());
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
     for (VkPhysicalDevice p : all) {
         VkPhysicalDeviceProperties basic;
         vkGetPhysicalDeviceProperties(p, &basic);
@@ -75,14 +66,14 @@ std::unique_ptr<VulkanMemory> VulkanMemory::open() {
         VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
         props.pNext = &ids;
         vkGetPhysicalDeviceProperties2(p, &props);
-        if (std::memcmp(ids.deviceUUID, gl_device, GL_UUID_SIZE_EXT) == 0 &&
-            std::memcmp(ids.driverUUID, gl_driver, GL_UUID_SIZE_EXT) == 0 && has_device_extension(p, "VK_KHR_external_memory_fd")) {
-            d->physical = p;
+        if (std::memcmp(ids.deviceUUID, uuids.data(), GL_UUID_SIZE_EXT) == 0 &&
+            std::memcmp(ids.driverUUID, uuids.data() + GL_UUID_SIZE_EXT, GL_UUID_SIZE_EXT) == 0 &&
+            has_device_extension(p, "VK_KHR_external_memory_fd")) {
+            physical = p;
             break;
         }
     }
-    if (!d->physical) return nullptr;
-    vkGetPhysicalDeviceMemoryProperties(d->physical, &d->memory);
+    if (!physical) return nullptr;
     // A device needs a queue; this one never submits anything.
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -95,14 +86,54 @@ std::unique_ptr<VulkanMemory> VulkanMemory::open() {
     dci.pQueueCreateInfos = &qci;
     dci.enabledExtensionCount = 1;
     dci.ppEnabledExtensionNames = extensions;
-    if (vkCreateDevice(d->physical, &dci, nullptr, &d->device) != VK_SUCCESS) return nullptr;
-    d->get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(d->device, "vkGetMemoryFdKHR"));
-    if (!d->get_fd) return nullptr;
-    return std::unique_ptr<VulkanMemory>(new VulkanMemory(std::move(d)));
+    VkDevice device = VK_NULL_HANDLE;
+    if (vkCreateDevice(physical, &dci, nullptr, &device) != VK_SUCCESS) return nullptr;
+    auto get_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device, "vkGetMemoryFdKHR"));
+    if (!get_fd) {
+        vkDestroyDevice(device, nullptr);
+        return nullptr;
+    }
+    auto* d = new VulkanMemory::Device;  // kept for the process (vulkan_memory.h says why)
+    d->physical = physical;
+    vkGetPhysicalDeviceMemoryProperties(physical, &d->memory);
+    d->device = device;
+    d->get_fd = get_fd;
+    return d;
 }
 
-VulkanMemory::VulkanMemory(std::unique_ptr<Device> d) : d_(std::move(d)) {}
-VulkanMemory::~VulkanMemory() = default;
+}  // namespace
+
+VulkanMemory* VulkanMemory::of_current_context() {
+    if (!has_gl_extension("GL_EXT_memory_object") || !has_gl_extension("GL_EXT_memory_object_fd")) return nullptr;
+    Uuids uuids{};
+    glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuids.data());
+    glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, uuids.data() + GL_UUID_SIZE_EXT);
+    if (glGetError() != GL_NO_ERROR) return nullptr;
+
+    // Never destroyed, as what they point to (a static vector's destructor at
+    // exit would leave the devices unreachable, a leak to LeakSanitizer).
+    static std::mutex mutex;
+    static VkInstance instance = VK_NULL_HANDLE;
+    static bool tried = false;
+    static auto& known = *new std::vector<std::pair<Uuids, VulkanMemory*>>;  // by GPU, nullptr where it has none
+    std::lock_guard lock(mutex);
+    if (!tried) {
+        tried = true;
+        VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+        app.pApplicationName = "rill opengl backend's stream memory";
+        app.apiVersion = VK_API_VERSION_1_1;
+        VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        ici.pApplicationInfo = &app;
+        if (vkCreateInstance(&ici, nullptr, &instance) != VK_SUCCESS) instance = VK_NULL_HANDLE;
+    }
+    if (!instance) return nullptr;
+    for (const auto& [id, memory] : known)
+        if (id == uuids) return memory && !memory->d_->refused ? memory : nullptr;
+    Device* d = make_device(instance, uuids);
+    VulkanMemory* memory = d ? new VulkanMemory(d) : nullptr;  // kept for the process
+    known.emplace_back(uuids, memory);
+    return memory;
+}
 
 GLuint VulkanMemory::buffer(std::size_t bytes, GLuint& object) {
     object = 0;
@@ -149,6 +180,7 @@ GLuint VulkanMemory::buffer(std::size_t bytes, GLuint& object) {
             b = object = 0;
         }
     }
+    if (!b) d_->refused = true;
     // Vulkan's references go: an imported payload lives while GL's memory object holds it.
     vkDestroyBuffer(dev, vb, nullptr);
     if (memory) vkFreeMemory(dev, memory, nullptr);

@@ -9,33 +9,34 @@
 #include <GL/glew.h>
 
 #include <cstddef>
-#include <memory>
 
 namespace rill::gl {
 
 class VulkanMemory {
 public:
-    /// The Vulkan device whose device and driver UUIDs are the current GL
-    /// context's, or nullptr where there is none (no Vulkan loader or driver of
-    /// this GPU, no GL_EXT_memory_object_fd). Matching UUIDs do not promise an
-    /// import: llvmpipe has lavapipe's and refuses its memory.
-    static std::unique_ptr<VulkanMemory> open();
-    ~VulkanMemory();
-    VulkanMemory(const VulkanMemory&) = delete;
-    VulkanMemory& operator=(const VulkanMemory&) = delete;
+    /// This process's Vulkan device for the current GL context's GPU (its device
+    /// and driver UUIDs), made at the first call; nullptr where there is none (no
+    /// Vulkan loader or driver of this GPU, no GL_EXT_memory_object_fd) or where
+    /// an import into GL failed before. Matching UUIDs do not promise an import:
+    /// llvmpipe has lavapipe's and refuses its memory. Kept for the process, never
+    /// destroyed: made and torn down with each GL runtime, lavapipe went with its
+    /// last instance, and what it leaks (LeakSanitizer's suppressions name it)
+    /// could no longer be told from rill's own leaks.
+    static VulkanMemory* of_current_context();
 
     /// A GL buffer of `bytes` (storage without GL_DYNAMIC_STORAGE_BIT: uploads
     /// go through a staging copy) whose memory Vulkan allocated, and in
     /// `object` the GL memory object to delete after it; 0 where the memory
-    /// is not there or the import fails. Vulkan's own reference to the memory
-    /// goes at once: GL's memory object holds the memory from then on.
+    /// is not there or the import fails, and after a failed import this
+    /// device is offered no more. Vulkan's own reference to the memory goes
+    /// at once: GL's memory object holds the memory from then on.
     GLuint buffer(std::size_t bytes, GLuint& object);
 
     struct Device;
 
 private:
-    explicit VulkanMemory(std::unique_ptr<Device> d);
-    std::unique_ptr<Device> d_;
+    explicit VulkanMemory(Device* d) : d_(d) {}
+    Device* d_;
 };
 
 }  // namespace rill::gl
