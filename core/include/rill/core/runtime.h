@@ -207,6 +207,10 @@ struct RuntimeStats {
 class Runtime {
 public:
     /// The backend named by $RILL_BACKEND, or the best one that works here.
+    /// Each Runtime made this way (or by name) opens a backend of its own: a
+    /// device, its queues and caches, tens of milliseconds on a GPU, and
+    /// streams that other runtimes cannot use. Copy a Runtime, or take a
+    /// stream's with Runtime::of, to share one.
     Runtime();
     /// A named backend ("cpu", "vulkan", "opengl"); throws rill::Error listing
     /// the available ones if the name is unknown or the backend cannot start.
