@@ -165,10 +165,20 @@ Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, 
     return select(a == h, b, a);
 }
 
+/// The face of half-edge h >= 0 and h's side in it (0, 1, 2). Divided
+/// unsigned: a signed int's division by 3 tests the sign first (NVIDIA's
+/// compiler: several instructions more a division, docs/PERFORMANCE.md#segment).
+Int face_of(const Int& h) { return cast<std::int32_t>(cast<std::uint32_t>(h) / 3u); }
+Int side_of(const Int& h) { return h - 3 * face_of(h); }
+
 /// The half-edge before h in its face (the one into h's start) and the one
-/// after it (out of h's end): the steps of a walk around a vertex.
-Int previous_half(const Int& h) { return 3 * (h / 3) + (h % 3 + 2) % 3; }
-Int next_half(const Int& h) { return 3 * (h / 3) + (h % 3 + 1) % 3; }
+/// after it (out of h's end): the steps of a walk around a vertex. A select
+/// on h's side where (side + 2) % 3 and (side + 1) % 3 took a second division.
+Int previous_half(const Int& h) { return select(side_of(h) == 0, h + 2, h - 1); }
+Int next_half(const Int& h) { return select(side_of(h) == 2, h - 2, h + 1); }
+/// (side + 1) % 3 and (side + 2) % 3 for a side 0, 1, 2: the corners at h's end and before h's start.
+Int next_side(const Int& side) { return select(side == 2, Int(0), side + 1); }
+Int previous_side(const Int& side) { return select(side == 0, Int(2), side - 1); }
 
 /// Vertex points at out[v]: Loop's weights inside, 3/4 and 1/8 + 1/8 on a
 /// boundary, the neighbours found by walking the vertex's fan across twin
@@ -205,8 +215,8 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                     // Each face about v once, by its half-edge h out of v: its target is a
                     // neighbour, and so, on a boundary, is the far end of the fan's last edge.
                     auto visit = [&](const Int& h) {
-                        Int4 f = faces.load(h / 3);
-                        Float3 q = position(corner(f, (h % 3 + 1) % 3));
+                        Int4 f = faces.load(face_of(h));
+                        Float3 q = position(corner(f, next_side(side_of(h))));
                         sum = sum + q;
                         neighbours = neighbours + 1;
                         If(twin(edge_of, halves, h) < 0 || sharp.load(edge_of.load(h)) != 0u, [&] {
@@ -227,7 +237,7 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                         If(t < 0, [&] {
                             open = true;
                             // The boundary edge into v: its other end is a neighbour too.
-                            Float3 q = position(corner(faces.load(h / 3), (h % 3 + 2) % 3));
+                            Float3 q = position(corner(faces.load(face_of(h)), previous_side(side_of(h))));
                             sum = sum + q;
                             neighbours = neighbours + 1;
                             boundary_sum = boundary_sum + q;
