@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -134,11 +133,12 @@ struct State {
         const GLuint id = vulkan_memory->buffer(bytes, object);
         if (id) {
             memory_objects.emplace(id, object);
-        } else {
-            // Out of memory, or a driver that takes no import (llvmpipe refuses
-            // lavapipe's memory, whose UUIDs are its own, with GL_OUT_OF_MEMORY):
-            // the GL driver's buffers from now on, and what it reported about the
-            // refused import is no error of the program.
+        } else if (vulkan_memory->refused()) {
+            // A driver that takes no import (llvmpipe refuses lavapipe's memory,
+            // whose UUIDs are its own, with GL_OUT_OF_MEMORY): the GL driver's
+            // buffers from now on, and what it reported about the refused import
+            // is no error of the program. (Where Vulkan is out of memory, the GL
+            // driver's buffer is tried, then the pool drained and this again.)
             messages.resize(reported);
             vulkan_memory = nullptr;
         }

@@ -135,6 +135,8 @@ VulkanMemory* VulkanMemory::of_current_context() {
     return memory;
 }
 
+bool VulkanMemory::refused() const { return d_->refused; }
+
 GLuint VulkanMemory::buffer(std::size_t bytes, GLuint& object) {
     object = 0;
     const VkDevice dev = d_->device;
@@ -178,9 +180,9 @@ GLuint VulkanMemory::buffer(std::size_t bytes, GLuint& object) {
             glDeleteBuffers(1, &b);
             glDeleteMemoryObjectsEXT(1, &object);
             b = object = 0;
+            d_->refused = true;
         }
     }
-    if (!b) d_->refused = true;
     // Vulkan's references go: an imported payload lives while GL's memory object holds it.
     vkDestroyBuffer(dev, vb, nullptr);
     if (memory) vkFreeMemory(dev, memory, nullptr);

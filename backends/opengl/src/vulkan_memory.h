@@ -26,11 +26,13 @@ public:
 
     /// A GL buffer of `bytes` (storage without GL_DYNAMIC_STORAGE_BIT: uploads
     /// go through a staging copy) whose memory Vulkan allocated, and in
-    /// `object` the GL memory object to delete after it; 0 where the memory
-    /// is not there or the import fails, and after a failed import this
-    /// device is offered no more. Vulkan's own reference to the memory goes
-    /// at once: GL's memory object holds the memory from then on.
+    /// `object` the GL memory object to delete after it; 0 where Vulkan has
+    /// not the memory or GL refuses the import, after which refused() holds
+    /// and of_current_context() offers this device no more. Vulkan's own
+    /// reference to the memory goes at once: GL's memory object holds it.
     GLuint buffer(std::size_t bytes, GLuint& object);
+    /// Whether GL refused an import of this device's memory.
+    bool refused() const;
 
     struct Device;
 
