@@ -11,9 +11,9 @@
 namespace rill {
 
 /// The capacity a pooled stream buffer of `bytes` gets: powers of two from 256
-/// bytes to 1 KiB, then classes an eighth of an octave apart (at most 20%
-/// unused), so that a buffer released by one call fits the next call's request
-/// of about the same size.
+/// bytes to 1 KiB, then four classes per doubling (at most 20% unused), so
+/// that a buffer released by one call fits the next call's request of about
+/// the same size.
 inline std::size_t pool_size_class(std::size_t bytes) {
     std::size_t octave = 256;
     while (octave < bytes) octave *= 2;
