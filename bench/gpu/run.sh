@@ -32,6 +32,11 @@ for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-bandwidth "$n" "$out/rill_$backend.json" > "$out/rill_$backend.txt" 2>&1 \
         || echo "rill on $backend failed: $(tail -1 "$out/rill_$backend.txt")" >&2
 done
+# OpenGL once more in the GL driver's own buffers (RILL_GL_VULKAN_MEMORY=0, docs/PERFORMANCE.md#opengl-against-vulkan),
+# beside the default run; named ab_* so that the table leaves it out.
+RILL_GL_VULKAN_MEMORY=0 RILL_BENCH_ONLY=scan RILL_BACKEND=opengl rill-bench-bandwidth "$n" "$out/ab_opengl_gl_buffers.json" \
+    > "$out/ab_opengl_gl_buffers.txt" 2>&1 || echo "rill on opengl (GL's buffers) failed" >&2
+python3 "$here/compare_runs.py" "$out/rill_opengl.json" "$out/ab_opengl_gl_buffers.json" "Vulkan's memory" "GL's buffers" || true
 # Summed-area tables (GPU Gems 3 Table 39-1); bitonic against radix sort over n, and UberFlow's Table 1 (tables in sorts_*.txt).
 for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-sat "$out/sat_$backend.json" > "$out/sat_$backend.txt" 2>&1 \
