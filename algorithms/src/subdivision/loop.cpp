@@ -120,6 +120,16 @@ void edges(const Stream<uint2>& keys, const Stream<std::int32_t>& ids, const Str
 
 Int corner(const Int4& f, const Expr<std::int32_t>& k) { return select(k == 0, f.x(), select(k == 1, f.y(), f.z())); }
 
+/// The face of half-edge h >= 0 and h's side in it (0, 1, 2). Divided
+/// unsigned: a signed int's division by 3 tests the sign first (NVIDIA's
+/// compiler: several instructions more a division, docs/PERFORMANCE.md#segment).
+Int face_of(const Int& h) { return cast<std::int32_t>(cast<std::uint32_t>(h) / 3u); }
+Int side_of(const Int& h) { return h - 3 * face_of(h); }
+/// (side + 1) % 3 and (side + 2) % 3 for a side 0, 1, 2: the corners at the
+/// end of the half-edge of that side and before its start.
+Int next_side(const Int& side) { return select(side == 2, Int(0), side + 1); }
+Int previous_side(const Int& side) { return select(side == 0, Int(2), side - 1); }
+
 /// Edge points at out[vertices + e] for the `edges` edges: 3/8 of the ends
 /// and 1/8 of the two opposite vertices, the midpoint on a boundary or sharp
 /// edge (sharp[e] != 0).
@@ -131,12 +141,12 @@ void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, 
             Int e = global_id();
             If(e < edges, [&] {
                 Int h0 = halves.load(2 * e), h1 = halves.load(2 * e + 1);
-                Int4 f0 = faces.load(h0 / 3);
-                Int k0 = h0 % 3;
-                Int u = corner(f0, k0), v = corner(f0, (k0 + 1) % 3), c = corner(f0, (k0 + 2) % 3);
+                Int4 f0 = faces.load(face_of(h0));
+                Int k0 = side_of(h0);
+                Int u = corner(f0, k0), v = corner(f0, next_side(k0)), c = corner(f0, previous_side(k0));
                 Float3 pu = vertices.load(u).xyz(), pv = vertices.load(v).xyz();
                 Bool boundary = h1 < 0 || sharp.load(e) != 0u;  // sharp: a 1-element 0 when there are no creases
-                Int d = corner(faces.load(max(h1, Int(0)) / 3), (max(h1, Int(0)) % 3 + 2) % 3);
+                Int d = corner(faces.load(face_of(max(h1, Int(0)))), previous_side(side_of(max(h1, Int(0)))));
                 Float3 smooth = (pu + pv) * 0.375f + (vertices.load(c).xyz() + vertices.load(d).xyz()) * 0.125f;
                 out.store(vertices.size() + e, Float4(select(boundary, (pu + pv) * 0.5f, smooth), 0.0f));
             });
@@ -150,7 +160,7 @@ void around(const Stream<int4>& faces, const Stream<std::uint32_t>& count, const
         "loop_around(faces, count, outgoing)", [](Array<int4> faces, Array<std::uint32_t> count, Array<std::int32_t> outgoing) {
             Int h = global_id();
             If(h < 3 * faces.size(), [&] {
-                Int v = corner(faces.load(h / 3), h % 3);
+                Int v = corner(faces.load(face_of(h)), side_of(h));
                 count.atomic_add(v, 1u);
                 outgoing.atomic_max(v, h);
             });
@@ -165,20 +175,11 @@ Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, 
     return select(a == h, b, a);
 }
 
-/// The face of half-edge h >= 0 and h's side in it (0, 1, 2). Divided
-/// unsigned: a signed int's division by 3 tests the sign first (NVIDIA's
-/// compiler: several instructions more a division, docs/PERFORMANCE.md#segment).
-Int face_of(const Int& h) { return cast<std::int32_t>(cast<std::uint32_t>(h) / 3u); }
-Int side_of(const Int& h) { return h - 3 * face_of(h); }
-
 /// The half-edge before h in its face (the one into h's start) and the one
 /// after it (out of h's end): the steps of a walk around a vertex. A select
 /// on h's side where (side + 2) % 3 and (side + 1) % 3 took a second division.
 Int previous_half(const Int& h) { return select(side_of(h) == 0, h + 2, h - 1); }
 Int next_half(const Int& h) { return select(side_of(h) == 2, h - 2, h + 1); }
-/// (side + 1) % 3 and (side + 2) % 3 for a side 0, 1, 2: the corners at h's end and before h's start.
-Int next_side(const Int& side) { return select(side == 2, Int(0), side + 1); }
-Int previous_side(const Int& side) { return select(side == 0, Int(2), side - 1); }
 
 /// Vertex points at out[v]: Loop's weights inside, 3/4 and 1/8 + 1/8 on a
 /// boundary, the neighbours found by walking the vertex's fan across twin
@@ -267,17 +268,17 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                     // its edges to a and b are sharp where e was a boundary or a crease.
                     Int e = v - odd_from;
                     Int h1 = parent_halves.load(2 * e), h2 = parent_halves.load(2 * e + 1);
-                    Int4 f1 = parent_faces.load(h1 / 3);
-                    Int k1 = h1 % 3;
-                    Float3 a = position(corner(f1, k1)), b = position(corner(f1, (k1 + 1) % 3));
-                    sum = a + b + position(odd_from + parent_edge_of.load(3 * (h1 / 3) + (k1 + 1) % 3)) +
-                          position(odd_from + parent_edge_of.load(3 * (h1 / 3) + (k1 + 2) % 3));
+                    Int4 f1 = parent_faces.load(face_of(h1));
+                    Int k1 = side_of(h1);
+                    Float3 a = position(corner(f1, k1)), b = position(corner(f1, next_side(k1)));
+                    sum = a + b + position(odd_from + parent_edge_of.load(h1 - k1 + next_side(k1))) +
+                          position(odd_from + parent_edge_of.load(h1 - k1 + previous_side(k1)));
                     neighbours = 4;
                     total = 1;
                     If(h2 >= 0, [&] {
-                        Int k2 = h2 % 3;
-                        sum = sum + position(odd_from + parent_edge_of.load(3 * (h2 / 3) + (k2 + 1) % 3)) +
-                              position(odd_from + parent_edge_of.load(3 * (h2 / 3) + (k2 + 2) % 3));
+                        Int k2 = side_of(h2);
+                        sum = sum + position(odd_from + parent_edge_of.load(h2 - k2 + next_side(k2))) +
+                              position(odd_from + parent_edge_of.load(h2 - k2 + previous_side(k2)));
                         neighbours = 6;
                         total = 2;
                     });
@@ -577,8 +578,8 @@ void mark_creases_by_fans(const Stream<int2>& creases, const Stream<int4>& faces
                 Int total = cast<std::int32_t>(count.load(a));
                 Int start = outgoing.load(a);
                 Var<std::int32_t> h = start, steps = 0;
-                auto target = [&](const Int& x) { return corner(faces.load(x / 3), (x % 3 + 1) % 3); };
-                auto source = [&](const Int& x) { return corner(faces.load(x / 3), x % 3); };
+                auto target = [&](const Int& x) { return corner(faces.load(face_of(x)), next_side(side_of(x))); };
+                auto source = [&](const Int& x) { return corner(faces.load(face_of(x)), side_of(x)); };
                 While([&] { return steps < total && found < 0; }, [&] {
                     If(target(h) == b, [&] { found = h; });
                     Int before = previous_half(h);
@@ -737,8 +738,8 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                 Var<float3> q0 = Float3(0.0f), qk = Float3(0.0f);
                 Var<std::int32_t> h = from, visited = 0;
                 While([&] { return visited < total; }, [&] {
-                    Int4 f = faces.load(h / 3);
-                    Float3 q = vertices.load(corner(f, (h % 3 + 1) % 3)).xyz();
+                    Int4 f = faces.load(face_of(h));
+                    Float3 q = vertices.load(corner(f, next_side(side_of(h)))).xyz();
                     Float i = cast<float>(visited);
                     t1 = t1 + q * cos(2.0f * theta * i);
                     t2 = t2 + q * sin(2.0f * theta * i);
@@ -747,7 +748,7 @@ void normals_at(const Stream<float4>& vertices, const Stream<int4>& faces, const
                     visited = visited + 1;
                     Int in = previous_half(h);
                     If(stops(in), [&] {
-                        qk = vertices.load(corner(f, (h % 3 + 2) % 3)).xyz();
+                        qk = vertices.load(corner(f, previous_side(side_of(h)))).xyz();
                         Break();
                     });
                     Int t = twin(edge_of, halves, in);
