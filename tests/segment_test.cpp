@@ -128,6 +128,92 @@ TEST_P(Segment, StencilsOfVectorElements) {
     }
 }
 
+// Bodies in conservative form (Neighbourhood::flux): a nonlinear flux shared by
+// the elements of an invocation that meet at an edge, against the same sum in
+// float64 on the host, one iteration a dispatch and four, with every number
+// of rows a blocked invocation may take (RILL_STENCIL_BLOCK_ROWS; at 4 and 8
+// a column's last strip overlaps the one before, the regions being 38 and 34
+// high), every boundary rule and shape; then in 3D, and the errors. (A flux
+// taken without its negation fails here.)
+TEST_P(Segment, StencilFluxesAgainstTheHost) {
+    // f(a, b) = (b - a) / (1 + (b - a)^2), antisymmetric bit for bit.
+    auto f = [](const Expr<float>& a, const Expr<float>& b) -> Expr<float> {
+        Float d = b - a;
+        return d / (1.0f + d * d);
+    };
+    auto host_f = [](double a, double b) { return (b - a) / (1.0 + (b - a) * (b - a)); };
+    for (Boundary b : {Boundary::Clamp, Boundary::Mirror, Boundary::Zero})
+        for (int steps : {1, 4}) {
+            const Stencil<float> stencil("segment_test_fluxes", 1, [&f](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+                return n(0, 0) + p.x() * (n.flux(-1, 0, f) + n.flux(1, 0, f) + 0.5f * n.flux(0, -1, f) + n.flux(0, 1, f));
+            }, b, {.steps_per_pass = steps});
+            for (const char* rows : {"1", "2", "4", "8"}) {
+                // The rows matter only where a blocked pass's tile is interior (100 x 90),
+                // where the boundary rule is never applied: all of them with Clamp.
+                if ((steps == 1 || b != Boundary::Clamp) && rows[0] != (steps == 1 ? '1' : '4')) continue;
+                ScopedEnv knob("RILL_STENCIL_BLOCK_ROWS", rows);
+                for (auto [h, w] : kShapes) {
+                    SCOPED_TRACE("boundary " + std::to_string(int(b)) + ", " + std::to_string(h) + " x " + std::to_string(w) + ", " +
+                                 std::to_string(steps) + " per pass, " + rows + " rows");
+                    const std::vector<float> v = random_floats(static_cast<std::size_t>(h * w), -2.0f, 2.0f);
+                    std::vector<double> want(v.begin(), v.end());
+                    constexpr int kIterations = 5;
+                    for (int i = 0; i < kIterations; ++i) {
+                        std::vector<double> next(want.size());
+                        auto at = [&](std::int64_t y, std::int64_t x) {
+                            bool zero = false;
+                            const std::int64_t cy = boundary_index(y, h, b, zero), cx = boundary_index(x, w, b, zero);
+                            return zero ? 0.0 : want[static_cast<std::size_t>(cy * w + cx)];
+                        };
+                        for (std::int64_t y = 0; y < h; ++y)
+                            for (std::int64_t x = 0; x < w; ++x) {
+                                const double c = at(y, x);
+                                next[static_cast<std::size_t>(y * w + x)] =
+                                    c + 0.2 * (host_f(c, at(y - 1, x)) + host_f(c, at(y + 1, x)) + 0.5 * host_f(c, at(y, x - 1)) +
+                                               host_f(c, at(y, x + 1)));
+                            }
+                        want = next;
+                    }
+                    auto in = rt().stream<float>({h, w}, v);
+                    stencil(in, in, kIterations, float4{0.2f, 0.0f, 0.0f, 0.0f});
+                    const std::vector<float> got = in.download();
+                    for (std::size_t i = 0; i < got.size(); ++i)
+                        ASSERT_TRUE(close(got[i], want[i], 1e-5, 1e-5)) << i << ": " << got[i] << " against " << want[i];
+                }
+            }
+        }
+    // 3D: the six faces' fluxes, clamped, against the host.
+    const Stencil<float> heat("segment_test_fluxes_3d", 1, [&f](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+        return n(0, 0, 0) + p.x() * (n.flux(-1, 0, 0, f) + n.flux(1, 0, 0, f) + n.flux(0, -1, 0, f) + n.flux(0, 1, 0, f) +
+                                     n.flux(0, 0, -1, f) + n.flux(0, 0, 1, f));
+    }, Boundary::Clamp, {.dimensions = 3});
+    const std::int64_t d = 6, h = 11, w = 37;
+    const std::vector<float> v = random_floats(static_cast<std::size_t>(d * h * w), -2.0f, 2.0f);
+    auto at = [&](std::int64_t z, std::int64_t y, std::int64_t x) {
+        return static_cast<double>(v[static_cast<std::size_t>((std::clamp<std::int64_t>(z, 0, d - 1) * h + std::clamp<std::int64_t>(y, 0, h - 1)) * w +
+                                                             std::clamp<std::int64_t>(x, 0, w - 1))]);
+    };
+    auto in = rt().stream<float>({d, h, w}, v), out = rt().stream<float>({d, h, w});
+    heat(in, out, 1, float4{0.1f, 0.0f, 0.0f, 0.0f});
+    const std::vector<float> got = out.download();
+    for (std::int64_t z = 0; z < d; ++z)
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                const double c = at(z, y, x);
+                const double want = c + 0.1 * (host_f(c, at(z - 1, y, x)) + host_f(c, at(z + 1, y, x)) + host_f(c, at(z, y - 1, x)) +
+                                               host_f(c, at(z, y + 1, x)) + host_f(c, at(z, y, x - 1)) + host_f(c, at(z, y, x + 1)));
+                const float g = got[static_cast<std::size_t>((z * h + y) * w + x)];
+                ASSERT_TRUE(close(g, want, 1e-5, 1e-5)) << z << ", " << y << ", " << x << ": " << g << " against " << want;
+            }
+    // Beyond the radius, and a 3D flux in a 2D stencil: errors when the body is traced.
+    EXPECT_THROW(Stencil<float>("segment_test_flux_reach", 1,
+                                [&f](const Neighbourhood<float>& n, const Expr<float4>&) { return n.flux(2, 0, f); }),
+                 Error);
+    EXPECT_THROW(Stencil<float>("segment_test_flux_3d_in_2d", 1,
+                                [&f](const Neighbourhood<float>& n, const Expr<float4>&) { return n.flux(0, 1, 0, f); }),
+                 Error);
+}
+
 TEST_P(Segment, StencilsChooseTheirStepsPerPass) {
     const Stencil<float> one("segment_test_steps", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 1); });
     const int steps = one.steps_per_pass(rt().info());

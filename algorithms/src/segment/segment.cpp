@@ -69,15 +69,17 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b) {
     const bool exponential = c == Conductance::Exponential;
     Stencil<float> s(exponential ? "perona_malik_exp" : "perona_malik_rational", 1,
                      [exponential](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
-                         Float centre = n(0, 0);
-                         auto flux = [&](int dy, int dx) -> Expr<float> {
-                             Float d = n(dy, dx) - centre;
+                         // The flux from a to b, antisymmetric bit for bit (d and -d give the
+                         // same square), so that neighbours share it (Neighbourhood::flux).
+                         auto conductance = [&p, exponential](const Expr<float>& a, const Expr<float>& b) -> Expr<float> {
+                             Float d = b - a;
                              Float scaled = d * p.y();
                              // -(s^2) as s * -s: the negation rides on the multiply (NVIDIA's
                              // compiler spent an add on a negated product).
                              return (exponential ? exp2(scaled * -scaled) : 1.0f / (1.0f + scaled * scaled)) * d;
                          };
-                         return fma(p.x(), flux(-1, 0) + flux(1, 0) + flux(0, 1) + flux(0, -1), centre);
+                         auto flux = [&](int dy, int dx) { return n.flux(dy, dx, conductance); };
+                         return fma(p.x(), flux(-1, 0) + flux(1, 0) + flux(0, 1) + flux(0, -1), n(0, 0));
                      },
                      b);
     return stencils.emplace(std::pair{c, b}, std::move(s)).first->second;

@@ -12,6 +12,16 @@
 //   }, rill::Boundary::Clamp, {.dimensions = 3});
 //   heat(volume, out, 10, rill::float4{0.1f, 0, 0, 0});     // volume: planes x rows x columns
 //
+// A body in conservative form takes its terms through n.flux(dy, dx, f): f(a,
+// b) is what flows from this element a to its neighbour b, antisymmetric
+// (f(a, b) == -f(b, a)), and the elements of an invocation that meet at an
+// edge compute it once:
+//
+//   auto f = [](const rill::Expr<float>& a, const rill::Expr<float>& b) { return (b - a) / (1.0f + (b - a) * (b - a)); };
+//   rill::Stencil<float> diffuse("diffuse", 1, [f](const rill::Neighbourhood<float>& n, const rill::Expr<rill::float4>& p) {
+//       return n(0, 0) + p.x() * (n.flux(-1, 0, f) + n.flux(1, 0, f) + n.flux(0, -1, f) + n.flux(0, 1, f));
+//   });
+//
 // n(dy, dx) is the element dy rows and dx columns away, n(dz, dy, dx) (3D
 // stencils) the element dz planes, dy rows and dx columns away (each offset
 // at most the stencil's radius); the element outside the stream is given by
@@ -27,8 +37,9 @@
 // StencilOptions::steps_per_pass; GPUs take up to 4, as many as let two tiles
 // with their halos fit in 16 KiB, the CPU backend 1): a workgroup loads a
 // 32 x 32 tile and a halo of steps * radius into shared memory, runs the
-// steps there on regions one radius smaller each time, and writes the tile
-// once. Single iterations (and the rest after the passes) are one dispatch
+// steps there on regions one radius smaller each time (an invocation 4
+// consecutive rows of a column, neighbouring invocations neighbouring
+// columns), and writes the tile once. Single iterations (and the rest after the passes) are one dispatch
 // over tiles of 32 x 32 elements, a workgroup of 256 invocations each, an
 // invocation 4 consecutive rows of a column (a read that several of its rows
 // share is made once); 3D stencils take tiles of 32 columns x 8 rows x 4
@@ -49,6 +60,9 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <typeindex>
+#include <typeinfo>
 #include <utility>
 
 #include <rill/rill.h>
@@ -72,6 +86,10 @@ public:
     /// invocation's elements is loaded once.
     struct Loads {
         std::map<std::tuple<int, int, int>, std::pair<ir::BlockId, Expr<T>>> made;
+        /// Fluxes already computed (flux()), by function and edge (its two
+        /// ends in the order of the tuples), as f(first end, second end).
+        std::map<std::tuple<std::type_index, std::tuple<int, int, int>, std::tuple<int, int, int>>, std::pair<ir::BlockId, Expr<T>>>
+            fluxes;
     };
     /// The element `lead` steps along the invocation's elements from its
     /// first (rows in 2D, planes in 3D), dy rows (3D; 0 in 2D) and dx columns
@@ -101,6 +119,29 @@ public:
         check({dz, dy, dx});
         return at(k_ + dz, dy, dx);
     }
+    /// f(this element, the element dy rows and dx columns away): what flows
+    /// across the edge between them, for bodies in conservative form (a
+    /// diffusion's sum of fluxes). f must be antisymmetric, f(a, b) ==
+    /// -f(b, a) bit for bit, as g((b - a)^2) * (b - a) is, and depend on its
+    /// arguments alone (the same captures in every call of the body). The
+    /// elements of one invocation that share an edge compute f once: the
+    /// second takes the first's result negated, which is what it would have
+    /// computed, so results do not depend on how elements are grouped.
+    template <class F>
+    Expr<T> flux(int dy, int dx, F&& f) const {
+        check({dy, dx});
+        return dimensions_ == 2 ? edge<F>({k_ + dy, 0, dx}, {dy, dx}, f) : edge<F>({k_, dy, dx}, {dy, dx}, f);
+    }
+    /// flux() across the edge to the element dz planes, dy rows and dx columns away (3D stencils).
+    template <class F>
+    Expr<T> flux(int dz, int dy, int dx, F&& f) const {
+        if (dimensions_ != 3)
+            throw Error("rill::Stencil: the body takes n.flux(" + std::to_string(dz) + ", " + std::to_string(dy) + ", " +
+                        std::to_string(dx) + ", f) of a 3D neighbourhood but the stencil is 2D; take n.flux(dy, dx, f), or give "
+                        "the Stencil StencilOptions{.dimensions = 3}");
+        check({dz, dy, dx});
+        return edge<F>({k_ + dz, dy, dx}, {dz, dy, dx}, f);
+    }
     const Expr<std::int32_t>& plane() const { return z_; }
     const Expr<std::int32_t>& row() const { return y_; }
     const Expr<std::int32_t>& column() const { return x_; }
@@ -121,6 +162,25 @@ private:
         if (reach > radius_)
             throw Error("rill::Stencil: the body reads n(" + read + ") but the stencil's radius is " + std::to_string(radius_) +
                         "; give the Stencil a radius of at least " + std::to_string(reach));
+    }
+    /// f(this element, the element at `other`) (in the coordinates of at()),
+    /// made once per edge and function; `offsets` for the read of the other end.
+    template <class F, class G>
+    Expr<T> edge(std::tuple<int, int, int> other, std::initializer_list<int> offsets, G& f) const {
+        const std::tuple<int, int, int> self{k_, 0, 0};
+        const bool forward = self < other;
+        const auto key = std::make_tuple(std::type_index(typeid(std::decay_t<F>)), forward ? self : other, forward ? other : self);
+        const ir::BlockId block = dsl::builder().current_block();
+        auto it = loads_.fluxes.find(key);
+        if (it == loads_.fluxes.end() || it->second.first != block) {
+            Expr<T> here = at(k_, 0, 0);
+            Expr<T> there = offsets.size() == 2 ? (*this)(offsets.begin()[0], offsets.begin()[1])
+                                                : (*this)(offsets.begin()[0], offsets.begin()[1], offsets.begin()[2]);
+            Expr<T> value = forward ? Expr<T>(f(here, there)) : Expr<T>(f(there, here));
+            loads_.fluxes.erase(key);
+            it = loads_.fluxes.emplace(key, std::pair<ir::BlockId, Expr<T>>{block, value}).first;
+        }
+        return forward ? it->second.second : Expr<T>(-it->second.second);
     }
     Expr<T> at(int lead, int dy, int dx) const {
         const std::tuple<int, int, int> key{lead, dy, dx};
@@ -231,6 +291,8 @@ public:
     static constexpr int kRows = 4;
     /// The output tile of a blocked pass: kBlockTile x kBlockTile elements.
     static constexpr int kBlockTile = 32;
+    /// Consecutive rows an invocation of a blocked pass takes in each step.
+    static constexpr int kBlockRows = 4;
     /// A 3D workgroup's invocations: kTile3Width columns x kTile3Height rows.
     static constexpr int kTile3Width = 32, kTile3Height = kWorkgroup / kTile3Width;
 
@@ -364,7 +426,19 @@ private:
         return lazily(0, [&] { return trace_lines(name_, radius_, *body_, boundary_, options_.dimensions); });
     }
     const Kernel& blocked_kernel(int steps) const {
-        return lazily(steps, [&] { return trace_blocked(name_, radius_, *body_, boundary_, steps); });
+        const int rows = block_rows();
+        return lazily(steps * 16 + rows, [&] { return trace_blocked(name_, radius_, *body_, boundary_, steps, rows); });
+    }
+
+    /// Rows an invocation of a blocked pass takes (kBlockRows);
+    /// RILL_STENCIL_BLOCK_ROWS (a tuning knob: 1, 2, 4 or 8) overrides it.
+    static int block_rows() {
+        const char* knob = std::getenv("RILL_STENCIL_BLOCK_ROWS");
+        if (!knob) return kBlockRows;
+        const std::string v = knob;
+        for (int r : {1, 2, 4, 8})
+            if (v == std::to_string(r)) return r;
+        throw Error("RILL_STENCIL_BLOCK_ROWS is '" + v + "'; give 1, 2, 4 or 8, or unset it");
     }
 
     /// Workgroups of width x (256 / width) invocations, tiles of width x
@@ -469,17 +543,23 @@ private:
     /// `steps` iterations of a 2D stencil in one dispatch: a workgroup loads
     /// its tile and a halo of steps * radius into shared memory, computes
     /// each step on a region one radius smaller than the step before (from
-    /// one buffer into the other), and stores the last step's tile. Elements
-    /// outside the stream are computed as copies of the nearest element
-    /// inside, and every read goes through the boundary rule to an element
-    /// inside, which lies within the region of the step before.
-    static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps) {
+    /// one buffer into the other), and stores the last step's tile. An
+    /// invocation takes `rows` consecutive rows of a column of the region
+    /// (the last strip of a column overlaps the one before where the region's
+    /// height is no multiple of it: those elements are computed twice, to the
+    /// same value), so that reads and fluxes its elements share are made once,
+    /// and neighbouring invocations take neighbouring columns. Elements
+    /// outside the stream are computed too but never read: every read goes
+    /// through the boundary rule to an element inside, which lies within the
+    /// region of the step before.
+    static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps, int rows) {
         const int halo = steps * radius, side = kBlockTile + 2 * halo;
         return group_kernel<kWorkgroup>(
-            name + "_steps" + std::to_string(steps) + "(in, out, d, h, w, tiles_x, tiles_y, params)",
+            name + "_steps" + std::to_string(steps) + (rows == 1 ? "" : "_rows" + std::to_string(rows)) +
+                "(in, out, d, h, w, tiles_x, tiles_y, params)",
             GroupOptions{.unchecked_arrays = true},
-            [&body, radius, boundary, steps, halo, side](Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x, Int,
-                                                         Float4 params) {
+            [&body, radius, boundary, steps, rows, halo, side](Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x, Int,
+                                                               Float4 params) {
                 const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(side * side, dsl::Unchecked{})};
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
@@ -499,28 +579,39 @@ private:
                 for (int s = 1; s <= steps; ++s) {
                     const Shared<T>& from = buffers[(s - 1) % 2];
                     const Shared<T>& to = buffers[s % 2];
-                    const int first = s * radius, extent = side - 2 * first;
+                    const int first = s * radius, extent = side - 2 * first, strips = (extent + rows - 1) / rows;
                     const bool last = s == steps;
                     auto region = [&](bool inside) {
-                        For(local_id(), extent * extent, kWorkgroup, [&](Int i) {
+                        For(local_id(), strips * extent, kWorkgroup, [&](Int i) {
                             Int q = quotient(i, extent);
-                            Int r = first + q, c = first + (i - q * extent);  // the element in the buffers
-                            Int y = by + r, x = bx + c;
-                            Expr<std::int32_t> cy = inside ? Expr<std::int32_t>(y) : clamp(y, 0, h - 1);
-                            Expr<std::int32_t> cx = inside ? Expr<std::int32_t>(x) : clamp(x, 0, w - 1);
-                            typename Neighbourhood<T>::Loads loads;
-                            // Inside: (r, c) of the buffer; otherwise the stream's
-                            // (cy, cx), at -(by * side + bx) + cy * side + cx.
+                            // The strip's first element in the buffers, (r0, c), and in the stream, (y, x).
+                            Int r0 = first + (extent % rows == 0 ? Expr<std::int32_t>(q * rows) : min(q * rows, Int(extent - rows)));
+                            Int c = first + (i - q * extent);
+                            Int y = by + r0, x = bx + c;
+                            // Inside: (r0 + lead, c + dx) of the buffers, the strip's reads and
+                            // fluxes shared. Otherwise each element is computed at its nearest
+                            // element in the stream, (cy, cx), reading the stream's elements by
+                            // the boundary rule at -(by * side + bx) + row * side + column: an
+                            // element outside the stream reads only what that element reads,
+                            // which the buffers hold.
                             const detail::StencilSource<Shared<T>> src{
                                 from, 2, d, h, w,
                                 inside ? std::nullopt : std::optional<Expr<std::int32_t>>(-(by * side + bx)), Int(side), Int(side)};
-                            auto read = inside ? detail::boundary_reader<T>(src, r, r, c, boundary, true)
-                                               : detail::boundary_reader<T>(src, cy, cy, cx, boundary, false);
-                            Neighbourhood<T> n(read, 2, 0, Expr<std::int32_t>(0), cy, cx, d, h, w, radius, loads);
-                            Expr<T> value = body(n, params);
-                            if (!last) to.store(r * side + c, value);
-                            else if (inside) out.store(y * w + x, value);
-                            else If(y < h && x < w, [&] { out.store(y * w + x, value); });
+                            typename Neighbourhood<T>::Loads shared;
+                            auto strip = inside ? detail::boundary_reader<T>(src, r0, r0, c, boundary, true) : typename Neighbourhood<T>::Reader{};
+                            for (int k = 0; k < rows; ++k) {
+                                Int yk = y + k;
+                                Expr<std::int32_t> cy = inside ? Expr<std::int32_t>(yk) : clamp(yk, 0, h - 1);
+                                Expr<std::int32_t> cx = inside ? Expr<std::int32_t>(x) : clamp(x, 0, w - 1);
+                                typename Neighbourhood<T>::Loads own;
+                                auto read = inside ? strip : detail::boundary_reader<T>(src, cy, cy, cx, boundary, false);
+                                Neighbourhood<T> n(read, 2, inside ? k : 0, Expr<std::int32_t>(0), cy, cx, d, h, w, radius,
+                                                   inside ? shared : own);
+                                Expr<T> value = body(n, params);
+                                if (!last) to.store((r0 + k) * side + c, value);
+                                else if (inside) out.store(yk * w + x, value);
+                                else If(yk < h && x < w, [&] { out.store(yk * w + x, value); });
+                            }
                         });
                     };
                     If(interior, [&] { region(true); }).Else([&] { region(false); });
