@@ -311,6 +311,23 @@ TEST_P(Builtins, IntegerOpsWrapLikeTwosComplement) {
     }
 }
 
+// nonnegative_quotient against the host's division, for ints from 0 to 2^31 - 1
+// and divisors from 1 to 2^32 - 1 (powers of two and not).
+TEST_P(Builtins, NonnegativeQuotientsEqualTheHosts) {
+    for (std::uint32_t d : {1u, 2u, 3u, 7u, 38u, 40u, 1000u, 65537u, 0x7fffffffu, 0x80000000u, 0xffffffffu}) {
+        SCOPED_TRACE("divisor " + std::to_string(d));
+        auto k = kernel("q(a, r)", [d](In<std::int32_t> a, Out<std::int32_t> r) { r = nonnegative_quotient(a, d); });
+        std::vector<std::int32_t> a = random_ints(3000, 0, std::numeric_limits<std::int32_t>::max());
+        const std::vector<std::int32_t> edges = {0, 1, 2, 37, 38, 39, 40, 41, 999, 1000, 1001, 65536, 65537, 2147483646, 2147483647};
+        std::copy(edges.begin(), edges.end(), a.begin());
+        auto sa = rt().stream<std::int32_t>({static_cast<std::int64_t>(a.size())}, a);
+        auto sr = rt().stream<std::int32_t>({static_cast<std::int64_t>(a.size())});
+        k(sa, sr);
+        const std::vector<std::int32_t> got = sr.download();
+        for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(got[i], a[i] / static_cast<std::int64_t>(d)) << a[i] << " / " << d;
+    }
+}
+
 TEST_P(Builtins, UnsignedOpsAndConversions) {
     auto k = kernel("u(a, b, r)", [](In<std::uint32_t> a, In<std::uint32_t> b, Out<std::uint32_t> r) {
         UInt v = a * b + (a >> 3u) - (b << 2u);

@@ -120,10 +120,8 @@ void edges(const Stream<uint2>& keys, const Stream<std::int32_t>& ids, const Str
 
 Int corner(const Int4& f, const Expr<std::int32_t>& k) { return select(k == 0, f.x(), select(k == 1, f.y(), f.z())); }
 
-/// The face of half-edge h >= 0 and h's side in it (0, 1, 2). Divided
-/// unsigned: a signed int's division by 3 tests the sign first (NVIDIA's
-/// compiler: several instructions more a division, docs/PERFORMANCE.md#segment).
-Int face_of(const Int& h) { return cast<std::int32_t>(cast<std::uint32_t>(h) / 3u); }
+/// The face of half-edge h >= 0 and h's side in it (0, 1, 2).
+Int face_of(const Int& h) { return nonnegative_quotient(h, 3u); }
 Int side_of(const Int& h) { return h - 3 * face_of(h); }
 /// (side + 1) % 3 and (side + 2) % 3 for a side 0, 1, 2: the corners at the
 /// end of the half-edge of that side and before its start.

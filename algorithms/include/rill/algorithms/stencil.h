@@ -565,11 +565,9 @@ private:
                 Int ty = tile / tiles_x;
                 Int y0 = ty * kBlockTile, x0 = (tile - ty * tiles_x) * kBlockTile;
                 Int by = y0 - halo, bx = x0 - halo;  // the stream's position of the buffers' element 0
-                // i >= 0: its quotients by the buffers' widths are taken unsigned, a
-                // multiply-high and a shift, where a signed int's division needs a sign
-                // test first (14 instructions against 3 a division on NVIDIA's compiler,
-                // in a loop of about 40 a step's element; docs/PERFORMANCE.md#segment).
-                auto quotient = [](const Int& i, int d) { return cast<std::int32_t>(cast<std::uint32_t>(i) / static_cast<std::uint32_t>(d)); };
+                // i >= 0: its quotients by the buffers' widths are taken unsigned (in a
+                // loop of about 40 instructions a step's element; docs/PERFORMANCE.md#segment).
+                auto quotient = [](const Int& i, int d) { return nonnegative_quotient(i, static_cast<std::uint32_t>(d)); };
                 For(local_id(), side * side, kWorkgroup, [&](Int i) {
                     Int r = quotient(i, side);
                     buffers[0].store(i, in.load(clamp(by + r, 0, h - 1) * w + clamp(bx + (i - r * side), 0, w - 1)));

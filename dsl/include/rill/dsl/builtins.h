@@ -251,6 +251,15 @@ auto cast(const X& x) {
     return Expr<dsl::host_t<rt.scalar, rt.width>>(dsl::FromId{dsl::builder().cast(x.id(), rt.scalar)});
 }
 
+/// i / d for an int i known to be 0 or more and a constant d > 0, divided as
+/// unsigned: NVIDIA's compiler divides an unsigned int by a constant with a
+/// multiply-high and a shift, where a signed int's quotient takes a sign test and
+/// corrections first (3 instructions against 14: docs/PERFORMANCE.md#segment).
+/// A negative i gives (i + 2^32) / d, not i / d.
+inline Expr<std::int32_t> nonnegative_quotient(const Expr<std::int32_t>& i, std::uint32_t d) {
+    return cast<std::int32_t>(cast<std::uint32_t>(i) / d);
+}
+
 #define RILL_BITCAST(name, from_s, to_s, message)                                       \
     template <class X>                                                                  \
         requires dsl::Value<X>                                                          \
