@@ -142,7 +142,7 @@ void kept_children(const Stream<int4>& faces, const Stream<std::int32_t>& edge_o
 /// Edge k (0, 1, 2) of face f is split: the face across it was refined.
 Bool split_edge(const Array<int4>& faces, const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, const Int& f, int k) {
     Int t = twin(edge_of, halves, 3 * f + k);
-    return t >= 0 && has(faces.load(max(t, Int(0)) / 3), kRefined);
+    return t >= 0 && has(faces.load(face_of(max(t, Int(0)))), kRefined);
 }
 
 /// pieces[f]: the triangles face f is finished as (active, not refined: 1
@@ -182,10 +182,10 @@ void write_pieces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of
                 // Turned so that one split edge is edge 0, two are edges 0 and 1.
                 Int one = select(s0, Int(0), select(s1, Int(1), Int(2)));
                 Int unsplit = select(!s0, Int(0), select(!s1, Int(1), Int(2)));
-                Int r = select(n == 1, one, select(n == 2, (unsplit + 1) % 3, Int(0)));
-                Int p0 = corner(t, r), p1 = corner(t, (r + 1) % 3), p2 = corner(t, (r + 2) % 3);
-                Int m0 = vertices + edge_of.load(3 * f + r), m1 = vertices + edge_of.load(3 * f + (r + 1) % 3);
-                Int m2 = vertices + edge_of.load(3 * f + (r + 2) % 3);
+                Int r = select(n == 1, one, select(n == 2, next_side(unsplit), Int(0)));
+                Int p0 = corner(t, r), p1 = corner(t, next_side(r)), p2 = corner(t, previous_side(r));
+                Int m0 = vertices + edge_of.load(3 * f + r), m1 = vertices + edge_of.load(3 * f + next_side(r));
+                Int m2 = vertices + edge_of.load(3 * f + previous_side(r));
                 auto put = [&](int i, const Int& a, const Int& b, const Int& c) { out.store(at + i, Int4(a, b, c, level)); };
                 If(n == 0, [&] { put(0, p0, p1, p2); });
                 If(n == 1, [&] {
@@ -300,12 +300,12 @@ EdgeCriterion::EdgeCriterion(std::string name, Body body)
                   Int e = global_id();
                   If(e < split.size(), [&] {
                       Int h0 = halves.load(2 * e), h1 = halves.load(2 * e + 1);
-                      Int4 f0 = faces.load(h0 / 3);
-                      Bool live = has(f0, kActive) || (h1 >= 0 && has(faces.load(max(h1, Int(0)) / 3), kActive));
+                      Int4 f0 = faces.load(face_of(h0));
+                      Bool live = has(f0, kActive) || (h1 >= 0 && has(faces.load(face_of(max(h1, Int(0)))), kActive));
                       Var<std::uint32_t> asks = 0u;
                       If(live, [&] {
-                          Int k = h0 % 3;
-                          Float3 a = limit.load(corner(f0, k)).xyz(), b = limit.load(corner(f0, (k + 1) % 3)).xyz();
+                          Int k = side_of(h0);
+                          Float3 a = limit.load(corner(f0, k)).xyz(), b = limit.load(corner(f0, next_side(k))).xyz();
                           asks = select(body(a, b, params), 1u, 0u);
                       });
                       split.store(e, asks);

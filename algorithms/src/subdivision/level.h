@@ -20,6 +20,13 @@ bool check_mesh(const char* who, const Stream<float4>& vertices, const Stream<in
 
 /// Corner k (0, 1, 2) of face f.
 Int corner(const Int4& f, const Expr<std::int32_t>& k);
+/// The face of half-edge h >= 0 and h's side in it (0, 1, 2).
+Int face_of(const Int& h);
+Int side_of(const Int& h);
+/// (side + 1) % 3 and (side + 2) % 3 for a side 0, 1, 2: the corners at the
+/// end of the half-edge of that side and before its start.
+Int next_side(const Int& side);
+Int previous_side(const Int& side);
 /// The half-edge opposite h on its edge, or -1 on a boundary.
 Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, const Expr<std::int32_t>& h);
 

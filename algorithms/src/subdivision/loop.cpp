@@ -63,10 +63,9 @@ void edge_keys(const Stream<int4>& faces, const Stream<uint2>& keys, const Strea
         "loop_edge_keys(faces, keys, ids)", [](Array<int4> faces, Array<uint2> keys, Array<std::int32_t> ids) {
             Int h = global_id();
             If(h < keys.size(), [&] {
-                Int4 f = faces.load(h / 3);
-                Int k = h % 3;
-                Int u = select(k == 0, f.x(), select(k == 1, f.y(), f.z()));
-                Int v = select(k == 0, f.y(), select(k == 1, f.z(), f.x()));
+                Int4 f = faces.load(face_of(h));
+                Int k = side_of(h);
+                Int u = corner(f, k), v = corner(f, next_side(k));
                 keys.store(h, UInt2(cast<std::uint32_t>(max(u, v)), cast<std::uint32_t>(min(u, v))));
                 ids.store(h, h);
             });
@@ -120,11 +119,8 @@ void edges(const Stream<uint2>& keys, const Stream<std::int32_t>& ids, const Str
 
 Int corner(const Int4& f, const Expr<std::int32_t>& k) { return select(k == 0, f.x(), select(k == 1, f.y(), f.z())); }
 
-/// The face of half-edge h >= 0 and h's side in it (0, 1, 2).
 Int face_of(const Int& h) { return nonnegative_quotient(h, 3u); }
 Int side_of(const Int& h) { return h - 3 * face_of(h); }
-/// (side + 1) % 3 and (side + 2) % 3 for a side 0, 1, 2: the corners at the
-/// end of the half-edge of that side and before its start.
 Int next_side(const Int& side) { return select(side == 2, Int(0), side + 1); }
 Int previous_side(const Int& side) { return select(side == 0, Int(2), side - 1); }
 
