@@ -80,6 +80,9 @@ TEST_P(Segment, StencilsAgainstTheHostWithEveryBoundary) {
 TEST_P(Segment, BlockedStencilsAgainstTheHostWithEveryBoundary) {
     check_stencil(rt(), {.steps_per_pass = 2}, {2, 5});
     check_stencil(rt(), {.steps_per_pass = 3}, {3, 7});
+    // Invocations of two columns (reads at column offsets of the invocation's second).
+    ScopedEnv columns("RILL_STENCIL_BLOCK_COLUMNS", "2");
+    check_stencil(rt(), {.steps_per_pass = 3}, {3});
 }
 
 // Vector elements (two words an element in the blocked tiles' shared memory):
@@ -133,8 +136,8 @@ TEST_P(Segment, StencilsOfVectorElements) {
 // float64 on the host, one iteration a dispatch and four, with every number
 // of rows a blocked invocation may take (RILL_STENCIL_BLOCK_ROWS; at 4 and 8
 // a column's last strip overlaps the one before, the regions being 38 and 34
-// high), every boundary rule and shape; then in 3D, and the errors. (A flux
-// taken without its negation fails here.)
+// high) and two columns, every boundary rule and shape; then in 3D, and the
+// errors. (A flux taken without its negation fails here.)
 TEST_P(Segment, StencilFluxesAgainstTheHost) {
     // f(a, b) = (b - a) / (1 + (b - a)^2), antisymmetric bit for bit.
     auto f = [](const Expr<float>& a, const Expr<float>& b) -> Expr<float> {
@@ -147,14 +150,15 @@ TEST_P(Segment, StencilFluxesAgainstTheHost) {
             const Stencil<float> stencil("segment_test_fluxes", 1, [&f](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
                 return n(0, 0) + p.x() * (n.flux(-1, 0, f) + n.flux(1, 0, f) + 0.5f * n.flux(0, -1, f) + n.flux(0, 1, f));
             }, b, {.steps_per_pass = steps});
-            for (const char* rows : {"1", "2", "4", "8"}) {
-                // The rows matter only where a blocked pass's tile is interior (100 x 90),
-                // where the boundary rule is never applied: all of them with Clamp.
-                if ((steps == 1 || b != Boundary::Clamp) && rows[0] != (steps == 1 ? '1' : '4')) continue;
-                ScopedEnv knob("RILL_STENCIL_BLOCK_ROWS", rows);
+            for (auto [rows, columns] : std::vector<std::pair<const char*, const char*>>{
+                     {"4", "1"}, {"1", "1"}, {"2", "1"}, {"8", "1"}, {"4", "2"}, {"1", "2"}}) {
+                // The rows and columns matter only where a blocked pass's tile is interior
+                // (100 x 90), where the boundary rule is never applied: all of them with Clamp.
+                if ((steps == 1 || b != Boundary::Clamp) && std::string(rows) + columns != "41") continue;
+                ScopedEnv knob("RILL_STENCIL_BLOCK_ROWS", rows), knob2("RILL_STENCIL_BLOCK_COLUMNS", columns);
                 for (auto [h, w] : kShapes) {
                     SCOPED_TRACE("boundary " + std::to_string(int(b)) + ", " + std::to_string(h) + " x " + std::to_string(w) + ", " +
-                                 std::to_string(steps) + " per pass, " + rows + " rows");
+                                 std::to_string(steps) + " per pass, " + rows + " rows, " + columns + " columns");
                     const std::vector<float> v = random_floats(static_cast<std::size_t>(h * w), -2.0f, 2.0f);
                     std::vector<double> want(v.begin(), v.end());
                     constexpr int kIterations = 5;

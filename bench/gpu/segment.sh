@@ -7,9 +7,10 @@
 # The stencil and segmentation tests on Vulkan and OpenGL (real drivers), the app
 # on both (its log; its PNGs are too large to send back), then rill-bench-segment on both and the scheme in
 # PyTorch (torch.compile) in the same run; packs everything as $OUT/segment.tgz.
-# The bench runs with the stencil's default iterations per dispatch and again
-# with RILL_STENCIL_STEPS=1 and 2 (segment_BACKEND_steps1.json, ...), so that
-# the run shows what temporal blocking gains on the device.
+# The bench runs with the stencil's defaults and again with RILL_STENCIL_STEPS=1
+# and 3 and with RILL_STENCIL_BLOCK_COLUMNS=2 (segment_BACKEND_rill_stencil_steps_1.json,
+# ...), so that the run shows what temporal blocking and its invocations' shape gain
+# on the device.
 set -uo pipefail
 source bench/gpu/device_prologue.sh segment
 k=${1:-11}
@@ -36,11 +37,13 @@ for backend in vulkan opengl; do
     [ -n "$smi" ] && kill "$smi"
     cat "$O/segment_$backend.txt"
     el
-    for steps in 1 2; do
-        RILL_STENCIL_STEPS=$steps RILL_BACKEND=$backend rill-bench-segment --size-log2 "$k" --iterations "$iterations" \
-            "$O/segment_${backend}_steps$steps.json" > "$O/segment_${backend}_steps$steps.txt" 2>&1 \
-            || echo "rill-bench-segment on $backend, $steps per pass, failed: $(tail -2 "$O/segment_${backend}_steps$steps.txt")"
-        echo "RILL_STENCIL_STEPS=$steps:"; grep -E "^\| (diffusion|linear|heat equation|segmentation)" "$O/segment_${backend}_steps$steps.txt"
+    # The stencil's knobs (docs/TUNING.md): iterations a pass, and invocations of two columns.
+    for knob in RILL_STENCIL_STEPS=1 RILL_STENCIL_STEPS=3 RILL_STENCIL_BLOCK_COLUMNS=2; do
+        name=$(echo "$knob" | tr 'A-Z=' 'a-z_')
+        env "$knob" RILL_BACKEND=$backend rill-bench-segment --size-log2 "$k" --iterations "$iterations" \
+            "$O/segment_${backend}_$name.json" > "$O/segment_${backend}_$name.txt" 2>&1 \
+            || echo "rill-bench-segment on $backend with $knob failed: $(tail -2 "$O/segment_${backend}_$name.txt")"
+        echo "$knob:"; grep -E "^\| (diffusion|linear|heat equation|segmentation)" "$O/segment_${backend}_$name.txt"
     done
     el
 done

@@ -98,17 +98,18 @@ public:
     using Reader = std::function<Expr<T>(int lead, int dy, int dx)>;
 
     /// The element at plane z (0 in 2D), row y, column x of a d x h x w stream
-    /// (d = 1 in 2D), element k of its invocation.
+    /// (d = 1 in 2D), element k of its invocation along rows (2D) or planes
+    /// (3D), and in 2D `column` columns from the invocation's first.
     Neighbourhood(Reader read, int dimensions, int k, const Expr<std::int32_t>& z, const Expr<std::int32_t>& y,
                   const Expr<std::int32_t>& x, const Expr<std::int32_t>& d, const Expr<std::int32_t>& h,
-                  const Expr<std::int32_t>& w, int radius, Loads& loads)
-        : read_(std::move(read)), dimensions_(dimensions), k_(k), z_(z), y_(y), x_(x), d_(d), h_(h), w_(w), radius_(radius),
-          loads_(loads) {}
+                  const Expr<std::int32_t>& w, int radius, Loads& loads, int column = 0)
+        : read_(std::move(read)), dimensions_(dimensions), k_(k), kx_(column), z_(z), y_(y), x_(x), d_(d), h_(h), w_(w),
+          radius_(radius), loads_(loads) {}
 
     /// The element dy rows and dx columns away (in 3D, in the same plane).
     Expr<T> operator()(int dy, int dx) const {
         check({dy, dx});
-        return dimensions_ == 2 ? at(k_ + dy, 0, dx) : at(k_, dy, dx);
+        return dimensions_ == 2 ? at(k_ + dy, 0, kx_ + dx) : at(k_, dy, dx);
     }
     /// The element dz planes, dy rows and dx columns away (3D stencils).
     Expr<T> operator()(int dz, int dy, int dx) const {
@@ -130,7 +131,7 @@ public:
     template <class F>
     Expr<T> flux(int dy, int dx, F&& f) const {
         check({dy, dx});
-        return dimensions_ == 2 ? edge<F>({k_ + dy, 0, dx}, {dy, dx}, f) : edge<F>({k_, dy, dx}, {dy, dx}, f);
+        return dimensions_ == 2 ? edge<F>({k_ + dy, 0, kx_ + dx}, f) : edge<F>({k_, dy, dx}, f);
     }
     /// flux() across the edge to the element dz planes, dy rows and dx columns away (3D stencils).
     template <class F>
@@ -140,7 +141,7 @@ public:
                         std::to_string(dx) + ", f) of a 3D neighbourhood but the stencil is 2D; take n.flux(dy, dx, f), or give "
                         "the Stencil StencilOptions{.dimensions = 3}");
         check({dz, dy, dx});
-        return edge<F>({k_ + dz, dy, dx}, {dz, dy, dx}, f);
+        return edge<F>({k_ + dz, dy, dx}, f);
     }
     const Expr<std::int32_t>& plane() const { return z_; }
     const Expr<std::int32_t>& row() const { return y_; }
@@ -163,19 +164,18 @@ private:
             throw Error("rill::Stencil: the body reads n(" + read + ") but the stencil's radius is " + std::to_string(radius_) +
                         "; give the Stencil a radius of at least " + std::to_string(reach));
     }
-    /// f(this element, the element at `other`) (in the coordinates of at()),
-    /// made once per edge and function; `offsets` for the read of the other end.
+    /// f(this element, the element at `other`) (in the coordinates of at(),
+    /// within the radius), made once per edge and function.
     template <class F, class G>
-    Expr<T> edge(std::tuple<int, int, int> other, std::initializer_list<int> offsets, G& f) const {
-        const std::tuple<int, int, int> self{k_, 0, 0};
+    Expr<T> edge(std::tuple<int, int, int> other, G& f) const {
+        const std::tuple<int, int, int> self{k_, 0, dimensions_ == 2 ? kx_ : 0};
         const bool forward = self < other;
         const auto key = std::make_tuple(std::type_index(typeid(std::decay_t<F>)), forward ? self : other, forward ? other : self);
         const ir::BlockId block = dsl::builder().current_block();
         auto it = loads_.fluxes.find(key);
         if (it == loads_.fluxes.end() || it->second.first != block) {
-            Expr<T> here = at(k_, 0, 0);
-            Expr<T> there = offsets.size() == 2 ? (*this)(offsets.begin()[0], offsets.begin()[1])
-                                                : (*this)(offsets.begin()[0], offsets.begin()[1], offsets.begin()[2]);
+            Expr<T> here = std::apply([this](int a, int b, int c) { return at(a, b, c); }, self);
+            Expr<T> there = std::apply([this](int a, int b, int c) { return at(a, b, c); }, other);
             Expr<T> value = forward ? Expr<T>(f(here, there)) : Expr<T>(f(there, here));
             loads_.fluxes.erase(key);
             it = loads_.fluxes.emplace(key, std::pair<ir::BlockId, Expr<T>>{block, value}).first;
@@ -193,7 +193,7 @@ private:
     }
 
     Reader read_;
-    int dimensions_, k_;
+    int dimensions_, k_, kx_;
     Expr<std::int32_t> z_, y_, x_, d_, h_, w_;
     int radius_;
     Loads& loads_;
@@ -426,8 +426,9 @@ private:
         return lazily(0, [&] { return trace_lines(name_, radius_, *body_, boundary_, options_.dimensions); });
     }
     const Kernel& blocked_kernel(int steps) const {
-        const int rows = block_rows();
-        return lazily(steps * 16 + rows, [&] { return trace_blocked(name_, radius_, *body_, boundary_, steps, rows); });
+        const int rows = block_rows(), columns = block_columns();
+        return lazily(steps * 64 + rows * 4 + columns,
+                      [&] { return trace_blocked(name_, radius_, *body_, boundary_, steps, rows, columns); });
     }
 
     /// Rows an invocation of a blocked pass takes (kBlockRows);
@@ -439,6 +440,17 @@ private:
         for (int r : {1, 2, 4, 8})
             if (v == std::to_string(r)) return r;
         throw Error("RILL_STENCIL_BLOCK_ROWS is '" + v + "'; give 1, 2, 4 or 8, or unset it");
+    }
+    /// Neighbouring columns an invocation of a blocked pass takes (1);
+    /// RILL_STENCIL_BLOCK_COLUMNS=2 (a tuning knob) makes it two, so that
+    /// the fluxes between them are shared too, at the cost of loads from
+    /// shared memory two words apart across a warp.
+    static int block_columns() {
+        const char* knob = std::getenv("RILL_STENCIL_BLOCK_COLUMNS");
+        if (!knob) return 1;
+        const std::string v = knob;
+        if (v == "1" || v == "2") return v[0] - '0';
+        throw Error("RILL_STENCIL_BLOCK_COLUMNS is '" + v + "'; give 1 or 2, or unset it");
     }
 
     /// Workgroups of width x (256 / width) invocations, tiles of width x
@@ -544,22 +556,25 @@ private:
     /// its tile and a halo of steps * radius into shared memory, computes
     /// each step on a region one radius smaller than the step before (from
     /// one buffer into the other), and stores the last step's tile. An
-    /// invocation takes `rows` consecutive rows of a column of the region
-    /// (the last strip of a column overlaps the one before where the region's
-    /// height is no multiple of it: those elements are computed twice, to the
-    /// same value), so that reads and fluxes its elements share are made once,
-    /// and neighbouring invocations take neighbouring columns. Elements
+    /// invocation takes `rows` consecutive rows of `columns` neighbouring
+    /// columns of the region (the last strip of a column overlaps the one
+    /// before where the region's height is no multiple of it: those elements
+    /// are computed twice, to the same value; the region's width, 32 plus an
+    /// even halo, is a multiple of 1 and 2), so that reads and fluxes its
+    /// elements share are made once, and neighbouring invocations take
+    /// neighbouring columns. Elements
     /// outside the stream are computed too but never read: every read goes
     /// through the boundary rule to an element inside, which lies within the
     /// region of the step before.
-    static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps, int rows) {
+    static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps, int rows,
+                                int columns) {
         const int halo = steps * radius, side = kBlockTile + 2 * halo;
         return group_kernel<kWorkgroup>(
             name + "_steps" + std::to_string(steps) + (rows == 1 ? "" : "_rows" + std::to_string(rows)) +
-                "(in, out, d, h, w, tiles_x, tiles_y, params)",
+                (columns == 1 ? "" : "_columns" + std::to_string(columns)) + "(in, out, d, h, w, tiles_x, tiles_y, params)",
             GroupOptions{.unchecked_arrays = true},
-            [&body, radius, boundary, steps, rows, halo, side](Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x, Int,
-                                                               Float4 params) {
+            [&body, radius, boundary, steps, rows, columns, halo, side](Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x,
+                                                                        Int, Float4 params) {
                 const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(side * side, dsl::Unchecked{})};
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
@@ -578,13 +593,14 @@ private:
                     const Shared<T>& from = buffers[(s - 1) % 2];
                     const Shared<T>& to = buffers[s % 2];
                     const int first = s * radius, extent = side - 2 * first, strips = (extent + rows - 1) / rows;
+                    const int across = extent / columns;  // an invocation's columns side by side
                     const bool last = s == steps;
                     auto region = [&](bool inside) {
-                        For(local_id(), strips * extent, kWorkgroup, [&](Int i) {
-                            Int q = quotient(i, extent);
+                        For(local_id(), strips * across, kWorkgroup, [&](Int i) {
+                            Int q = quotient(i, across);
                             // The strip's first element in the buffers, (r0, c), and in the stream, (y, x).
                             Int r0 = first + (extent % rows == 0 ? Expr<std::int32_t>(q * rows) : min(q * rows, Int(extent - rows)));
-                            Int c = first + (i - q * extent);
+                            Int c = first + columns * (i - q * across);
                             Int y = by + r0, x = bx + c;
                             // Inside: (r0 + lead, c + dx) of the buffers, the strip's reads and
                             // fluxes shared. Otherwise each element is computed at its nearest
@@ -597,19 +613,20 @@ private:
                                 inside ? std::nullopt : std::optional<Expr<std::int32_t>>(-(by * side + bx)), Int(side), Int(side)};
                             typename Neighbourhood<T>::Loads shared;
                             auto strip = inside ? detail::boundary_reader<T>(src, r0, r0, c, boundary, true) : typename Neighbourhood<T>::Reader{};
-                            for (int k = 0; k < rows; ++k) {
-                                Int yk = y + k;
-                                Expr<std::int32_t> cy = inside ? Expr<std::int32_t>(yk) : clamp(yk, 0, h - 1);
-                                Expr<std::int32_t> cx = inside ? Expr<std::int32_t>(x) : clamp(x, 0, w - 1);
-                                typename Neighbourhood<T>::Loads own;
-                                auto read = inside ? strip : detail::boundary_reader<T>(src, cy, cy, cx, boundary, false);
-                                Neighbourhood<T> n(read, 2, inside ? k : 0, Expr<std::int32_t>(0), cy, cx, d, h, w, radius,
-                                                   inside ? shared : own);
-                                Expr<T> value = body(n, params);
-                                if (!last) to.store((r0 + k) * side + c, value);
-                                else if (inside) out.store(yk * w + x, value);
-                                else If(yk < h && x < w, [&] { out.store(yk * w + x, value); });
-                            }
+                            for (int k = 0; k < rows; ++k)
+                                for (int j = 0; j < columns; ++j) {
+                                    Int yk = y + k, xj = x + j;
+                                    Expr<std::int32_t> cy = inside ? Expr<std::int32_t>(yk) : clamp(yk, 0, h - 1);
+                                    Expr<std::int32_t> cx = inside ? Expr<std::int32_t>(xj) : clamp(xj, 0, w - 1);
+                                    typename Neighbourhood<T>::Loads own;
+                                    auto read = inside ? strip : detail::boundary_reader<T>(src, cy, cy, cx, boundary, false);
+                                    Neighbourhood<T> n(read, 2, inside ? k : 0, Expr<std::int32_t>(0), cy, cx, d, h, w, radius,
+                                                       inside ? shared : own, inside ? j : 0);
+                                    Expr<T> value = body(n, params);
+                                    if (!last) to.store((r0 + k) * side + c + j, value);
+                                    else if (inside) out.store(yk * w + xj, value);
+                                    else If(yk < h && xj < w, [&] { out.store(yk * w + xj, value); });
+                                }
                         });
                     };
                     If(interior, [&] { region(true); }).Else([&] { region(false); });
