@@ -39,10 +39,10 @@
 // 32 x 32 tile and a halo of steps * radius into shared memory, runs the
 // steps there on regions one radius smaller each time (an invocation 4
 // consecutive rows of a column, neighbouring invocations neighbouring
-// columns), and writes the tile once. Single iterations (and the rest after the passes) are one dispatch
-// over tiles of 32 x 32 elements, a workgroup of 256 invocations each, an
-// invocation 4 consecutive rows of a column (a read that several of its rows
-// share is made once); 3D stencils take tiles of 32 columns x 8 rows x 4
+// columns), and writes the tile once. Single iterations (and the rest after
+// the passes) are one dispatch over tiles of 32 x 32 elements, a workgroup of
+// 256 invocations each, an invocation 4 consecutive rows of a column (a read
+// or flux that several of its rows share is made once); 3D stencils take tiles of 32 columns x 8 rows x 4
 // planes, an invocation 4 consecutive planes, one iteration per dispatch (on
 // the CPU backend, whose invocations run in sequence, an invocation a line).
 // The results are the same either way: every element sees the same reads in
@@ -562,10 +562,10 @@ private:
     /// are computed twice, to the same value; the region's width, 32 plus an
     /// even halo, is a multiple of 1 and 2), so that reads and fluxes its
     /// elements share are made once, and neighbouring invocations take
-    /// neighbouring columns. Elements
-    /// outside the stream are computed too but never read: every read goes
-    /// through the boundary rule to an element inside, which lies within the
-    /// region of the step before.
+    /// neighbouring columns. Elements outside the stream are computed as
+    /// copies of the nearest element inside, and every read goes through the
+    /// boundary rule to an element inside, which lies within the region of
+    /// the step before.
     static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps, int rows,
                                 int columns) {
         const int halo = steps * radius, side = kBlockTile + 2 * halo;
