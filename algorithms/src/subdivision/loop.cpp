@@ -9,6 +9,7 @@
 #include "level.h"
 
 #include <array>
+#include <cstdlib>
 #include <bit>
 #include <string>
 #include <vector>
@@ -327,17 +328,42 @@ void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const 
     out.store(at + 3, Int4(ab, bc, ca, w));
 }
 
-/// Face f's four children at 4 f .. 4 f + 3.
+/// Face f's four children at 4 f .. 4 f + 3: an invocation a child, so that
+/// a warp's stores are 512 consecutive bytes (an invocation a parent stored
+/// its four children 64 bytes apart from its neighbours', each store a half
+/// of a 32-byte sector); the four invocations of a parent load its face and
+/// edges from the same sectors. RILL_SUBDIVISION_FACES_BY_PARENT=1 (a tuning
+/// knob): an invocation a parent.
 void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out) {
     // Without rill's bounds checks: f < faces.size(), edge_of holds 3 edges a face and
     // out 4 faces a face (the callers make them so); 1.25x through Vulkan (#loop-subdivision).
-    static const auto kernel = group_kernel<kWorkgroup>(
+    static const auto by_parent = group_kernel<kWorkgroup>(
         "loop_faces(faces, edge_of, out, vertices)", GroupOptions{.unchecked_arrays = true},
         [](Array<int4> faces, Array<std::int32_t> edge_of, Array<int4> out, Int vertices) {
             Int f = global_id();
             If(f < faces.size(), [&] { store_children(out, 4 * f, faces, edge_of, f, vertices, Int(0)); });
         });
-    kernel(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
+    static const auto by_child = group_kernel<kWorkgroup>(
+        "loop_child_faces(faces, edge_of, out, vertices)", GroupOptions{.unchecked_arrays = true},
+        [](Array<int4> faces, Array<std::int32_t> edge_of, Array<int4> out, Int vertices) {
+            Int i = global_id();
+            If(i < 4 * faces.size(), [&] {
+                Int f = nonnegative_quotient(i, 4u), j = i - 4 * f;
+                Int4 t = faces.load(f);
+                Int ab = vertices + edge_of.load(3 * f), bc = vertices + edge_of.load(3 * f + 1), ca = vertices + edge_of.load(3 * f + 2);
+                // Child j as store_children makes it: (a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca).
+                Int x = select(j == 0, t.x(), select(j == 2, ca, ab));
+                Int y = select(j == 0, ab, select(j == 1, t.y(), bc));
+                Int z = select(j == 0, ca, select(j == 1, bc, select(j == 2, t.z(), ca)));
+                out.store(i, Int4(x, y, z, Int(0)));
+            });
+        });
+    static const bool parents = [] {
+        const char* knob = std::getenv("RILL_SUBDIVISION_FACES_BY_PARENT");
+        return knob && std::string(knob) == "1";
+    }();
+    if (parents) by_parent(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
+    else by_child(Groups{groups_for(4 * faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
 }
 
 int bits_for(std::int64_t n) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n)))); }
