@@ -46,10 +46,10 @@ for backend in vulkan opengl; do
         > "$O/bench_bunny_${backend}_unchecked.txt" 2>&1 || echo "rill-bench-subdivide unchecked on $backend failed"
     cat "$O/bench_bunny_${backend}_unchecked.txt"
     el
-    # The last level's faces an invocation a parent, as before an invocation a child (docs/TUNING.md).
-    RILL_SUBDIVISION_FACES_BY_PARENT=1 RILL_BACKEND=$backend rill-bench-subdivide "$bunny" --levels "$uniform" --adaptive-level 1 --no-peers \
-        > "$O/bench_bunny_${backend}_faces_by_parent.txt" 2>&1 || echo "rill-bench-subdivide faces by parent on $backend failed"
-    grep -E "^\| [0-9] \||device time" "$O/bench_bunny_${backend}_faces_by_parent.txt" | head -8
+    # The stores as they were before they were laid out for whole sectors (docs/TUNING.md).
+    RILL_SUBDIVISION_SCATTERED_STORES=1 RILL_BACKEND=$backend rill-bench-subdivide "$bunny" --levels "$uniform" --adaptive-level 1 --no-peers \
+        > "$O/bench_bunny_${backend}_scattered_stores.txt" 2>&1 || echo "rill-bench-subdivide with scattered stores on $backend failed"
+    grep -E "^\| [0-9] \||device time" "$O/bench_bunny_${backend}_scattered_stores.txt" | head -8
     el
 done
 finish

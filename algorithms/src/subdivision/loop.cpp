@@ -9,8 +9,9 @@
 #include "level.h"
 
 #include <array>
-#include <cstdlib>
 #include <bit>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -328,12 +329,22 @@ void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const 
     out.store(at + 3, Int4(ab, bc, ca, w));
 }
 
+/// RILL_SUBDIVISION_SCATTERED_STORES=1 (a tuning knob): the last level's
+/// faces an invocation a parent, and the derived half-edges' edges stored one
+/// by one, as before both were laid out for whole sectors (below).
+bool scattered_stores() {
+    static const bool on = [] {
+        const char* knob = std::getenv("RILL_SUBDIVISION_SCATTERED_STORES");
+        return knob && std::string(knob) == "1";
+    }();
+    return on;
+}
+
 /// Face f's four children at 4 f .. 4 f + 3: an invocation a child, so that
 /// a warp's stores are 512 consecutive bytes (an invocation a parent stored
 /// its four children 64 bytes apart from its neighbours', each store a half
 /// of a 32-byte sector); the four invocations of a parent load its face and
-/// edges from the same sectors. RILL_SUBDIVISION_FACES_BY_PARENT=1 (a tuning
-/// knob): an invocation a parent.
+/// edges from the same sectors.
 void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of, std::int64_t vertices, const Stream<int4>& out) {
     // Without rill's bounds checks: f < faces.size(), edge_of holds 3 edges a face and
     // out 4 faces a face (the callers make them so); 1.25x through Vulkan (#loop-subdivision).
@@ -358,11 +369,7 @@ void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of,
                 out.store(i, Int4(x, y, z, Int(0)));
             });
         });
-    static const bool parents = [] {
-        const char* knob = std::getenv("RILL_SUBDIVISION_FACES_BY_PARENT");
-        return knob && std::string(knob) == "1";
-    }();
-    if (parents) by_parent(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
+    if (scattered_stores()) by_parent(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
     else by_child(Groups{groups_for(4 * faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
 }
 
@@ -501,64 +508,88 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
     // Without rill's bounds checks: every index is one of the parent level's (its
     // corners, edges and half-edges, validated at the input level and derived since)
     // or one of the child level's, whose streams are sized below to hold them.
-    static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_derive_children(faces, edge_of, halves, count, outgoing, child_faces, child_edge_of, child_halves, child_count, "
-        "child_outgoing, vertices, edges)",
-        GroupOptions{.unchecked_arrays = true},
-        [](Array<int4> faces, Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::uint32_t> count,
-           Array<std::int32_t> outgoing, Array<int4> child_faces, Array<std::int32_t> child_edge_of, Array<std::int32_t> child_halves,
-           Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing, Int vertices, Int edges) {
-            Int f = global_id();
-            If(f < faces.size(), [&] {
-                // The face and its edges, loaded once for its children and their connectivity.
-                Int4 t = faces.load(f);
-                const std::array<Int, 3> face_edges = {edge_of.load(3 * f), edge_of.load(3 * f + 1), edge_of.load(3 * f + 2)};
-                store_children(child_faces, 4 * f, t, face_edges, vertices, Int(0));
-                for (int k = 0; k < 3; ++k) {
-                    // Half-edge k of face f runs from corner k to corner k + 1; its children
-                    // run from corner k to the edge point (in child face k) and from there on
-                    // (in child face k + 1), each as half-edge k of its face.
-                    Int h = 3 * f + k;
-                    const Int& e = face_edges[k];
-                    Int a = halves.load(2 * e), b = halves.load(2 * e + 1);
-                    Int r = select(a == h, Int(0), Int(1));
-                    Int first = 3 * (4 * f + k) + k, second = 3 * (4 * f + (k + 1) % 3) + k;
-                    Int ea = 2 * e + r, eb = 2 * e + 1 - r;
-                    child_edge_of.store(first, ea);
-                    child_edge_of.store(second, eb);
-                    child_halves.store(2 * ea + r, first);
-                    child_halves.store(2 * eb + r, second);
-                    If(b < 0, [&] {  // a boundary: no second half-edge
-                        child_halves.store(2 * ea + 1, -1);
-                        child_halves.store(2 * eb + 1, -1);
-                    });
-                    // The fans, as the atomics of around() would count them: corner k keeps its
-                    // faces, and its largest outgoing half-edge is its child in the face of its
-                    // largest one (this face where that is h). The edge point has 6 faces (3 on a
-                    // boundary), the largest half-edge out of it in the middle child of the face
-                    // of the edge's larger half-edge.
-                    Int v = corner(t, Int(k));
-                    If(outgoing.load(v) == h, [&] {
-                        child_count.store(v, count.load(v));
-                        child_outgoing.store(v, first);
-                    });
-                    If(h == max(a, b), [&] {
-                        child_count.store(vertices + e, select(b < 0, 3u, 6u));
-                        child_outgoing.store(vertices + e, 3 * (4 * f + 3) + k);
-                    });
-                }
-                // The inner edges: (ab, ca), (bc, ab), (ca, bc), each between a corner child and the middle one.
-                const int corner_k[3] = {1, 2, 0}, middle_k[3] = {2, 0, 1};
-                for (int i = 0; i < 3; ++i) {
-                    Int e = 2 * edges + 3 * f + i;
-                    Int a = 3 * (4 * f + i) + corner_k[i], b = 3 * (4 * f + 3) + middle_k[i];
-                    child_edge_of.store(a, e);
-                    child_edge_of.store(b, e);
-                    child_halves.store(2 * e, a);
-                    child_halves.store(2 * e + 1, b);
-                }
+    // `vectors`: a face's 12 child half-edges' edges (48 consecutive bytes) go out
+    // as three 16-byte stores and its inner edges' 6 half-edges as three 8-byte
+    // ones, where one store each wrote 4 bytes of sectors 48 and 24 bytes apart
+    // across a warp (RILL_SUBDIVISION_SCATTERED_STORES=1).
+    auto trace = [](bool vectors) {
+        return group_kernel<kWorkgroup>(
+            "loop_derive_children(faces, edge_of, halves, count, outgoing, child_faces, child_edge_of, child_halves, child_count, "
+            "child_outgoing, vertices, edges)",
+            GroupOptions{.unchecked_arrays = true},
+            [vectors](Array<int4> faces, Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::uint32_t> count,
+                      Array<std::int32_t> outgoing, Array<int4> child_faces, Array<std::int32_t> child_edge_of,
+                      Array<std::int32_t> child_halves, Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing,
+                      Int vertices, Int edges) {
+                Int f = global_id();
+                If(f < faces.size(), [&] {
+                    // The face and its edges, loaded once for its children and their connectivity.
+                    Int4 t = faces.load(f);
+                    const std::array<Int, 3> face_edges = {edge_of.load(3 * f), edge_of.load(3 * f + 1), edge_of.load(3 * f + 2)};
+                    store_children(child_faces, 4 * f, t, face_edges, vertices, Int(0));
+                    // The edges of the children's 12 half-edges, 3 j + m for half-edge m of child j.
+                    std::array<std::optional<Int>, 12> child_edges;
+                    for (int k = 0; k < 3; ++k) {
+                        // Half-edge k of face f runs from corner k to corner k + 1; its children
+                        // run from corner k to the edge point (in child face k) and from there on
+                        // (in child face k + 1), each as half-edge k of its face.
+                        Int h = 3 * f + k;
+                        const Int& e = face_edges[k];
+                        Int a = halves.load(2 * e), b = halves.load(2 * e + 1);
+                        Int r = select(a == h, Int(0), Int(1));
+                        const int first_at = 3 * k + k, second_at = 3 * ((k + 1) % 3) + k;
+                        Int first = 12 * f + first_at, second = 12 * f + second_at;
+                        Int ea = 2 * e + r, eb = 2 * e + 1 - r;
+                        child_edges[first_at] = ea;
+                        child_edges[second_at] = eb;
+                        child_halves.store(2 * ea + r, first);
+                        child_halves.store(2 * eb + r, second);
+                        If(b < 0, [&] {  // a boundary: no second half-edge
+                            child_halves.store(2 * ea + 1, -1);
+                            child_halves.store(2 * eb + 1, -1);
+                        });
+                        // The fans, as the atomics of around() would count them: corner k keeps its
+                        // faces, and its largest outgoing half-edge is its child in the face of its
+                        // largest one (this face where that is h). The edge point has 6 faces (3 on a
+                        // boundary), the largest half-edge out of it in the middle child of the face
+                        // of the edge's larger half-edge.
+                        Int v = corner(t, Int(k));
+                        If(outgoing.load(v) == h, [&] {
+                            child_count.store(v, count.load(v));
+                            child_outgoing.store(v, first);
+                        });
+                        If(h == max(a, b), [&] {
+                            child_count.store(vertices + e, select(b < 0, 3u, 6u));
+                            child_outgoing.store(vertices + e, 3 * (4 * f + 3) + k);
+                        });
+                    }
+                    // The inner edges: (ab, ca), (bc, ab), (ca, bc), each between a corner child and the
+                    // middle one; edge 2 E + 3 f + i's half-edges at 2 (2 E + 3 f + i) and the next.
+                    const int corner_k[3] = {1, 2, 0}, middle_k[3] = {2, 0, 1};
+                    for (int i = 0; i < 3; ++i) {
+                        Int e = 2 * edges + 3 * f + i;
+                        const int a_at = 3 * i + corner_k[i], b_at = 9 + middle_k[i];
+                        child_edges[a_at] = e;
+                        child_edges[b_at] = e;
+                        Int a = 12 * f + a_at, b = 12 * f + b_at;
+                        if (vectors) {
+                            child_halves.store_vector<2>(e, Int2(a, b));
+                        } else {
+                            child_halves.store(2 * e, a);
+                            child_halves.store(2 * e + 1, b);
+                        }
+                    }
+                    if (vectors) {
+                        for (int m = 0; m < 3; ++m)
+                            child_edge_of.store_vector<4>(3 * f + m, Int4(*child_edges[4 * m], *child_edges[4 * m + 1],
+                                                                          *child_edges[4 * m + 2], *child_edges[4 * m + 3]));
+                    } else {
+                        for (int m = 0; m < 12; ++m) child_edge_of.store(12 * f + m, *child_edges[m]);
+                    }
+                });
             });
-        });
+    };
+    static const auto kernel = trace(!scattered_stores());
     Runtime rt = Runtime::of(parent.edge_of);
     const std::int64_t parent_faces = faces.size();
     Connectivity c;
