@@ -2,6 +2,7 @@
 // kernel, rill's radix sort or scan on the device; the host reads the edge
 // count of each level (and the input's checks once).
 #include <rill/algorithms/detail/dense_streams.h>
+#include <rill/algorithms/detail/rows.h>
 #include <rill/algorithms/radix_sort.h>
 #include <rill/algorithms/scan.h>
 #include <rill/algorithms/subdivision.h>
@@ -369,7 +370,9 @@ void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of,
                 out.store(i, Int4(x, y, z, Int(0)));
             });
         });
-    if (scattered_stores()) by_parent(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
+    // Where invocations run one after another (the CPU backend), a warp's stores
+    // are no concern and the parent's loads made once pay: an invocation a parent.
+    if (scattered_stores() || rill::detail::rows_pay(Runtime::of(faces).info())) by_parent(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
     else by_child(Groups{groups_for(4 * faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
 }
 
