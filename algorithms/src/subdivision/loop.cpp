@@ -321,13 +321,19 @@ void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const 
     store_children(out, at, faces.load(f), {edge_of.load(3 * f), edge_of.load(3 * f + 1), edge_of.load(3 * f + 2)}, vertices, w);
 }
 
+/// Child j of face (a, b, c), whose edges' points are ab, bc and ca: its
+/// corners as indices into {a, b, c, ab, bc, ca}.
+constexpr int kChildCorners[4][3] = {{0, 3, 5}, {3, 1, 4}, {5, 4, 2}, {3, 4, 5}};
+
+/// {a, b, c, ab, bc, ca} of face t with edges `edges`.
+std::array<Int, 6> child_points(const Expr<int4>& t, const std::array<Int, 3>& edges, const Expr<std::int32_t>& vertices) {
+    return {t.x(), t.y(), t.z(), vertices + edges[0], vertices + edges[1], vertices + edges[2]};
+}
+
 void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Expr<int4>& t, const std::array<Int, 3>& edges,
                     const Expr<std::int32_t>& vertices, const Expr<std::int32_t>& w) {
-    Int ab = vertices + edges[0], bc = vertices + edges[1], ca = vertices + edges[2];
-    out.store(at, Int4(t.x(), ab, ca, w));
-    out.store(at + 1, Int4(ab, t.y(), bc, w));
-    out.store(at + 2, Int4(ca, bc, t.z(), w));
-    out.store(at + 3, Int4(ab, bc, ca, w));
+    const std::array<Int, 6> p = child_points(t, edges, vertices);
+    for (int j = 0; j < 4; ++j) out.store(at + j, Int4(p[kChildCorners[j][0]], p[kChildCorners[j][1]], p[kChildCorners[j][2]], w));
 }
 
 /// RILL_SUBDIVISION_SCATTERED_STORES=1 (a tuning knob): the last level's
@@ -361,19 +367,23 @@ void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of,
             Int i = global_id();
             If(i < 4 * faces.size(), [&] {
                 Int f = nonnegative_quotient(i, 4u), j = i - 4 * f;
-                Int4 t = faces.load(f);
-                Int ab = vertices + edge_of.load(3 * f), bc = vertices + edge_of.load(3 * f + 1), ca = vertices + edge_of.load(3 * f + 2);
-                // Child j as store_children makes it: (a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca).
-                Int x = select(j == 0, t.x(), select(j == 2, ca, ab));
-                Int y = select(j == 0, ab, select(j == 1, t.y(), bc));
-                Int z = select(j == 0, ca, select(j == 1, bc, select(j == 2, t.z(), ca)));
-                out.store(i, Int4(x, y, z, Int(0)));
+                const std::array<Int, 6> p =
+                    child_points(faces.load(f), {edge_of.load(3 * f), edge_of.load(3 * f + 1), edge_of.load(3 * f + 2)}, vertices);
+                // Corner m of child j, as store_children makes it.
+                auto corner_of = [&](int m) {
+                    return select(j == 0, p[kChildCorners[0][m]],
+                                  select(j == 1, p[kChildCorners[1][m]], select(j == 2, p[kChildCorners[2][m]], p[kChildCorners[3][m]])));
+                };
+                out.store(i, Int4(corner_of(0), corner_of(1), corner_of(2), Int(0)));
             });
         });
     // Where invocations run one after another (the CPU backend), a warp's stores
     // are no concern and the parent's loads made once pay: an invocation a parent.
-    if (scattered_stores() || rill::detail::rows_pay(Runtime::of(faces).info())) by_parent(Groups{groups_for(faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
-    else by_child(Groups{groups_for(4 * faces.size())}, faces, edge_of, out, static_cast<std::int32_t>(vertices));
+    const auto v = static_cast<std::int32_t>(vertices);
+    if (scattered_stores() || rill::detail::rows_pay(Runtime::of(faces).info()))
+        by_parent(Groups{groups_for(faces.size())}, faces, edge_of, out, v);
+    else
+        by_child(Groups{groups_for(4 * faces.size())}, faces, edge_of, out, v);
 }
 
 int bits_for(std::int64_t n) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n)))); }
