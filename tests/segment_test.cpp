@@ -218,6 +218,27 @@ TEST_P(Segment, StencilFluxesAgainstTheHost) {
                  Error);
 }
 
+// The stencil's tuning knobs, set to what they do not take: a rill::Error that
+// names the knob and what to give, before anything runs.
+TEST_P(Segment, StencilKnobsOutOfRangeThrow) {
+    const Stencil<float> stencil("segment_test_knobs", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 1); },
+                                 Boundary::Clamp, {.steps_per_pass = 2});
+    auto in = rt().stream<float>({40, 40}), out = rt().stream<float>({40, 40});
+    for (auto [knob, value] : std::vector<std::pair<const char*, const char*>>{
+             {"RILL_STENCIL_STEPS", "0"}, {"RILL_STENCIL_STEPS", "many"}, {"RILL_STENCIL_BLOCK_ROWS", "3"},
+             {"RILL_STENCIL_BLOCK_COLUMNS", "4"}}) {
+        SCOPED_TRACE(std::string(knob) + "=" + value);
+        ScopedEnv set(knob, value);
+        try {
+            stencil(in, out, 2);
+            ADD_FAILURE() << "no error";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(knob), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("give"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST_P(Segment, StencilsChooseTheirStepsPerPass) {
     const Stencil<float> one("segment_test_steps", 1, [](const Neighbourhood<float>& n, const Expr<float4>&) { return n(0, 1); });
     const int steps = one.steps_per_pass(rt().info());
