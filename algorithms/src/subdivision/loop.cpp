@@ -137,7 +137,8 @@ void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, 
         [](Array<std::int32_t> halves, Array<int4> faces, Array<float4> vertices, Array<std::uint32_t> sharp, Array<float4> out, Int edges) {
             Int e = global_id();
             If(e < edges, [&] {
-                Int h0 = halves.load(2 * e), h1 = halves.load(2 * e + 1);
+                Int2 pair = halves.load_vector<2>(e);
+                Int h0 = pair.x(), h1 = pair.y();
                 Int4 f0 = faces.load(face_of(h0));
                 Int k0 = side_of(h0);
                 Int u = corner(f0, k0), v = corner(f0, next_side(k0)), c = corner(f0, previous_side(k0));
@@ -167,9 +168,8 @@ void around(const Stream<int4>& faces, const Stream<std::uint32_t>& count, const
 
 /// The half-edge opposite h on its edge, or -1 on a boundary.
 Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, const Expr<std::int32_t>& h) {
-    Int e = edge_of.load(h);
-    Int a = halves.load(2 * e), b = halves.load(2 * e + 1);
-    return select(a == h, b, a);
+    Int2 ab = halves.load_vector<2>(edge_of.load(h));
+    return select(ab.x() == h, ab.y(), ab.x());
 }
 
 /// The half-edge before h in its face (the one into h's start) and the one
@@ -212,16 +212,18 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                 If(v < odd_from, [&] {
                     // Each face about v once, by its half-edge h out of v: its target is a
                     // neighbour, and so, on a boundary, is the far end of the fan's last edge.
-                    auto visit = [&](const Int& h) {
+                    // `sharp_edge` says whether h's edge is a boundary or a crease.
+                    auto visit_edge = [&](const Int& h, const Bool& sharp_edge) {
                         Int4 f = faces.load(face_of(h));
                         Float3 q = position(corner(f, next_side(side_of(h))));
                         sum = sum + q;
                         neighbours = neighbours + 1;
-                        If(twin(edge_of, halves, h) < 0 || sharp.load(edge_of.load(h)) != 0u, [&] {
+                        If(sharp_edge, [&] {
                             boundary_sum = boundary_sum + q;
                             boundary = boundary + 1;
                         });
                     };
+                    auto visit = [&](const Int& h) { visit_edge(h, twin(edge_of, halves, h) < 0 || sharp.load(edge_of.load(h)) != 0u); };
                     // Around the vertex one way (h -> the twin of the half-edge before h in its
                     // face), and from the start the other way where a boundary stopped it.
                     total = cast<std::int32_t>(count.load(v));
@@ -231,7 +233,13 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                     Var<bool> open = false;
                     visit(start);
                     While([&] { return visited <= total; }, [&] {
-                        Int t = twin(edge_of, halves, previous_half(h));
+                        // t crosses edge e from the half-edge into v: its own twin is that
+                        // half-edge, so only a crease makes e sharp, and e is known (the
+                        // general visit loaded e and both halves a second time).
+                        Int into = previous_half(h);
+                        Int e = edge_of.load(into);
+                        Int2 ab = halves.load_vector<2>(e);
+                        Int t = select(ab.x() == into, ab.y(), ab.x());
                         If(t < 0, [&] {
                             open = true;
                             // The boundary edge into v: its other end is a neighbour too.
@@ -245,7 +253,7 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                         If(t == start, [&] { Break(); });
                         h = t;
                         visited = visited + 1;
-                        visit(t);
+                        visit_edge(t, sharp.load(e) != 0u);
                     });
                     If(open, [&] {
                         h = start;
@@ -264,7 +272,8 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                     // one or two faces (no walk: the parent's connectivity says where), and
                     // its edges to a and b are sharp where e was a boundary or a crease.
                     Int e = v - odd_from;
-                    Int h1 = parent_halves.load(2 * e), h2 = parent_halves.load(2 * e + 1);
+                    Int2 pair = parent_halves.load_vector<2>(e);
+                    Int h1 = pair.x(), h2 = pair.y();
                     Int4 f1 = parent_faces.load(face_of(h1));
                     Int k1 = side_of(h1);
                     Float3 a = position(corner(f1, k1)), b = position(corner(f1, next_side(k1)));
@@ -548,7 +557,8 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
                         // (in child face k + 1), each as half-edge k of its face.
                         Int h = 3 * f + k;
                         const Int& e = face_edges[k];
-                        Int a = halves.load(2 * e), b = halves.load(2 * e + 1);
+                        Int2 pair = halves.load_vector<2>(e);
+                        Int a = pair.x(), b = pair.y();
                         Int r = select(a == h, Int(0), Int(1));
                         const int first_at = 3 * k + k, second_at = 3 * ((k + 1) % 3) + k;
                         Int first = 12 * f + first_at, second = 12 * f + second_at;
