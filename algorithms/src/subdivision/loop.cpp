@@ -515,13 +515,59 @@ Stream<int2> creases_of(const char* who, const LoopOptions& options, const Strea
     return options.creases->reshape({options.creases->size()});
 }
 
+/// derive_children's part by parent edge and by vertex, where each element's
+/// writes are its own consecutive bytes (by face they were 4-byte stores far
+/// apart): parent edge e's child edges 2 e and 2 e + 1 get their half-edges,
+/// halves[4 e .. 4 e + 3], and its edge point (child vertex vertices + e) its
+/// fan; each parent vertex v keeps its faces, its largest outgoing half-edge
+/// h's first child 4 h (12 face_of(h) + 4 side_of(h)) the largest out of it.
+/// Half-edge 3 f + k with edge e and slot r has children 12 f + 4 k (from its
+/// start, in child edge 2 e + r) and 12 f + 3 ((k + 1) % 3) + k (to its end, in
+/// 2 e + 1 - r), each in slot r. The edge point has 6 faces (3 on a boundary),
+/// its largest outgoing half-edge in the middle child (4 f + 3) of the face of
+/// the edge's larger half-edge.
+void derive_edges(const Stream<std::int32_t>& halves, const Stream<std::uint32_t>& count, const Stream<std::int32_t>& outgoing,
+                  std::int64_t vertices, std::int64_t edges, const Connectivity& c) {
+    static const auto kernel = group_kernel<kWorkgroup>(
+        "loop_derive_edges(halves, count, outgoing, child_halves, child_count, child_outgoing, vertices)",
+        GroupOptions{.unchecked_arrays = true},  // indices below vertices + edges, the sizes of the streams they index
+        [](Array<std::int32_t> halves, Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> child_halves,
+           Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing, Int vertices) {
+            Int i = global_id();
+            If(i < vertices, [&] {
+                child_count.store(i, count.load(i));
+                child_outgoing.store(i, 4 * outgoing.load(i));
+            }).Else([&] {
+                If(i < child_count.size(), [&] {
+                    Int e = i - vertices;
+                    Int2 pair = halves.load_vector<2>(e);
+                    Int a = pair.x(), b = pair.y();
+                    auto first = [](const Int& h) { return 4 * h; };
+                    auto second = [](const Int& h) {
+                        Int k = side_of(h);
+                        return 12 * face_of(h) + 3 * next_side(k) + k;
+                    };
+                    Bool boundary = b < 0;
+                    // Slot 0 from a (child edges 2 e, 2 e + 1), slot 1 from b (2 e + 1, 2 e).
+                    child_halves.store_vector<4>(e, Int4(first(a), select(boundary, Int(-1), second(b)), second(a),
+                                                         select(boundary, Int(-1), first(b))));
+                    Int h = max(a, b);
+                    child_count.store(i, select(boundary, 3u, 6u));
+                    child_outgoing.store(i, 12 * face_of(h) + 9 + side_of(h));
+                });
+            });
+        });
+    kernel(Groups{groups_for(vertices + edges)}, halves, count, outgoing, c.halves, c.count, c.outgoing, static_cast<std::int32_t>(vertices));
+}
+
 /// The connectivity of the children of every face (child_faces' order: face
 /// 4 f + j) from the parent level's, without sorting: parent edge e becomes
 /// child edges 2 e (from the start of its first half-edge to its edge point)
 /// and 2 e + 1, and face f's three inner edges are 2 E + 3 f + i. A child
 /// half-edge keeps its parent half-edge's slot in its edge's halves, so the
 /// first slot is always a half-edge, the second -1 on a boundary. In the
-/// same pass: the child faces (into `children`, as child_faces writes them)
+/// same pass: the child faces (into `children`, as child_faces writes them);
+/// then, by parent edge and vertex (derive_edges), the outer edges' halves
 /// and each child vertex's fan, the faces about it and its largest outgoing
 /// half-edge, from the parent's (`count`, `outgoing`), as around() would
 /// count them, so that the next level needs no atomics for them.
@@ -536,13 +582,10 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
     // across a warp (RILL_SUBDIVISION_SCATTERED_STORES=1).
     auto trace = [](bool vectors) {
         return group_kernel<kWorkgroup>(
-            "loop_derive_children(faces, edge_of, halves, count, outgoing, child_faces, child_edge_of, child_halves, child_count, "
-            "child_outgoing, vertices, edges)",
+            "loop_derive_children(faces, edge_of, halves, child_faces, child_edge_of, child_halves, vertices, edges)",
             GroupOptions{.unchecked_arrays = true},
-            [vectors](Array<int4> faces, Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::uint32_t> count,
-                      Array<std::int32_t> outgoing, Array<int4> child_faces, Array<std::int32_t> child_edge_of,
-                      Array<std::int32_t> child_halves, Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing,
-                      Int vertices, Int edges) {
+            [vectors](Array<int4> faces, Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<int4> child_faces,
+                      Array<std::int32_t> child_edge_of, Array<std::int32_t> child_halves, Int vertices, Int edges) {
                 Int f = global_id();
                 If(f < faces.size(), [&] {
                     // The face and its edges, loaded once for its children and their connectivity.
@@ -557,34 +600,11 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
                         // (in child face k + 1), each as half-edge k of its face.
                         Int h = 3 * f + k;
                         const Int& e = face_edges[k];
-                        Int2 pair = halves.load_vector<2>(e);
-                        Int a = pair.x(), b = pair.y();
-                        Int r = select(a == h, Int(0), Int(1));
+                        // (Their halves and the fans go out by edge and by vertex: derive_edges.)
+                        Int r = select(halves.load_vector<2>(e).x() == h, Int(0), Int(1));
                         const int first_at = 3 * k + k, second_at = 3 * ((k + 1) % 3) + k;
-                        Int first = 12 * f + first_at, second = 12 * f + second_at;
-                        Int ea = 2 * e + r, eb = 2 * e + 1 - r;
-                        child_edges[first_at] = ea;
-                        child_edges[second_at] = eb;
-                        child_halves.store(2 * ea + r, first);
-                        child_halves.store(2 * eb + r, second);
-                        If(b < 0, [&] {  // a boundary: no second half-edge
-                            child_halves.store(2 * ea + 1, -1);
-                            child_halves.store(2 * eb + 1, -1);
-                        });
-                        // The fans, as the atomics of around() would count them: corner k keeps its
-                        // faces, and its largest outgoing half-edge is its child in the face of its
-                        // largest one (this face where that is h). The edge point has 6 faces (3 on a
-                        // boundary), the largest half-edge out of it in the middle child of the face
-                        // of the edge's larger half-edge.
-                        Int v = corner(t, Int(k));
-                        If(outgoing.load(v) == h, [&] {
-                            child_count.store(v, count.load(v));
-                            child_outgoing.store(v, first);
-                        });
-                        If(h == max(a, b), [&] {
-                            child_count.store(vertices + e, select(b < 0, 3u, 6u));
-                            child_outgoing.store(vertices + e, 3 * (4 * f + 3) + k);
-                        });
+                        child_edges[first_at] = 2 * e + r;
+                        child_edges[second_at] = 2 * e + 1 - r;
                     }
                     // The inner edges: (ab, ca), (bc, ab), (ca, bc), each between a corner child and the
                     // middle one; edge 2 E + 3 f + i's half-edges at 2 (2 E + 3 f + i) and the next.
@@ -626,10 +646,12 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
     c.parent_edge_of = parent.edge_of;
     c.parent_halves = parent.halves;
     c.odd_from = vertices;
-    c.count = rt.stream<std::uint32_t>({vertices + parent.edges});
-    c.outgoing = rt.stream<std::int32_t>({vertices + parent.edges});
-    kernel(Groups{groups_for(parent_faces)}, faces, parent.edge_of, parent.halves, count, outgoing, children, c.edge_of, c.halves, c.count,
-           c.outgoing, static_cast<std::int32_t>(vertices), static_cast<std::int32_t>(parent.edges));
+    // derive_edges writes every element of the fans.
+    c.count = rt.scratch<std::uint32_t>({vertices + parent.edges});
+    c.outgoing = rt.scratch<std::int32_t>({vertices + parent.edges});
+    kernel(Groups{groups_for(parent_faces)}, faces, parent.edge_of, parent.halves, children, c.edge_of, c.halves,
+           static_cast<std::int32_t>(vertices), static_cast<std::int32_t>(parent.edges));
+    derive_edges(parent.halves, count, outgoing, vertices, parent.edges, c);
     return c;
 }
 
