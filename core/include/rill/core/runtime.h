@@ -235,9 +235,11 @@ public:
         init_stream(s, shape, element_words<T>, element_name<T>::get(), BufferContents::Undefined);
         return s;
     }
+    /// A stream holding `data` (its size must be the shape's element count).
     template <StreamElement T>
     Stream<T> stream(Shape shape, std::span<const T> data) {
-        Stream<T> s = stream<T>(shape);
+        // Not zeroed first: the upload writes every element, or throws.
+        Stream<T> s = scratch<T>(shape);
         s.upload(data);
         return s;
     }
