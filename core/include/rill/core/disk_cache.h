@@ -24,7 +24,8 @@ std::optional<std::vector<std::uint8_t>> load(const std::string& name, std::uint
 /// Writes entry `name`; failures are ignored (a read-only cache is not an error).
 void store(const std::string& name, std::uint64_t key, std::span<const std::uint8_t> data);
 
-/// 64-bit FNV-1a of bytes, for keys.
+/// A 64-bit hash of bytes (xxHash64's rounds, eight bytes a step), for keys
+/// and checksums; not cryptographic.
 std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t seed = 0xcbf29ce484222325ull);
 
 }  // namespace rill::disk_cache
