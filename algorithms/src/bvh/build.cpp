@@ -227,7 +227,7 @@ Expr<std::int32_t> ploc_nearest_of(const Int& i, const Int& n, BoxOf box_of) {
     auto start_rank = [](const Expr<std::int32_t>& start) { return start + ((start & 1) << 30); };
     Var<float> best = 3.0e38f;
     Var<std::int32_t> best_j = -1;
-    For(1, kPlocRadius + 1, [&](Int d) {
+    auto candidates_at = [&](const Int& d) {
         // The two candidates at distance d, then against the nearer ones
         // found so far: an equal area loses to those.
         Float left = area_with(i - d), right = area_with(i + d);
@@ -237,7 +237,18 @@ Expr<std::int32_t> ploc_nearest_of(const Int& i, const Int& n, BoxOf box_of) {
             best = area;
             best_j = select(take_left, i - d, i + d);
         });
-    });
+    };
+    // RILL_BVH_PLOC_UNROLLED=1 (an A/B knob, docs/TUNING.md) unrolls the loop
+    // when traced, so that the 32 candidates' shared-memory loads may issue
+    // together whatever the shader compiler does with loops: NVIDIA's OpenGL
+    // compiler, which reads the GLSL, runs this kernel 2.25x slower than its
+    // Vulkan pipeline does the SPIR-V (spirv-opt may unroll it there). Through
+    // lavapipe, llvmpipe and the CPU backend unrolled was 1.13-1.37x slower.
+    static const bool unrolled = env_flag("RILL_BVH_PLOC_UNROLLED");
+    if (unrolled)
+        for (int d = 1; d <= kPlocRadius; ++d) candidates_at(Int(d));
+    else
+        For(1, kPlocRadius + 1, [&](Int d) { candidates_at(d); });
     return best_j;
 }
 
