@@ -3,6 +3,8 @@
 // runtime says of the kernels it builds when asked (RILL_LOG_COMPILES).
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "backend_fixture.h"
 
 namespace rill::test {
@@ -87,6 +89,40 @@ TEST_P(Lifecycle, LogsEachKernelBuildWhenAsked) {
     }
     EXPECT_EQ(wider_out.download()[63], 3.0f);
     EXPECT_EQ(r.download()[0], 2.0f);
+}
+
+// A kernel built again by a new runtime comes from the disk cache: through
+// Vulkan by its IR (this build, the kernel's IR and signature, the device and
+// the code generator's options), with no GLSL generated; through OpenGL as the
+// driver's program binary.
+TEST_P(Lifecycle, AKernelBuiltAgainInANewRuntimeComesFromTheDiskCache) {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("rill-cache-test-" + std::to_string(::getpid()) + "-" + GetParam());
+    std::filesystem::remove_all(dir);
+    const ScopedEnv cache("RILL_CACHE_DIR", dir.c_str());
+    const ScopedEnv log("RILL_LOG_COMPILES", "1");
+    auto k = kernel("cached_build_times_two_plus_one(x, r)", [](In<float> x, Out<float> r) { r = x * 2.0f + 1.0f; });
+    auto build_in_a_new_runtime = [&] {
+        Runtime rt(GetParam());
+        auto x = rt.stream<float>({100}, std::vector<float>(100, 3.0f));
+        auto r = rt.stream<float>({100});
+        ::testing::internal::CaptureStderr();
+        k(x, r);
+        const std::string built = ::testing::internal::GetCapturedStderr();
+        EXPECT_EQ(r.download(), std::vector<float>(100, 7.0f));
+        return built;
+    };
+    const std::string cold = build_in_a_new_runtime(), warm = build_in_a_new_runtime();
+    EXPECT_NE(cold.find("kernel cached_build_times_two_plus_one ready in "), std::string::npos) << cold;
+    EXPECT_NE(warm.find("kernel cached_build_times_two_plus_one ready in "), std::string::npos) << warm;
+    if (GetParam() == "vulkan") {
+        EXPECT_NE(cold.find("GLSL"), std::string::npos) << cold;
+        EXPECT_NE(warm.find("SPIR-V by the kernel's IR from the disk cache"), std::string::npos) << warm;
+        EXPECT_EQ(warm.find("GLSL"), std::string::npos) << "no GLSL generated for a kernel this build compiled before: " << warm;
+    } else if (GetParam() == "opengl") {
+        EXPECT_NE(warm.find("program from the disk cache"), std::string::npos) << warm;
+    }
+    std::filesystem::remove_all(dir);
 }
 
 // RILL_VK_FENCE_SPIN_US (docs/TUNING.md): how long a Vulkan wait polls its fence

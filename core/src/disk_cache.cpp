@@ -6,6 +6,9 @@
 #include <fstream>
 #include <random>
 
+#include <elf.h>
+#include <link.h>
+
 namespace rill::disk_cache {
 
 namespace {
@@ -48,6 +51,52 @@ std::uint64_t hash_bytes(const void* data, std::size_t n, std::uint64_t h) {
     h ^= h >> 29;
     h *= k3;
     return h ^ (h >> 32);
+}
+
+namespace {
+struct Found {
+    std::uintptr_t address;
+    std::uint64_t id;
+};
+// The GNU build-id note of the loaded object whose segments hold `address`.
+int find_build_id(dl_phdr_info* info, std::size_t, void* data) {
+    auto* found = static_cast<Found*>(data);
+    bool holds = false;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+        if (ph.p_type == PT_LOAD && found->address >= start && found->address < start + ph.p_memsz) holds = true;
+    }
+    if (!holds) return 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_NOTE) continue;
+        const auto* at = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+        const unsigned char* end = at + ph.p_memsz;
+        while (at + sizeof(ElfW(Nhdr)) <= end) {
+            ElfW(Nhdr) note;
+            std::memcpy(&note, at, sizeof note);
+            const unsigned char* name = at + sizeof note;
+            const unsigned char* desc = name + ((note.n_namesz + 3u) & ~3u);
+            if (desc + note.n_descsz > end) break;
+            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 && note.n_descsz > 0) {
+                found->id = hash_bytes(desc, note.n_descsz);
+                return 1;
+            }
+            at = desc + ((note.n_descsz + 3u) & ~3u);
+        }
+    }
+    return 1;  // the object, without a build-id
+}
+}  // namespace
+
+std::uint64_t build_id() {
+    static const std::uint64_t id = [] {
+        Found found{reinterpret_cast<std::uintptr_t>(&build_id), 0};
+        dl_iterate_phdr(find_build_id, &found);
+        return found.id;
+    }();
+    return id;
 }
 
 std::filesystem::path directory() {

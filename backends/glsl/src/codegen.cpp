@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "rill/backends/glsl/info_layout.h"
+#include "rill/core/disk_cache.h"
 #include "rill/core/error.h"
 #include "rill/core/launch.h"
 #include "rill/core/op_traits.h"
@@ -24,6 +25,18 @@ namespace {
 using ir::ExprId;
 using ir::Op;
 using ir::StmtKind;
+
+/// The generator's experiment knobs (docs/TUNING.md), read once a process.
+struct Knobs {
+    bool masked_loads = env_flag("RILL_GLSL_MASKED_LOADS");
+    bool signed_division = env_flag("RILL_GLSL_SIGNED_DIVISION");
+    bool shared_words = env_flag("RILL_GLSL_SHARED_WORDS");
+    bool unchecked = env_flag("RILL_GLSL_UNCHECKED");
+};
+const Knobs& knobs() {
+    static const Knobs k;
+    return k;
+}
 
 std::string type_name(Type t) {
     static const char* scalar[] = {"bool", "int", "uint", "float"};
@@ -327,8 +340,7 @@ private:
     /// around a load into a branch; its bounds checks cost SGEMM nn 1.8x and
     /// SGEMV A^T x 2.8x where Vulkan's cost 1.07x, docs/PERFORMANCE.md#blas).
     static bool masked_loads() {
-        static const bool masked = env_flag("RILL_GLSL_MASKED_LOADS");
-        return masked;
+        return knobs().masked_loads;
     }
     /// RILL_GLSL_SIGNED_DIVISION=1: an int divided by a constant is left to the
     /// driver as GLSL's signed `/` (an A/B knob, docs/TUNING.md). By default it
@@ -338,8 +350,7 @@ private:
     /// index arithmetic of a loop over a 2D region, 40% of a Perona-Malik
     /// step's instructions (docs/PERFORMANCE.md#segment).
     static bool signed_division() {
-        static const bool plain = env_flag("RILL_GLSL_SIGNED_DIVISION");
-        return plain;
+        return knobs().signed_division;
     }
     /// The constant c of `x / c` or `x % c` (ints, scalar) that is spelled as
     /// an unsigned division: 3 or more and not a power of two (powers of two
@@ -366,7 +377,7 @@ private:
     /// need words. RILL_GLSL_SHARED_WORDS=1 declares every shared array in
     /// words (an A/B knob, docs/TUNING.md).
     std::vector<std::uint32_t> shared_vector_widths() const {
-        static const bool words = env_flag("RILL_GLSL_SHARED_WORDS");
+        const bool words = knobs().shared_words;
         std::vector<std::uint32_t> width(k_.shared.size(), 0);
         for (std::size_t i = 0; i < k_.shared.size(); ++i) {
             const ir::SharedArray& a = k_.shared[i];
@@ -851,8 +862,7 @@ private:
     /// RILL_GLSL_UNCHECKED=1 drops every check (an experiment knob, docs/TUNING.md: what the
     /// checks cost a device's kernels; an index out of range is then undefined behaviour).
     bool unchecked_of(bool shared, std::uint32_t id) const {
-        static const bool none = env_flag("RILL_GLSL_UNCHECKED");
-        return none || (shared ? k_.shared[id].unchecked : k_.unchecked_arrays);
+        return knobs().unchecked || (shared ? k_.shared[id].unchecked : k_.unchecked_arrays);
     }
     /// The storage word `word` of element `index` (an int expression, in range).
     std::string word_of(bool shared, std::uint32_t id, const std::string& index, std::uint32_t word,
@@ -1362,6 +1372,16 @@ private:
 };
 
 }  // namespace
+
+std::uint64_t options_key(const ShaderOptions& opt) {
+    std::uint64_t h = disk_cache::hash_bytes(opt.float_atomic_add_extension.data(), opt.float_atomic_add_extension.size());
+    const std::uint64_t fields[] = {static_cast<std::uint64_t>(opt.dialect), opt.workgroup_size, opt.native_subgroups,
+                                    opt.fence_through_shared_atomic, opt.subgroup_partitioned, opt.reorderable_loads,
+                                    opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
+                                    opt.int_negation_as_subtraction, knobs().masked_loads, knobs().signed_division,
+                                    knobs().shared_words, knobs().unchecked};
+    return disk_cache::hash_bytes(fields, sizeof fields, h);
+}
 
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {
     Shader sh = Generator(k, sig, opt).run();

@@ -80,6 +80,13 @@ struct Shader {
     std::string dump_name;
 };
 
+/// A key of all that shapes the generated code besides the kernel's IR and its
+/// signature: every field of `opt` and the generator's knobs (RILL_GLSL_*,
+/// docs/TUNING.md). With rill's build, the IR's and the signature's hashes, it
+/// names a kernel's compiled code in a disk cache without generating it again.
+/// A field added to ShaderOptions goes into it.
+std::uint64_t options_key(const ShaderOptions& opt);
+
 /// Generates the shader and, when RILL_DUMP is set, writes it as dump_name.
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
 
