@@ -1383,6 +1383,31 @@ std::uint64_t options_key(const ShaderOptions& opt) {
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }
 
+std::uint64_t compiled_key(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {
+    const std::uint64_t build = disk_cache::build_id();
+    if (build == 0) return 0;
+    const std::uint64_t parts[] = {build, k.hash(), sig.hash(), options_key(opt)};
+    const std::uint64_t key = disk_cache::hash_bytes(k.name.data(), k.name.size(), disk_cache::hash_bytes(parts, sizeof parts));
+    return key == 0 ? 1 : key;
+}
+
+namespace {
+constexpr std::uint32_t kBindingsFormat = 0x72697231;  // "rir1"
+}
+
+std::vector<std::uint32_t> binding_words(const Shader& sh) {
+    std::vector<std::uint32_t> words{kBindingsFormat, static_cast<std::uint32_t>(sh.stream_binding.size()), sh.info_binding};
+    words.insert(words.end(), sh.stream_binding.begin(), sh.stream_binding.end());
+    return words;
+}
+
+std::size_t read_bindings(std::span<const std::uint32_t> words, Shader& sh) {
+    if (words.size() < 3 || words[0] != kBindingsFormat || words.size() - 3 < words[1]) return 0;
+    sh.info_binding = words[2];
+    sh.stream_binding.assign(words.begin() + 3, words.begin() + 3 + words[1]);
+    return 3 + std::size_t{words[1]};
+}
+
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {
     Shader sh = Generator(k, sig, opt).run();
     std::ostringstream name;

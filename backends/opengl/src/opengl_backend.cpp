@@ -428,12 +428,25 @@ public:
                                                         : st_->nvidia ? glsl::OpaqueOperands::MinAndMax
                                                                       : glsl::OpaqueOperands::None};
         options.int_negation_as_subtraction = st_->nvidia;
+        id = glCreateProgram();
+        // A kernel this build compiled before, found by its IR: the driver's
+        // program binary and the shader's bindings, no GLSL generated.
+        std::uint64_t ir_key =
+            st_->binaries && !spirv_from_env() && !std::getenv("RILL_DUMP") ? glsl::compiled_key(k, sig, options) : 0;
+        char ir_file[48] = {};
+        if (ir_key != 0) {
+            ir_key = disk_cache::hash_bytes(&st_->device_key, sizeof st_->device_key, ir_key);
+            std::snprintf(ir_file, sizeof ir_file, "opengl-ir-%016llx.bin", static_cast<unsigned long long>(ir_key));
+            if (load_binary_by_ir(ir_file, ir_key)) {
+                phase_done("program by the kernel's IR from the disk cache", since);
+                return;
+            }
+        }
         shader = glsl::generate(k, sig, options);
         phase_done("GLSL", since);
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];
         std::snprintf(file, sizeof file, "opengl-%016llx.bin", static_cast<unsigned long long>(key));
-        id = glCreateProgram();
         if (spirv_from_env()) {
             compile_spirv(k.name);
             phase_done("SPIR-V and the driver's compile", since);
@@ -441,12 +454,13 @@ public:
         }
         if (st_->binaries && load_binary(file, key)) {
             phase_done("program from the disk cache", since);
-            return;
+        } else {
+            compile(k.name);
+            ++st_->shader_compiles;
+            phase_done("the driver's compile and link", since);
+            if (st_->binaries) store_binary(file, key, {});
         }
-        compile(k.name);
-        ++st_->shader_compiles;
-        phase_done("the driver's compile and link", since);
-        if (st_->binaries) store_binary(file, key);
+        if (ir_key != 0) store_binary(ir_file, ir_key, glsl::binding_words(shader));
     }
     ~GlProgram() override {
         std::lock_guard lock(st_->mutex);
@@ -528,10 +542,25 @@ private:
 
     bool load_binary(const std::string& file, std::uint64_t key) {
         auto data = disk_cache::load(file, key);
-        if (!data || data->size() <= 4) return false;
+        return data && program_from(data->data(), data->size());
+    }
+
+    /// An entry stored by the kernel's IR: the shader's bindings, then the binary.
+    bool load_binary_by_ir(const std::string& file, std::uint64_t key) {
+        auto data = disk_cache::load(file, key);
+        if (!data) return false;
+        std::vector<std::uint32_t> words(data->size() / 4);
+        std::memcpy(words.data(), data->data(), words.size() * 4);
+        const std::size_t at = glsl::read_bindings(words, shader);
+        return at != 0 && program_from(data->data() + 4 * at, data->size() - 4 * at);
+    }
+
+    /// The program from a stored binary (its format, then its bytes).
+    bool program_from(const std::uint8_t* data, std::size_t size) {
+        if (size <= 4) return false;
         GLenum format = 0;
-        std::memcpy(&format, data->data(), 4);
-        glProgramBinary(id, format, data->data() + 4, static_cast<GLsizei>(data->size() - 4));
+        std::memcpy(&format, data, 4);
+        glProgramBinary(id, format, data + 4, static_cast<GLsizei>(size - 4));
         GLint linked = 0;
         glGetProgramiv(id, GL_LINK_STATUS, &linked);
         if (linked) return true;
@@ -543,14 +572,17 @@ private:
         return false;
     }
 
-    void store_binary(const std::string& file, std::uint64_t key) {
+    /// The program's binary after `prefix` (the shader's bindings, in an entry by its IR).
+    void store_binary(const std::string& file, std::uint64_t key, const std::vector<std::uint32_t>& prefix) {
         GLint len = 0;
         glGetProgramiv(id, GL_PROGRAM_BINARY_LENGTH, &len);
         if (len <= 0) return;
-        std::vector<std::uint8_t> data(static_cast<std::size_t>(len) + 4);
+        const std::size_t at = 4 * prefix.size();
+        std::vector<std::uint8_t> data(at + 4 + static_cast<std::size_t>(len));
+        std::memcpy(data.data(), prefix.data(), at);
         GLenum format = 0;
-        glGetProgramBinary(id, len, nullptr, &format, data.data() + 4);
-        std::memcpy(data.data(), &format, 4);
+        glGetProgramBinary(id, len, nullptr, &format, data.data() + at + 4);
+        std::memcpy(data.data() + at, &format, 4);
         disk_cache::store(file, key, data);
     }
 

@@ -644,14 +644,13 @@ public:
         // A kernel this build compiled before, found by its IR: no GLSL to
         // generate, hash and look up (0.6 of a warm FFT kernel's 1.1 ms on an
         // H100's host). Not where the GLSL itself goes to the driver or is dumped.
-        const std::uint64_t build = disk_cache::build_id();
-        const bool by_ir = build != 0 && !dev_->ctx.glsl_modules && !dev_->ctx.pipeline_stats && !std::getenv("RILL_DUMP");
+        std::uint64_t ir_key = glsl::compiled_key(k, sig, options);
+        const bool by_ir = ir_key != 0 && !dev_->ctx.glsl_modules && !dev_->ctx.pipeline_stats && !std::getenv("RILL_DUMP");
         char ir_name[48] = {};
-        std::uint64_t ir_key = 0;
         std::vector<std::uint32_t> spirv;
         if (by_ir) {
-            const std::uint64_t parts[] = {build, k.hash(), sig.hash(), glsl::options_key(options), dev_->device_key(), optimize};
-            ir_key = disk_cache::hash_bytes(k.name.data(), k.name.size(), disk_cache::hash_bytes(parts, sizeof parts));
+            const std::uint64_t parts[] = {dev_->device_key(), optimize};
+            ir_key = disk_cache::hash_bytes(parts, sizeof parts, ir_key);
             std::snprintf(ir_name, sizeof ir_name, "vulkan-ir-%016llx.bin", static_cast<unsigned long long>(ir_key));
             spirv = compiled_by_ir(ir_name, ir_key);
             if (!spirv.empty()) phase_done("SPIR-V by the kernel's IR from the disk cache", since);
@@ -834,22 +833,18 @@ public:
     /// not parse.
     std::vector<std::uint32_t> compiled_by_ir(const char* name, std::uint64_t key) {
         const auto bytes = disk_cache::load(name, key);
-        if (!bytes || bytes->size() % 4 != 0 || bytes->size() < 12) return {};
+        if (!bytes || bytes->size() % 4 != 0) return {};
         std::vector<std::uint32_t> words(bytes->size() / 4);
         std::memcpy(words.data(), bytes->data(), bytes->size());
-        const std::uint32_t streams = words[1];
-        if (words[0] != kByIrFormat || words.size() < 4 + std::size_t{streams} || words[3 + streams] != 0x07230203u) return {};
-        shader.info_binding = words[2];
-        shader.stream_binding.assign(words.begin() + 3, words.begin() + 3 + streams);
-        return {words.begin() + 3 + streams, words.end()};
+        const std::size_t at = glsl::read_bindings(words, shader);
+        if (at == 0 || at >= words.size() || words[at] != 0x07230203u) return {};  // the SPIR-V magic number
+        return {words.begin() + static_cast<std::ptrdiff_t>(at), words.end()};
     }
     void store_by_ir(const char* name, std::uint64_t key, const std::vector<std::uint32_t>& spirv) const {
-        std::vector<std::uint32_t> words{kByIrFormat, static_cast<std::uint32_t>(shader.stream_binding.size()), shader.info_binding};
-        words.insert(words.end(), shader.stream_binding.begin(), shader.stream_binding.end());
+        std::vector<std::uint32_t> words = glsl::binding_words(shader);
         words.insert(words.end(), spirv.begin(), spirv.end());
         disk_cache::store(name, key, std::span(reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * 4));
     }
-    static constexpr std::uint32_t kByIrFormat = 0x72697231;  // "rir1"
 
     /// SPIR-V from the disk cache, or compiled on a miss, checked by `check`
     /// (SPIRV-Cross reflection) and only then stored. The key covers the

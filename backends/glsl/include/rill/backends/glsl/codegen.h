@@ -7,7 +7,10 @@
 // per dispatch (info_layout.h); a push constant / uniform gives its base.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "rill/core/backend.h"
 #include "rill/core/ir.h"
@@ -86,6 +89,20 @@ struct Shader {
 /// names a kernel's compiled code in a disk cache without generating it again.
 /// A field added to ShaderOptions goes into it.
 std::uint64_t options_key(const ShaderOptions& opt);
+
+/// The key under which this build may find a kernel's compiled code again
+/// without generating its GLSL: rill's build (disk_cache::build_id), the
+/// kernel's name, its IR's and signature's hashes and options_key(opt); 0
+/// where the build has no build-id (then there is no such key). A backend
+/// adds what else its compiled code depends on (the device, its compiler's
+/// options).
+std::uint64_t compiled_key(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
+
+/// A shader's bindings as words, to keep beside its compiled code in a cache
+/// entry; read_bindings takes them back from the front of `words` into `sh`
+/// and returns how many words they took, 0 where they do not parse.
+std::vector<std::uint32_t> binding_words(const Shader& sh);
+std::size_t read_bindings(std::span<const std::uint32_t> words, Shader& sh);
 
 /// Generates the shader and, when RILL_DUMP is set, writes it as dump_name.
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
