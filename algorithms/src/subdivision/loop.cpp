@@ -313,13 +313,14 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                 });
             });
         });
-    const Stream<float4> limit = limits.limit ? *limits.limit : Runtime::of(vertices).stream<float4>({1});
+    // Placeholders the kernel never reads (no limits: it writes none; no parent: every
+    // vertex walks) are scratch, which costs no fill.
+    const Stream<float4> limit = limits.limit ? *limits.limit : Runtime::of(vertices).scratch<float4>({1});
     const std::int64_t born = limits.limit ? limits.born : vertices.size();
     // Levels derived from the one before know their parent: its edge points skip the walk.
     const bool parent = c.fans && c.odd_from > 0;
-    // No parent: the kernel reads none of its arrays (every vertex walks), one-element placeholders.
-    const Stream<int4> parent_faces = parent ? c.parent_faces : Runtime::of(vertices).stream<int4>({1});
-    const Stream<std::int32_t> parent_edge_of = parent ? c.parent_edge_of : Runtime::of(vertices).stream<std::int32_t>({1});
+    const Stream<int4> parent_faces = parent ? c.parent_faces : Runtime::of(vertices).scratch<int4>({1});
+    const Stream<std::int32_t> parent_edge_of = parent ? c.parent_edge_of : Runtime::of(vertices).scratch<std::int32_t>({1});
     kernel(Groups{groups_for(vertices.size())}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, parent_faces,
            parent_edge_of, parent ? c.parent_halves : parent_edge_of, out, limit, static_cast<std::int32_t>(born), limits.level,
            static_cast<std::int32_t>(parent ? c.odd_from : vertices.size()));
@@ -493,8 +494,9 @@ void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64
 Stream<std::uint32_t> sharp_edges(const char* who, const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, bool check,
                                    const Stream<int2>& next) {
     Runtime rt = Runtime::of(creases);
-    Stream<std::uint32_t> sharp = rt.stream<std::uint32_t>({creases.size() > 0 ? c.edges : 1});
-    if (creases.size() == 0) return sharp;
+    // No creases: one zero word that nothing writes (the runtime's, no fill).
+    if (creases.size() == 0) return rt.zeroed_words(1);
+    Stream<std::uint32_t> sharp = rt.stream<std::uint32_t>({c.edges});
     Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({2}, std::vector<std::uint32_t>{0, kNone});
     mark_creases(creases, c, vertices, sharp, next, stats);
     if (check) {
