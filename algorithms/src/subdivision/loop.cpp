@@ -59,21 +59,38 @@ void check_faces(const Stream<int4>& faces, std::int64_t vertices, const Stream<
     unused(Groups{groups_for(vertices)}, used, stats);
 }
 
+/// The bits of a vertex index below `vertices` (1 to 31).
+int key_shift(std::int64_t vertices) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(vertices)))); }
+
+/// The key of the edge of vertices lo < hi: the 64-bit number lo 2^shift + hi
+/// as {low word, high word}, ordered by lo, then hi, in 2 shift bits (the
+/// sort's passes: 3 for spot's 2,930 vertices where 32 + shift bits took 6).
+UInt2 edge_key(const Expr<std::uint32_t>& lo, const Expr<std::uint32_t>& hi, const Int& shift) {
+    UInt s = cast<std::uint32_t>(shift);
+    return UInt2(hi | (lo << s), lo >> (32u - s));
+}
+
+/// The vertices (lo, hi) of a key that edge_key made.
+std::pair<std::uint64_t, std::uint64_t> edge_of_key(const uint2& k, int shift) {
+    const std::uint64_t value = (std::uint64_t{k.y} << 32) | k.x;
+    return {value >> shift, value & ((std::uint64_t{1} << shift) - 1)};
+}
+
 /// Half-edge h = 3 f + k runs from corner k of face f to corner k + 1;
-/// its key is its edge's vertex pair as a 64-bit number (min high, max low).
-void edge_keys(const Stream<int4>& faces, const Stream<uint2>& keys, const Stream<std::int32_t>& ids) {
+/// its key is its edge's (edge_key).
+void edge_keys(const Stream<int4>& faces, const Stream<uint2>& keys, const Stream<std::int32_t>& ids, int shift) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_edge_keys(faces, keys, ids)", [](Array<int4> faces, Array<uint2> keys, Array<std::int32_t> ids) {
+        "loop_edge_keys(faces, keys, ids, shift)", [](Array<int4> faces, Array<uint2> keys, Array<std::int32_t> ids, Int shift) {
             Int h = global_id();
             If(h < keys.size(), [&] {
                 Int4 f = faces.load(face_of(h));
                 Int k = side_of(h);
                 Int u = corner(f, k), v = corner(f, next_side(k));
-                keys.store(h, UInt2(cast<std::uint32_t>(max(u, v)), cast<std::uint32_t>(min(u, v))));
+                keys.store(h, edge_key(cast<std::uint32_t>(min(u, v)), cast<std::uint32_t>(max(u, v)), shift));
                 ids.store(h, h);
             });
         });
-    kernel(Groups{groups_for(keys.size())}, faces, keys, ids);
+    kernel(Groups{groups_for(keys.size())}, faces, keys, ids, shift);
 }
 
 /// heads[i] = 1 where the sorted half-edge i starts an edge; the
@@ -396,8 +413,6 @@ void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of,
         by_child(Groups{groups_for(4 * faces.size())}, faces, edge_of, out, v);
 }
 
-int bits_for(std::int64_t n) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(n)))); }
-
 /// The connectivity of (vertices, faces); `check`: the faces' checks first.
 /// Errors name `who`.
 Connectivity connect(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, bool check) {
@@ -419,8 +434,8 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
     Connectivity c;
     c.keys = rt.scratch<uint2>({nh});
     Stream<std::int32_t> ids = rt.scratch<std::int32_t>({nh});
-    edge_keys(faces, c.keys, ids);
-    radix_sort(c.keys, ids, {.bits = 32 + bits_for(nv)});
+    edge_keys(faces, c.keys, ids, key_shift(nv));
+    radix_sort(c.keys, ids, {.bits = 2 * key_shift(nv)});
     Stream<std::uint32_t> heads = rt.scratch<std::uint32_t>({nh});
     c.index = rt.scratch<std::uint32_t>({nh});
     edge_heads(c.keys, heads, stats);
@@ -441,8 +456,8 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
                         " vertices are like it); remove unused vertices first");
     }
     if (s[6] > 0) {
-        const uint2 k = c.keys.domain({s[7]}, {s[7] + 1}).download()[0];
-        throw Error(std::string(who) + ": the edge of vertices " + std::to_string(k.y) + " and " + std::to_string(k.x) +
+        const auto [lo, hi] = edge_of_key(c.keys.domain({s[7]}, {s[7] + 1}).download()[0], key_shift(nv));
+        throw Error(std::string(who) + ": the edge of vertices " + std::to_string(lo) + " and " + std::to_string(hi) +
                     " belongs to three or more faces (" + std::to_string(s[6]) +
                     " such edges); Loop subdivision needs a manifold mesh (split the mesh at those edges)");
     }
@@ -458,25 +473,25 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
 void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, const Stream<std::uint32_t>& sharp,
                   const Stream<int2>& next, const Stream<std::uint32_t>& stats) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_mark_creases(creases, keys, index, sharp, next, stats, vertices)",
+        "loop_mark_creases(creases, keys, index, sharp, next, stats, vertices, shift)",
         [](Array<int2> creases, Array<uint2> keys, Array<std::uint32_t> index, Array<std::uint32_t> sharp, Array<int2> next,
-           Array<std::uint32_t> stats, Int vertices) {
+           Array<std::uint32_t> stats, Int vertices, Int shift) {
             Int i = global_id();
             If(i < creases.size(), [&] {
                 Int2 ab = creases.load(i);
-                UInt hi = cast<std::uint32_t>(max(ab.x(), ab.y())), lo = cast<std::uint32_t>(min(ab.x(), ab.y()));
-                // The first sorted key not below (lo, hi): ordered by the min, then the max.
+                UInt2 want = edge_key(cast<std::uint32_t>(min(ab.x(), ab.y())), cast<std::uint32_t>(max(ab.x(), ab.y())), shift);
+                // The first sorted key not below `want`: as 64-bit numbers, the high words first.
                 Var<std::int32_t> first = 0, count = keys.size();
                 While([&] { return count > 0; }, [&] {
                     Int half = count / 2;
                     UInt2 k = keys.load(first + half);
-                    If(k.y() < lo || (k.y() == lo && k.x() < hi), [&] {
+                    If(k.y() < want.y() || (k.y() == want.y() && k.x() < want.x()), [&] {
                         first = first + half + 1;
                         count = count - half - 1;
                     }).Else([&] { count = half; });
                 });
                 Bool in_range = all(ab >= Int2(0)) && all(ab < Int2(vertices)) && ab.x() != ab.y();
-                Bool found = in_range && first < keys.size() && all(keys.load(first) == UInt2(hi, lo));
+                Bool found = in_range && first < keys.size() && all(keys.load(first) == want);
                 If(found, [&] {
                     Int e = cast<std::int32_t>(index.load(first)) - 1;
                     sharp.store(e, 1u);
@@ -488,7 +503,8 @@ void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64
                 });
             });
         });
-    kernel(Groups{groups_for(creases.size())}, creases, c.keys, c.index, sharp, next, stats, static_cast<std::int32_t>(vertices));
+    kernel(Groups{groups_for(creases.size())}, creases, c.keys, c.index, sharp, next, stats, static_cast<std::int32_t>(vertices),
+           key_shift(vertices));
 }
 
 Stream<std::uint32_t> sharp_edges(const char* who, const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, bool check,
