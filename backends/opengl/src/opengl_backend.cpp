@@ -579,7 +579,7 @@ private:
         if (len <= 0) return;
         const std::size_t at = 4 * prefix.size();
         std::vector<std::uint8_t> data(at + 4 + static_cast<std::size_t>(len));
-        std::memcpy(data.data(), prefix.data(), at);
+        if (at > 0) std::memcpy(data.data(), prefix.data(), at);
         GLenum format = 0;
         glGetProgramBinary(id, len, nullptr, &format, data.data() + at + 4);
         std::memcpy(data.data() + at, &format, 4);
