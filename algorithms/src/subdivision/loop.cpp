@@ -64,7 +64,7 @@ int key_shift(std::int64_t vertices) { return std::max(1, static_cast<int>(std::
 
 /// The key of the edge of vertices lo < hi: the 64-bit number lo 2^shift + hi
 /// as {low word, high word}, ordered by lo, then hi, in 2 shift bits (the
-/// sort's passes: 3 for spot's 2,930 vertices where 32 + shift bits took 6).
+/// sort's passes: 3 for spot's 2,930 vertices; lo and hi as whole words take 6).
 UInt2 edge_key(const Expr<std::uint32_t>& lo, const Expr<std::uint32_t>& hi, const Int& shift) {
     UInt s = cast<std::uint32_t>(shift);
     return UInt2(hi | (lo << s), lo >> (32u - s));
@@ -252,7 +252,7 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                     While([&] { return visited <= total; }, [&] {
                         // t crosses edge e from the half-edge into v: its own twin is that
                         // half-edge, so only a crease makes e sharp, and e is known (the
-                        // general visit loaded e and both halves a second time).
+                        // general visit would load e and both its half-edges again).
                         Int into = previous_half(h);
                         Int e = edge_of.load(into);
                         Int2 ab = halves.load_vector<2>(e);
@@ -534,8 +534,8 @@ Stream<int2> creases_of(const char* who, const LoopOptions& options, const Strea
 }
 
 /// derive_children's part by parent edge and by vertex, where each element's
-/// writes are its own consecutive bytes (by face they were 4-byte stores far
-/// apart): parent edge e's child edges 2 e and 2 e + 1 get their half-edges,
+/// writes are its own consecutive bytes (by face they would be 4-byte stores
+/// far apart): parent edge e's child edges 2 e and 2 e + 1 get their half-edges,
 /// halves[4 e .. 4 e + 3], and its edge point (child vertex vertices + e) its
 /// fan; each parent vertex v keeps its faces, its largest outgoing half-edge
 /// h's first child 4 h (12 face_of(h) + 4 side_of(h)) the largest out of it.
