@@ -49,6 +49,11 @@ constexpr GLsizeiptr kInfoRingBytes = 4 << 20;
 /// driver's code generation when a kernel runs slower through Vulkan.
 bool spirv_from_env() { return env_flag("RILL_GL_SPIRV"); }
 
+/// RILL_GL_NATIVE_FLOAT_MIN_MAX=1: float min and max as GLSL's own, without
+/// NVIDIA's workarounds (glsl::ShaderOptions::float_min_max_native): an A/B
+/// knob; the driver's clamp merge they avoid then returns (docs/SEMANTICS.md).
+bool native_float_min_max_from_env() { return env_flag("RILL_GL_NATIVE_FLOAT_MIN_MAX"); }
+
 /// RILL_GL_STATIC_BUFFERS=1: stream buffer objects are made without
 /// GL_DYNAMIC_STORAGE_BIT (every upload then goes through a staging buffer and
 /// a GPU copy), to tell whether the driver places or pages such buffers
@@ -428,6 +433,7 @@ public:
                                                         : st_->nvidia ? glsl::OpaqueOperands::MinAndMax
                                                                       : glsl::OpaqueOperands::None};
         options.int_negation_as_subtraction = st_->nvidia;
+        options.float_min_max_native = native_float_min_max_from_env();
         id = glCreateProgram();
         // A kernel this build compiled before, found by its IR: the driver's
         // program binary and the shader's bindings, no GLSL generated.

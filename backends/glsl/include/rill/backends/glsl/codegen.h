@@ -72,6 +72,11 @@ struct ShaderOptions {
     /// max(-abs(i), -2) as -2 for i = +-1 (and so clamps of -abs(i)); the
     /// subtraction is compiled right (docs/SEMANTICS.md#driver-workarounds).
     bool int_negation_as_subtraction = false;
+    /// Float min and max as GLSL's own, whatever min_max_as_selects and
+    /// opaque_operands say (they stay for integers): an A/B knob of the OpenGL
+    /// backend (RILL_GL_NATIVE_FLOAT_MIN_MAX=1, docs/TUNING.md) for what those
+    /// workarounds cost the float-heavy kernels (ray-box tests, PLOC's boxes).
+    bool float_min_max_native = false;
 };
 
 struct Shader {
