@@ -14,7 +14,7 @@
 # ray-tracing-pipeline peer (rill-vkrt-peer) on the same scene and rays; then the
 # bunny once more with RILL_VK_HOST_TIMES (where a build's host wall goes), through the
 # other front end of each API (RILL_GL_SPIRV, RILL_VK_GLSL_MODULES) and with
-# RILL_GLSL_UNCHECKED (what the bounds checks cost), and through OpenGL with RILL_GL_NATIVE_FLOAT_MIN_MAX (what
+# RILL_GLSL_UNCHECKED (what the bounds checks cost), and through OpenGL with RILL_GL_NATIVE_MIN_MAX (what
 # NVIDIA's min/max workarounds cost); packs everything as $OUT/raytrace.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh raytrace
@@ -82,12 +82,12 @@ el
 [ -e "$bunny" ] && RILL_GL_SPIRV=1 RILL_CACHE_DIR=/tmp/rill-rt-glspirv bench opengl stanford-bunny-loop2-gl-spirv "$bunny" --subdivide 2
 [ -e "$bunny" ] && RILL_VK_GLSL_MODULES=1 RILL_CACHE_DIR=/tmp/rill-rt-vkglsl bench vulkan stanford-bunny-loop2-vk-glsl "$bunny" --subdivide 2
 el
-# What NVIDIA's min/max workarounds cost OpenGL's float-heavy kernels (docs/TUNING.md, RILL_GL_NATIVE_FLOAT_MIN_MAX):
+# What NVIDIA's min/max workarounds cost OpenGL's float-heavy kernels (docs/TUNING.md, RILL_GL_NATIVE_MIN_MAX):
 # the bunny's rays and PLOC build through OpenGL without them for floats, and the built-in tests that the
 # workarounds exist for, with the knob (ClampIsMinOfMaxForAnyBounds is expected to fail there).
 if [ -e "$bunny" ]; then
-    RILL_GL_NATIVE_FLOAT_MIN_MAX=1 bench opengl stanford-bunny-loop2-native-min-max "$bunny" --subdivide 2
-    RILL_GL_NATIVE_FLOAT_MIN_MAX=1 RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Builtins.*/opengl:Backends/Bvh.*/opengl" \
+    RILL_GL_NATIVE_MIN_MAX=float bench opengl stanford-bunny-loop2-native-min-max "$bunny" --subdivide 2
+    RILL_GL_NATIVE_MIN_MAX=float RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Builtins.*/opengl:Backends/Bvh.*/opengl" \
         > "$O/tests_opengl_native_min_max.txt" 2>&1 && echo "OpenGL tests with native float min/max passed" \
         || { echo "OpenGL tests with native float min/max FAILED"; grep -E "^\[  FAILED" "$O/tests_opengl_native_min_max.txt" | head; }
 fi

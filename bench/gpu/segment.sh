@@ -10,7 +10,8 @@
 # The bench runs with the stencil's defaults and again with RILL_STENCIL_STEPS=1
 # and 3 and with RILL_STENCIL_BLOCK_COLUMNS=2 (segment_BACKEND_rill_stencil_steps_1.json,
 # ...), so that the run shows what temporal blocking and its invocations' shape gain
-# on the device.
+# on the device; through OpenGL also with RILL_GL_NATIVE_MIN_MAX=all (NVIDIA's min/max
+# workarounds off).
 set -uo pipefail
 source bench/gpu/device_prologue.sh segment
 k=${1:-11}
@@ -37,8 +38,11 @@ for backend in vulkan opengl; do
     [ -n "$smi" ] && kill "$smi"
     cat "$O/segment_$backend.txt"
     el
-    # The stencil's knobs (docs/TUNING.md): iterations a pass, and invocations of two columns.
-    for knob in RILL_STENCIL_STEPS=1 RILL_STENCIL_STEPS=3 RILL_STENCIL_BLOCK_COLUMNS=2; do
+    # The stencil's knobs (docs/TUNING.md): iterations a pass, and invocations of two columns; through
+    # OpenGL also what NVIDIA's min/max workarounds cost (the clamps of the boundary rule).
+    knobs="RILL_STENCIL_STEPS=1 RILL_STENCIL_STEPS=3 RILL_STENCIL_BLOCK_COLUMNS=2"
+    [ "$backend" = opengl ] && knobs="$knobs RILL_GL_NATIVE_MIN_MAX=all"
+    for knob in $knobs; do
         name=$(echo "$knob" | tr 'A-Z=' 'a-z_')
         env "$knob" RILL_BACKEND=$backend rill-bench-segment --size-log2 "$k" --iterations "$iterations" \
             "$O/segment_${backend}_$name.json" > "$O/segment_${backend}_$name.txt" 2>&1 \

@@ -49,10 +49,21 @@ constexpr GLsizeiptr kInfoRingBytes = 4 << 20;
 /// driver's code generation when a kernel runs slower through Vulkan.
 bool spirv_from_env() { return env_flag("RILL_GL_SPIRV"); }
 
-/// RILL_GL_NATIVE_FLOAT_MIN_MAX=1: float min and max as GLSL's own, without
-/// NVIDIA's workarounds (glsl::ShaderOptions::float_min_max_native): an A/B
-/// knob; the driver's clamp merge they avoid then returns (docs/SEMANTICS.md).
-bool native_float_min_max_from_env() { return env_flag("RILL_GL_NATIVE_FLOAT_MIN_MAX"); }
+/// RILL_GL_NATIVE_MIN_MAX=float: float min and max as GLSL's own, without
+/// NVIDIA's workarounds (glsl::ShaderOptions::float_min_max_native); =all: every
+/// type's. An A/B knob for what the workarounds cost; the driver's folds they
+/// avoid are then expected back (docs/SEMANTICS.md#driver-workarounds).
+enum class NativeMinMax { None, Float, All };
+NativeMinMax native_min_max_from_env() {
+    static const NativeMinMax knob = [] {
+        const char* v = std::getenv("RILL_GL_NATIVE_MIN_MAX");
+        if (!v || !*v || std::string(v) == "0") return NativeMinMax::None;
+        if (std::string(v) == "float") return NativeMinMax::Float;
+        if (std::string(v) == "all") return NativeMinMax::All;
+        throw Error(std::string("opengl backend: RILL_GL_NATIVE_MIN_MAX is '") + v + "'; give float or all, or unset it");
+    }();
+    return knob;
+}
 
 /// RILL_GL_STATIC_BUFFERS=1: stream buffer objects are made without
 /// GL_DYNAMIC_STORAGE_BIT (every upload then goes through a staging buffer and
@@ -433,7 +444,11 @@ public:
                                                         : st_->nvidia ? glsl::OpaqueOperands::MinAndMax
                                                                       : glsl::OpaqueOperands::None};
         options.int_negation_as_subtraction = st_->nvidia;
-        options.float_min_max_native = native_float_min_max_from_env();
+        if (native_min_max_from_env() == NativeMinMax::All) {
+            options.min_max_as_selects = false;
+            if (options.opaque_operands == glsl::OpaqueOperands::MinAndMax) options.opaque_operands = glsl::OpaqueOperands::None;
+        }
+        options.float_min_max_native = native_min_max_from_env() == NativeMinMax::Float;
         id = glCreateProgram();
         // A kernel this build compiled before, found by its IR: the driver's
         // program binary and the shader's bindings, no GLSL generated.

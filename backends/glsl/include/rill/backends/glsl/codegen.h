@@ -74,7 +74,7 @@ struct ShaderOptions {
     bool int_negation_as_subtraction = false;
     /// Float min and max as GLSL's own, whatever min_max_as_selects and
     /// opaque_operands say (they stay for integers): an A/B knob of the OpenGL
-    /// backend (RILL_GL_NATIVE_FLOAT_MIN_MAX=1, docs/TUNING.md) for what those
+    /// backend (RILL_GL_NATIVE_MIN_MAX=float, docs/TUNING.md) for what those
     /// workarounds cost the float-heavy kernels (ray-box tests, PLOC's boxes).
     bool float_min_max_native = false;
 };
