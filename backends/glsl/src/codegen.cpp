@@ -1384,12 +1384,12 @@ std::uint64_t options_key(const ShaderOptions& opt) {
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }
 
-std::uint64_t compiled_key(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {
+CompiledKey compiled_key(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {
     const std::uint64_t build = disk_cache::build_id();
-    if (build == 0) return 0;
-    const std::uint64_t parts[] = {build, k.hash(), sig.hash(), options_key(opt)};
-    const std::uint64_t key = disk_cache::hash_bytes(k.name.data(), k.name.size(), disk_cache::hash_bytes(parts, sizeof parts));
-    return key == 0 ? 1 : key;
+    if (build == 0) return {};
+    const std::uint64_t parts[] = {k.hash(), sig.hash(), options_key(opt)};
+    const std::uint64_t slot = disk_cache::hash_bytes(k.name.data(), k.name.size(), disk_cache::hash_bytes(parts, sizeof parts));
+    return {slot, disk_cache::hash_bytes(&build, sizeof build, slot)};
 }
 
 namespace {

@@ -452,12 +452,14 @@ public:
         id = glCreateProgram();
         // A kernel this build compiled before, found by its IR: the driver's
         // program binary and the shader's bindings, no GLSL generated.
-        std::uint64_t ir_key =
-            st_->binaries && !spirv_from_env() && !std::getenv("RILL_DUMP") ? glsl::compiled_key(k, sig, options) : 0;
+        const glsl::CompiledKey ir =
+            st_->binaries && !spirv_from_env() && !std::getenv("RILL_DUMP") ? glsl::compiled_key(k, sig, options) : glsl::CompiledKey{};
+        std::uint64_t ir_key = 0;
         char ir_file[48] = {};
-        if (ir_key != 0) {
-            ir_key = disk_cache::hash_bytes(&st_->device_key, sizeof st_->device_key, ir_key);
-            std::snprintf(ir_file, sizeof ir_file, "opengl-ir-%016llx.bin", static_cast<unsigned long long>(ir_key));
+        if (ir.key != 0) {
+            ir_key = disk_cache::hash_bytes(&st_->device_key, sizeof st_->device_key, ir.key);
+            std::snprintf(ir_file, sizeof ir_file, "opengl-ir-%016llx.bin",
+                          static_cast<unsigned long long>(disk_cache::hash_bytes(&st_->device_key, sizeof st_->device_key, ir.slot)));
             if (load_binary_by_ir(ir_file, ir_key)) {
                 phase_done("program by the kernel's IR from the disk cache", since);
                 return;

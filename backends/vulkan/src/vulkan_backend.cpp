@@ -644,14 +644,16 @@ public:
         // A kernel this build compiled before, found by its IR: no GLSL to
         // generate, hash and look up (0.6 of a warm FFT kernel's 1.1 ms on an
         // H100's host). Not where the GLSL itself goes to the driver or is dumped.
-        std::uint64_t ir_key = glsl::compiled_key(k, sig, options);
-        const bool by_ir = ir_key != 0 && !dev_->ctx.glsl_modules && !dev_->ctx.pipeline_stats && !std::getenv("RILL_DUMP");
+        glsl::CompiledKey ir = glsl::compiled_key(k, sig, options);
+        const bool by_ir = ir.key != 0 && !dev_->ctx.glsl_modules && !dev_->ctx.pipeline_stats && !std::getenv("RILL_DUMP");
         char ir_name[48] = {};
+        std::uint64_t ir_key = 0;
         std::vector<std::uint32_t> spirv;
         if (by_ir) {
             const std::uint64_t parts[] = {dev_->device_key(), optimize};
-            ir_key = disk_cache::hash_bytes(parts, sizeof parts, ir_key);
-            std::snprintf(ir_name, sizeof ir_name, "vulkan-ir-%016llx.bin", static_cast<unsigned long long>(ir_key));
+            ir_key = disk_cache::hash_bytes(parts, sizeof parts, ir.key);
+            std::snprintf(ir_name, sizeof ir_name, "vulkan-ir-%016llx.bin",
+                          static_cast<unsigned long long>(disk_cache::hash_bytes(parts, sizeof parts, ir.slot)));
             spirv = compiled_by_ir(ir_name, ir_key);
             if (!spirv.empty()) phase_done("SPIR-V by the kernel's IR from the disk cache", since);
         }

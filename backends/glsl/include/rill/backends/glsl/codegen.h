@@ -95,13 +95,18 @@ struct Shader {
 /// A field added to ShaderOptions goes into it.
 std::uint64_t options_key(const ShaderOptions& opt);
 
-/// The key under which this build may find a kernel's compiled code again
-/// without generating its GLSL: rill's build (disk_cache::build_id), the
-/// kernel's name, its IR's and signature's hashes and options_key(opt); 0
-/// where the build has no build-id (then there is no such key). A backend
-/// adds what else its compiled code depends on (the device, its compiler's
-/// options).
-std::uint64_t compiled_key(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
+/// Where this build may find a kernel's compiled code again without generating
+/// its GLSL: `slot` names the entry (the kernel's name, its IR's and signature's
+/// hashes and options_key(opt)), `key` is the slot with rill's build
+/// (disk_cache::build_id) and is what the entry must carry, so that a rebuild
+/// finds another build's entry there, misses and writes over it (one entry a
+/// kernel, however often rill is rebuilt). Both 0 where the build has no
+/// build-id. A backend adds to both what else its compiled code depends on
+/// (the device, its compiler's options).
+struct CompiledKey {
+    std::uint64_t slot = 0, key = 0;
+};
+CompiledKey compiled_key(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
 
 /// A shader's bindings as words, to keep beside its compiled code in a cache
 /// entry; read_bindings takes them back from the front of `words` into `sh`
