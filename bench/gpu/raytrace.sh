@@ -83,13 +83,16 @@ el
 [ -e "$bunny" ] && RILL_VK_GLSL_MODULES=1 RILL_CACHE_DIR=/tmp/rill-rt-vkglsl bench vulkan stanford-bunny-loop2-vk-glsl "$bunny" --subdivide 2
 el
 # What NVIDIA's min/max workarounds cost OpenGL's float-heavy kernels (docs/TUNING.md, RILL_GL_NATIVE_MIN_MAX):
-# the bunny's rays and PLOC build through OpenGL without them for floats, and the built-in tests that the
-# workarounds exist for, with the knob (ClampIsMinOfMaxForAnyBounds is expected to fail there).
+# the bunny's rays and PLOC build through OpenGL without them for floats (float) and for floats but the clamp
+# pattern (clamps), and the built-in tests that the workarounds exist for with each (ClampIsMinOfMaxForAnyBounds
+# is expected to fail with float).
 if [ -e "$bunny" ]; then
-    RILL_GL_NATIVE_MIN_MAX=float bench opengl stanford-bunny-loop2-native-min-max "$bunny" --subdivide 2
-    RILL_GL_NATIVE_MIN_MAX=float RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Builtins.*/opengl:Backends/Bvh.*/opengl" \
-        > "$O/tests_opengl_native_min_max.txt" 2>&1 && echo "OpenGL tests with native float min/max passed" \
-        || { echo "OpenGL tests with native float min/max FAILED"; grep -E "^\[  FAILED" "$O/tests_opengl_native_min_max.txt" | head; }
+    for native in float clamps; do
+        RILL_GL_NATIVE_MIN_MAX=$native bench opengl "stanford-bunny-loop2-native-min-max-$native" "$bunny" --subdivide 2
+        RILL_GL_NATIVE_MIN_MAX=$native RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Builtins.*/opengl:Backends/Bvh.*/opengl" \
+            > "$O/tests_opengl_native_min_max_$native.txt" 2>&1 && echo "OpenGL tests with RILL_GL_NATIVE_MIN_MAX=$native passed" \
+            || { echo "OpenGL tests with RILL_GL_NATIVE_MIN_MAX=$native FAILED"; grep -E "^\[  FAILED" "$O/tests_opengl_native_min_max_$native.txt" | head; }
+    done
 fi
 el
 # What rill's bounds checks cost each API's rows (docs/TUNING.md, RILL_GLSL_UNCHECKED): the subdivided bunny without them.

@@ -735,7 +735,11 @@ private:
                 if (n.type.scalar == Scalar::Uint) return a(0);
                 break;
             case Op::Min: case Op::Max: {
-                if (opt_.float_min_max_native && n.type.scalar == Scalar::Float) break;
+                if (n.type.scalar == Scalar::Float && opt_.float_min_max != FloatMinMax::AsOtherTypes) {
+                    const Op other = n.op == Op::Min ? Op::Max : Op::Min;
+                    const bool clamp_like = k_.nodes[n.args[0]].op == other || k_.nodes[n.args[1]].op == other;
+                    if (opt_.float_min_max == FloatMinMax::Native || !clamp_like) break;
+                }
                 const bool opaque = opt_.opaque_operands == OpaqueOperands::MinAndMax ||
                                     (opt_.opaque_operands == OpaqueOperands::Min && n.op == Op::Min);
                 const std::string x = opaque ? "rill_opaque(" + a(0) + ")" : a(0), y = opaque ? "rill_opaque(" + a(1) + ")" : a(1);
@@ -1379,7 +1383,7 @@ std::uint64_t options_key(const ShaderOptions& opt) {
     const std::uint64_t fields[] = {static_cast<std::uint64_t>(opt.dialect), opt.workgroup_size, opt.native_subgroups,
                                     opt.fence_through_shared_atomic, opt.subgroup_partitioned, opt.reorderable_loads,
                                     opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
-                                    opt.int_negation_as_subtraction, opt.float_min_max_native, knobs().masked_loads, knobs().signed_division,
+                                    opt.int_negation_as_subtraction, static_cast<std::uint64_t>(opt.float_min_max), knobs().masked_loads, knobs().signed_division,
                                     knobs().shared_words, knobs().unchecked};
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }

@@ -25,6 +25,8 @@ inline constexpr std::uint32_t kWorkgroupSize = 256;
 
 enum class OpaqueOperands { None, Min, MinAndMax };
 
+enum class FloatMinMax : std::uint8_t { AsOtherTypes, Native, NativeButClamps };
+
 struct ShaderOptions {
     Dialect dialect = Dialect::Vulkan;
     /// Workgroup size of element kernels (a group kernel has its own).
@@ -72,11 +74,13 @@ struct ShaderOptions {
     /// max(-abs(i), -2) as -2 for i = +-1 (and so clamps of -abs(i)); the
     /// subtraction is compiled right (docs/SEMANTICS.md#driver-workarounds).
     bool int_negation_as_subtraction = false;
-    /// Float min and max as GLSL's own, whatever min_max_as_selects and
-    /// opaque_operands say (they stay for integers): an A/B knob of the OpenGL
-    /// backend (RILL_GL_NATIVE_MIN_MAX=float, docs/TUNING.md) for what those
-    /// workarounds cost the float-heavy kernels (ray-box tests, PLOC's boxes).
-    bool float_min_max_native = false;
+    /// Float min and max: as the other types' (AsOtherTypes), or GLSL's own
+    /// whatever min_max_as_selects and opaque_operands say (Native), or GLSL's
+    /// own but where a min takes a max or a max a min, the clamp pattern that
+    /// NVIDIA's OpenGL compiler merges (NativeButClamps). An A/B knob of the
+    /// OpenGL backend (RILL_GL_NATIVE_MIN_MAX=float or clamps, docs/TUNING.md)
+    /// for what the workarounds cost float-heavy kernels (ray-box tests, PLOC).
+    FloatMinMax float_min_max = FloatMinMax::AsOtherTypes;
 };
 
 struct Shader {
