@@ -527,7 +527,7 @@ Stream<std::uint32_t> sharp_edges(const char* who, const Stream<int2>& creases, 
 }
 
 Stream<int2> creases_of(const char* who, const LoopOptions& options, const Stream<float4>& vertices) {
-    if (!options.creases || options.creases->size() == 0) return Runtime::of(vertices).stream<int2>({0});
+    if (!options.creases || options.creases->size() == 0) return Runtime::of(vertices).scratch<int2>({0});
     rill::detail::require_dense(who, *options.creases, "LoopOptions::creases");
     rill::detail::require_runtime_of(who, *options.creases, "LoopOptions::creases", vertices, "the vertex stream");
     return options.creases->reshape({options.creases->size()});
@@ -657,8 +657,8 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
     c.edges = 2 * parent.edges + 3 * parent_faces;
     c.edge_of = rt.scratch<std::int32_t>({12 * parent_faces});
     c.halves = rt.scratch<std::int32_t>({2 * c.edges});
-    c.keys = rt.stream<uint2>({0});
-    c.index = rt.stream<std::uint32_t>({0});
+    c.keys = rt.scratch<uint2>({0});  // no sorted keys at a derived level
+    c.index = rt.scratch<std::uint32_t>({0});
     c.fans = true;
     c.parent_faces = faces;
     c.parent_edge_of = parent.edge_of;
@@ -735,7 +735,8 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
     if (nv + ne >= (std::int64_t{1} << 31) || 4 * nf >= (std::int64_t{1} << 31))
         throw Error(std::string(who) + ": the next level would have " + std::to_string(nv + ne) + " vertices and " +
                     std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
-    out.next = Mesh{rt.scratch<float4>({nv + ne}), rt.stream<int4>({0}), rt.stream<int2>({2 * creases.size()})};
+    // The faces come later (one_level); the creases' halves are all written (mark_creases*).
+    out.next = Mesh{rt.scratch<float4>({nv + ne}), rt.scratch<int4>({0}), rt.scratch<int2>({2 * creases.size()})};
     if (c.fans) {
         out.count = c.count;
         out.outgoing = c.outgoing;

@@ -15,7 +15,7 @@ void permute(const Stream<V>& values, const Stream<std::uint32_t>& order) {
     });
     const std::int64_t n = values.size();
     if (n == 0) return;
-    auto scratch = Runtime::of(values).template stream<V>(values.shape());
+    auto scratch = Runtime::of(values).template scratch<V>(values.shape());  // the gather writes all of it
     gather(Groups{(n + 255) / 256}, order, values, scratch, static_cast<std::int32_t>(n));
     copy_stream(scratch, values);
 }
