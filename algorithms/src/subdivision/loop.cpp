@@ -183,10 +183,15 @@ void around(const Stream<int4>& faces, const Stream<std::uint32_t>& count, const
     kernel(Groups{groups_for(3 * faces.size())}, faces, count, outgoing);
 }
 
+/// The half-edge opposite h on its edge e, or -1 on a boundary.
+Int twin_across(const Array<std::int32_t>& halves, const Int& e, const Expr<std::int32_t>& h) {
+    Int2 ab = halves.load_vector<2>(e);
+    return select(ab.x() == h, ab.y(), ab.x());
+}
+
 /// The half-edge opposite h on its edge, or -1 on a boundary.
 Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, const Expr<std::int32_t>& h) {
-    Int2 ab = halves.load_vector<2>(edge_of.load(h));
-    return select(ab.x() == h, ab.y(), ab.x());
+    return twin_across(halves, edge_of.load(h), h);
 }
 
 /// The half-edge before h in its face (the one into h's start) and the one
@@ -255,8 +260,7 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                         // general visit would load e and both its half-edges again).
                         Int into = previous_half(h);
                         Int e = edge_of.load(into);
-                        Int2 ab = halves.load_vector<2>(e);
-                        Int t = select(ab.x() == into, ab.y(), ab.x());
+                        Int t = twin_across(halves, e, into);
                         If(t < 0, [&] {
                             open = true;
                             // The boundary edge into v: its other end is a neighbour too.
