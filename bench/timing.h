@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -110,12 +111,13 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
     return {host_median, device_median, span_median};
 }
 
-/// The kernels of one call of f, longest first (the first `top`): where its
-/// time goes. Kernel times are recorded for this call alone, so that rows
+/// The kernels of one call of f, longest first (the first `top`, all of them
+/// with RILL_BENCH_VERBOSE set): where its time goes. Kernel times are recorded for this call alone, so that rows
 /// timed by host time run without them: OpenGL's timer queries around every
 /// command (RILL_PROFILE) cost host time.
 template <class F>
 std::string breakdown(rill::Runtime& rt, F&& f, std::size_t top = 6) {
+    if (std::getenv("RILL_BENCH_VERBOSE")) top = SIZE_MAX;
     rt.finish();
     rt.set_profiling(true);
     rt.reset_kernel_times();

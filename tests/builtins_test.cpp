@@ -437,6 +437,35 @@ TEST_P(Builtins, ClampIsMinOfMaxForAnyBounds) {
     }
 }
 
+TEST_P(Builtins, ClampsThroughVariablesAreMinOfMax) {
+    // A min of a variable that holds a max (and the other way round) is the clamp
+    // pattern too: NVIDIA's OpenGL keeps its workaround for it (docs/SEMANTICS.md#driver-workarounds).
+    auto k = kernel("clamps_through_variables(x, r)", [](In<float4> x, Out<float4> r) {
+        Var<float> lo = 0.0f, hi = 0.0f, copy = 0.0f;
+        If(x.w() > -100.0f, [&] {
+            lo = max(x.x(), 2.0f);
+            hi = min(x.y(), -1.0f);
+        });
+        If(x.w() > -200.0f, [&] { copy = lo; });
+        r = Expr<float4>(min(lo, 1.0f), max(hi, 3.0f), min(copy, 0.5f), max(min(copy, 1.5f), hi) + min(x.z(), 0.0f));
+    });
+    std::vector<float4> x;
+    for (int n = 0; n < 100; ++n) {
+        const float a = static_cast<float>(n) / 10.0f - 5.0f;
+        x.push_back({a, -a, a * 0.5f, 0.0f});
+    }
+    const auto n = static_cast<std::int64_t>(x.size());
+    auto sx = rt().stream<float4>({n}, x);
+    auto sr = rt().stream<float4>({n});
+    k(sx, sr);
+    const std::vector<float4> got = sr.download();
+    for (std::size_t e = 0; e < x.size(); ++e) {
+        const float lo = std::max(x[e].x, 2.0f), hi = std::min(x[e].y, -1.0f);
+        const float4 want{std::min(lo, 1.0f), std::max(hi, 3.0f), std::min(lo, 0.5f), std::max(std::min(lo, 1.5f), hi) + std::min(x[e].z, 0.0f)};
+        ASSERT_EQ(got[e], want) << "x = " << x[e].x << ", " << x[e].y << ", " << x[e].z;
+    }
+}
+
 TEST_P(Builtins, ClampsOfANegatedAbsoluteValue) {
     // clamp(-abs(id), -2, hi) of a struct's int field: NVIDIA's OpenGL driver
     // (580.159.04) gave -2 for id = 1 and hi = 0 in a random kernel (seed 2221).

@@ -37,12 +37,15 @@ Int twin(const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, 
 struct Connectivity {
     Stream<std::int32_t> edge_of, halves;
     std::int64_t edges = 0;
-    Stream<uint2> keys;           // the half-edges' vertex pairs (max, min), sorted
+    /// The half-edges' edge keys, sorted (edge_key; none at a derived level):
+    /// narrow (one word) for meshes of fewer than 2^16 vertices, else wide.
+    bool narrow = false;
+    Stream<std::uint32_t> narrow_keys;
+    Stream<uint2> keys;
     Stream<std::uint32_t> index;  // the edge of sorted half-edge i: index[i] - 1
-    /// The faces about each vertex and its largest outgoing half-edge (what
-    /// refine_points' atomics give) where derive_children knew them; `fans`
-    /// false: not known, refine_points counts them.
-    bool fans = false;
+    /// The faces about each vertex and its largest outgoing half-edge: at the
+    /// input level counted by atomics (around), at a derived level written by
+    /// derive_children from the parent's.
     Stream<std::uint32_t> count;
     Stream<std::int32_t> outgoing;
     /// Where derive_children made it: the level before's faces and
@@ -53,7 +56,7 @@ struct Connectivity {
     std::int64_t odd_from = 0;
 };
 
-/// The connectivity of (vertices, faces); `check`: the faces' checks first.
+/// The connectivity of (vertices, faces) with its fans; `check`: the faces' checks first.
 /// Errors name `who`.
 Connectivity connect(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, bool check);
 

@@ -26,11 +26,9 @@ namespace detail {
 // among the sorted half-edges; [8] the number of edges.
 constexpr std::uint32_t kNone = 0xffffffffu;
 
-void check_faces(const Stream<int4>& faces, std::int64_t vertices, const Stream<std::uint32_t>& used,
-                 const Stream<std::uint32_t>& stats) {
+void check_faces(const Stream<int4>& faces, std::int64_t vertices, const Stream<std::uint32_t>& stats) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_check_faces(faces, used, stats, vertices)",
-        [](Array<int4> faces, Array<std::uint32_t> used, Array<std::uint32_t> stats, Int vertices) {
+        "loop_check_faces(faces, stats, vertices)", [](Array<int4> faces, Array<std::uint32_t> stats, Int vertices) {
             Int i = global_id();
             If(i < faces.size(), [&] {
                 Int4 f = faces.load(i);
@@ -42,51 +40,65 @@ void check_faces(const Stream<int4>& faces, std::int64_t vertices, const Stream<
                         stats.atomic_add(2, 1u);
                         stats.atomic_min(3, cast<std::uint32_t>(i));
                     });
-                    used.store(f.x(), 1u);
-                    used.store(f.y(), 1u);
-                    used.store(f.z(), 1u);
                 });
             });
         });
-    static const auto unused = group_kernel<kWorkgroup>("loop_unused(used, stats)", [](Array<std::uint32_t> used, Array<std::uint32_t> stats) {
+    kernel(Groups{groups_for(faces.size())}, faces, stats, static_cast<std::int32_t>(vertices));
+}
+
+/// The vertices in no face (their fans' count 0, around()) into stats[4], [5].
+void unused_vertices(const Stream<std::uint32_t>& count, const Stream<std::uint32_t>& stats) {
+    static const auto unused = group_kernel<kWorkgroup>("loop_unused(count, stats)", [](Array<std::uint32_t> count, Array<std::uint32_t> stats) {
         Int v = global_id();
-        If(v < used.size() && used.load(v) == 0u, [&] {
+        If(v < count.size() && count.load(v) == 0u, [&] {
             stats.atomic_add(4, 1u);
             stats.atomic_min(5, cast<std::uint32_t>(v));
         });
     });
-    if (faces.size() > 0) kernel(Groups{groups_for(faces.size())}, faces, used, stats, static_cast<std::int32_t>(vertices));
-    unused(Groups{groups_for(vertices)}, used, stats);
+    unused(Groups{groups_for(count.size())}, count, stats);
 }
 
 /// The bits of a vertex index below `vertices` (1 to 31).
 int key_shift(std::int64_t vertices) { return std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(vertices)))); }
 
-/// The key of the edge of vertices lo < hi: the 64-bit number lo 2^shift + hi
-/// as {low word, high word}, ordered by lo, then hi, in 2 shift bits (the
-/// sort's passes: 3 for spot's 2,930 vertices; lo and hi as whole words take 6).
-UInt2 edge_key(const Expr<std::uint32_t>& lo, const Expr<std::uint32_t>& hi, const Int& shift) {
+/// The key of the edge of vertices lo < hi: the number lo 2^shift + hi, ordered
+/// by lo, then hi, in 2 shift bits (the sort's passes: 3 for spot's 2,930
+/// vertices, where lo and hi as whole words took 6). Narrow: one word, where
+/// 2 shift <= 32 (meshes of fewer than 2^16 vertices), so that the sort moves
+/// no second word and needs no permutation after it; else {low word, high word}.
+Expr<std::uint32_t> edge_key(const Expr<std::uint32_t>& lo, const Expr<std::uint32_t>& hi, const Int& shift, std::uint32_t) {
+    return hi | (lo << cast<std::uint32_t>(shift));
+}
+UInt2 edge_key(const Expr<std::uint32_t>& lo, const Expr<std::uint32_t>& hi, const Int& shift, uint2) {
     UInt s = cast<std::uint32_t>(shift);
     return UInt2(hi | (lo << s), lo >> (32u - s));
 }
+bool narrow_keys(std::int64_t vertices) { return 2 * key_shift(vertices) <= 32; }
+
+/// Whether two keys are the same edge's, and whether k comes before `want`
+/// (as 64-bit numbers, the high words first).
+Bool same_key(const Expr<std::uint32_t>& a, const Expr<std::uint32_t>& b) { return a == b; }
+Bool same_key(const UInt2& a, const UInt2& b) { return all(a == b); }
+Bool key_below(const Expr<std::uint32_t>& k, const Expr<std::uint32_t>& want) { return k < want; }
+Bool key_below(const UInt2& k, const UInt2& want) { return k.y() < want.y() || (k.y() == want.y() && k.x() < want.x()); }
 
 /// The vertices (lo, hi) of a key that edge_key made.
-std::pair<std::uint64_t, std::uint64_t> edge_of_key(const uint2& k, int shift) {
-    const std::uint64_t value = (std::uint64_t{k.y} << 32) | k.x;
+std::pair<std::uint64_t, std::uint64_t> edge_of_key(std::uint64_t value, int shift) {
     return {value >> shift, value & ((std::uint64_t{1} << shift) - 1)};
 }
 
 /// Half-edge h = 3 f + k runs from corner k of face f to corner k + 1;
 /// its key is its edge's (edge_key).
-void edge_keys(const Stream<int4>& faces, const Stream<uint2>& keys, const Stream<std::int32_t>& ids, int shift) {
+template <class K>
+void edge_keys(const Stream<int4>& faces, const Stream<K>& keys, const Stream<std::int32_t>& ids, int shift) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_edge_keys(faces, keys, ids, shift)", [](Array<int4> faces, Array<uint2> keys, Array<std::int32_t> ids, Int shift) {
+        "loop_edge_keys(faces, keys, ids, shift)", [](Array<int4> faces, Array<K> keys, Array<std::int32_t> ids, Int shift) {
             Int h = global_id();
             If(h < keys.size(), [&] {
                 Int4 f = faces.load(face_of(h));
                 Int k = side_of(h);
                 Int u = corner(f, k), v = corner(f, next_side(k));
-                keys.store(h, edge_key(cast<std::uint32_t>(min(u, v)), cast<std::uint32_t>(max(u, v)), shift));
+                keys.store(h, edge_key(cast<std::uint32_t>(min(u, v)), cast<std::uint32_t>(max(u, v)), shift, K{}));
                 ids.store(h, h);
             });
         });
@@ -95,14 +107,15 @@ void edge_keys(const Stream<int4>& faces, const Stream<uint2>& keys, const Strea
 
 /// heads[i] = 1 where the sorted half-edge i starts an edge; the
 /// non-manifold count; then, one invocation, the edge count into stats[8].
-void edge_heads(const Stream<uint2>& keys, const Stream<std::uint32_t>& heads, const Stream<std::uint32_t>& stats) {
+template <class K>
+void edge_heads(const Stream<K>& keys, const Stream<std::uint32_t>& heads, const Stream<std::uint32_t>& stats) {
     static const auto kernel = group_kernel<kWorkgroup>(
-        "loop_edge_heads(keys, heads, stats)", [](Array<uint2> keys, Array<std::uint32_t> heads, Array<std::uint32_t> stats) {
+        "loop_edge_heads(keys, heads, stats)", [](Array<K> keys, Array<std::uint32_t> heads, Array<std::uint32_t> stats) {
             Int i = global_id();
             If(i < keys.size(), [&] {
-                UInt2 k = keys.load(i);
-                heads.store(i, select(i == 0 || any(keys.load(i - 1) != k), 1u, 0u));
-                If(i >= 2 && all(keys.load(i - 2) == k), [&] {
+                Expr<K> k = keys.load(i);
+                heads.store(i, select(i == 0 || !same_key(keys.load(i - 1), k), 1u, 0u));
+                If(i >= 2 && same_key(keys.load(i - 2), k), [&] {
                     stats.atomic_add(6, 1u);
                     stats.atomic_min(7, cast<std::uint32_t>(i));
                 });
@@ -113,12 +126,13 @@ void edge_heads(const Stream<uint2>& keys, const Stream<std::uint32_t>& heads, c
 
 /// edge_of[h] = h's edge; halves[2 e], halves[2 e + 1] = edge e's
 /// half-edges (the second -1 on a boundary).
-void edges(const Stream<uint2>& keys, const Stream<std::int32_t>& ids, const Stream<std::uint32_t>& heads,
+template <class K>
+void edges(const Stream<K>& keys, const Stream<std::int32_t>& ids, const Stream<std::uint32_t>& heads,
            const Stream<std::uint32_t>& index, const Stream<std::int32_t>& edge_of, const Stream<std::int32_t>& halves,
            const Stream<std::uint32_t>& stats) {
     static const auto kernel = group_kernel<kWorkgroup>(
         "loop_edges(keys, ids, heads, index, edge_of, halves, stats)",
-        [](Array<uint2> keys, Array<std::int32_t> ids, Array<std::uint32_t> heads, Array<std::uint32_t> index,
+        [](Array<K> keys, Array<std::int32_t> ids, Array<std::uint32_t> heads, Array<std::uint32_t> index,
            Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<std::uint32_t> stats) {
             Int i = global_id();
             Int n = keys.size();
@@ -127,7 +141,7 @@ void edges(const Stream<uint2>& keys, const Stream<std::int32_t>& ids, const Str
                 Int h = ids.load(i);
                 edge_of.store(h, e);
                 If(heads.load(i) != 0u, [&] {
-                    Bool twin = i + 1 < n && all(keys.load(i + 1) == keys.load(i));
+                    Bool twin = i + 1 < n && same_key(keys.load(i + 1), keys.load(i));
                     halves.store(2 * e, h);
                     halves.store(2 * e + 1, select(twin, ids.load(i + 1), Int(-1)));
                 });
@@ -339,7 +353,7 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
     const Stream<float4> limit = limits.limit ? *limits.limit : Runtime::of(vertices).scratch<float4>({1});
     const std::int64_t born = limits.limit ? limits.born : vertices.size();
     // Levels derived from the one before know their parent: its edge points skip the walk.
-    const bool parent = c.fans && c.odd_from > 0;
+    const bool parent = c.odd_from > 0;
     const Stream<int4> parent_faces = parent ? c.parent_faces : Runtime::of(vertices).scratch<int4>({1});
     const Stream<std::int32_t> parent_edge_of = parent ? c.parent_edge_of : Runtime::of(vertices).scratch<std::int32_t>({1});
     kernel(Groups{groups_for(vertices.size())}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, parent_faces,
@@ -417,36 +431,58 @@ void child_faces(const Stream<int4>& faces, const Stream<std::int32_t>& edge_of,
         by_child(Groups{groups_for(4 * faces.size())}, faces, edge_of, out, v);
 }
 
-/// The connectivity of (vertices, faces); `check`: the faces' checks first.
-/// Errors name `who`.
+namespace {
+
+/// connect's sort of the half-edges by their edges' keys (K: narrow or wide,
+/// edge_key), and the edges found in them; c.edges comes with stats' read.
+template <class K>
+void sort_edges(const Stream<int4>& faces, std::int64_t vertices, Connectivity& c, const Stream<std::uint32_t>& stats) {
+    Runtime rt = Runtime::of(faces);
+    const std::int64_t nh = 3 * faces.size();
+    const int shift = key_shift(vertices);
+    Stream<K> keys = rt.scratch<K>({nh});
+    Stream<std::int32_t> ids = rt.scratch<std::int32_t>({nh});
+    edge_keys(faces, keys, ids, shift);
+    // Narrow keys in whole bytes of an even count, so that the last pass leaves
+    // them in `keys` (an odd count copies keys and ids back: two dispatches
+    // for one pass more, on GPUs as long for spot's 17,568 half-edges).
+    radix_sort(keys, ids, {.bits = std::is_same_v<K, std::uint32_t> ? (2 * shift <= 16 ? 16 : 32) : 2 * shift});
+    Stream<std::uint32_t> heads = rt.scratch<std::uint32_t>({nh});
+    c.index = rt.scratch<std::uint32_t>({nh});
+    edge_heads(keys, heads, stats);
+    inclusive_scan(heads, c.index);
+    c.edge_of = rt.scratch<std::int32_t>({nh});
+    c.halves = rt.scratch<std::int32_t>({2 * nh});
+    edges(keys, ids, heads, c.index, c.edge_of, c.halves, stats);
+    if constexpr (std::is_same_v<K, std::uint32_t>) c.narrow_keys = keys, c.narrow = true;
+    else c.keys = keys;
+}
+
+}  // namespace
+
+/// The connectivity of (vertices, faces), with the faces about each vertex
+/// (c.count, c.outgoing); `check`: the faces' checks first. Errors name `who`.
 Connectivity connect(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces, bool check) {
     Runtime rt = Runtime::of(vertices);
-    const std::int64_t nv = vertices.size(), nf = faces.size(), nh = 3 * nf;
+    const std::int64_t nv = vertices.size();
     Stream<std::uint32_t> stats =
         rt.stream<std::uint32_t>({9}, std::vector<std::uint32_t>{0, kNone, 0, kNone, 0, kNone, 0, kNone, 0});
     auto face_text = [&](std::uint32_t f) {
         const int4 t = faces.domain({f}, {f + 1}).download()[0];
         return "face " + std::to_string(f) + " (" + std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) + ")";
     };
-    // The faces' checks and the edges' come back in one read: the sort and the
-    // edges run on faces that fail a check too (every index their kernels
-    // make is checked), and the faces' errors go first.
-    if (check) {
-        Stream<std::uint32_t> used = rt.stream<std::uint32_t>({nv});
-        check_faces(faces, nv, used, stats);
-    }
+    // The faces' checks and the edges' come back in one read: the fans, the
+    // sort and the edges run on faces that fail a check too (every index their
+    // kernels make is checked), and the faces' errors go first. A vertex that
+    // no face uses has no fan.
     Connectivity c;
-    c.keys = rt.scratch<uint2>({nh});
-    Stream<std::int32_t> ids = rt.scratch<std::int32_t>({nh});
-    edge_keys(faces, c.keys, ids, key_shift(nv));
-    radix_sort(c.keys, ids, {.bits = 2 * key_shift(nv)});
-    Stream<std::uint32_t> heads = rt.scratch<std::uint32_t>({nh});
-    c.index = rt.scratch<std::uint32_t>({nh});
-    edge_heads(c.keys, heads, stats);
-    inclusive_scan(heads, c.index);
-    c.edge_of = rt.scratch<std::int32_t>({nh});
-    c.halves = rt.scratch<std::int32_t>({2 * nh});
-    edges(c.keys, ids, heads, c.index, c.edge_of, c.halves, stats);
+    c.count = rt.stream<std::uint32_t>({nv});
+    c.outgoing = rt.stream<std::int32_t>({nv});
+    if (check) check_faces(faces, nv, stats);
+    around(faces, c.count, c.outgoing);
+    if (check) unused_vertices(c.count, stats);
+    if (narrow_keys(nv)) sort_edges<std::uint32_t>(faces, nv, c, stats);
+    else sort_edges<uint2>(faces, nv, c, stats);
     const std::vector<std::uint32_t> s = stats.download();
     if (check) {
         if (s[0] > 0)
@@ -460,7 +496,11 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
                         " vertices are like it); remove unused vertices first");
     }
     if (s[6] > 0) {
-        const auto [lo, hi] = edge_of_key(c.keys.domain({s[7]}, {s[7] + 1}).download()[0], key_shift(nv));
+        const std::uint64_t key = c.narrow ? c.narrow_keys.domain({s[7]}, {s[7] + 1}).download()[0] : [&] {
+            const uint2 k = c.keys.domain({s[7]}, {s[7] + 1}).download()[0];
+            return (std::uint64_t{k.y} << 32) | k.x;
+        }();
+        const auto [lo, hi] = edge_of_key(key, key_shift(nv));
         throw Error(std::string(who) + ": the edge of vertices " + std::to_string(lo) + " and " + std::to_string(hi) +
                     " belongs to three or more faces (" + std::to_string(s[6]) +
                     " such edges); Loop subdivision needs a manifold mesh (split the mesh at those edges)");
@@ -474,28 +514,28 @@ Connectivity connect(const char* who, const Stream<float4>& vertices, const Stre
 /// halves the crease becomes at the next level, (a, m) and (m, b) with m the
 /// edge point's index. stats[0] counts creases that are no edge, stats[1]
 /// the first of them.
-void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, const Stream<std::uint32_t>& sharp,
-                  const Stream<int2>& next, const Stream<std::uint32_t>& stats) {
+template <class K>
+void mark_creases_in(const Stream<int2>& creases, const Stream<K>& keys, const Connectivity& c, std::int64_t vertices,
+                     const Stream<std::uint32_t>& sharp, const Stream<int2>& next, const Stream<std::uint32_t>& stats) {
     static const auto kernel = group_kernel<kWorkgroup>(
         "loop_mark_creases(creases, keys, index, sharp, next, stats, vertices, shift)",
-        [](Array<int2> creases, Array<uint2> keys, Array<std::uint32_t> index, Array<std::uint32_t> sharp, Array<int2> next,
+        [](Array<int2> creases, Array<K> keys, Array<std::uint32_t> index, Array<std::uint32_t> sharp, Array<int2> next,
            Array<std::uint32_t> stats, Int vertices, Int shift) {
             Int i = global_id();
             If(i < creases.size(), [&] {
                 Int2 ab = creases.load(i);
-                UInt2 want = edge_key(cast<std::uint32_t>(min(ab.x(), ab.y())), cast<std::uint32_t>(max(ab.x(), ab.y())), shift);
-                // The first sorted key not below `want`: as 64-bit numbers, the high words first.
+                Expr<K> want = edge_key(cast<std::uint32_t>(min(ab.x(), ab.y())), cast<std::uint32_t>(max(ab.x(), ab.y())), shift, K{});
+                // The first sorted key not below `want`.
                 Var<std::int32_t> first = 0, count = keys.size();
                 While([&] { return count > 0; }, [&] {
                     Int half = count / 2;
-                    UInt2 k = keys.load(first + half);
-                    If(k.y() < want.y() || (k.y() == want.y() && k.x() < want.x()), [&] {
+                    If(key_below(keys.load(first + half), want), [&] {
                         first = first + half + 1;
                         count = count - half - 1;
                     }).Else([&] { count = half; });
                 });
                 Bool in_range = all(ab >= Int2(0)) && all(ab < Int2(vertices)) && ab.x() != ab.y();
-                Bool found = in_range && first < keys.size() && all(keys.load(first) == want);
+                Bool found = in_range && first < keys.size() && same_key(keys.load(first), want);
                 If(found, [&] {
                     Int e = cast<std::int32_t>(index.load(first)) - 1;
                     sharp.store(e, 1u);
@@ -507,8 +547,14 @@ void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64
                 });
             });
         });
-    kernel(Groups{groups_for(creases.size())}, creases, c.keys, c.index, sharp, next, stats, static_cast<std::int32_t>(vertices),
+    kernel(Groups{groups_for(creases.size())}, creases, keys, c.index, sharp, next, stats, static_cast<std::int32_t>(vertices),
            key_shift(vertices));
+}
+
+void mark_creases(const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, const Stream<std::uint32_t>& sharp,
+                  const Stream<int2>& next, const Stream<std::uint32_t>& stats) {
+    if (c.narrow) mark_creases_in(creases, c.narrow_keys, c, vertices, sharp, next, stats);
+    else mark_creases_in(creases, c.keys, c, vertices, sharp, next, stats);
 }
 
 Stream<std::uint32_t> sharp_edges(const char* who, const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, bool check,
@@ -661,9 +707,7 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
     c.edges = 2 * parent.edges + 3 * parent_faces;
     c.edge_of = rt.scratch<std::int32_t>({12 * parent_faces});
     c.halves = rt.scratch<std::int32_t>({2 * c.edges});
-    c.keys = rt.scratch<uint2>({0});  // no sorted keys at a derived level
     c.index = rt.scratch<std::uint32_t>({0});
-    c.fans = true;
     c.parent_faces = faces;
     c.parent_edge_of = parent.edge_of;
     c.parent_halves = parent.halves;
@@ -741,14 +785,9 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
                     std::to_string(4 * nf) + " faces; ask for fewer levels (at most 2^31 - 1 of each)");
     // The faces come later (one_level); the creases' halves are all written (mark_creases*).
     out.next = Mesh{rt.scratch<float4>({nv + ne}), rt.scratch<int4>({0}), rt.scratch<int2>({2 * creases.size()})};
-    if (c.fans) {
-        out.count = c.count;
-        out.outgoing = c.outgoing;
-    } else {
-        out.count = rt.stream<std::uint32_t>({nv});
-        out.outgoing = rt.stream<std::int32_t>({nv});
-        around(faces, out.count, out.outgoing);
-    }
+    // connect() counts the fans; a derived level's come from its parent's.
+    out.count = c.count;
+    out.outgoing = c.outgoing;
     if (known && creases.size() > 0) {
         out.sharp = rt.stream<std::uint32_t>({ne});
         mark_creases_by_fans(creases, faces, c, out.count, out.outgoing, nv, out.sharp, out.next.creases);
@@ -965,9 +1004,8 @@ Stream<float4> limit_normals(const Stream<float4>& vertices, const Stream<int4>&
     at.c = connect(who, v, f, true);
     const Stream<int2> creases = creases_of(who, options, vertices);
     at.sharp = sharp_edges(who, creases, at.c, nv, true, rt.scratch<int2>({2 * creases.size()}));
-    at.count = rt.stream<std::uint32_t>({nv});
-    at.outgoing = rt.stream<std::int32_t>({nv});
-    around(f, at.count, at.outgoing);
+    at.count = at.c.count;
+    at.outgoing = at.c.outgoing;
     vertex_normals(v, f, at, normals, 0);
     return normals;
 }

@@ -737,7 +737,7 @@ private:
             case Op::Min: case Op::Max: {
                 if (n.type.scalar == Scalar::Float && opt_.float_min_max != FloatMinMax::AsOtherTypes) {
                     const Op other = n.op == Op::Min ? Op::Max : Op::Min;
-                    const bool clamp_like = k_.nodes[n.args[0]].op == other || k_.nodes[n.args[1]].op == other;
+                    const bool clamp_like = may_be(n.args[0], other) || may_be(n.args[1], other);
                     if (opt_.float_min_max == FloatMinMax::Native || !clamp_like) break;
                 }
                 const bool opaque = opt_.opaque_operands == OpaqueOperands::MinAndMax ||
@@ -1366,9 +1366,38 @@ private:
         }
     }
 
+    /// Whether node `id` is a min or max (`op`), or reads a variable that one
+    /// may have been assigned to, directly or through other variables: the
+    /// driver sees through variables as through temporaries, so a min of a
+    /// variable that holds a max is a clamp to it too (FloatMinMax::NativeButClamps).
+    bool may_be(ExprId id, Op op) {
+        const ir::Node& n = k_.nodes[id];
+        if (n.op == op) return true;
+        if (n.op != Op::ReadVar) return false;
+        if (var_holds_.empty()) {
+            // Per variable, bit 0: may hold a min, bit 1: a max; to a fixed point
+            // through assignments of one variable to another.
+            var_holds_.assign(k_.vars.size(), 0);
+            for (bool changed = true; changed;) {
+                changed = false;
+                for (const ir::Stmt& st : k_.stmts) {
+                    if (st.kind != StmtKind::Assign) continue;
+                    const ir::Node& v = k_.nodes[st.b];
+                    const std::uint8_t holds = v.op == Op::Min ? 1 : v.op == Op::Max ? 2 : v.op == Op::ReadVar ? var_holds_[v.aux] : 0;
+                    if ((var_holds_[st.a] | holds) != var_holds_[st.a]) {
+                        var_holds_[st.a] |= holds;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        return (var_holds_[n.aux] & (op == Op::Min ? 1 : 2)) != 0;
+    }
+
     const ir::Kernel& k_;
     const Signature& sig_;
     ShaderOptions opt_;
+    std::vector<std::uint8_t> var_holds_;  // may_be's, made on first use
     std::ostringstream out_;
     std::vector<char> emitted_;
     std::vector<std::vector<ExprId>> scopes_;

@@ -49,20 +49,24 @@ constexpr GLsizeiptr kInfoRingBytes = 4 << 20;
 /// driver's code generation when a kernel runs slower through Vulkan.
 bool spirv_from_env() { return env_flag("RILL_GL_SPIRV"); }
 
-/// RILL_GL_NATIVE_MIN_MAX=float: float min and max as GLSL's own, without
-/// NVIDIA's workarounds (glsl::ShaderOptions::float_min_max); =clamps: the same
-/// but where a min takes a max or a max a min; =all: every type's. An A/B knob
-/// for what the workarounds cost; the driver's folds they avoid are then
-/// expected back (docs/SEMANTICS.md#driver-workarounds).
+/// Float min and max on NVIDIA's OpenGL: by default GLSL's own but where a
+/// min takes a max or a max a min (the clamp pattern the driver merges,
+/// glsl::FloatMinMax::NativeButClamps): the rays and PLOC's boxes ran
+/// 1.35-1.54x faster so than with every float min and max through the
+/// workarounds (docs/PERFORMANCE.md#ray-tracing). RILL_GL_NATIVE_MIN_MAX
+/// chooses (an A/B knob, docs/TUNING.md): none, every float min and max
+/// through the workarounds as the other types'; float, none of them; clamps,
+/// the default; all, no type's (the driver's folds they avoid are then
+/// expected back, docs/SEMANTICS.md#driver-workarounds).
 enum class NativeMinMax { None, Float, Clamps, All };
 NativeMinMax native_min_max_from_env() {
     static const NativeMinMax knob = [] {
         const char* v = std::getenv("RILL_GL_NATIVE_MIN_MAX");
-        if (!v || !*v || std::string(v) == "0") return NativeMinMax::None;
+        if (!v || !*v || std::string(v) == "clamps") return NativeMinMax::Clamps;
+        if (std::string(v) == "none") return NativeMinMax::None;
         if (std::string(v) == "float") return NativeMinMax::Float;
-        if (std::string(v) == "clamps") return NativeMinMax::Clamps;
         if (std::string(v) == "all") return NativeMinMax::All;
-        throw Error(std::string("opengl backend: RILL_GL_NATIVE_MIN_MAX is '") + v + "'; give float, clamps or all, or unset it");
+        throw Error(std::string("opengl backend: RILL_GL_NATIVE_MIN_MAX is '") + v + "'; give none, float, clamps or all, or unset it");
     }();
     return knob;
 }
@@ -450,8 +454,9 @@ public:
             options.min_max_as_selects = false;
             if (options.opaque_operands == glsl::OpaqueOperands::MinAndMax) options.opaque_operands = glsl::OpaqueOperands::None;
         }
-        if (native_min_max_from_env() == NativeMinMax::Float) options.float_min_max = glsl::FloatMinMax::Native;
-        if (native_min_max_from_env() == NativeMinMax::Clamps) options.float_min_max = glsl::FloatMinMax::NativeButClamps;
+        // Only NVIDIA's driver takes min and max through workarounds to lift.
+        if (st_->nvidia && native_min_max_from_env() == NativeMinMax::Float) options.float_min_max = glsl::FloatMinMax::Native;
+        if (st_->nvidia && native_min_max_from_env() == NativeMinMax::Clamps) options.float_min_max = glsl::FloatMinMax::NativeButClamps;
         id = glCreateProgram();
         // A kernel this build compiled before, found by its IR: the driver's
         // program binary and the shader's bindings, no GLSL generated.
