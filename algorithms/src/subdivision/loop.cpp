@@ -158,27 +158,44 @@ Int side_of(const Int& h) { return h - 3 * face_of(h); }
 Int next_side(const Int& side) { return select(side == 2, Int(0), side + 1); }
 Int previous_side(const Int& side) { return select(side == 0, Int(2), side - 1); }
 
-/// Edge points at out[vertices + e] for the `edges` edges: 3/8 of the ends
-/// and 1/8 of the two opposite vertices, the midpoint on a boundary or sharp
-/// edge (sharp[e] != 0).
+/// RILL_SUBDIVISION_SEPARATE_KERNELS=1 (a tuning knob): a level's edge points
+/// and vertex points, and a derived level's faces and its edges and fans, as
+/// two dispatches each, as before each pair became one dispatch over both
+/// ranges (docs/PERFORMANCE.md#loop-subdivision).
+bool separate_kernels() {
+    static const bool on = [] {
+        const char* knob = std::getenv("RILL_SUBDIVISION_SEPARATE_KERNELS");
+        return knob && std::string(knob) == "1";
+    }();
+    return on;
+}
+
+/// The edge point of edge e at out[vertices + e]: 3/8 of the ends and 1/8 of
+/// the two opposite vertices, the midpoint on a boundary or sharp edge
+/// (sharp[e] != 0).
+void edge_point(const Array<std::int32_t>& halves, const Array<int4>& faces, const Array<float4>& vertices, const Array<std::uint32_t>& sharp,
+                const Array<float4>& out, const Int& e) {
+    Int2 pair = halves.load_vector<2>(e);
+    Int h0 = pair.x(), h1 = pair.y();
+    Int4 f0 = faces.load(face_of(h0));
+    Int k0 = side_of(h0);
+    Int u = corner(f0, k0), v = corner(f0, next_side(k0)), c = corner(f0, previous_side(k0));
+    Float3 pu = vertices.load(u).xyz(), pv = vertices.load(v).xyz();
+    Bool boundary = h1 < 0 || sharp.load(e) != 0u;  // sharp: a 1-element 0 when there are no creases
+    Int d = corner(faces.load(face_of(max(h1, Int(0)))), previous_side(side_of(max(h1, Int(0)))));
+    Float3 smooth = (pu + pv) * 0.375f + (vertices.load(c).xyz() + vertices.load(d).xyz()) * 0.125f;
+    out.store(vertices.size() + e, Float4(select(boundary, (pu + pv) * 0.5f, smooth), 0.0f));
+}
+
+/// Edge points at out[vertices + e] for the `edges` edges (edge_point), a
+/// dispatch of their own (separate_kernels(); else vertex_points makes them).
 void edge_points(const Stream<std::int32_t>& halves, const Stream<int4>& faces, const Stream<float4>& vertices, const Stream<std::uint32_t>& sharp,
                  std::int64_t edges, const Stream<float4>& out) {
     static const auto kernel = group_kernel<kWorkgroup>(
         "loop_edge_points(halves, faces, vertices, sharp, out, edges)",
         [](Array<std::int32_t> halves, Array<int4> faces, Array<float4> vertices, Array<std::uint32_t> sharp, Array<float4> out, Int edges) {
             Int e = global_id();
-            If(e < edges, [&] {
-                Int2 pair = halves.load_vector<2>(e);
-                Int h0 = pair.x(), h1 = pair.y();
-                Int4 f0 = faces.load(face_of(h0));
-                Int k0 = side_of(h0);
-                Int u = corner(f0, k0), v = corner(f0, next_side(k0)), c = corner(f0, previous_side(k0));
-                Float3 pu = vertices.load(u).xyz(), pv = vertices.load(v).xyz();
-                Bool boundary = h1 < 0 || sharp.load(e) != 0u;  // sharp: a 1-element 0 when there are no creases
-                Int d = corner(faces.load(face_of(max(h1, Int(0)))), previous_side(side_of(max(h1, Int(0)))));
-                Float3 smooth = (pu + pv) * 0.375f + (vertices.load(c).xyz() + vertices.load(d).xyz()) * 0.125f;
-                out.store(vertices.size() + e, Float4(select(boundary, (pu + pv) * 0.5f, smooth), 0.0f));
-            });
+            If(e < edges, [&] { edge_point(halves, faces, vertices, sharp, out, e); });
         });
     kernel(Groups{groups_for(edges)}, halves, faces, vertices, sharp, out, static_cast<std::int32_t>(edges));
 }
@@ -223,7 +240,8 @@ Int next_half(const Int& h) { return select(side_of(h) == 2, h - 2, h + 1); }
 /// limits.limit[v] (w = limits.level), by the limit masks of OpenSubdiv's
 /// Loop scheme (Sdc::Scheme<SCHEME_LOOP>): 1/2 and 1/12 at valence 6, 1 - n e
 /// and e = 1 / (n + 3 / (8 beta)) at valence n; 2/3 and 1/6 + 1/6 on a
-/// boundary or crease; a corner stays.
+/// boundary or crease; a corner stays. In the same dispatch (unless
+/// separate_kernels()), past the vertices, the level's edge points (edge_point).
 struct Fans {
     const Stream<std::uint32_t>& count;
     const Stream<std::int32_t>& outgoing;
@@ -235,11 +253,16 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
                    const Stream<float4>& out, const Limits& limits, const Connectivity& c) {
     static const auto kernel = group_kernel<kWorkgroup>(
         "loop_vertex_points(vertices, faces, sharp, count, outgoing, edge_of, halves, parent_faces, parent_edge_of, parent_halves, out, "
-        "limit, born, level, odd_from)",
+        "limit, born, level, odd_from, edges)",
         [](Array<float4> vertices, Array<int4> faces, Array<std::uint32_t> sharp, Array<std::uint32_t> count, Array<std::int32_t> outgoing,
            Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<int4> parent_faces, Array<std::int32_t> parent_edge_of,
-           Array<std::int32_t> parent_halves, Array<float4> out, Array<float4> limit, Int born, Int level, Int odd_from) {
+           Array<std::int32_t> parent_halves, Array<float4> out, Array<float4> limit, Int born, Int level, Int odd_from, Int edges) {
             Int v = global_id();
+            // Past the vertices, the `edges` edge points (one dispatch for both).
+            If(v >= vertices.size(), [&] {
+                Int e = v - vertices.size();
+                If(e < edges, [&] { edge_point(halves, faces, vertices, sharp, out, e); });
+            });
             If(v < vertices.size(), [&] {
                 Var<float3> sum = Float3(0.0f), boundary_sum = Float3(0.0f);
                 Var<std::int32_t> boundary = 0, neighbours = 0, total = 0;
@@ -356,9 +379,11 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
     const bool parent = c.odd_from > 0;
     const Stream<int4> parent_faces = parent ? c.parent_faces : Runtime::of(vertices).scratch<int4>({1});
     const Stream<std::int32_t> parent_edge_of = parent ? c.parent_edge_of : Runtime::of(vertices).scratch<std::int32_t>({1});
-    kernel(Groups{groups_for(vertices.size())}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, parent_faces,
+    const std::int64_t edges = separate_kernels() ? 0 : c.edges;
+    if (separate_kernels()) edge_points(c.halves, faces, vertices, sharp, c.edges, out);
+    kernel(Groups{groups_for(vertices.size() + edges)}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, parent_faces,
            parent_edge_of, parent ? c.parent_halves : parent_edge_of, out, limit, static_cast<std::int32_t>(born), limits.level,
-           static_cast<std::int32_t>(parent ? c.odd_from : vertices.size()));
+           static_cast<std::int32_t>(parent ? c.odd_from : vertices.size()), static_cast<std::int32_t>(edges));
 }
 
 void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const Array<int4>& faces, const Array<std::int32_t>& edge_of,
@@ -594,6 +619,33 @@ Stream<int2> creases_of(const char* who, const LoopOptions& options, const Strea
 /// 2 e + 1 - r), each in slot r. The edge point has 6 faces (3 on a boundary),
 /// its largest outgoing half-edge in the middle child (4 f + 3) of the face of
 /// the edge's larger half-edge.
+void derive_edge_or_vertex(const Array<std::int32_t>& halves, const Array<std::uint32_t>& count, const Array<std::int32_t>& outgoing,
+                           const Array<std::int32_t>& child_halves, const Array<std::uint32_t>& child_count,
+                           const Array<std::int32_t>& child_outgoing, const Int& vertices, const Int& i) {
+    If(i < vertices, [&] {
+        child_count.store(i, count.load(i));
+        child_outgoing.store(i, 4 * outgoing.load(i));
+    }).Else([&] {
+        If(i < child_count.size(), [&] {
+            Int e = i - vertices;
+            Int2 pair = halves.load_vector<2>(e);
+            Int a = pair.x(), b = pair.y();
+            auto first = [](const Int& h) { return 4 * h; };
+            auto second = [](const Int& h) {
+                Int k = side_of(h);
+                return 12 * face_of(h) + 3 * next_side(k) + k;
+            };
+            Bool boundary = b < 0;
+            // Slot 0 from a (child edges 2 e, 2 e + 1), slot 1 from b (2 e + 1, 2 e).
+            child_halves.store_vector<4>(e, Int4(first(a), select(boundary, Int(-1), second(b)), second(a),
+                                                 select(boundary, Int(-1), first(b))));
+            Int h = max(a, b);
+            child_count.store(i, select(boundary, 3u, 6u));
+            child_outgoing.store(i, 12 * face_of(h) + 9 + side_of(h));
+        });
+    });
+}
+
 void derive_edges(const Stream<std::int32_t>& halves, const Stream<std::uint32_t>& count, const Stream<std::int32_t>& outgoing,
                   std::int64_t vertices, std::int64_t edges, const Connectivity& c) {
     static const auto kernel = group_kernel<kWorkgroup>(
@@ -601,31 +653,57 @@ void derive_edges(const Stream<std::int32_t>& halves, const Stream<std::uint32_t
         GroupOptions{.unchecked_arrays = true},  // indices below vertices + edges, the sizes of the streams they index
         [](Array<std::int32_t> halves, Array<std::uint32_t> count, Array<std::int32_t> outgoing, Array<std::int32_t> child_halves,
            Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing, Int vertices) {
-            Int i = global_id();
-            If(i < vertices, [&] {
-                child_count.store(i, count.load(i));
-                child_outgoing.store(i, 4 * outgoing.load(i));
-            }).Else([&] {
-                If(i < child_count.size(), [&] {
-                    Int e = i - vertices;
-                    Int2 pair = halves.load_vector<2>(e);
-                    Int a = pair.x(), b = pair.y();
-                    auto first = [](const Int& h) { return 4 * h; };
-                    auto second = [](const Int& h) {
-                        Int k = side_of(h);
-                        return 12 * face_of(h) + 3 * next_side(k) + k;
-                    };
-                    Bool boundary = b < 0;
-                    // Slot 0 from a (child edges 2 e, 2 e + 1), slot 1 from b (2 e + 1, 2 e).
-                    child_halves.store_vector<4>(e, Int4(first(a), select(boundary, Int(-1), second(b)), second(a),
-                                                         select(boundary, Int(-1), first(b))));
-                    Int h = max(a, b);
-                    child_count.store(i, select(boundary, 3u, 6u));
-                    child_outgoing.store(i, 12 * face_of(h) + 9 + side_of(h));
-                });
-            });
+            derive_edge_or_vertex(halves, count, outgoing, child_halves, child_count, child_outgoing, vertices, global_id());
         });
     kernel(Groups{groups_for(vertices + edges)}, halves, count, outgoing, c.halves, c.count, c.outgoing, static_cast<std::int32_t>(vertices));
+}
+
+/// Face f's children (into child_faces, as child_faces() writes them) and
+/// their half-edges' edges, and its inner edges' half-edges (derive_children).
+void derive_face(const Array<int4>& faces, const Array<std::int32_t>& edge_of, const Array<std::int32_t>& halves, const Array<int4>& child_faces,
+                 const Array<std::int32_t>& child_edge_of, const Array<std::int32_t>& child_halves, const Int& vertices, const Int& edges,
+                 const Int& f, bool vectors) {
+    // The face and its edges, loaded once for its children and their connectivity.
+    Int4 t = faces.load(f);
+    const std::array<Int, 3> face_edges = {edge_of.load(3 * f), edge_of.load(3 * f + 1), edge_of.load(3 * f + 2)};
+    store_children(child_faces, 4 * f, t, face_edges, vertices, Int(0));
+    // The edges of the children's 12 half-edges, 3 j + m for half-edge m of child j.
+    std::array<std::optional<Int>, 12> child_edges;
+    for (int k = 0; k < 3; ++k) {
+        // Half-edge k of face f runs from corner k to corner k + 1; its children
+        // run from corner k to the edge point (in child face k) and from there on
+        // (in child face k + 1), each as half-edge k of its face.
+        Int h = 3 * f + k;
+        const Int& e = face_edges[k];
+        // (Their halves and the fans go out by edge and by vertex: derive_edge_or_vertex.)
+        Int r = select(halves.load_vector<2>(e).x() == h, Int(0), Int(1));
+        const int first_at = 3 * k + k, second_at = 3 * ((k + 1) % 3) + k;
+        child_edges[first_at] = 2 * e + r;
+        child_edges[second_at] = 2 * e + 1 - r;
+    }
+    // The inner edges: (ab, ca), (bc, ab), (ca, bc), each between a corner child and the
+    // middle one; edge 2 E + 3 f + i's half-edges at 2 (2 E + 3 f + i) and the next.
+    const int corner_k[3] = {1, 2, 0}, middle_k[3] = {2, 0, 1};
+    for (int i = 0; i < 3; ++i) {
+        Int e = 2 * edges + 3 * f + i;
+        const int a_at = 3 * i + corner_k[i], b_at = 9 + middle_k[i];
+        child_edges[a_at] = e;
+        child_edges[b_at] = e;
+        Int a = 12 * f + a_at, b = 12 * f + b_at;
+        if (vectors) {
+            child_halves.store_vector<2>(e, Int2(a, b));
+        } else {
+            child_halves.store(2 * e, a);
+            child_halves.store(2 * e + 1, b);
+        }
+    }
+    if (vectors) {
+        for (int m = 0; m < 3; ++m)
+            child_edge_of.store_vector<4>(3 * f + m, Int4(*child_edges[4 * m], *child_edges[4 * m + 1],
+                                                          *child_edges[4 * m + 2], *child_edges[4 * m + 3]));
+    } else {
+        for (int m = 0; m < 12; ++m) child_edge_of.store(12 * f + m, *child_edges[m]);
+    }
 }
 
 /// The connectivity of the children of every face (child_faces' order: face
@@ -635,7 +713,8 @@ void derive_edges(const Stream<std::int32_t>& halves, const Stream<std::uint32_t
 /// half-edge keeps its parent half-edge's slot in its edge's halves, so the
 /// first slot is always a half-edge, the second -1 on a boundary. In the
 /// same pass: the child faces (into `children`, as child_faces writes them);
-/// then, by parent edge and vertex (derive_edges), the outer edges' halves
+/// then, past the faces in the same dispatch (unless separate_kernels()), by
+/// parent vertex and edge (derive_edge_or_vertex), the outer edges' halves
 /// and each child vertex's fan, the faces about it and its largest outgoing
 /// half-edge, from the parent's (`count`, `outgoing`), as around() would
 /// count them, so that the next level needs no atomics for them.
@@ -655,52 +734,29 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
             [vectors](Array<int4> faces, Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<int4> child_faces,
                       Array<std::int32_t> child_edge_of, Array<std::int32_t> child_halves, Int vertices, Int edges) {
                 Int f = global_id();
-                If(f < faces.size(), [&] {
-                    // The face and its edges, loaded once for its children and their connectivity.
-                    Int4 t = faces.load(f);
-                    const std::array<Int, 3> face_edges = {edge_of.load(3 * f), edge_of.load(3 * f + 1), edge_of.load(3 * f + 2)};
-                    store_children(child_faces, 4 * f, t, face_edges, vertices, Int(0));
-                    // The edges of the children's 12 half-edges, 3 j + m for half-edge m of child j.
-                    std::array<std::optional<Int>, 12> child_edges;
-                    for (int k = 0; k < 3; ++k) {
-                        // Half-edge k of face f runs from corner k to corner k + 1; its children
-                        // run from corner k to the edge point (in child face k) and from there on
-                        // (in child face k + 1), each as half-edge k of its face.
-                        Int h = 3 * f + k;
-                        const Int& e = face_edges[k];
-                        // (Their halves and the fans go out by edge and by vertex: derive_edges.)
-                        Int r = select(halves.load_vector<2>(e).x() == h, Int(0), Int(1));
-                        const int first_at = 3 * k + k, second_at = 3 * ((k + 1) % 3) + k;
-                        child_edges[first_at] = 2 * e + r;
-                        child_edges[second_at] = 2 * e + 1 - r;
-                    }
-                    // The inner edges: (ab, ca), (bc, ab), (ca, bc), each between a corner child and the
-                    // middle one; edge 2 E + 3 f + i's half-edges at 2 (2 E + 3 f + i) and the next.
-                    const int corner_k[3] = {1, 2, 0}, middle_k[3] = {2, 0, 1};
-                    for (int i = 0; i < 3; ++i) {
-                        Int e = 2 * edges + 3 * f + i;
-                        const int a_at = 3 * i + corner_k[i], b_at = 9 + middle_k[i];
-                        child_edges[a_at] = e;
-                        child_edges[b_at] = e;
-                        Int a = 12 * f + a_at, b = 12 * f + b_at;
-                        if (vectors) {
-                            child_halves.store_vector<2>(e, Int2(a, b));
-                        } else {
-                            child_halves.store(2 * e, a);
-                            child_halves.store(2 * e + 1, b);
-                        }
-                    }
-                    if (vectors) {
-                        for (int m = 0; m < 3; ++m)
-                            child_edge_of.store_vector<4>(3 * f + m, Int4(*child_edges[4 * m], *child_edges[4 * m + 1],
-                                                                          *child_edges[4 * m + 2], *child_edges[4 * m + 3]));
-                    } else {
-                        for (int m = 0; m < 12; ++m) child_edge_of.store(12 * f + m, *child_edges[m]);
-                    }
+                If(f < faces.size(), [&] { derive_face(faces, edge_of, halves, child_faces, child_edge_of, child_halves, vertices, edges, f, vectors); });
+            });
+    };
+    // One dispatch for the faces and, past them, the parent's vertices and edges (derive_edge_or_vertex).
+    auto trace_both = [](bool vectors) {
+        return group_kernel<kWorkgroup>(
+            "loop_derive(faces, edge_of, halves, child_faces, child_edge_of, child_halves, count, outgoing, child_count, child_outgoing, "
+            "vertices, edges)",
+            GroupOptions{.unchecked_arrays = true},
+            [vectors](Array<int4> faces, Array<std::int32_t> edge_of, Array<std::int32_t> halves, Array<int4> child_faces,
+                      Array<std::int32_t> child_edge_of, Array<std::int32_t> child_halves, Array<std::uint32_t> count,
+                      Array<std::int32_t> outgoing, Array<std::uint32_t> child_count, Array<std::int32_t> child_outgoing, Int vertices,
+                      Int edges) {
+                Int i = global_id();
+                If(i < faces.size(), [&] {
+                    derive_face(faces, edge_of, halves, child_faces, child_edge_of, child_halves, vertices, edges, i, vectors);
+                }).Else([&] {
+                    derive_edge_or_vertex(halves, count, outgoing, child_halves, child_count, child_outgoing, vertices, i - faces.size());
                 });
             });
     };
     static const auto kernel = trace(!scattered_stores());
+    static const auto both = trace_both(!scattered_stores());
     Runtime rt = Runtime::of(parent.edge_of);
     const std::int64_t parent_faces = faces.size();
     Connectivity c;
@@ -715,9 +771,14 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
     // derive_edges writes every element of the fans.
     c.count = rt.scratch<std::uint32_t>({vertices + parent.edges});
     c.outgoing = rt.scratch<std::int32_t>({vertices + parent.edges});
-    kernel(Groups{groups_for(parent_faces)}, faces, parent.edge_of, parent.halves, children, c.edge_of, c.halves,
-           static_cast<std::int32_t>(vertices), static_cast<std::int32_t>(parent.edges));
-    derive_edges(parent.halves, count, outgoing, vertices, parent.edges, c);
+    const auto v = static_cast<std::int32_t>(vertices), e = static_cast<std::int32_t>(parent.edges);
+    if (separate_kernels()) {
+        kernel(Groups{groups_for(parent_faces)}, faces, parent.edge_of, parent.halves, children, c.edge_of, c.halves, v, e);
+        derive_edges(parent.halves, count, outgoing, vertices, parent.edges, c);
+    } else {
+        both(Groups{groups_for(parent_faces + vertices + parent.edges)}, faces, parent.edge_of, parent.halves, children, c.edge_of, c.halves,
+             count, outgoing, c.count, c.outgoing, v, e);
+    }
     return c;
 }
 
@@ -795,7 +856,6 @@ Points refine_points(const char* who, const Stream<float4>& vertices, const Stre
         out.sharp = sharp_edges(who, creases, c, nv, check, out.next.creases);
     }
     const Stream<std::uint32_t>& sharp = out.sharp;
-    edge_points(c.halves, faces, vertices, sharp, ne, out.next.vertices);
     vertex_points(vertices, faces, sharp, Fans{out.count, out.outgoing, c.edge_of, c.halves}, out.next.vertices, limits, c);
     return out;
 }

@@ -290,9 +290,32 @@ public:
 
     /// Counts a recorded dispatch; a batch that has enough work goes to the
     /// GPU now, so that the GPU runs it while the host records the next one.
+    /// The first batch after a wait goes sooner (first_submit dispatches):
+    /// the GPU is idle then, and a short chain of calls after a read-back
+    /// (a subdivision's levels, a BVH build's rounds) would otherwise reach
+    /// it only once all of it is recorded.
     void dispatched() {
-        if (++batch().dispatches >= kDispatchesPerSubmit) flush();
+        if (++batch().dispatches >= submit_at_) {
+            flush();
+            submit_at_ = kDispatchesPerSubmit;
+        }
     }
+    /// Dispatches in the first batch after a wait: RILL_VK_FIRST_SUBMIT
+    /// (1 to 64; 64: every batch alike), else 8 on GPUs and 64 on lavapipe,
+    /// where a submission costs 30 us of the host's time (docs/TUNING.md).
+    const std::uint32_t first_submit = [this] {
+        const char* knob = std::getenv("RILL_VK_FIRST_SUBMIT");
+        if (knob && *knob) {
+            char* end = nullptr;
+            const long n = std::strtol(knob, &end, 10);
+            if (*end != '\0' || n < 1 || n > static_cast<long>(kDispatchesPerSubmit))
+                throw Error(std::string("RILL_VK_FIRST_SUBMIT is '") + knob + "'; give dispatches from 1 to " +
+                            std::to_string(kDispatchesPerSubmit) + ", or unset it");
+            return static_cast<std::uint32_t>(n);
+        }
+        return ctx.llvmpipe ? kDispatchesPerSubmit : 8u;
+    }();
+    std::uint32_t submit_at_ = first_submit;
 
     /// Brackets the next recorded command with timestamps (when profiling): a
     /// dispatch, or a transfer on the GPU (`stage`), timed as `kernel`, so that
@@ -559,6 +582,7 @@ private:
     void submit_and_wait() {
         submit();  // the same batch is recorded next: all are idle after this
         for (Batch& b : batches_) retire(b);
+        submit_at_ = first_submit;  // the GPU is idle
         // Everything has run: no later command needs a barrier against it.
         written_.clear();
         touched_.clear();
