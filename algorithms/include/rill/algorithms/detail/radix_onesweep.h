@@ -42,6 +42,24 @@ constexpr std::int64_t kMostSweepKeys = look_back::kMostCounted;
 /// 1.77 (docs/PERFORMANCE.md#radix-sort).
 template <class N>
 N sweep_state_words(const N& tiles) { return tiles * kBins; }
+/// OneSweep's tile for a sort of n keys: where the backend's tile (tile_for)
+/// would leave a short sort in a few workgroups, each ranking 16-30 keys an
+/// invocation one after another, tiles of 4 or 8 keys an invocation, so that
+/// more workgroups share a pass and each is done sooner (a pass of 17,568
+/// pairs, three tiles of 256 x 24, took 15 us on an H100 whatever its size
+/// below 2^18). RILL_RADIX_SMALL_TILES=0 keeps the backend's tile at every
+/// size (docs/TUNING.md).
+inline Tile sweep_tile_for(Tile tile, std::int64_t n) {
+    static const bool small = [] {
+        const char* v = std::getenv("RILL_RADIX_SMALL_TILES");
+        return !(v && std::string_view(v) == "0");
+    }();
+    if (!small) return tile;
+    for (const int items : {4, 8})
+        if (items < tile.items && n <= std::int64_t{64} * kWg * items) return Tile{items};
+    return tile;
+}
+
 /// Whether `tile` is the one Vulkan's sweeps take (tile_for), with values or
 /// not: what was tuned for that tile alone (the look-back's window, digits
 /// recomputed after the scan) is keyed on it.
