@@ -11,8 +11,9 @@
 # Then SGEMM through Vulkan with each of its A/B knobs (RILL_BLAS_GEMM_UNPADDED,
 # _SCALAR_LOADS, _GUARDED_SLICES, _CHECKED) and SGEMV with each of its own
 # (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED), each against the default run; through
-# OpenGL both with their bounds checks, with and without RILL_GLSL_MASKED_LOADS; and
-# the SGEMM kernels' pipeline statistics (RILL_VK_PIPELINE_STATS).
+# OpenGL both with their bounds checks, with and without RILL_GLSL_MASKED_LOADS, and every
+# level through OpenGL with RILL_GL_NATIVE_MIN_MAX=all; and the SGEMM kernels' pipeline
+# statistics (RILL_VK_PIPELINE_STATS).
 set -uo pipefail
 source bench/gpu/device_prologue.sh blas
 n=${1:-28}
@@ -42,6 +43,11 @@ for masked in 0 1; do
         || echo "rill-bench-blas checked (masked $masked) failed: $(tail -2 "$O/blas_opengl_checked_masked$masked.txt")"
     python3 bench/gpu/compare_runs.py "$O/rill_blas_opengl.json" "$O/rill_blas_opengl_checked_masked$masked.json" default "checked, masked $masked"
 done
+# What NVIDIA's min/max workarounds still cost OpenGL (docs/TUNING.md, RILL_GL_NATIVE_MIN_MAX): integers keep
+# them (the loops' and bounds' arithmetic), float clamps too; `all` lifts every one, beside the default run.
+RILL_GL_NATIVE_MIN_MAX=all RILL_BACKEND=opengl rill-bench-blas --max-log2 "$n" "$O/rill_blas_opengl_native_min_max.json" \
+    > "$O/blas_opengl_native_min_max.txt" 2>&1 || echo "rill-bench-blas with RILL_GL_NATIVE_MIN_MAX=all failed"
+python3 bench/gpu/compare_runs.py "$O/rill_blas_opengl.json" "$O/rill_blas_opengl_native_min_max.json" default "native min/max"
 # What NVIDIA's compiler made of the SGEMM kernels (registers a thread, spills ...: of an SM's 65536
 # registers, more than 128 a thread let only one workgroup of 256 fit an SM).
 RILL_VK_PIPELINE_STATS=1 RILL_BENCH_ONLY=gemm RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_stats.json" 2>&1 \
