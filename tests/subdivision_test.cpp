@@ -54,6 +54,29 @@ TEST_P(Subdivision, CreasesMatchOpenSubdiv) {
     for (int levels : {1, 2}) expect_matches_opensubdiv(rt(), disc_with_cut(), levels, false);
 }
 
+TEST_P(Subdivision, MeshesOfManyVerticesMatchOpenSubdiv) {
+    // From 2^16 vertices on, an edge's key takes two words (fewer sort one): the
+    // edges, the creases found among them and the non-manifold error from them, on
+    // 16,400 separate quads of two triangles (a shared diagonal, four boundary edges).
+    Mesh m;
+    const int quads = 16400;
+    for (int q = 0; q < quads; ++q) {
+        const float x = static_cast<float>(q % 128) * 2.0f, y = static_cast<float>(q / 128) * 2.0f, z = static_cast<float>(q % 7) * 0.1f;
+        for (const auto& c : {std::array<float, 2>{0, 0}, {1, 0}, {1, 1}, {0, 1}}) m.vertices.push_back({x + c[0], y + c[1], z * c[0], 0});
+        m.faces.push_back({4 * q, 4 * q + 1, 4 * q + 2, 0});
+        m.faces.push_back({4 * q, 4 * q + 2, 4 * q + 3, 0});
+        if (q % 5 == 0) m.creases.push_back({4 * q + 2, 4 * q});  // the diagonal
+    }
+    ASSERT_GT(m.vertices.size(), 65536u);
+    expect_matches_opensubdiv(rt(), m, 1, false);
+    m.creases.clear();
+    m.vertices.push_back({0, 0, 5, 0});
+    m.faces.push_back({40000, 40002, static_cast<std::int32_t>(m.vertices.size() - 1), 0});  // a diagonal in three faces
+    EXPECT_EQ(error_message([&] { subdivide(rt(), m, 1); }),
+              "rill::subdivision::loop: the edge of vertices 40000 and 40002 belongs to three or more faces (1 such edges); Loop "
+              "subdivision needs a manifold mesh (split the mesh at those edges)");
+}
+
 TEST_P(Subdivision, LevelZeroAndEmptyMeshes) {
     const Mesh t = tetrahedron();
     const Result same = subdivide(rt(), t, 0);
