@@ -128,7 +128,8 @@ void radix_sort_bits(Stream<std::uint32_t>& keys, const Stream<V>* values, const
                         std::to_string(n) + "; use RadixAlgorithm::Auto");
     }
     const bool rows = rows_pay(rt.info()) && opt.tiles_per_workgroup == 0 && !sweep;
-    const Tile tile = sweep ? sweep_tile_for(tile_for(rt.info(), WithValues, sweep), n) : tile_for(rt.info(), WithValues, sweep);
+    const Tile backend_tile = tile_for(rt.info(), WithValues, sweep);
+    const Tile tile = sweep ? sweep_tile_for(backend_tile, n) : backend_tile;
     const Runs runs = rows ? row_runs(n)
                            : runs_for(n, tile, opt.tiles_per_workgroup, default_groups(tile, WithValues),
                                       rt.info().limits.loop_iterations, rt.info().device);
