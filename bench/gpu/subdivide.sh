@@ -49,10 +49,10 @@ for backend in vulkan opengl; do
     el
     # A/B knobs (docs/TUNING.md), each against the default, spot and the bunny to the uniform level without the
     # peers, twice alternated: the stores before they were laid out for whole sectors, the points and the
-    # derived connectivity as two dispatches each, the first Vulkan batch after a wait as large as the others,
+    # derived connectivity as one dispatch each, the first Vulkan batch after a wait as large as the others,
     # and the input level's sort in the backend's large tiles.
     for run in 1 2; do
-        for ab in default RILL_SUBDIVISION_SCATTERED_STORES=1 RILL_SUBDIVISION_SEPARATE_KERNELS=1 RILL_VK_FIRST_SUBMIT=64 RILL_RADIX_SMALL_TILES=0; do
+        for ab in default RILL_SUBDIVISION_SCATTERED_STORES=1 RILL_SUBDIVISION_JOINED_KERNELS=1 RILL_VK_FIRST_SUBMIT=64 RILL_RADIX_SMALL_TILES=0; do
             [ "$backend" = opengl ] && [ "$ab" = RILL_VK_FIRST_SUBMIT=64 ] && continue
             for mesh in "$spot" "$bunny"; do
                 name=$(basename "$mesh" .obj)_${backend}_${ab%%=*}_$run

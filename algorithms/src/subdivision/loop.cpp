@@ -158,16 +158,18 @@ Int side_of(const Int& h) { return h - 3 * face_of(h); }
 Int next_side(const Int& side) { return select(side == 2, Int(0), side + 1); }
 Int previous_side(const Int& side) { return select(side == 0, Int(2), side - 1); }
 
-/// RILL_SUBDIVISION_SEPARATE_KERNELS=1 (a tuning knob): a level's edge points
+/// RILL_SUBDIVISION_JOINED_KERNELS=1 (a tuning knob): a level's edge points
 /// and vertex points, and a derived level's faces and its edges and fans, as
-/// two dispatches each, as before each pair became one dispatch over both
-/// ranges (docs/PERFORMANCE.md#loop-subdivision).
+/// one dispatch over both ranges each, a dispatch and a barrier fewer, where
+/// by default each is a dispatch of its own. Not the default until timed on a
+/// GPU: a joined kernel takes the registers of its heavier part, so the
+/// lighter part may run at a lower occupancy (docs/PERFORMANCE.md#loop-subdivision).
 bool separate_kernels() {
-    static const bool on = [] {
-        const char* knob = std::getenv("RILL_SUBDIVISION_SEPARATE_KERNELS");
+    static const bool joined = [] {
+        const char* knob = std::getenv("RILL_SUBDIVISION_JOINED_KERNELS");
         return knob && std::string(knob) == "1";
     }();
-    return on;
+    return !joined;
 }
 
 /// The edge point of edge e at out[vertices + e]: 3/8 of the ends and 1/8 of
@@ -240,8 +242,8 @@ Int next_half(const Int& h) { return select(side_of(h) == 2, h - 2, h + 1); }
 /// limits.limit[v] (w = limits.level), by the limit masks of OpenSubdiv's
 /// Loop scheme (Sdc::Scheme<SCHEME_LOOP>): 1/2 and 1/12 at valence 6, 1 - n e
 /// and e = 1 / (n + 3 / (8 beta)) at valence n; 2/3 and 1/6 + 1/6 on a
-/// boundary or crease; a corner stays. In the same dispatch (unless
-/// separate_kernels()), past the vertices, the level's edge points (edge_point).
+/// boundary or crease; a corner stays. Unless separate_kernels(), in the same
+/// dispatch, past the vertices, the level's edge points (edge_point).
 struct Fans {
     const Stream<std::uint32_t>& count;
     const Stream<std::int32_t>& outgoing;
@@ -713,7 +715,7 @@ void derive_face(const Array<int4>& faces, const Array<std::int32_t>& edge_of, c
 /// half-edge keeps its parent half-edge's slot in its edge's halves, so the
 /// first slot is always a half-edge, the second -1 on a boundary. In the
 /// same pass: the child faces (into `children`, as child_faces writes them);
-/// then, past the faces in the same dispatch (unless separate_kernels()), by
+/// then (in the same dispatch, past the faces, unless separate_kernels()) by
 /// parent vertex and edge (derive_edge_or_vertex), the outer edges' halves
 /// and each child vertex's fan, the faces about it and its largest outgoing
 /// half-edge, from the parent's (`count`, `outgoing`), as around() would
