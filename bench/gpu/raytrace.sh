@@ -14,8 +14,8 @@
 # ray-tracing-pipeline peer (rill-vkrt-peer) on the same scene and rays; then the
 # bunny once more with RILL_VK_HOST_TIMES (where a build's host wall goes), through the
 # other front end of each API (RILL_GL_SPIRV, RILL_VK_GLSL_MODULES) and with
-# RILL_GLSL_UNCHECKED (what the bounds checks cost), and through OpenGL with RILL_GL_NATIVE_MIN_MAX (what
-# NVIDIA's min/max workarounds cost); packs everything as $OUT/raytrace.tgz.
+# RILL_GLSL_UNCHECKED (what the bounds checks cost), and through OpenGL with RILL_GL_NATIVE_MIN_MAX=none and
+# =float (what NVIDIA's min/max workarounds cost); packs everything as $OUT/raytrace.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh raytrace
 triangles=${1:-1000000 10000000}
@@ -83,11 +83,12 @@ el
 [ -e "$bunny" ] && RILL_VK_GLSL_MODULES=1 RILL_CACHE_DIR=/tmp/rill-rt-vkglsl bench vulkan stanford-bunny-loop2-vk-glsl "$bunny" --subdivide 2
 el
 # What NVIDIA's min/max workarounds cost OpenGL's float-heavy kernels (docs/TUNING.md, RILL_GL_NATIVE_MIN_MAX):
-# the bunny's rays and PLOC build through OpenGL without them for floats (float) and for floats but the clamp
-# pattern (clamps), and the built-in tests that the workarounds exist for with each (ClampIsMinOfMaxForAnyBounds
-# is expected to fail with float).
+# the bunny's rays and PLOC build through OpenGL with the workaround for every float min and max (none, as
+# before the default became clamps) and for none of them (float), beside the default run above; and the
+# built-in tests that the workarounds exist for with each (ClampIsMinOfMaxForAnyBounds is expected to fail
+# with float).
 if [ -e "$bunny" ]; then
-    for native in float clamps; do
+    for native in none float; do
         RILL_GL_NATIVE_MIN_MAX=$native bench opengl "stanford-bunny-loop2-native-min-max-$native" "$bunny" --subdivide 2
         RILL_GL_NATIVE_MIN_MAX=$native RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Builtins.*/opengl:Backends/Bvh.*/opengl" \
             > "$O/tests_opengl_native_min_max_$native.txt" 2>&1 && echo "OpenGL tests with RILL_GL_NATIVE_MIN_MAX=$native passed" \
