@@ -48,13 +48,14 @@ N sweep_state_words(const N& tiles) { return tiles * kBins; }
 /// more workgroups share a pass and each is done sooner (a pass of 17,568
 /// pairs, three tiles of 256 x 24, took 15 us on an H100 whatever its size
 /// below 2^18). RILL_RADIX_SMALL_TILES=0 keeps the backend's tile at every
-/// size (docs/TUNING.md).
+/// size (docs/TUNING.md), and so does RILL_RADIX_TILES=vulkan, so that the
+/// code keyed on Vulkan's tiles runs on the few tiles its test sorts.
 inline Tile sweep_tile_for(Tile tile, std::int64_t n) {
     static const bool small = [] {
         const char* v = std::getenv("RILL_RADIX_SMALL_TILES");
         return !(v && std::string_view(v) == "0");
     }();
-    if (!small) return tile;
+    if (!small || vulkan_tiles_everywhere()) return tile;
     for (const int items : {4, 8})
         if (items < tile.items && n <= std::int64_t{64} * kWg * items) return Tile{items};
     return tile;
