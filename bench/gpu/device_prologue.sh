@@ -3,10 +3,14 @@
 #
 #   source bench/gpu/device_prologue.sh NAME
 #
-# Unpacks the loaders (.device/env.sh), puts CUDA's tools on PATH, unpacks the binaries
-# carried gzip'ed in .device/bin (whole builds are over the carry limit), and sets O to
+# Unpacks the libraries and binaries carried gzip'ed in .device/lib and .device/bin (whole
+# builds are over the carry limit; bench/gpu/pack.sh packs them), the loaders
+# (.device/env.sh), puts CUDA's tools on PATH, and sets O to
 # $OUT/NAME (made), el to print the seconds since, and finish to pack $O as $OUT/NAME.tgz
 # (machine code gzip'ed) for the trip back.
+for f in .device/lib/*.gz; do  # libraries gzip'ed by bench/gpu/pack.sh
+    [ -e "$f" ] && gunzip -f "$f"
+done
 source .device/env.sh
 export PATH=$PATH:/usr/local/cuda/bin
 for f in .device/bin/*.gz; do
