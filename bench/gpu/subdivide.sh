@@ -12,8 +12,8 @@
 # given level (beside OpenSubdiv's Far refinement and its precomputed stencils by OpenMP
 # and GL compute), the bunny adaptive to the given level, spot adaptive to level 5 (where
 # OpenSubdiv's uniform refinement with limit positions is the peer; under each adaptive
-# row the kernels of one call, longest first), then the A/B knobs of docs/TUNING.md that
-# bear on it (each level's wall times per knob); packs everything as $OUT/subdivide.tgz.
+# row the kernels of one call, longest first); packs everything as $OUT/subdivide.tgz.
+# The A/B knobs that bear on it: bench/gpu/subdivide_ab.sh.
 # The peers' times do not depend on rill's backend: the OpenGL run leaves them out
 # (--no-peers), its rows compare with the Vulkan run's peers.
 set -uo pipefail
@@ -46,22 +46,6 @@ for backend in vulkan opengl; do
     RILL_GLSL_UNCHECKED=1 RILL_BACKEND=$backend rill-bench-subdivide "$bunny" --levels "$uniform" --adaptive-level "$level" --no-peers \
         > "$O/bench_bunny_${backend}_unchecked.txt" 2>&1 || echo "rill-bench-subdivide unchecked on $backend failed"
     cat "$O/bench_bunny_${backend}_unchecked.txt"
-    el
-    # A/B knobs (docs/TUNING.md), each against the default, spot and the bunny to the uniform level without the
-    # peers, twice alternated: the stores before they were laid out for whole sectors, the points and the
-    # derived connectivity as one dispatch each, the first Vulkan batch after a wait as large as the others,
-    # and the input level's sort in the backend's large tiles.
-    for run in 1 2; do
-        for ab in default RILL_SUBDIVISION_SCATTERED_STORES=1 RILL_SUBDIVISION_JOINED_KERNELS=1 RILL_VK_FIRST_SUBMIT=64 RILL_RADIX_SMALL_TILES=0; do
-            [ "$backend" = opengl ] && [ "$ab" = RILL_VK_FIRST_SUBMIT=64 ] && continue
-            for mesh in "$spot" "$bunny"; do
-                name=$(basename "$mesh" .obj)_${backend}_${ab%%=*}_$run
-                env "${ab/default/RILL_AB=default}" RILL_BACKEND=$backend rill-bench-subdivide "$mesh" --levels "$uniform" --adaptive-level 1 --no-peers \
-                    > "$O/ab_$name.txt" 2>&1 || echo "rill-bench-subdivide $ab on $backend failed"
-                echo "$name: $(grep -E '^\| [0-9] \|' "$O/ab_$name.txt" | awk -F'|' '{printf "%s", $4}')"
-            done
-        done
-    done
     el
 done
 finish
