@@ -165,10 +165,7 @@ Int previous_side(const Int& side) { return select(side == 0, Int(2), side - 1);
 /// GPU: a joined kernel takes the registers of its heavier part, so the
 /// lighter part may run at a lower occupancy (docs/PERFORMANCE.md#loop-subdivision).
 bool separate_kernels() {
-    static const bool joined = [] {
-        const char* knob = std::getenv("RILL_SUBDIVISION_JOINED_KERNELS");
-        return knob && std::string(knob) == "1";
-    }();
+    static const bool joined = env_flag("RILL_SUBDIVISION_JOINED_KERNELS");
     return !joined;
 }
 
@@ -412,10 +409,7 @@ void store_children(const Array<int4>& out, const Expr<std::int32_t>& at, const 
 /// faces an invocation a parent, and the derived half-edges' edges stored one
 /// by one, as before both were laid out for whole sectors (below).
 bool scattered_stores() {
-    static const bool on = [] {
-        const char* knob = std::getenv("RILL_SUBDIVISION_SCATTERED_STORES");
-        return knob && std::string(knob) == "1";
-    }();
+    static const bool on = env_flag("RILL_SUBDIVISION_SCATTERED_STORES");
     return on;
 }
 

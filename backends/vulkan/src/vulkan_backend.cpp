@@ -45,6 +45,20 @@ constexpr std::uint32_t kTimedPerBatch = 1024;  // dispatches with timestamps pe
 constexpr std::size_t kBatchesInFlight = 3;
 constexpr std::uint32_t kDispatchesPerSubmit = 64;
 
+/// The whole number environment variable `name` holds, from `lo` to `hi`
+/// (`what` they count), or `fallback` where it is unset or empty; anything
+/// else is an error that says what to give (the backend's knobs, docs/TUNING.md).
+long env_count(const char* name, long lo, long hi, long fallback, const char* what) {
+    const char* knob = std::getenv(name);
+    if (!knob || !*knob) return fallback;
+    char* end = nullptr;
+    const long n = std::strtol(knob, &end, 10);
+    if (*end != '\0' || n < lo || n > hi)
+        throw Error(std::string(name) + " is '" + knob + "'; give " + what + " from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                    ", or unset it");
+    return n;
+}
+
 /// A host-visible buffer, persistently mapped.
 struct HostBuffer {
     VkBuffer buffer = VK_NULL_HANDLE;
@@ -303,18 +317,8 @@ public:
     /// Dispatches in the first batch after a wait: RILL_VK_FIRST_SUBMIT
     /// (1 to 64; 64: every batch alike), else 8 on GPUs and 64 on lavapipe,
     /// where a submission costs 30 us of the host's time (docs/TUNING.md).
-    const std::uint32_t first_submit = [this] {
-        const char* knob = std::getenv("RILL_VK_FIRST_SUBMIT");
-        if (knob && *knob) {
-            char* end = nullptr;
-            const long n = std::strtol(knob, &end, 10);
-            if (*end != '\0' || n < 1 || n > static_cast<long>(kDispatchesPerSubmit))
-                throw Error(std::string("RILL_VK_FIRST_SUBMIT is '") + knob + "'; give dispatches from 1 to " +
-                            std::to_string(kDispatchesPerSubmit) + ", or unset it");
-            return static_cast<std::uint32_t>(n);
-        }
-        return ctx.llvmpipe ? kDispatchesPerSubmit : 8u;
-    }();
+    const std::uint32_t first_submit = static_cast<std::uint32_t>(
+        env_count("RILL_VK_FIRST_SUBMIT", 1, kDispatchesPerSubmit, ctx.llvmpipe ? kDispatchesPerSubmit : 8, "dispatches"));
     std::uint32_t submit_at_ = first_submit;
 
     /// Brackets the next recorded command with timestamps (when profiling): a
@@ -528,17 +532,7 @@ private:
     /// subdivision levels: docs/PERFORMANCE.md#dispatch-and-compile-cost);
     /// CUDA's default waits spin likewise. None on lavapipe, whose own
     /// threads need the cores. RILL_VK_FENCE_SPIN_US sets it (docs/TUNING.md).
-    const std::chrono::microseconds fence_spin = [this] {
-        const char* knob = std::getenv("RILL_VK_FENCE_SPIN_US");
-        if (knob && *knob) {
-            char* end = nullptr;
-            const long us = std::strtol(knob, &end, 10);
-            if (*end != '\0' || us < 0 || us > 1000000)
-                throw Error(std::string("RILL_VK_FENCE_SPIN_US is '") + knob + "'; give microseconds from 0 to 1000000, or unset it");
-            return std::chrono::microseconds(us);
-        }
-        return std::chrono::microseconds(ctx.llvmpipe ? 0 : 2000);
-    }();
+    const std::chrono::microseconds fence_spin{env_count("RILL_VK_FENCE_SPIN_US", 0, 1000000, ctx.llvmpipe ? 0 : 2000, "microseconds")};
     /// Polls `fence` until it is signalled or fence_spin has passed.
     void spin_on(VkFence fence) const {
         if (fence_spin.count() == 0) return;
