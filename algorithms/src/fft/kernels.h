@@ -138,6 +138,13 @@ int split_strided_shared_bytes();
 /// k1) at k1 n2 + j, in the order invocation j of a line reads them (the
 /// line table read at j k1 put a subgroup's loads k1 elements apart).
 std::vector<float2> split_twiddles(int R);
+/// The parts in which the split kernel's strided passes exchange their
+/// lines: 1, or with RILL_FFT_STRIDED_PARTS=2 (an A/B knob) 2, where the
+/// columns are of an even length: a line's rows through shared memory half
+/// at a time (one more barrier, or three in halves), so that twice the lines
+/// lie side by side in the same memory (Brook's columns of 1024 eight to a
+/// workgroup, 64 bytes of each row, in 16 KiB).
+int split_parts(const Words& words);
 /// Lines per workgroup of the split line kernel for a pass (a power of two).
 int split_lines_per_group(const Words& words);
 /// Such a pass as a two-step (four-step) transform in registers, n2

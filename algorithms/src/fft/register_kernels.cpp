@@ -150,6 +150,9 @@ struct SplitLayout {
         row = xor_swizzle ? n2 : n2 + 1;
         line = n1 * row;
     }
+    /// The exchange in `parts` (split_parts): the buffer holds n1 / parts
+    /// rows, the rows of one part at a time.
+    void in_parts(int parts) { line = n1 / parts * row; }
     /// Spreads G lines over the banks: `strided`, the subgroup's invocations
     /// take lines g fastest (G of them side by side, then columns j), so
     /// line g's XOR puts g above the bits that j takes; else lines follow
@@ -193,14 +196,26 @@ std::vector<float2> split_twiddles(int R) {
     return table;
 }
 
+int split_parts(const Words& w) {
+    static const int parts = [] {
+        const char* knob = std::getenv("RILL_FFT_STRIDED_PARTS");
+        if (!knob || std::string(knob) == "1") return 1;
+        if (std::string(knob) == "2") return 2;
+        throw Error("RILL_FFT_STRIDED_PARTS is '" + std::string(knob) + "'; give 1 or 2, or unset it");
+    }();
+    const bool strided = w[desc::InStride] != 1 || w[desc::OutStride] != 1;
+    return strided && split_line(w[desc::Length]).n1 % parts == 0 ? parts : 1;
+}
+
 int split_lines_per_group(const Words& w) {
     const SplitLayout s(w[desc::Length]);
     // Strided lines: several side by side, so that loads and stores of
-    // neighbouring invocations touch neighbouring elements, in up to 32 KiB.
+    // neighbouring invocations touch neighbouring elements, in up to 32 KiB
+    // (times the parts of the exchange, which holds one part at a time).
     // Above 32 KiB only exchanged in halves (the least shared memory any
     // backend offers a workgroup).
     const int strided = halves_above() == 0 ? std::min(split_strided_shared_bytes(), 2 * kSplitSharedBytes) : split_strided_shared_bytes();
-    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : strided;
+    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : strided * split_parts(w);
     int g = 1;
     while (2 * g * s.n2 <= kWorkgroup && 2 * g * s.line * 8 <= bytes) g *= 2;
     return g;
@@ -209,16 +224,18 @@ int split_lines_per_group(const Words& w) {
 const LineKernel& split_line_kernel(const Words& words) {
     const Words key = kernel_key(words);
     const int G = split_lines_per_group(key);
+    const int P = split_parts(key);
     SplitLayout lay(key[desc::Length]);
+    lay.in_parts(P);
     const bool halves = in_halves(G * lay.line, G * lay.n2);
     const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
     lay.spread(G, strided, halves);
-    return once_per_key(std::pair{key, halves}, [&] {
+    return once_per_key(std::tuple{key, halves, P}, [&] {
         return group_kernel(static_cast<std::uint32_t>(G * lay.n2),
             kernel_name("fft_split_lines_", key) + (strided ? "_strided" : "") + (halves ? "_halves" : "") +
-                "(src, dst, twiddles, schedule, at, scale)",
+                (P > 1 ? "_parts" + std::to_string(P) : "") + "(src, dst, twiddles, schedule, at, scale)",
             kInRange,
-            [key, G, lay, halves](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
+            [key, G, P, lay, halves](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const int n1 = lay.n1, n2 = lay.n2;
                 auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
                 const int c0 = word(desc::Count0), c1 = word(desc::Count1);
@@ -273,17 +290,28 @@ const LineKernel& split_line_kernel(const Words& words) {
                         If(l < lines && k1 < n1, [&] { body(r, k1); });
                     }
                 };
-                ex.swap(
-                    [&](const auto& store) {
-                        If(l_in < lines, [&] {
-                            for (int k1 = 0; k1 < n1; ++k1) store(lay.at(g_in, Int(k1), j_in), column[static_cast<std::size_t>(k1)]);
+                // In P parts: rows [p h, (p + 1) h) of every line through the
+                // buffer at a time, a barrier before each part after the first.
+                const int h = n1 / P;
+                for (int p = 0; p < P; ++p) {
+                    if (p > 0) barrier();
+                    ex.swap(
+                        [&](const auto& store) {
+                            If(l_in < lines, [&] {
+                                for (int k1 = p * h; k1 < (p + 1) * h; ++k1)
+                                    store(lay.at(g_in, Int(k1 - p * h), j_in), column[static_cast<std::size_t>(k1)]);
+                            });
+                        },
+                        [&](const auto& load) {
+                            each_row([&](int r, const Int& k1) {
+                                auto rows_of_part = [&] {
+                                    for (int t = 0; t < n2; ++t) load(lay.at(g, k1 - p * h, Int(t)), rows[static_cast<std::size_t>(r * n2 + t)]);
+                                };
+                                if (P == 1) rows_of_part();
+                                else If(k1 >= p * h && k1 < (p + 1) * h, rows_of_part);
+                            });
                         });
-                    },
-                    [&](const auto& load) {
-                        each_row([&](int r, const Int& k1) {
-                            for (int t = 0; t < n2; ++t) load(lay.at(g, k1, Int(t)), rows[static_cast<std::size_t>(r * n2 + t)]);
-                        });
-                    });
+                }
                 Int base = address(l, desc::OutMul0);
                 each_row([&](int r, const Int& k1) {
                     std::vector<C> x;
