@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rill/core/backend.h"
+#include "rill/core/error.h"
 
 namespace rill {
 
@@ -74,6 +75,17 @@ std::string KernelTimes::summary(const std::string& backend) const {
 bool env_flag(const char* name) {
     const char* v = std::getenv(name);
     return v && *v && std::string(v) != "0";
+}
+
+long env_count(const char* name, long lo, long hi, long fallback, const char* what) {
+    const char* knob = std::getenv(name);
+    if (!knob || !*knob) return fallback;
+    char* end = nullptr;
+    const long n = std::strtol(knob, &end, 10);
+    if (*end != '\0' || n < lo || n > hi)
+        throw Error(std::string(name) + " is '" + knob + "'; give " + what + " from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                    ", or unset it");
+    return n;
 }
 
 bool profiling_from_env() { return env_flag("RILL_PROFILE"); }

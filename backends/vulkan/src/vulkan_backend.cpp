@@ -45,20 +45,6 @@ constexpr std::uint32_t kTimedPerBatch = 1024;  // dispatches with timestamps pe
 constexpr std::size_t kBatchesInFlight = 3;
 constexpr std::uint32_t kDispatchesPerSubmit = 64;
 
-/// The whole number environment variable `name` holds, from `lo` to `hi`
-/// (`what` they count), or `fallback` where it is unset or empty; anything
-/// else is an error that says what to give (the backend's knobs, docs/TUNING.md).
-long env_count(const char* name, long lo, long hi, long fallback, const char* what) {
-    const char* knob = std::getenv(name);
-    if (!knob || !*knob) return fallback;
-    char* end = nullptr;
-    const long n = std::strtol(knob, &end, 10);
-    if (*end != '\0' || n < lo || n > hi)
-        throw Error(std::string(name) + " is '" + knob + "'; give " + what + " from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                    ", or unset it");
-    return n;
-}
-
 /// A host-visible buffer, persistently mapped.
 struct HostBuffer {
     VkBuffer buffer = VK_NULL_HANDLE;

@@ -218,6 +218,12 @@ private:
 /// empty or 0 (how rill's on/off variables read).
 bool env_flag(const char* name);
 
+/// The whole number environment variable `name` holds, from `lo` to `hi`
+/// (`what` they count), or `fallback` where it is unset or empty; anything
+/// else is a rill::Error that says what to give (the backends' knobs,
+/// docs/TUNING.md).
+long env_count(const char* name, long lo, long hi, long fallback, const char* what);
+
 /// True when RILL_PROFILE is set to something other than 0.
 bool profiling_from_env();
 
