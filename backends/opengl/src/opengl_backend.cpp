@@ -8,7 +8,6 @@
 #include <GL/glew.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -289,22 +288,6 @@ struct State {
     bool subgroup_partitioned = false;  // GL_NV_shader_subgroup_partitioned, in compute shaders
     bool llvmpipe = false;  // Mesa's llvmpipe: glsl::ShaderOptions::reorderable_loads off, opaque min operands
     bool nvidia = false;    // NVIDIA's driver: glsl::ShaderOptions::uint_bit_queries_as_int, min_max_as_selects
-    /// How long a read-back polls a fence before it reads, where the read
-    /// itself would block in the driver (the Vulkan backend's fence_spin,
-    /// whose blocking waits returned 30-80 us later than polling on an
-    /// H100); none off NVIDIA's driver. RILL_GL_READ_SPIN_US sets it
-    /// (docs/TUNING.md).
-    std::chrono::microseconds read_spin{0};
-    /// Polls a fence after the commands so far until they are done or
-    /// read_spin has passed.
-    void spin_until_done() const {
-        if (read_spin.count() == 0) return;
-        GLsync done = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        const auto start = std::chrono::steady_clock::now();
-        GLbitfield flush = GL_SYNC_FLUSH_COMMANDS_BIT;
-        while (glClientWaitSync(done, flush, 0) == GL_TIMEOUT_EXPIRED && std::chrono::steady_clock::now() - start < read_spin) flush = 0;
-        glDeleteSync(done);
-    }
 
     /// Orders a command that reads the buffers `reads` and writes `writes`
     /// after the commands before it, and records its accesses. GL runs
@@ -667,7 +650,6 @@ public:
         info_.limits.max_buffer_bytes = static_cast<std::uint64_t>(ssbo);
         s.llvmpipe = renderer.find("llvmpipe") != std::string::npos;
         s.nvidia = vendor.find("NVIDIA") != std::string::npos;
-        s.read_spin = std::chrono::microseconds{env_count("RILL_GL_READ_SPIN_US", 0, 1000000, s.nvidia ? 2000 : 0, "microseconds")};
         if (s.llvmpipe) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
         // Released buffers kept for reuse, as the Vulkan backend keeps them: an
         // eighth of the device's memory where the driver tells it (NVIDIA's
@@ -807,10 +789,8 @@ public:
                 // the read after the copy by GL (a copy is no incoherent shader write).
                 const GLuint staging = st_->readback_buffer(static_cast<std::size_t>(piece));
                 glCopyNamedBufferSubData(from.id, staging, static_cast<GLintptr>(offset + done), 0, piece);
-                st_->spin_until_done();
                 glGetNamedBufferSubData(staging, 0, piece, to);
             } else {
-                st_->spin_until_done();
                 glGetNamedBufferSubData(from.id, static_cast<GLintptr>(offset + done), piece, to);
             }
         }
@@ -888,7 +868,6 @@ public:
     void finish() override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
-        st_->spin_until_done();
         glFinish();
         st_->collect_queries();
         st_->check_debug();
