@@ -139,11 +139,13 @@ int split_strided_shared_bytes();
 /// line table read at j k1 put a subgroup's loads k1 elements apart).
 std::vector<float2> split_twiddles(int R);
 /// The parts in which the split kernel's strided passes exchange their
-/// lines: 1, or with RILL_FFT_STRIDED_PARTS=2 (an A/B knob) 2, where the
-/// columns are of an even length: a line's rows through shared memory half
-/// at a time (one more barrier, or three in halves), so that twice the lines
-/// lie side by side in the same memory (Brook's columns of 1024 eight to a
-/// workgroup, 64 bytes of each row, in 16 KiB).
+/// lines: 2 where the columns are of an even length (else 1): a line's rows
+/// through shared memory half at a time (one more barrier, or three in
+/// halves), so that twice the lines lie side by side in the same memory
+/// (Brook's columns of 1024 eight to a workgroup, 64 bytes of each row where
+/// four read 32, in 16 KiB; on an H200 Brook's 2D FFT 1.17x and 2^24 1.04x
+/// as fast: docs/PERFORMANCE.md#fft). RILL_FFT_STRIDED_PARTS=1 (an A/B knob)
+/// exchanges whole lines.
 int split_parts(const Words& words);
 /// Lines per workgroup of the split line kernel for a pass (a power of two).
 int split_lines_per_group(const Words& words);

@@ -197,12 +197,7 @@ std::vector<float2> split_twiddles(int R) {
 }
 
 int split_parts(const Words& w) {
-    static const int parts = [] {
-        const char* knob = std::getenv("RILL_FFT_STRIDED_PARTS");
-        if (!knob || std::string(knob) == "1") return 1;
-        if (std::string(knob) == "2") return 2;
-        throw Error("RILL_FFT_STRIDED_PARTS is '" + std::string(knob) + "'; give 1 or 2, or unset it");
-    }();
+    static const int parts = static_cast<int>(env_count("RILL_FFT_STRIDED_PARTS", 1, 2, 2, "parts"));
     const bool strided = w[desc::InStride] != 1 || w[desc::OutStride] != 1;
     return strided && split_line(w[desc::Length]).n1 % parts == 0 ? parts : 1;
 }
