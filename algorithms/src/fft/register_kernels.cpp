@@ -197,9 +197,12 @@ std::vector<float2> split_twiddles(int R) {
 }
 
 int split_parts(const Words& w) {
-    static const int parts = static_cast<int>(env_count("RILL_FFT_STRIDED_PARTS", 1, 2, 2, "parts"));
+    static const int parts = static_cast<int>(env_count("RILL_FFT_STRIDED_PARTS", 1, 4, 2, "parts"));
     const bool strided = w[desc::InStride] != 1 || w[desc::OutStride] != 1;
-    return strided && split_line(w[desc::Length]).n1 % parts == 0 ? parts : 1;
+    if (!strided) return 1;
+    int p = parts;
+    while (split_line(w[desc::Length]).n1 % p) --p;
+    return p;
 }
 
 int split_lines_per_group(const Words& w) {
