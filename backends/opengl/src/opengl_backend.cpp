@@ -318,8 +318,14 @@ struct State {
         for (GLuint b : buffers)
             if (written.count(b)) return barrier();
     }
-    void barrier() {
-        glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    /// The bits of rill's own barriers: every bit, or with
+    /// RILL_GL_BARRIER_BITS=buffers (an A/B knob, docs/TUNING.md) those of
+    /// the consumers rill's commands are (shader storage, buffer reads,
+    /// writes and copies, atomic counters); a barrier before the caller's own
+    /// GL commands (opengl::make_current) takes every bit either way.
+    GLbitfield barrier_bits = GL_ALL_BARRIER_BITS;
+    void barrier(GLbitfield bits = 0) {
+        glMemoryBarrier(bits ? bits : barrier_bits);
         written.clear();
         read.clear();
         external = false;
@@ -650,6 +656,13 @@ public:
         info_.limits.max_buffer_bytes = static_cast<std::uint64_t>(ssbo);
         s.llvmpipe = renderer.find("llvmpipe") != std::string::npos;
         s.nvidia = vendor.find("NVIDIA") != std::string::npos;
+        if (const char* bits = std::getenv("RILL_GL_BARRIER_BITS"); bits && *bits) {
+            const std::string v = bits;
+            if (v == "buffers")
+                s.barrier_bits = GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT | GL_ATOMIC_COUNTER_BARRIER_BIT;
+            else if (v != "all")
+                throw Error("RILL_GL_BARRIER_BITS is '" + v + "'; give all or buffers, or unset it");
+        }
         if (s.llvmpipe) info_.limits.loop_iterations = kLlvmpipeLoopIterations;
         // Released buffers kept for reuse, as the Vulkan backend keeps them: an
         // eighth of the device's memory where the driver tells it (NVIDIA's
@@ -1000,7 +1013,7 @@ void make_current(Runtime& rt) {
     State& st = gl::state_of(rt);
     std::lock_guard lock(st.mutex);
     st.ctx.make_current();
-    if (!st.written.empty()) st.barrier();
+    if (!st.written.empty()) st.barrier(GL_ALL_BARRIER_BITS);
     st.external = true;  // the caller's commands may read or write any stream: the next command waits for them
 }
 
