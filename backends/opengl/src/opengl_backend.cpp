@@ -32,6 +32,7 @@
 #include "rill/core/buffer_pool.h"
 #include "rill/core/disk_cache.h"
 #include "rill/core/error.h"
+#include "rill/core/host_times.h"
 #include "rill/core/launch.h"
 
 #ifdef RILL_GL_VULKAN_MEMORY
@@ -107,6 +108,15 @@ struct State {
     std::vector<std::string> messages;  // KHR_debug errors and high-severity messages
     bool profiling = profiling_from_env();
     KernelTimes times;
+    /// The kinds of host work RILL_GL_HOST_TIMES counts.
+    struct HostTime {
+        enum { StreamAllocate, BufferCreate, Upload, Download, Dispatch, Barrier, Compile, Finish };
+    };
+    HostTimes host_times{"RILL_GL_HOST_TIMES",
+                         "rill opengl host times (RILL_GL_HOST_TIMES), since the context was made",
+                         {"stream allocations (pooled or new)", "buffer objects made (glNamedBufferStorage or a Vulkan import)",
+                          "uploads", "downloads (waited for)", "dispatches (issued)", "glMemoryBarrier", "kernel builds",
+                          "finish (glFinish)"}};
     struct Timed {
         std::string name;
         GLuint elapsed, end;  // queries: GL_TIME_ELAPSED of the command, GL_TIMESTAMP once it is done
@@ -325,6 +335,7 @@ struct State {
     /// GL commands (opengl::make_current) takes every bit either way.
     GLbitfield barrier_bits = GL_ALL_BARRIER_BITS;
     void barrier(GLbitfield bits = 0) {
+        const HostTimes::Scope timed(host_times, HostTime::Barrier);
         glMemoryBarrier(bits ? bits : barrier_bits);
         written.clear();
         read.clear();
@@ -431,6 +442,7 @@ public:
 
 private:
     bool create() {
+        const HostTimes::Scope timed(st_->host_times, State::HostTime::BufferCreate);
         if ((id = st_->vulkan_buffer(capacity_))) return true;
         glCreateBuffers(1, &id);
         glNamedBufferStorage(id, static_cast<GLsizeiptr>(capacity_), nullptr, static_buffers_from_env() ? 0 : GL_DYNAMIC_STORAGE_BIT);
@@ -715,6 +727,7 @@ public:
         } catch (...) {
         }
         if (profiling_from_env()) std::fputs(st_->times.summary("opengl").c_str(), stderr);
+        if (st_->host_times.on) std::fputs(st_->host_times.summary().c_str(), stderr);
     }
 
     const BackendInfo& info() const override { return info_; }
@@ -724,6 +737,7 @@ public:
         // the buffer, whose destructor takes the lock (it deadlocked otherwise).
         std::shared_ptr<GlBuffer> b;
         std::lock_guard lock(st_->mutex);
+        const HostTimes::Scope timed(st_->host_times, State::HostTime::StreamAllocate);
         st_->ctx.make_current();
         b = std::make_shared<GlBuffer>(st_, bytes);
         if (contents == BufferContents::Zero) {
@@ -753,6 +767,7 @@ public:
 
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
+        const HostTimes::Scope timed(st_->host_times, State::HostTime::Upload);
         st_->ctx.make_current();
         GlBuffer& to = gl_buffer(&dst);
         const char* from = static_cast<const char*>(src);
@@ -790,6 +805,7 @@ public:
     /// a staging buffer of its own size and read from there.
     void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) override {
         std::lock_guard lock(st_->mutex);
+        const HostTimes::Scope timed(st_->host_times, State::HostTime::Download);
         st_->ctx.make_current();
         const GlBuffer& from = gl_buffer(&src);
         st_->barrier_if_written({from.id});
@@ -837,6 +853,7 @@ public:
 
     std::unique_ptr<Program> compile(const ir::Kernel& k, const Signature& sig) override {
         std::lock_guard lock(st_->mutex);
+        const HostTimes::Scope timed(st_->host_times, State::HostTime::Compile);
         st_->ctx.make_current();
         auto p = std::make_unique<GlProgram>(st_, k, sig);
         st_->check_debug();
@@ -847,6 +864,7 @@ public:
         auto& p = static_cast<GlProgram&>(program);
         std::lock_guard lock(st_->mutex);
         State& s = *st_;
+        const HostTimes::Scope timed(s.host_times, State::HostTime::Dispatch);
         s.ctx.make_current();
         glsl::pack_info(k, d, info_words_);
         const GLsizeiptr bytes = static_cast<GLsizeiptr>((info_words_.size() * 4 + 255) & ~std::size_t{255});
@@ -881,6 +899,7 @@ public:
     void finish() override {
         std::lock_guard lock(st_->mutex);
         st_->ctx.make_current();
+        const HostTimes::Scope timed(st_->host_times, State::HostTime::Finish);
         glFinish();
         st_->collect_queries();
         st_->check_debug();

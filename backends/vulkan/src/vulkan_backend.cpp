@@ -24,7 +24,7 @@
 #include "compile.h"
 #include "context.h"
 #include "rill/core/buffer_pool.h"
-#include "host_times.h"
+#include "rill/core/host_times.h"
 #include "rill/core/disk_cache.h"
 #include "spirv_tools.h"
 #include "rill/backends/glsl/codegen.h"
@@ -70,10 +70,18 @@ struct Batch {
     bool in_flight = false;
 };
 
+/// The kinds of host work RILL_VK_HOST_TIMES counts (HostTimes).
+struct HostTime {
+    enum { StreamAllocate, DriverAllocate, DriverFree, Upload, Download, Dispatch, Submit, Wait, Compile };
+};
+
 class Device {
 public:
     Context ctx;
-    HostTimes host_times;
+    HostTimes host_times{"RILL_VK_HOST_TIMES",
+                         "rill vulkan host times (RILL_VK_HOST_TIMES), since the device was made",
+                         {"stream allocations (pooled or new)", "vkAllocateMemory", "vkFreeMemory", "uploads (recorded)",
+                          "downloads (waited for)", "dispatches (recorded)", "vkQueueSubmit", "waits for a batch", "kernel builds"}};
 
     Device() {
         VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -150,7 +158,7 @@ public:
         if (size >= kDedicatedBytes) mi.pNext = &dedicated;
         VkResult r;
         {
-            const HostTimes::Scope timed(host_times, HostTimes::DriverAllocate);
+            const HostTimes::Scope timed(host_times, HostTime::DriverAllocate);
             r = vkAllocateMemory(ctx.device, &mi, nullptr, &mem);
         }
         if (r != VK_SUCCESS) {
@@ -502,7 +510,7 @@ private:
         si.pCommandBuffers = &b.cmd;
         {
             std::lock_guard queue_lock(*ctx.queue_mutex);
-            const HostTimes::Scope timed(host_times, HostTimes::Submit);
+            const HostTimes::Scope timed(host_times, HostTime::Submit);
             check(vkQueueSubmit(ctx.queue, 1, &si, b.fence), "vkQueueSubmit");
         }
         b.in_flight = true;
@@ -532,7 +540,7 @@ private:
     void retire(Batch& b) {
         if (!b.cmd || !b.in_flight) return;
         {
-            const HostTimes::Scope timed(host_times, HostTimes::Wait);
+            const HostTimes::Scope timed(host_times, HostTime::Wait);
             spin_on(b.fence);
             check(vkWaitForFences(ctx.device, 1, &b.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
         }
@@ -582,7 +590,7 @@ private:
     }
 
     void destroy(const Pooled& p) {
-        const HostTimes::Scope timed(host_times, HostTimes::DriverFree);
+        const HostTimes::Scope timed(host_times, HostTime::DriverFree);
         vkDestroyBuffer(ctx.device, p.buffer, nullptr);
         vkFreeMemory(ctx.device, p.memory, nullptr);
     }
@@ -967,7 +975,7 @@ public:
 
     std::shared_ptr<Buffer> allocate(std::size_t bytes, BufferContents contents) override {
         std::lock_guard lock(dev_->mutex);
-        const HostTimes::Scope timed(dev_->host_times, HostTimes::StreamAllocate);
+        const HostTimes::Scope timed(dev_->host_times, HostTime::StreamAllocate);
         auto buf = std::make_shared<VkStreamBuffer>(dev_, bytes);
         // Zero, where asked: a pooled buffer holds what it held.
         if (contents == BufferContents::Zero && bytes)
@@ -979,7 +987,7 @@ public:
 
     void upload(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         std::lock_guard lock(dev_->mutex);
-        const HostTimes::Scope timed(dev_->host_times, HostTimes::Upload);
+        const HostTimes::Scope timed(dev_->host_times, HostTime::Upload);
         // Large uploads go in pieces that fit a staging buffer.
         const std::size_t piece = 64u << 20;
         for (std::size_t done = 0; done < bytes; done += piece) {
@@ -993,7 +1001,7 @@ public:
 
     void download(Buffer& src, std::size_t offset, void* dst, std::size_t bytes) override {
         std::lock_guard lock(dev_->mutex);
-        const HostTimes::Scope timed(dev_->host_times, HostTimes::Download);
+        const HostTimes::Scope timed(dev_->host_times, HostTime::Download);
         const std::size_t piece = 64u << 20;
         for (std::size_t done = 0; done < bytes; done += piece) {
             const std::size_t n = std::min(piece, bytes - done);
@@ -1010,14 +1018,14 @@ public:
     }
 
     std::unique_ptr<Program> compile(const ir::Kernel& k, const Signature& sig) override {
-        const HostTimes::Scope timed(dev_->host_times, HostTimes::Compile);
+        const HostTimes::Scope timed(dev_->host_times, HostTime::Compile);
         return std::make_unique<VkProgram>(dev_, k, sig);
     }
 
     void dispatch(Program& program, const ir::Kernel& k, const Dispatch& d) override {
         auto& p = static_cast<VkProgram&>(program);
         std::lock_guard lock(dev_->mutex);
-        const HostTimes::Scope timed(dev_->host_times, HostTimes::Dispatch);
+        const HostTimes::Scope timed(dev_->host_times, HostTime::Dispatch);
         glsl::pack_info(k, d, info_words_);
         dev_->reserve(info_words_.size());
         const std::uint32_t base = dev_->info(info_words_);
