@@ -11,7 +11,8 @@
 # from the filled caches at 2^20 elements (the warm loads logged). Through Vulkan,
 # beside the default run, the A/B knobs of docs/TUNING.md: RILL_VK_SPIRV_OPT=1, cold
 # (fft_vulkan_spirv_opt.txt: the FFT's kernels skip spirv-opt on NVIDIA's driver), then
-# RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and =16 (fft_vulkan_above16.txt); through
+# RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and =16 (fft_vulkan_above16.txt),
+# RILL_FFT_STRIDED_PARTS=1 and =4 (fft_vulkan_parts1.txt, fft_vulkan_parts4.txt); through
 # OpenGL, RILL_GL_NATIVE_MIN_MAX=all (fft_opengl_native_min_max.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
@@ -54,6 +55,9 @@ ab() {
 }
 ab whole RILL_FFT_EXCHANGE_HALVES=0 vulkan
 ab above16 RILL_FFT_EXCHANGE_HALVES=16 vulkan
+# The strided passes' exchange whole (before the default two parts) and in four parts.
+ab parts1 RILL_FFT_STRIDED_PARTS=1 vulkan
+ab parts4 RILL_FFT_STRIDED_PARTS=4 vulkan
 # What NVIDIA's min/max workarounds still cost OpenGL's short lines (integers keep them; docs/TUNING.md).
 ab native_min_max RILL_GL_NATIVE_MIN_MAX=all opengl
 finish

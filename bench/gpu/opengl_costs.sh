@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Where NVIDIA's OpenGL pays more than Vulkan for the same calls, on the GPU machine, after the recipe in
+# ../shared/device/README.md (rill-tests, rill-bench-bandwidth, rill-bench-subdivide and rill-bench-raytrace
+# carried in .device/, spot and the bunny gzip'ed in .device/meshes; bench/gpu/pack.sh):
+#
+#   bench/gpu/opengl_costs.sh [runs = 2]
+#
+# The host's time by kind of work (RILL_VK_HOST_TIMES, RILL_GL_HOST_TIMES) for spot's subdivision to level 5
+# and the subdivided bunny's BVH builds through each API; then RILL_GL_BARRIER_BITS=buffers against the
+# default (every bit): the OpenGL tests that read back between short dispatches with it, the cost of a
+# dependent kernel (rill-bench-bandwidth's chain), spot's subdivision and the bunny's rays and builds,
+# alternated `runs` times. Packs everything as $OUT/opengl_costs.tgz.
+set -uo pipefail
+source bench/gpu/device_prologue.sh opengl_costs
+runs=${1:-2}
+spot=.device/meshes/spot.obj
+bunny=.device/meshes/stanford-bunny.obj
+for api in vulkan opengl; do
+    RILL_VK_HOST_TIMES=1 RILL_GL_HOST_TIMES=1 RILL_BACKEND=$api rill-bench-subdivide "$spot" --levels 5 --adaptive-level 1 --no-peers \
+        > "$O/host_times_spot_$api.txt" 2>&1 || echo "rill-bench-subdivide (spot) on $api failed"
+    echo "spot through $api:"; grep -A10 "host times" "$O/host_times_spot_$api.txt"
+    RILL_VK_HOST_TIMES=1 RILL_GL_HOST_TIMES=1 RILL_BACKEND=$api rill-bench-raytrace "$bunny" --subdivide 2 --size 320x180 \
+        > "$O/host_times_bunny_$api.txt" 2>&1 || echo "rill-bench-raytrace (bunny) on $api failed"
+    echo "the bunny's builds and rays through $api:"; grep -A10 "host times" "$O/host_times_bunny_$api.txt"
+done
+el
+RILL_GL_BARRIER_BITS=buffers RILL_GL_DEBUG=1 rill-tests \
+    --gtest_filter='Backends/RadixSort*/opengl:Backends/Scan*/opengl:Backends/Subdivision.*/opengl:Backends/Bvh*/opengl:Backends/Scatter*/opengl:Backends/Compact*/opengl:Backends/Streams*/opengl' \
+    > "$O/tests_barrier_buffers.txt" 2>&1 && echo "OpenGL tests with RILL_GL_BARRIER_BITS=buffers passed" \
+    || { echo "OpenGL tests with RILL_GL_BARRIER_BITS=buffers FAILED"; grep -E "^\[  FAILED" "$O/tests_barrier_buffers.txt" | head; }
+el
+for run in $(seq "$runs"); do
+    for bits in all buffers; do
+        RILL_GL_BARRIER_BITS=$bits RILL_BENCH_ONLY=chain RILL_BACKEND=opengl rill-bench-bandwidth 24 > "$O/chain_${bits}_$run.txt" 2>&1
+        echo "dependent kernels, $bits bits: $(grep 'dependent kernels' "$O/chain_${bits}_$run.txt" | cut -d'|' -f4)"
+        RILL_GL_BARRIER_BITS=$bits RILL_BACKEND=opengl rill-bench-subdivide "$spot" --levels 5 --adaptive-level 1 --no-peers > "$O/spot_${bits}_$run.txt" 2>&1
+        echo "spot, $bits bits: $(grep -E '^\| [0-9] \|' "$O/spot_${bits}_$run.txt" | awk -F'|' '{printf "%s", $4}')"
+        RILL_GL_BARRIER_BITS=$bits RILL_BACKEND=opengl rill-bench-raytrace "$bunny" --subdivide 2 --size 1920x1080 > "$O/rays_${bits}_$run.txt" 2>&1
+        echo "the bunny, $bits bits:"; grep -E "Mrays|build, " "$O/rays_${bits}_$run.txt" | head -5 | cut -d'|' -f2,3
+    done
+    el
+done
+finish
