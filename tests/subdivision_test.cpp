@@ -4,7 +4,10 @@
 // closed meshes stay watertight; edge meshes and errors.
 #include <rill/algorithms/subdivision.h>
 
+#include "../algorithms/src/subdivision/level.h"
+
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <set>
 
@@ -75,6 +78,36 @@ TEST_P(Subdivision, MeshesOfManyVerticesMatchOpenSubdiv) {
     EXPECT_EQ(error_message([&] { subdivide(rt(), m, 1); }),
               "rill::subdivision::loop: the edge of vertices 40000 and 40002 belongs to three or more faces (1 such edges); Loop "
               "subdivision needs a manifold mesh (split the mesh at those edges)");
+}
+
+TEST_P(Subdivision, JoinedAndSeparateKernelsAgree) {
+    // Small levels run their points (and derived connectivity) joined in one
+    // dispatch, large ones apart (detail::joined_largest_level): both ways give
+    // the same bits, on a closed mesh, one with creases and one with a boundary.
+    const std::int64_t before = subdivision::detail::joined_largest_level();
+    struct Restore {
+        std::int64_t to;
+        ~Restore() { subdivision::detail::set_joined_largest_level(to); }
+    } restore{before};
+    for (const auto& [m, closed] : {std::pair{torus(12, 7), true}, std::pair{sharp_cube(), true}, std::pair{disc(7), false}}) {
+        subdivision::detail::set_joined_largest_level(-1);
+        const Result apart = subdivide(rt(), m, 3);
+        subdivision::detail::set_joined_largest_level(std::numeric_limits<std::int64_t>::max());
+        const Result joined = subdivide(rt(), m, 3);
+        ASSERT_EQ(apart.vertices.size(), joined.vertices.size());
+        ASSERT_EQ(apart.faces.size(), joined.faces.size());
+        for (std::size_t i = 0; i < apart.vertices.size(); ++i) {
+            const float4 a = apart.vertices[i], b = joined.vertices[i];
+            ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "vertex " << i;
+        }
+        for (std::size_t i = 0; i < apart.faces.size(); ++i) {
+            const int4 a = apart.faces[i], b = joined.faces[i];
+            ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "face " << i;
+        }
+        // And each as OpenSubdiv has it.
+        subdivision::detail::set_joined_largest_level(-1);
+        expect_matches_opensubdiv(rt(), m, 2, closed);
+    }
 }
 
 TEST_P(Subdivision, LevelZeroAndEmptyMeshes) {

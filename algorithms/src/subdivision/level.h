@@ -14,6 +14,21 @@ namespace rill::subdivision::detail {
 constexpr int kWorkgroup = 256;
 inline std::int64_t groups_for(std::int64_t n) { return (n + kWorkgroup - 1) / kWorkgroup; }
 
+/// The faces of the largest level whose edge points and vertex points run as
+/// one dispatch over both ranges, and (a derived level) its faces and its
+/// edges and fans likewise: a dispatch and a barrier fewer each, the same
+/// results. A joined kernel takes the registers of its heavier part, which
+/// costs the lighter part occupancy where a level is large: on an H200,
+/// joined everywhere, spot to level 5 (levels of up to 1.5M faces) took 0.97
+/// of the time through Vulkan and 0.94-0.97 through OpenGL, the bunny's
+/// level 3 (from 1.1M faces) 0.93, its level 4 (from 4.4M) the same, its
+/// level 5 (from 17.8M) 1.06 (docs/PERFORMANCE.md#loop-subdivision).
+/// RILL_SUBDIVISION_JOINED_KERNELS=0 (never) or 1 (always) are A/B knobs
+/// (docs/TUNING.md); set_joined_largest_level for the tests (-1: never).
+constexpr std::int64_t kJoinedLargestLevel = std::int64_t{1} << 21;
+std::int64_t joined_largest_level();
+void set_joined_largest_level(std::int64_t faces);
+
 /// The checks every call makes of its mesh: dense streams of one Runtime;
 /// faces when there are vertices (false: an empty mesh, nothing to do).
 bool check_mesh(const char* who, const Stream<float4>& vertices, const Stream<int4>& faces);

@@ -10,8 +10,10 @@
 #include "level.h"
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -158,16 +160,24 @@ Int side_of(const Int& h) { return h - 3 * face_of(h); }
 Int next_side(const Int& side) { return select(side == 2, Int(0), side + 1); }
 Int previous_side(const Int& side) { return select(side == 0, Int(2), side - 1); }
 
-/// RILL_SUBDIVISION_JOINED_KERNELS=1 (a tuning knob): a level's edge points
-/// and vertex points, and a derived level's faces and its edges and fans, as
-/// one dispatch over both ranges each, a dispatch and a barrier fewer, where
-/// by default each is a dispatch of its own. Not the default until timed on a
-/// GPU: a joined kernel takes the registers of its heavier part, so the
-/// lighter part may run at a lower occupancy (docs/PERFORMANCE.md#loop-subdivision).
-bool separate_kernels() {
-    static const bool joined = env_flag("RILL_SUBDIVISION_JOINED_KERNELS");
-    return !joined;
+namespace {
+
+std::atomic<std::int64_t>& joined_setting() {
+    // RILL_SUBDIVISION_JOINED_KERNELS: 0 never, 1 always, unset by size.
+    static std::atomic<std::int64_t> largest{[] {
+        const long knob = env_count("RILL_SUBDIVISION_JOINED_KERNELS", 0, 1, -1, "0 (never) or 1 (always)");
+        return knob < 0 ? kJoinedLargestLevel : knob == 0 ? std::int64_t{-1} : std::numeric_limits<std::int64_t>::max();
+    }()};
+    return largest;
 }
+
+}  // namespace
+
+std::int64_t joined_largest_level() { return joined_setting().load(); }
+void set_joined_largest_level(std::int64_t faces) { joined_setting().store(faces); }
+
+/// Whether the level of `faces` faces runs its kernels apart (joined_largest_level).
+bool separate_kernels(std::int64_t faces) { return faces > joined_largest_level(); }
 
 /// The edge point of edge e at out[vertices + e]: 3/8 of the ends and 1/8 of
 /// the two opposite vertices, the midpoint on a boundary or sharp edge
@@ -378,8 +388,9 @@ void vertex_points(const Stream<float4>& vertices, const Stream<int4>& faces, co
     const bool parent = c.odd_from > 0;
     const Stream<int4> parent_faces = parent ? c.parent_faces : Runtime::of(vertices).scratch<int4>({1});
     const Stream<std::int32_t> parent_edge_of = parent ? c.parent_edge_of : Runtime::of(vertices).scratch<std::int32_t>({1});
-    const std::int64_t edges = separate_kernels() ? 0 : c.edges;
-    if (separate_kernels()) edge_points(c.halves, faces, vertices, sharp, c.edges, out);
+    const bool apart = separate_kernels(faces.size());
+    const std::int64_t edges = apart ? 0 : c.edges;
+    if (apart) edge_points(c.halves, faces, vertices, sharp, c.edges, out);
     kernel(Groups{groups_for(vertices.size() + edges)}, vertices, faces, sharp, fans.count, fans.outgoing, fans.edge_of, fans.halves, parent_faces,
            parent_edge_of, parent ? c.parent_halves : parent_edge_of, out, limit, static_cast<std::int32_t>(born), limits.level,
            static_cast<std::int32_t>(parent ? c.odd_from : vertices.size()), static_cast<std::int32_t>(edges));
@@ -768,7 +779,7 @@ Connectivity derive_children(const Stream<int4>& faces, const Connectivity& pare
     c.count = rt.scratch<std::uint32_t>({vertices + parent.edges});
     c.outgoing = rt.scratch<std::int32_t>({vertices + parent.edges});
     const auto v = static_cast<std::int32_t>(vertices), e = static_cast<std::int32_t>(parent.edges);
-    if (separate_kernels()) {
+    if (separate_kernels(parent_faces)) {
         kernel(Groups{groups_for(parent_faces)}, faces, parent.edge_of, parent.halves, children, c.edge_of, c.halves, v, e);
         derive_edges(parent.halves, count, outgoing, vertices, parent.edges, c);
     } else {
