@@ -165,8 +165,11 @@ namespace {
 std::atomic<std::int64_t>& joined_setting() {
     // RILL_SUBDIVISION_JOINED_KERNELS: 0 never, 1 always, unset by size.
     static std::atomic<std::int64_t> largest{[] {
-        const long knob = env_count("RILL_SUBDIVISION_JOINED_KERNELS", 0, 1, -1, "0 (never) or 1 (always)");
-        return knob < 0 ? kJoinedLargestLevel : knob == 0 ? std::int64_t{-1} : std::numeric_limits<std::int64_t>::max();
+        const char* knob = std::getenv("RILL_SUBDIVISION_JOINED_KERNELS");
+        if (!knob || !*knob) return kJoinedLargestLevel;
+        if (std::string(knob) == "0") return std::int64_t{-1};
+        if (std::string(knob) == "1") return std::numeric_limits<std::int64_t>::max();
+        throw Error(std::string("RILL_SUBDIVISION_JOINED_KERNELS is '") + knob + "'; give 0 (never joined), 1 (always), or unset it (by size)");
     }()};
     return largest;
 }
