@@ -9,7 +9,8 @@
 # and the subdivided bunny's BVH builds through each API; then RILL_GL_BARRIER_BITS=buffers against the
 # default (every bit): the OpenGL tests that read back between short dispatches with it, the cost of a
 # dependent kernel (rill-bench-bandwidth's chain), spot's subdivision and the bunny's rays and builds,
-# alternated `runs` times. Packs everything as $OUT/opengl_costs.tgz.
+# alternated `runs` times; and RILL_GL_POOL_UNFENCED=1: the OpenGL tests with it, spot's subdivision
+# with its host times. Packs everything as $OUT/opengl_costs.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh opengl_costs
 runs=${1:-2}
@@ -28,6 +29,14 @@ RILL_GL_BARRIER_BITS=buffers RILL_GL_DEBUG=1 rill-tests \
     --gtest_filter='Backends/RadixSort*/opengl:Backends/Scan*/opengl:Backends/Subdivision.*/opengl:Backends/Bvh*/opengl:Backends/Scatter*/opengl:Backends/Compact*/opengl:Backends/Streams*/opengl' \
     > "$O/tests_barrier_buffers.txt" 2>&1 && echo "OpenGL tests with RILL_GL_BARRIER_BITS=buffers passed" \
     || { echo "OpenGL tests with RILL_GL_BARRIER_BITS=buffers FAILED"; grep -E "^\[  FAILED" "$O/tests_barrier_buffers.txt" | head; }
+el
+RILL_GL_POOL_UNFENCED=1 RILL_GL_DEBUG=1 rill-tests --gtest_filter='Backends/*/opengl' > "$O/tests_pool_unfenced.txt" 2>&1 \
+    && echo "OpenGL tests with RILL_GL_POOL_UNFENCED=1 passed" \
+    || { echo "OpenGL tests with RILL_GL_POOL_UNFENCED=1 FAILED"; grep -E "^\[  FAILED" "$O/tests_pool_unfenced.txt" | head; }
+RILL_GL_POOL_UNFENCED=1 RILL_GL_HOST_TIMES=1 RILL_BACKEND=opengl rill-bench-subdivide "$spot" --levels 5 --adaptive-level 1 --no-peers \
+    > "$O/host_times_spot_unfenced.txt" 2>&1
+echo "spot through OpenGL, the pool unfenced: $(grep -E '^\| [0-9] \|' "$O/host_times_spot_unfenced.txt" | awk -F'|' '{printf "%s", $4}')"
+grep -A10 "host times" "$O/host_times_spot_unfenced.txt"
 el
 for run in $(seq "$runs"); do
     for bits in all buffers; do

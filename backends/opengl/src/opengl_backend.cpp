@@ -84,6 +84,17 @@ bool static_buffers_from_env() {
 
 bool debug_from_env() { return env_flag("RILL_GL_DEBUG"); }
 
+/// RILL_GL_POOL_UNFENCED=1 (an A/B knob, docs/TUNING.md): a released buffer
+/// joins the pool at once, its accesses still tracked (State::order puts a
+/// barrier before a new stream's first command on it), where by default it
+/// waits for a fence on the commands issued before its release, so that a
+/// call's later streams cannot take the buffers of its earlier ones while the
+/// GPU still runs them.
+bool pool_unfenced_from_env() {
+    static const bool on = env_flag("RILL_GL_POOL_UNFENCED");
+    return on;
+}
+
 /// Stream buffers of at least this many bytes take memory that Vulkan
 /// allocated, where the GL context's GPU has a Vulkan driver (vulkan_memory.h);
 /// smaller ones, which the GL driver's own buffers serve as well, stay GL's
@@ -195,6 +206,10 @@ struct State {
 
     /// Call with the mutex held and the context current.
     void release(GLuint id, std::size_t capacity) {
+        if (pool_unfenced_from_env()) {
+            pool.give(id, capacity, [&](GLuint gone) { delete_stream_buffer(gone); });
+            return;
+        }
         released.push_back({id, capacity, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)});
         pool_released();
     }
