@@ -131,8 +131,7 @@ bool split(const Words& words);
 /// lines side by side make each access of a warp wider; exchanged in halves
 /// (halves_above) it holds half of that, three workgroups to an NVIDIA SM
 /// through Vulkan where 32 KiB fits one. RILL_FFT_STRIDED_SHARED_KIB=16 or 8
-/// (an A/B knob) gives fewer lines side by side, 64 more (Brook's columns of
-/// 1024 eight side by side, 64 bytes a row, in 32 KiB exchanged in halves).
+/// (an A/B knob) gives fewer lines side by side.
 int split_strided_shared_bytes();
 /// The split kernel's twiddles of lines of R (split_line(R) = n1 n2): w_R^(j
 /// k1) at k1 n2 + j, in the order invocation j of a line reads them (the

@@ -182,8 +182,8 @@ int split_strided_shared_bytes() {
         const char* knob = std::getenv("RILL_FFT_STRIDED_SHARED_KIB");
         if (!knob) return 2 * kSplitSharedBytes;
         const std::string v = knob;
-        if (v == "8" || v == "16" || v == "32" || v == "64") return std::stoi(v) * 1024;
-        throw Error("RILL_FFT_STRIDED_SHARED_KIB is '" + v + "'; give 8, 16, 32 or 64, or unset it");
+        if (v == "8" || v == "16" || v == "32") return std::stoi(v) * 1024;
+        throw Error("RILL_FFT_STRIDED_SHARED_KIB is '" + v + "'; give 8, 16 or 32, or unset it");
     }();
     return bytes;
 }
@@ -210,10 +210,7 @@ int split_lines_per_group(const Words& w) {
     // Strided lines: several side by side, so that loads and stores of
     // neighbouring invocations touch neighbouring elements, in up to 32 KiB
     // (times the parts of the exchange, which holds one part at a time).
-    // Above 32 KiB only exchanged in halves (the least shared memory any
-    // backend offers a workgroup).
-    const int strided = halves_above() == 0 ? std::min(split_strided_shared_bytes(), 2 * kSplitSharedBytes) : split_strided_shared_bytes();
-    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : strided * split_parts(w);
+    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : split_strided_shared_bytes() * split_parts(w);
     int g = 1;
     while (2 * g * s.n2 <= kWorkgroup && 2 * g * s.line * 8 <= bytes) g *= 2;
     return g;
