@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "rill/backends/glsl/info_layout.h"
@@ -1435,11 +1436,18 @@ std::vector<std::uint32_t> binding_words(const Shader& sh) {
     return words;
 }
 
-std::size_t read_bindings(std::span<const std::uint32_t> words, Shader& sh) {
-    if (words.size() < 3 || words[0] != kBindingsFormat || words.size() - 3 < words[1]) return 0;
-    sh.info_binding = words[2];
-    sh.stream_binding.assign(words.begin() + 3, words.begin() + 3 + words[1]);
-    return 3 + std::size_t{words[1]};
+std::size_t read_bindings(std::span<const std::uint8_t> entry, Shader& sh) {
+    auto word = [&](std::size_t i) {
+        std::uint32_t w = 0;
+        std::memcpy(&w, entry.data() + 4 * i, 4);
+        return w;
+    };
+    const std::size_t words = entry.size() / 4;
+    if (words < 3 || word(0) != kBindingsFormat || words - 3 < word(1)) return 0;
+    sh.info_binding = word(2);
+    sh.stream_binding.resize(word(1));
+    for (std::size_t i = 0; i < sh.stream_binding.size(); ++i) sh.stream_binding[i] = word(3 + i);
+    return 4 * (3 + sh.stream_binding.size());
 }
 
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt) {

@@ -613,10 +613,8 @@ private:
     bool load_binary_by_ir(const std::string& file, std::uint64_t key) {
         auto data = disk_cache::load(file, key);
         if (!data) return false;
-        std::vector<std::uint32_t> words(data->size() / 4);
-        std::memcpy(words.data(), data->data(), words.size() * 4);
-        const std::size_t at = glsl::read_bindings(words, shader);
-        return at != 0 && program_from(data->data() + 4 * at, data->size() - 4 * at);
+        const std::size_t at = glsl::read_bindings(*data, shader);
+        return at != 0 && program_from(data->data() + at, data->size() - at);
     }
 
     /// The program from a stored binary (its format, then its bytes).

@@ -848,11 +848,12 @@ public:
     std::vector<std::uint32_t> compiled_by_ir(const char* name, std::uint64_t key) {
         const auto bytes = disk_cache::load(name, key);
         if (!bytes || bytes->size() % 4 != 0) return {};
-        std::vector<std::uint32_t> words(bytes->size() / 4);
-        std::memcpy(words.data(), bytes->data(), bytes->size());
-        const std::size_t at = glsl::read_bindings(words, shader);
-        if (at == 0 || at >= words.size() || words[at] != 0x07230203u) return {};  // the SPIR-V magic number
-        return {words.begin() + static_cast<std::ptrdiff_t>(at), words.end()};
+        const std::size_t at = glsl::read_bindings(*bytes, shader);
+        if (at == 0 || at >= bytes->size()) return {};
+        std::vector<std::uint32_t> spirv((bytes->size() - at) / 4);
+        std::memcpy(spirv.data(), bytes->data() + at, bytes->size() - at);
+        if (spirv[0] != 0x07230203u) return {};  // the SPIR-V magic number
+        return spirv;
     }
     void store_by_ir(const char* name, std::uint64_t key, const std::vector<std::uint32_t>& spirv) const {
         std::vector<std::uint32_t> words = glsl::binding_words(shader);

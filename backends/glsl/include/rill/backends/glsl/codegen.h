@@ -113,10 +113,10 @@ struct CompiledKey {
 CompiledKey compiled_key(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
 
 /// A shader's bindings as words, to keep beside its compiled code in a cache
-/// entry; read_bindings takes them back from the front of `words` into `sh`
-/// and returns how many words they took, 0 where they do not parse.
+/// entry; read_bindings takes them back from the front of the entry's bytes
+/// into `sh` and returns how many bytes they took, 0 where they do not parse.
 std::vector<std::uint32_t> binding_words(const Shader& sh);
-std::size_t read_bindings(std::span<const std::uint32_t> words, Shader& sh);
+std::size_t read_bindings(std::span<const std::uint8_t> entry, Shader& sh);
 
 /// Generates the shader and, when RILL_DUMP is set, writes it as dump_name.
 Shader generate(const ir::Kernel& k, const Signature& sig, const ShaderOptions& opt);
