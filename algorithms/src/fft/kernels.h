@@ -127,8 +127,9 @@ SplitLine split_line(int R);
 /// split_line has columns of at most kSplitLongestColumn.
 bool split(const Words& words);
 /// The shared memory a workgroup of the split kernel's strided lines would
-/// hold as float2: 32 KiB (twice the contiguous lines'), so that several
-/// lines side by side make each access of a warp wider; exchanged in halves
+/// hold as float2 for one part of its exchange (split_parts): 32 KiB (twice
+/// the contiguous lines'), so that several lines side by side make each
+/// access of a warp wider; exchanged in halves
 /// (halves_above) it holds half of that, three workgroups to an NVIDIA SM
 /// through Vulkan where 32 KiB fits one. RILL_FFT_STRIDED_SHARED_KIB=16 or 8
 /// (an A/B knob) gives fewer lines side by side.
