@@ -95,6 +95,15 @@ bool pool_unfenced_from_env() {
     return on;
 }
 
+/// RILL_GL_INFO_RANGES=1 (an A/B knob, docs/TUNING.md): a dispatch's
+/// parameters bound as a range of the info ring (glBindBufferRange at its
+/// offset, the shader's base uniform left at 0), where by default the whole
+/// ring is bound and the base set by glProgramUniform1ui before each dispatch.
+bool info_ranges_from_env() {
+    static const bool on = env_flag("RILL_GL_INFO_RANGES");
+    return on;
+}
+
 /// Stream buffers of at least this many bytes take memory that Vulkan
 /// allocated, where the GL context's GPU has a Vulkan driver (vulkan_memory.h);
 /// smaller ones, which the GL driver's own buffers serve as well, stay GL's
@@ -278,6 +287,7 @@ struct State {
     /// (NVIDIA's driver lost such updates of stream buffers; upload()).
     GLuint info = 0;
     GLsizeiptr info_used = 0;
+    bool info_ranges = false;  // RILL_GL_INFO_RANGES, where the driver's offset alignment divides 256
     void new_info_ring() {
         if (info) glDeleteBuffers(1, &info);
         glCreateBuffers(1, &info);
@@ -681,6 +691,11 @@ public:
         info_.limits.max_buffer_bytes = static_cast<std::uint64_t>(ssbo);
         s.llvmpipe = renderer.find("llvmpipe") != std::string::npos;
         s.nvidia = vendor.find("NVIDIA") != std::string::npos;
+        if (info_ranges_from_env()) {
+            GLint alignment = 0;
+            glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &alignment);
+            s.info_ranges = alignment > 0 && 256 % alignment == 0;
+        }
         if (const char* bits = std::getenv("RILL_GL_BARRIER_BITS"); bits && *bits) {
             const std::string v = bits;
             if (v == "buffers")
@@ -898,10 +913,14 @@ public:
             (writes ? writes_ : reads_).push_back(buffer.id);
             glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, buffer.id);
         }
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, p.shader.info_binding, s.info);
+        if (s.info_ranges) {
+            glBindBufferRange(GL_SHADER_STORAGE_BUFFER, p.shader.info_binding, s.info, static_cast<GLintptr>(4 * base), bytes);
+        } else {
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, p.shader.info_binding, s.info);
+        }
         s.order(reads_, writes_);
         glUseProgram(p.id);
-        glProgramUniform1ui(p.id, 0, base);
+        if (!s.info_ranges) glProgramUniform1ui(p.id, 0, base);
         const glsl::Grid grid = glsl::dispatch_grid(k, static_cast<std::uint64_t>(d.domain.size()),
                                                     static_cast<std::uint64_t>(max_groups_[0]),
                                                     static_cast<std::uint64_t>(max_groups_[1]));
