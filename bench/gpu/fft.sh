@@ -13,7 +13,8 @@
 # (fft_vulkan_spirv_opt.txt: the FFT's kernels skip spirv-opt on NVIDIA's driver), then
 # RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and =16 (fft_vulkan_above16.txt),
 # RILL_FFT_STRIDED_PARTS=1 and =4 (fft_vulkan_parts1.txt, fft_vulkan_parts4.txt); through
-# OpenGL, RILL_GL_NATIVE_MIN_MAX=all (fft_opengl_native_min_max.txt).
+# OpenGL, RILL_GL_NATIVE_MIN_MAX=all (fft_opengl_native_min_max.txt) and RILL_GLSL_UNCHECKED=1
+# (fft_opengl_unchecked.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -58,6 +59,9 @@ ab above16 RILL_FFT_EXCHANGE_HALVES=16 vulkan
 # The strided passes' exchange whole (before the default two parts) and in four parts.
 ab parts1 RILL_FFT_STRIDED_PARTS=1 vulkan
 ab parts4 RILL_FFT_STRIDED_PARTS=4 vulkan
-# What NVIDIA's min/max workarounds still cost OpenGL's short lines (integers keep them; docs/TUNING.md).
+# What NVIDIA's min/max workarounds still cost OpenGL's short lines (integers keep them; docs/TUNING.md),
+# and what rill's bounds checks cost them (the staged kernel's lines of 16 and 13 take 2.6x and 2.0x
+# their Vulkan time through OpenGL, docs/PERFORMANCE.md#opengl-against-vulkan).
 ab native_min_max RILL_GL_NATIVE_MIN_MAX=all opengl
+ab unchecked RILL_GLSL_UNCHECKED=1 opengl
 finish
