@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Where NVIDIA's OpenGL pays more than Vulkan for the same calls, on the GPU machine, after the recipe in
-# ../shared/device/README.md (rill-tests, rill-bench-bandwidth, rill-bench-subdivide and rill-bench-raytrace
-# carried in .device/, spot and the bunny gzip'ed in .device/meshes; bench/gpu/pack.sh):
+# ../shared/device/README.md (rill-tests, rill-bench-bandwidth, rill-bench-subdivide, rill-bench-raytrace
+# and rill-bench-occupancy carried in .device/, spot and the bunny gzip'ed in .device/meshes; bench/gpu/pack.sh):
 #
 #   bench/gpu/opengl_costs.sh [runs = 2]
 #
-# The host's time by kind of work (RILL_VK_HOST_TIMES, RILL_GL_HOST_TIMES) for spot's subdivision to level 5
+# The workgroups an SM holds by their shared memory through each API (rill-bench-occupancy); the host's
+# time by kind of work (RILL_VK_HOST_TIMES, RILL_GL_HOST_TIMES) for spot's subdivision to level 5
 # and the subdivided bunny's BVH builds through each API; then RILL_GL_BARRIER_BITS=buffers against the
 # default (every bit): the OpenGL tests that read back between short dispatches with it, the cost of a
 # dependent kernel (rill-bench-bandwidth's chain), spot's subdivision and the bunny's rays and builds,
@@ -20,6 +21,14 @@ runs=${1:-2}
 subset='Backends/RadixSort*/opengl:Backends/Scan*/opengl:Backends/Subdivision.*/opengl:Backends/Bvh*/opengl:Backends/Scatter*/opengl:Backends/Compact*/opengl:Backends/Streams*/opengl:Backends/VariableOutputs*/opengl'
 spot=.device/meshes/spot.obj
 bunny=.device/meshes/stanford-bunny.obj
+# How many workgroups an SM holds by their shared memory, through each API (Vulkan's: about 48 KB an SM on
+# the H100 and H200, docs/PERFORMANCE.md#radix-sort; OpenGL's not yet measured): the FFT's short lines
+# run 2.0-2.6x slower through OpenGL from the same GLSL.
+for api in vulkan opengl; do
+    RILL_BACKEND=$api rill-bench-occupancy 132 "$O/occupancy_$api.json" > "$O/occupancy_$api.txt" 2>&1 || echo "rill-bench-occupancy on $api failed"
+    echo "$api:"; grep -E "^\| [0-9]+ KB" "$O/occupancy_$api.txt"
+done
+el
 for api in vulkan opengl; do
     RILL_VK_HOST_TIMES=1 RILL_GL_HOST_TIMES=1 RILL_BACKEND=$api rill-bench-subdivide "$spot" --levels 5 --adaptive-level 1 --no-peers \
         > "$O/host_times_spot_$api.txt" 2>&1 || echo "rill-bench-subdivide (spot) on $api failed"
