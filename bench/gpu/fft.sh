@@ -13,8 +13,8 @@
 # (fft_vulkan_spirv_opt.txt: the FFT's kernels skip spirv-opt on NVIDIA's driver), then
 # RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and =16 (fft_vulkan_above16.txt),
 # RILL_FFT_STRIDED_PARTS=1 and =4 (fft_vulkan_parts1.txt, fft_vulkan_parts4.txt); through
-# OpenGL, RILL_GL_NATIVE_MIN_MAX=all (fft_opengl_native_min_max.txt) and RILL_GLSL_UNCHECKED=1
-# (fft_opengl_unchecked.txt).
+# OpenGL, RILL_GL_NATIVE_MIN_MAX=all (fft_opengl_native_min_max.txt), RILL_GLSL_UNCHECKED=1
+# (fft_opengl_unchecked.txt) and RILL_GL_SPIRV=1 (fft_opengl_gl_spirv.txt).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -64,4 +64,6 @@ ab parts4 RILL_FFT_STRIDED_PARTS=4 vulkan
 # their Vulkan time through OpenGL, docs/PERFORMANCE.md#opengl-against-vulkan).
 ab native_min_max RILL_GL_NATIVE_MIN_MAX=all opengl
 ab unchecked RILL_GLSL_UNCHECKED=1 opengl
+# The same kernels through OpenGL from glslang's SPIR-V instead of the driver's GLSL front end.
+ab gl_spirv RILL_GL_SPIRV=1 opengl
 finish
