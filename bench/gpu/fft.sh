@@ -2,8 +2,10 @@
 # rill's FFT on the GPU machine, after the recipe in ../shared/device/README.md
 # (rill-tests, rill-app-tests, rill-bench-fft and rill-vkfft-peer carried in .device/):
 #
-#   bench/gpu/fft.sh [log2 elements per batched workload = 26]
+#   bench/gpu/fft.sh [log2 elements per batched workload = 26] [all | main | ab]
 #
+# (all of it takes more than a call's 10 minutes: `main` runs all but the A/B knobs, `ab` the
+# default bench on both APIs and the A/B knobs beside it.)
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Each API's bench runs
@@ -18,35 +20,45 @@
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
-run_gpu_tests FFT "Backends/Fft.*/BACKEND:Backends/Builtins.ComplexHelpers/BACKEND" "Backends/FftApp.*/BACKEND"
-el
-python3 bench/gpu/torch_fft.py "$e" > "$O/peer_torch_fft.json" || echo "PyTorch FFT peer failed"
-el
-rill-vkfft-peer "$e" --check > "$O/peer_vkfft.json" 2> "$O/peer_vkfft.txt" || echo "VkFFT peer failed: $(tail -2 "$O/peer_vkfft.txt")"
-el
-# Empty kernel caches (rill's and the driver's), so that the plan cost is the cold one on any machine.
-for backend in vulkan opengl; do
-    cold=$(mktemp -d)
-    RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
-        || echo "rill-bench-fft on $backend failed: $(tail -2 "$O/fft_$backend.txt")"
-    echo "$backend, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_$backend.txt"
-    echo "$backend: where the transforms of several passes or long lines go"; grep -E "^(2D|1D).* ms in " "$O/fft_$backend.txt"
-    RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend rill-bench-fft --elements-log2 20 --no-fftw "$O/fft_${backend}_warm.json" > "$O/fft_${backend}_warm.txt" 2>&1 \
-        || echo "rill-bench-fft on $backend from the filled caches failed: $(tail -2 "$O/fft_${backend}_warm.txt")"
-    echo "$backend, filled caches, a new process: the slowest kernel loads"; slowest_builds "$O/fft_${backend}_warm.txt"
+part=${2:-all}
+if [ "$part" != ab ]; then
+    run_gpu_tests FFT "Backends/Fft.*/BACKEND:Backends/Builtins.ComplexHelpers/BACKEND" "Backends/FftApp.*/BACKEND"
     el
-done
-python3 bench/gpu/fft_table.py "$O"
-el
-# Cold through Vulkan again with every kernel through spirv-opt: where the builds' time goes
-# then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).
-cold=$(mktemp -d)
-RILL_VK_SPIRV_OPT=1 RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=vulkan \
-    rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_spirv_opt.json" > "$O/fft_vulkan_spirv_opt.txt" 2>&1 \
-    || echo "rill-bench-fft with RILL_VK_SPIRV_OPT=1 failed: $(tail -2 "$O/fft_vulkan_spirv_opt.txt")"
-echo "vulkan with spirv-opt, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_vulkan_spirv_opt.txt"
-python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_spirv_opt.json" default spirv-opt
-el
+    python3 bench/gpu/torch_fft.py "$e" > "$O/peer_torch_fft.json" || echo "PyTorch FFT peer failed"
+    el
+    rill-vkfft-peer "$e" --check > "$O/peer_vkfft.json" 2> "$O/peer_vkfft.txt" || echo "VkFFT peer failed: $(tail -2 "$O/peer_vkfft.txt")"
+    el
+    # Empty kernel caches (rill's and the driver's), so that the plan cost is the cold one on any machine.
+    for backend in vulkan opengl; do
+        cold=$(mktemp -d)
+        RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
+            || echo "rill-bench-fft on $backend failed: $(tail -2 "$O/fft_$backend.txt")"
+        echo "$backend, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_$backend.txt"
+        echo "$backend: where the transforms of several passes or long lines go"; grep -E "^(2D|1D).* ms in " "$O/fft_$backend.txt"
+        RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend rill-bench-fft --elements-log2 20 --no-fftw "$O/fft_${backend}_warm.json" > "$O/fft_${backend}_warm.txt" 2>&1 \
+            || echo "rill-bench-fft on $backend from the filled caches failed: $(tail -2 "$O/fft_${backend}_warm.txt")"
+        echo "$backend, filled caches, a new process: the slowest kernel loads"; slowest_builds "$O/fft_${backend}_warm.txt"
+        el
+    done
+    python3 bench/gpu/fft_table.py "$O"
+    el
+    # Cold through Vulkan again with every kernel through spirv-opt: where the builds' time goes
+    # then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).
+    cold=$(mktemp -d)
+    RILL_VK_SPIRV_OPT=1 RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=vulkan \
+        rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_vulkan_spirv_opt.json" > "$O/fft_vulkan_spirv_opt.txt" 2>&1 \
+        || echo "rill-bench-fft with RILL_VK_SPIRV_OPT=1 failed: $(tail -2 "$O/fft_vulkan_spirv_opt.txt")"
+    echo "vulkan with spirv-opt, empty caches: the slowest kernel builds"; slowest_builds "$O/fft_vulkan_spirv_opt.txt"
+    python3 bench/gpu/compare_runs.py "$O/fft_vulkan.json" "$O/fft_vulkan_spirv_opt.json" default spirv-opt
+    el
+else
+    # The A/Bs alone: the default runs warm beside them (the call before ran the rest).
+    for backend in vulkan opengl; do
+        RILL_BACKEND=$backend rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$backend.json" > "$O/fft_$backend.txt" 2>&1 \
+            || echo "rill-bench-fft on $backend failed: $(tail -2 "$O/fft_$backend.txt")"
+    done
+fi
+[ "$part" = main ] && { finish; exit 0; }
 # ab NAME KNOB=VALUE BACKEND: rill-bench-fft with the knob, compared with the default run.
 ab() {
     env "$2" RILL_BACKEND="$3" rill-bench-fft --elements-log2 "$e" --no-fftw "$O/fft_$3_$1.json" > "$O/fft_$3_$1.txt" 2>&1 \
