@@ -70,7 +70,9 @@ struct Batch {
     bool in_flight = false;
 };
 
-/// The kinds of host work RILL_VK_HOST_TIMES counts (HostTimes).
+/// The kinds of host work RILL_VK_HOST_TIMES counts (HostTimes). They nest: a
+/// download's time holds the wait for its batch, which the waits count too, and
+/// a stream allocation's holds any vkAllocateMemory it made.
 struct HostTime {
     enum { StreamAllocate, DriverAllocate, DriverFree, Upload, Download, Dispatch, Submit, Wait, Compile };
 };
