@@ -215,14 +215,15 @@ struct State {
 
     /// Call with the mutex held and the context current.
     void release(GLuint id, std::size_t capacity) {
-        if (pool_unfenced_from_env()) {
-            pool.give(id, capacity, [&](GLuint gone) { delete_stream_buffer(gone); });
-            return;
-        }
+        if (pool_unfenced_from_env()) return to_pool(id, capacity);
         released.push_back({id, capacity, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)});
         pool_released();
     }
 
+    /// Gives buffer `id` to the pool, which deletes what it holds past its bound.
+    void to_pool(GLuint id, std::size_t capacity) {
+        pool.give(id, capacity, [&](GLuint gone) { delete_stream_buffer(gone); });
+    }
     /// Moves the released buffers whose commands have run to the pool, or
     /// deletes them past its bound.
     void pool_released() {
@@ -234,7 +235,7 @@ struct State {
             if (glClientWaitSync(r.done, done == 0 ? GL_SYNC_FLUSH_COMMANDS_BIT : 0, 0) == GL_TIMEOUT_EXPIRED) break;
             glDeleteSync(r.done);
             forget(r.id);  // nothing in flight uses it: no barrier is owed for it
-            pool.give(r.id, r.capacity, [&](GLuint id) { delete_stream_buffer(id); });
+            to_pool(r.id, r.capacity);
         }
         released.erase(released.begin(), released.begin() + static_cast<std::ptrdiff_t>(done));
     }
