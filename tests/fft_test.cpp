@@ -325,7 +325,7 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // (every other length) with scaling; then strided lines, and the passes
     // of transforms too long for one. Every backend runs them (the CPU its
     // lockstep kernels).
-    const std::int64_t lengths[] = {3, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1009, 1600, 2048, 1536, 2187, 3125, 4096};
+    const std::int64_t lengths[] = {2, 3, 5, 7, 8, 16, 27, 32, 33, 58, 243, 625, 960, 1001, 1024, 1009, 1600, 2048, 1536, 2187, 3125, 4096};
     for (std::size_t i = 0; i < std::size(lengths); ++i) {
         const std::int64_t n = lengths[i];
         const bool inverse = i % 2 == 1;
@@ -345,7 +345,9 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // Bluestein's lengths in one kernel each (the chirp, the transform of 64
     // or 128 in the three-step split, the filter, the inverse and the chirp
     // again) along contiguous lines: a 2D 37 x 23 inverse, its rows in that
-    // kernel, its strided columns in the five kernels.
+    // kernel, its strided columns in the five kernels. Short lines that the
+    // CPU's lockstep kernel keeps in registers: 2D columns of 5 and 6, and
+    // 24576, whose passes on the CPU are 8192 and a pre-twiddled 3.
     struct Case {
         Shape shape;
         int dims;
@@ -353,7 +355,8 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     };
     for (const Case& c : {Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
                           Case{{1600, 3}, 2, false}, Case{{2, 8192}, 1, true}, Case{{2187, 2}, 2, false}, Case{{20000}, 1, false},
-                          Case{{std::int64_t{17} << 18}, 1, true}, Case{{37, 23}, 2, true}}) {
+                          Case{{std::int64_t{17} << 18}, 1, true}, Case{{37, 23}, 2, true}, Case{{2, 5, 6}, 2, true},
+                          Case{{24576}, 1, false}}) {
         SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
         EXPECT_LE(specialized_error(rt(), c.shape, c.dims, c.inverse), bound(c.shape, c.dims));
     }

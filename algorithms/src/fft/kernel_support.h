@@ -98,7 +98,8 @@ std::vector<C> dft(const std::vector<C>& x) {
 
 /// z w_n^q (w_n = exp(-2 pi i / n)) for a q known when tracing: quarter
 /// turns without multiplications, others as z cos - i z sin.
-inline C rotated(const C& z, int q, int n) {
+template <class T>
+T rotated(const T& z, int q, int n) {
     q %= n;
     if (q == 0) return z;
     if (2 * q == n) return -z;
@@ -117,8 +118,10 @@ inline C pre_twiddle(const Array<float2>& tw, const Expr<std::int32_t>& coarse, 
 /// The forward DFT of x in registers, for any length whose prime factors are
 /// among kRadices: Cooley-Tukey by the first of kRadices that divides the
 /// length (n = r m: the m-point transforms of the r decimated sequences,
-/// twiddled by w_n^(n1 k2), then r-point DFTs across them), dft() at the leaves.
-inline std::vector<C> register_fft(const std::vector<C>& x) {
+/// twiddled by w_n^(n1 k2), then r-point DFTs across them), dft() at the leaves;
+/// of one complex number per element (C) or of several lines' (Lanes).
+template <class C>
+std::vector<C> register_fft(const std::vector<C>& x) {
     const int n = static_cast<int>(x.size());
     if (n == 1) return x;
     int r = n;

@@ -254,6 +254,9 @@ const LineKernel& lockstep_line_kernel(const Words& words);
 /// four: two buffers of 256 KiB), so that lengths to 8192 take one pass over
 /// memory where the line kernels take two.
 constexpr int kLockstepLine = 8192;
+/// Lockstep lines of up to this length are transformed whole in registers
+/// (register_fft over lanes of four lines), without the shared buffer.
+constexpr int kLockstepRegisterLine = 8;
 /// Lines the lockstep kernel of a pass takes at a time (4 or 8), and the sets
 /// of them a workgroup transforms one after another: workgroup g takes lines
 /// g * sets * lines on.

@@ -281,6 +281,7 @@ struct Lanes {
 };
 Lanes operator+(const Lanes& a, const Lanes& b) { return {a.re + b.re, a.im + b.im}; }
 Lanes operator-(const Lanes& a, const Lanes& b) { return {a.re - b.re, a.im - b.im}; }
+Lanes operator-(const Lanes& a) { return {-a.re, -a.im}; }
 Lanes operator*(const Lanes& a, float s) { return {a.re * s, a.im * s}; }
 Lanes mul_i(const Lanes& a) { return {-a.im, a.re}; }
 Lanes mul_neg_i(const Lanes& a) { return {a.im, -a.re}; }
@@ -361,7 +362,8 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
             Int lines = schedule.load(at + int(desc::Lines));
             Int line_twiddles = schedule.load(at + int(desc::LineTwiddles));
             // Two buffers of R elements of H lane groups, real and imaginary parts.
-            Shared<float4> buf(4 * R * H, dsl::Unchecked{});
+            std::optional<Shared<float4>> shared;  // none for lines in registers
+            if (R > kLockstepRegisterLine) shared.emplace(4 * R * H, dsl::Unchecked{});
             const int Q = lockstep_sets(w);
             // The workgroup's Q sets of V lines, one after another.
             auto each_set = [&](const std::function<void(const Expr<std::int32_t>&)>& body) {
@@ -394,28 +396,62 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
                 const std::vector<Int> in_at = addresses(desc::InMul0);
                 const int in_stride = word(desc::InStride);
                 Int pre_fine = schedule.load(at + int(desc::PreFine)), pre_coarse = schedule.load(at + int(desc::PreCoarse));
+                // Element t of lane group h's four lines (zero past the last line).
+                auto loaded = [&](int h, const Expr<std::int32_t>& t, bool last) {
+                    std::vector<Float2> x;
+                    for (int c = 0; c < 4; ++c) {
+                        const int v = 4 * h + c;
+                        x.emplace_back(Expr<float2>(0.0f, 0.0f));
+                        auto load = [&] {
+                            Float2& e = x.back();
+                            e = src.load(in_at[static_cast<std::size_t>(v)] + t * in_stride);
+                            if (word(desc::ConjIn)) e = conj(e);
+                            if (word(desc::PreTwiddle)) {
+                                Int q = ((first + v) / c0 % c1) * t;
+                                e = cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, q));
+                            }
+                        };
+                        if (!last) load();
+                        else If(first + v < lines, load);
+                    }
+                    return Lanes{Expr<float4>(x[0].x(), x[1].x(), x[2].x(), x[3].x()), Expr<float4>(x[0].y(), x[1].y(), x[2].y(), x[3].y())};
+                };
+                const std::vector<Int> out_at = addresses(desc::OutMul0);
+                const int out_stride = word(desc::OutStride);
+                // Element t of lane group h's four lines, scaled (none past the last line).
+                auto stored = [&](int h, const Expr<std::int32_t>& t, const Lanes& y, bool last) {
+                    const Expr<float4> xr = y.re * scale, xi = y.im * scale;
+                    for (int c = 0; c < 4; ++c) {
+                        const int v = 4 * h + c;
+                        auto store = [&] {
+                            const Expr<float> im = word(desc::ConjOut) ? -lane(xi, c) : lane(xi, c);
+                            dst.store(out_at[static_cast<std::size_t>(v)] + t * out_stride, Expr<float2>(lane(xr, c), im));
+                        };
+                        if (!last) store();
+                        else If(first + v < lines, store);
+                    }
+                };
+                // Short lines whole in registers: no exchanges through shared
+                // memory, no loops over elements and passes.
+                if (R <= kLockstepRegisterLine) {
+                    full_or_last([&](bool last) {
+                        for (int h = 0; h < H; ++h) {
+                            std::vector<Lanes> x;
+                            for (int t = 0; t < R; ++t) x.push_back(loaded(h, Int(t), last));
+                            const std::vector<Lanes> y = register_fft(x);
+                            for (int t = 0; t < R; ++t) stored(h, Int(t), y[static_cast<std::size_t>(t)], last);
+                        }
+                    });
+                    return;
+                }
+                const Shared<float4>& buf = *shared;
                 full_or_last([&](bool last) {
                     For(0, R, [&](const Expr<std::int32_t>& t) {
                         const Expr<std::int32_t> th = t * (2 * H);
                         for (int h = 0; h < H; ++h) {
-                            std::vector<Float2> x;
-                            for (int c = 0; c < 4; ++c) {
-                                const int v = 4 * h + c;
-                                x.emplace_back(Expr<float2>(0.0f, 0.0f));
-                                auto load = [&] {
-                                    Float2& e = x.back();
-                                    e = src.load(in_at[static_cast<std::size_t>(v)] + t * in_stride);
-                                    if (word(desc::ConjIn)) e = conj(e);
-                                    if (word(desc::PreTwiddle)) {
-                                        Int q = ((first + v) / c0 % c1) * t;
-                                        e = cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, q));
-                                    }
-                                };
-                                if (!last) load();
-                                else If(first + v < lines, load);
-                            }
-                            buf.store(plus(th, 2 * h), Expr<float4>(x[0].x(), x[1].x(), x[2].x(), x[3].x()));
-                            buf.store(th + (2 * h + 1), Expr<float4>(x[0].y(), x[1].y(), x[2].y(), x[3].y()));
+                            const Lanes x = loaded(h, t, last);
+                            buf.store(plus(th, 2 * h), x.re);
+                            buf.store(th + (2 * h + 1), x.im);
                         }
                     });
                 });
@@ -446,23 +482,10 @@ LineKernel make_lockstep_kernel(const Words& w, const std::string& name) {
                     p = end;
                 }
 
-                const std::vector<Int> out_at = addresses(desc::OutMul0);
-                const int out_stride = word(desc::OutStride);
                 full_or_last([&](bool last) {
                     For(0, R, [&](const Expr<std::int32_t>& t) {
                         const Expr<std::int32_t> th = (cur + t * H) * 2;
-                        for (int h = 0; h < H; ++h) {
-                            const Expr<float4> xr = buf.load(plus(th, 2 * h)) * scale, xi = buf.load(th + (2 * h + 1)) * scale;
-                            for (int c = 0; c < 4; ++c) {
-                                const int v = 4 * h + c;
-                                auto store = [&] {
-                                    const Expr<float> y = word(desc::ConjOut) ? -lane(xi, c) : lane(xi, c);
-                                    dst.store(out_at[static_cast<std::size_t>(v)] + t * out_stride, Expr<float2>(lane(xr, c), y));
-                                };
-                                if (!last) store();
-                                else If(first + v < lines, store);
-                            }
-                        }
+                        for (int h = 0; h < H; ++h) stored(h, t, Lanes{buf.load(plus(th, 2 * h)), buf.load(th + (2 * h + 1))}, last);
                     });
                 });
             });
