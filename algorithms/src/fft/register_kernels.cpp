@@ -210,13 +210,9 @@ int split_lines_per_group(const Words& w) {
     // Strided lines: several side by side, so that loads and stores of
     // neighbouring invocations touch neighbouring elements, in up to 32 KiB
     // (times the parts of the exchange, which holds one part at a time).
-    const bool contiguous = w[desc::InStride] == 1 && w[desc::OutStride] == 1;
-    // RILL_FFT_CONTIGUOUS_LINES: contiguous lines a workgroup, as many as
-    // fit a workgroup and 32 KiB (an A/B knob; 0, the default, fits 16 KiB).
-    static const long forced = env_count("RILL_FFT_CONTIGUOUS_LINES", 0, 8, 0, "lines");
-    const int bytes = !contiguous ? split_strided_shared_bytes() * split_parts(w) : forced ? 2 * kSplitSharedBytes : kSplitSharedBytes;
+    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : split_strided_shared_bytes() * split_parts(w);
     int g = 1;
-    while (2 * g * s.n2 <= kWorkgroup && 2 * g * s.line * 8 <= bytes && (!contiguous || !forced || 2 * g <= forced)) g *= 2;
+    while (2 * g * s.n2 <= kWorkgroup && 2 * g * s.line * 8 <= bytes) g *= 2;
     return g;
 }
 
