@@ -208,17 +208,18 @@ constexpr int kPlocBlock = 2 * kPlocGroup;
 constexpr int kPlocKeep = 32;
 
 /// The nearest cluster to i among j = i +- 1 .. kPlocRadius in [0, n),
-/// box_of(k) giving the box of cluster k (0 <= k < n), by an order on pairs
+/// box_of(k) giving the box of cluster k (0 <= k < n) and of any place that
+/// in_block(j) gives for a j outside [0, n) (its area is then ruled out), by an order on pairs
 /// that both ends see alike, so that the smallest pair overall is always
 /// mutual: the smaller box around both, then the nearer in the order, then
 /// the pair that starts at an even place (a run of equal boxes pairs up in
 /// one pass, not one pair a pass), then the lower place. -1 where no j exists.
-template <class BoxOf>
-Expr<std::int32_t> ploc_nearest_of(const Int& i, const Int& n, BoxOf box_of) {
+template <class BoxOf, class InBlock>
+Expr<std::int32_t> ploc_nearest_of(const Int& i, const Int& n, BoxOf box_of, InBlock in_block) {
     auto [l, h] = box_of(i);
     constexpr float kNone = 3.4e38f;  // the area of a pair outside the clusters: never the nearest
     auto area_with = [&](const Int& j) {
-        auto [lo, hi] = box_of(clamp(j, Int(0), n - 1));
+        auto [lo, hi] = box_of(in_block(j));
         // Sides capped at 1e18: areas of boxes near the float range stay finite (no inf, no 0 x inf).
         Float3 e = min(max(h, hi) - min(l, lo), Float3(1e18f));
         return select(j >= 0 && j < n, e.x() * e.y() + e.y() * e.z() + e.z() * e.x(), Float(kNone));
@@ -324,8 +325,17 @@ void ploc_blocks(const Stream<Cluster>& in, const Stream<Cluster>& out, const St
             Int clusters = min(cast<std::int32_t>(live.load(0)), alive.size());
             constexpr int kEach = kPlocBlock / kPlocGroup;
             constexpr std::int32_t kMerged = 1 << 16;  // kept clusters in the low half of a count, merges above
-            Shared<float4> lo(kPlocBlock), hi(kPlocBlock);
-            Shared<std::int32_t> nearest(kPlocBlock), first_node(1);
+            // The block's arrays skip rill's checks: every index below is a
+            // place in the block by construction, a candidate's by masking it
+            // (those outside the clusters are read, then ruled out by their
+            // area), where a clamp and the checks cost NVIDIA's OpenGL its
+            // integer min and max workarounds in the search's inner loop.
+            // RILL_BVH_PLOC_CHECKED=1 (an A/B knob, docs/TUNING.md) is the old way.
+            static const bool checked = env_flag("RILL_BVH_PLOC_CHECKED");
+            auto block_array = [&]<class T>(T) { return checked ? Shared<T>(kPlocBlock) : Shared<T>(kPlocBlock, dsl::Unchecked{}); };
+            Shared<float4> lo = block_array(float4{}), hi = block_array(float4{});
+            Shared<std::int32_t> nearest = block_array(std::int32_t{}), first_node(1);
+            auto in_block = [&](const Int& j, const Int& n) { return checked ? clamp(j, Int(0), n - 1) : j & (kPlocBlock - 1); };
             Int first = group_id() * kPlocBlock;
             Var<std::int32_t> n = min(clusters - first, Int(kPlocBlock));
             For(0, kEach, [&](Int r) {
@@ -344,7 +354,7 @@ void ploc_blocks(const Stream<Cluster>& in, const Stream<Cluster>& out, const St
                     If(i < n, [&] {
                         auto box_of = [&](const Int& k) { return std::pair{lo.load(k).xyz(), hi.load(k).xyz()}; };
                         Int neighbour = select((i ^ 1) < n, i ^ 1, Int(-1));
-                        nearest.store(i, select(stuck != 0, neighbour, ploc_nearest_of(i, n, box_of)));
+                        nearest.store(i, select(stuck != 0, neighbour, ploc_nearest_of(i, n, box_of, [&](const Int& j) { return in_block(j, n); })));
                     });
                 });
                 barrier();
@@ -356,7 +366,7 @@ void ploc_blocks(const Stream<Cluster>& in, const Stream<Cluster>& out, const St
                     counts[r] = 0;
                     If(i < n, [&] {
                         Int j = nearest.load(i);
-                        Bool mutual = j >= 0 && nearest.load(j) == i;
+                        Bool mutual = j >= 0 && nearest.load(checked ? Expr<std::int32_t>(j) : j & (kPlocBlock - 1)) == i;
                         new_lo[r] = lo.load(i);
                         new_hi[r] = hi.load(i);
                         If(!mutual, [&] { counts[r] = 1; });
