@@ -348,7 +348,10 @@ void reduce_then_scan(const Shape& sh, const Stream<T>& in, const Stream<T>& out
     const std::int64_t tiles = (n + sh.size() - 1) / sh.size();
     const T id = scan_identity<T>(op);
     if (tiles == 1) {
-        auto offsets = rt.stream<T>({1}, std::vector<T>{id});
+        // The one tile's offset is the identity: for a sum, the zero that a
+        // load past an empty stream reads, with no upload (a GPU copy that the
+        // tile waits for, and through OpenGL a staging buffer object).
+        auto offsets = op == ScanOp::Add ? rt.scratch<T>({0}) : rt.stream<T>({1}, std::vector<T>{id});
         k.tiles(Groups{1}, in, out, offsets, static_cast<std::int32_t>(n), init);
         return;
     }
