@@ -1,6 +1,7 @@
 // Runtime lifecycle: many runtimes, created and destroyed in any order, leave
 // nothing behind (file descriptors, device objects) on any backend; and what a
 // runtime says of the kernels it builds when asked (RILL_LOG_COMPILES).
+#include <cmath>
 #include <filesystem>
 
 #include <unistd.h>
@@ -153,6 +154,25 @@ TEST_P(Lifecycle, FenceSpinKnobIsCheckedAndChangesNoResult) {
                 << message;
         else
             EXPECT_EQ(message, kNoError) << "only the Vulkan backend reads RILL_VK_FENCE_SPIN_US";
+    }
+}
+
+// RILL_SCRATCH_PATTERN (docs/TUNING.md): scratch streams, pooled or new, hold
+// all-ones bytes, so that the suite run with it (tests/CMakeLists.txt) catches an
+// algorithm that reads scratch it never wrote; zeroed streams stay zero.
+TEST_P(Lifecycle, ScratchPatternKnobFillsScratchOnly) {
+    const ScopedEnv knob("RILL_SCRATCH_PATTERN", "1");
+    Runtime rt(GetParam());
+    for (std::int64_t n : {1, 7, 1000, 65537}) {
+        for (int round = 0; round < 2; ++round) {  // the second round's buffers come from the pool
+            auto scratch = rt.scratch<std::uint32_t>({n});
+            auto floats = rt.scratch<float>({n});
+            auto zeroed = rt.stream<std::uint32_t>({n});
+            EXPECT_EQ(scratch.download(), std::vector<std::uint32_t>(n, 0xffffffffu)) << n << " elements, round " << round;
+            for (float f : floats.download()) ASSERT_TRUE(std::isnan(f)) << n << " elements, round " << round;
+            EXPECT_EQ(zeroed.download(), std::vector<std::uint32_t>(n, 0u)) << n << " elements, round " << round;
+            scratch.upload(std::vector<std::uint32_t>(n, 5u));  // what a pooled buffer would otherwise bring back
+        }
     }
 }
 

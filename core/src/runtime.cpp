@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "rill/core/launch.h"
 #include "runtime_state.h"
@@ -98,6 +99,14 @@ void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::
                     " bytes for one stream; split it into smaller streams");
     // Empty streams still get a (tiny) buffer so that they can be bound like any other.
     s.buffer_ = state_->backend->allocate(Backend::granular(bytes), contents);
+    // RILL_SCRATCH_PATTERN=1 (a test knob, docs/TUNING.md): scratch holds all-ones
+    // bytes (NaN floats, -1 ints), so that an algorithm that reads scratch it
+    // never wrote gives wrong results in the tests instead of what a pooled
+    // buffer happened to hold.
+    if (contents == BufferContents::Undefined && bytes > 0 && env_flag("RILL_SCRATCH_PATTERN")) {
+        const std::vector<unsigned char> ones(bytes, 0xff);
+        state_->backend->upload(*s.buffer_, 0, ones.data(), bytes);
+    }
 }
 
 void Runtime::init_zeroed_words(StreamBase& s, std::int64_t count) {
