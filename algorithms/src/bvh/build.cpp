@@ -559,7 +559,7 @@ struct TreeBuilder {
             // (each read is a round trip between short dispatches).
             Stream<std::uint32_t> stats = rt.stream<std::uint32_t>({3}, std::vector<std::uint32_t>{0u, 0xffffffffu, 0u});
             p.classify(ids, stats);
-            Stream<std::uint32_t> count = rt.stream<std::uint32_t>({1});
+            Stream<std::uint32_t> count = rt.scratch<std::uint32_t>({1});  // the compaction writes it
             non_negative()(ids, kept, count);
             rill::detail::copy_stream(count, stats.domain({2}, {3}));
             const std::vector<std::uint32_t> s = stats.download();
@@ -568,10 +568,14 @@ struct TreeBuilder {
         }
         t.kept_ = m;
         const std::int64_t base = leaf_base(m);
-        t.nodes_ = rt.stream<float4>({base * 4});
+        // No fills (each a GPU pass and a barrier): the fit writes both child
+        // slots of every node, the hierarchy (or PLOC and the root's upload)
+        // every parent, and the fit's arrival counters are words that every
+        // kernel leaves zero (the fit clears each counter it used).
+        t.nodes_ = rt.scratch<float4>({base * 4});
         t.triangles_ = rt.scratch<float4>({t.boxes_ ? 1 : std::max<std::int64_t>(m, 1) * 3});
-        t.parents_ = rt.stream<std::int32_t>({base + std::max<std::int64_t>(m, 1)});
-        t.arrivals_ = rt.stream<std::uint32_t>({base});
+        t.parents_ = rt.scratch<std::int32_t>({base + std::max<std::int64_t>(m, 1)});
+        t.arrivals_ = rt.zeroed_words(base);
         t.leaf_faces_ = kept.domain({0}, {m});
         if (m <= 1) {
             // The root alone: no child, or the one leaf (its box comes from fit).
