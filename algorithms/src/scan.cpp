@@ -355,7 +355,7 @@ void reduce_then_scan(const Shape& sh, const Stream<T>& in, const Stream<T>& out
         k.tiles(Groups{1}, in, out, offsets, static_cast<std::int32_t>(n), init);
         return;
     }
-    auto sums = rt.stream<T>({tiles});
+    auto sums = rt.scratch<T>({tiles});  // the reduce writes every tile's
     k.reduce(Groups{tiles}, in, sums, static_cast<std::int32_t>(n));
     reduce_then_scan<T>(sh, sums, sums, op, id, false);
     k.tiles(Groups{tiles}, in, out, sums, static_cast<std::int32_t>(n), init);
@@ -495,7 +495,7 @@ void reduce(const Stream<T>& in, const Stream<T>& result, ScanOp op) {
     std::int64_t m = n;
     while (m > sh.size()) {  // each pass leaves one total per tile
         const std::int64_t tiles = (m + sh.size() - 1) / sh.size();
-        auto totals = rt.stream<T>({tiles});
+        auto totals = rt.scratch<T>({tiles});  // one written by each tile
         reduce_tiles(Groups{tiles}, level, totals, static_cast<std::int32_t>(m));
         level = totals;
         m = tiles;
@@ -505,7 +505,7 @@ void reduce(const Stream<T>& in, const Stream<T>& result, ScanOp op) {
 
 template <class T>
 T reduce(const Stream<T>& in, ScanOp op) {
-    auto result = Runtime::of(in).template stream<T>({1});
+    auto result = Runtime::of(in).template scratch<T>({1});  // reduce writes it
     reduce(in, result, op);
     return result.download()[0];
 }

@@ -279,7 +279,7 @@ public:
 
     /// Sorts `keys` in place (not stable).
     void operator()(const Stream<K>& keys, const BitonicSortOptions& opt = {}) const {
-        auto unused = Runtime::of(keys).template stream<std::uint32_t>({1});  // keys-only kernels never touch it
+        auto unused = Runtime::of(keys).template scratch<std::uint32_t>({1});  // keys-only kernels never touch it
         run(keys_, keys, unused, opt);
     }
     /// Sorts `keys` in place and moves `values` with them (stable).

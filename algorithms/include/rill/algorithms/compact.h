@@ -90,7 +90,7 @@ public:
     }
     /// The same, returning the count to the host (waits for the device).
     std::int64_t operator()(const Stream<T>& in, const Stream<T>& out, const CompactOptions& options = {}) const {
-        auto count = Runtime::of(in).template stream<std::uint32_t>({1});
+        auto count = Runtime::of(in).template scratch<std::uint32_t>({1});  // run writes it
         run(in, out, count, false, options);
         return count.download()[0];
     }
@@ -241,7 +241,7 @@ private:
         if (n > std::numeric_limits<std::int32_t>::max() - 4096)
             throw Error("rill::Filter: " + std::to_string(n) + " elements is more than 2^31 - 4097; split the stream");
         const std::int64_t groups = (n + 255) / 256;
-        auto flags = rt.template stream<std::uint32_t>({n});
+        auto flags = rt.template scratch<std::uint32_t>({n});  // each written by the flags kernel
         flags_kernel(kFlags, 0, 0, [&] { return make_flags(state_->name, state_->keep); })(Groups{groups}, in, flags, count_n);
         switch (options.algorithm) {
             case CompactAlgorithm::ScanScatter:
@@ -255,7 +255,7 @@ private:
                     Groups{groups}, in, flags, out, count, count_n);
                 return;
             case CompactAlgorithm::BitonicSort: {
-                auto index = rt.template stream<std::uint32_t>({n});
+                auto index = rt.template scratch<std::uint32_t>({n});  // iota writes each
                 iota()(Groups{groups}, index, count_n);
                 bitonic_sort(flags, index, BitonicSortOptions{.descending = true});
                 sort_gather_kernel(split ? kSortGatherSplit : kSortGather, [&] { return make_sort_gather(state_->name, split); })(
@@ -408,7 +408,7 @@ private:
         check_fits(n, tile);
         const auto count_n = static_cast<std::int32_t>(n);
         const std::int64_t tiles = (n + tile - 1) / tile;
-        auto ends = Runtime::of(in).template stream<std::uint32_t>({tiles * parts});
+        auto ends = Runtime::of(in).template scratch<std::uint32_t>({tiles * parts});  // each part's count written
         counts(Groups{tiles}, in, ends, count_n);
         inclusive_scan(ends, ends);
         moves(Groups{tiles}, in, ends, out, count, count_n);

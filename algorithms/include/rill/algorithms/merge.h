@@ -89,7 +89,7 @@ public:
     /// out = the elements of a and b, sorted; out has a.size() + b.size() elements.
     void operator()(const Stream<K>& a, const Stream<K>& b, const Stream<K>& out, const MergeOptions& opt = {}) const {
         check(a, b, out);
-        auto unused = Runtime::of(out).template stream<std::uint32_t>({1});  // keys-only kernels never touch it
+        auto unused = Runtime::of(out).template scratch<std::uint32_t>({1});  // keys-only kernels never touch it
         place(keys_, a, b, out, unused, opt);
     }
     /// The same, moving values av (one per element of a) and bv with their keys into outv.

@@ -268,7 +268,7 @@ void radix_sort(const Stream<K>& keys, const Stream<V>* values, const RadixSortO
         const std::int64_t n = keys.size();
         if (n <= 1) return;
         Runtime rt = Runtime::of(keys);
-        auto bits = rt.stream<std::uint32_t>({n});
+        auto bits = rt.scratch<std::uint32_t>({n});  // each key's written by to_bits
         const std::int64_t groups = (n + 255) / 256;
         const auto [count, counted] = count_arguments(opt.count, rt);
         const auto n32 = static_cast<std::int32_t>(n);
@@ -364,7 +364,7 @@ public:
     void operator()(const Stream<T>& items, const RadixSortOptions& opt = {}) const {
         const std::int64_t n = items.size();
         if (n <= 1) return;
-        auto keys = Runtime::of(items).template stream<K>({n});
+        auto keys = Runtime::of(items).template scratch<K>({n});  // each item's written
         key_(Groups{(n + 255) / 256}, items, keys, static_cast<std::int32_t>(n));
         radix_sort(keys, items, opt);
     }

@@ -227,7 +227,7 @@ private:
         Runtime rt = Runtime::of(in);
         const std::int64_t tiles = (n + tile - 1) / tile;
         auto identity_init = rt.template stream<T>({2}, std::vector<T>{identity_, init});
-        auto no_heads = rt.template stream<std::uint32_t>({1});  // unsegmented kernels never read it
+        auto no_heads = rt.template scratch<std::uint32_t>({1});  // unsegmented kernels never read it
         const Stream<std::uint32_t>& h = heads ? *heads : no_heads;
         const auto& k = kernels(heads != nullptr, inclusive);
         const auto n32 = static_cast<std::int32_t>(n);
@@ -236,8 +236,8 @@ private:
             return;
         }
         // The tiles' (head, total) pairs, scanned inclusively by the same code: the carries.
-        auto sums = rt.template stream<T>({tiles});
-        auto sum_heads = rt.template stream<std::uint32_t>({tiles});
+        auto sums = rt.template scratch<T>({tiles});  // the totals kernel writes each tile's pair
+        auto sum_heads = rt.template scratch<std::uint32_t>({tiles});
         k.totals(Groups{tiles}, in, h, sums, sum_heads, identity_init, n32);
         run(sums, heads ? &sum_heads : nullptr, sums, true, identity_);
         k.tiles(Groups{tiles}, in, h, out, sums, identity_init, n32, 1);
