@@ -146,7 +146,7 @@ TEST_P(Compaction, SinglePassWhateverOrderWorkgroupsStart) {
     }
 }
 
-// Passes of up to look_back::kClearedCountTiles tiles keep their states in the
+// Passes of up to look_back::kClearedStateWords - 1 tiles keep their states in the
 // runtime's zeroed words and leave them zero (a later pass reads them as
 // none published); larger ones take a zero-filled stream of their own.
 TEST_P(Compaction, SinglePassLeavesTheZeroedWordsZero) {
@@ -157,14 +157,14 @@ TEST_P(Compaction, SinglePassLeavesTheZeroedWordsZero) {
         return;
     }
     const Way few{{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {128, 8}}, 0, "tiles of 128 x 8"};
-    const std::int64_t many = (detail::look_back::kClearedCountTiles + 1) * 1024 + 3;  // one tile more than are cleared, and a part
+    const std::int64_t many = detail::look_back::kClearedStateWords * 1024 + 3;  // one tile more than are cleared, and a part
     for (std::int64_t n : {std::int64_t{1}, std::int64_t{5000}, std::int64_t{1} << 20, many}) {
         if (past_largest(rt(), n)) continue;
         SCOPED_TRACE("n = " + std::to_string(n));
         check_odd_filter(rt(), odd, few, n);
         check_odd_filter(rt(), odd, Way{{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass}, 0, "default tiles"}, n);
         if (HasFatalFailure()) return;
-        const std::vector<std::uint32_t> words = rt().zeroed_words(detail::look_back::kClearedCountTiles + 2).download();
+        const std::vector<std::uint32_t> words = rt().zeroed_words(detail::look_back::kClearedStateWords + 1).download();
         ASSERT_EQ(std::count(words.begin(), words.end(), 0u), static_cast<std::ptrdiff_t>(words.size()));
     }
 }

@@ -1,12 +1,14 @@
 // Scans against std::exclusive_scan / std::inclusive_scan (int64 / float64 for
 // float sums, with a tolerance derived from n), at every size up to 1000, around
 // powers of two up to 2^24, and at primes; in place and out of place.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
 
 #include <rill/algorithms/reduce.h>
+#include <rill/algorithms/detail/look_back.h>
 #include <rill/algorithms/scan.h>
 
 #include "backend_fixture.h"
@@ -87,6 +89,27 @@ TEST_P(Scans, IntegerAddAtEverySize) {
             check_exact<std::int32_t>(rt(), x, ScanOp::Add, n % 2 == 0, n % 3 == 0, 0, algorithm);
             if (HasFatalFailure()) return;
         }
+}
+
+// Single passes whose states fit look_back::kClearedStateWords keep them in the
+// runtime's zeroed words and leave them zero (the next pass reads them as no tile
+// published, no ticket taken); larger ones take a zero-filled stream of their own.
+TEST_P(Scans, SinglePassLeavesTheZeroedWordsZero) {
+    if (rt().info().limits.loop_iterations != 0) {  // refused here (ClearErrors checks the message)
+        auto a = rt().stream<std::uint32_t>({5000});
+        EXPECT_THROW(inclusive_scan(a, a, ScanOp::Add, {ScanAlgorithm::SinglePass}), Error);
+        return;
+    }
+    const ScanTile small{64, 4};  // 256 elements a tile: 1,025 tiles need more words than are cleared
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{5000}, std::int64_t{1023} * 256, std::int64_t{1025} * 256 + 7}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        std::vector<std::int32_t> x = random_ints(static_cast<std::size_t>(n), -1000, 1000);
+        check_exact<std::int32_t>(rt(), x, ScanOp::Add, true, false, 0, ScanAlgorithm::SinglePass, small);
+        check_exact<std::int32_t>(rt(), x, ScanOp::Max, false, true, -5, ScanAlgorithm::SinglePass);
+        if (HasFatalFailure()) return;
+        const std::vector<std::uint32_t> words = rt().zeroed_words(detail::look_back::kClearedStateWords + 1).download();
+        ASSERT_EQ(std::count(words.begin(), words.end(), 0u), static_cast<std::ptrdiff_t>(words.size()));
+    }
 }
 
 TEST_P(Scans, EveryOperatorAndType) {

@@ -337,6 +337,7 @@ TilesKernel<T> make_kernel(Variant variant) {
                 store_rows<T>(sh, op, inclusive, combine<T>(op, init, start), running, out, base, tile);
             });
         }
+        look_back::clear_states(sh.wg, state, look_back::kStateTile + 4 * num_groups(), num_groups());
     });
 }
 
@@ -378,7 +379,7 @@ void scan_tiles(const Shape& sh, const Stream<T>& in, const Stream<T>& out, Scan
                     " bytes of shared memory per workgroup; use a smaller ScanOptions::tile");
     if (algorithm != ScanAlgorithm::SinglePass) return reduce_then_scan<T>(sh, in, out, op, init, inclusive);
     const std::int64_t tiles = (n + sh.size() - 1) / sh.size();
-    auto state = rt.stream<std::uint32_t>({look_back::state_words(tiles)});  // zero
+    auto state = look_back::states_for(rt, look_back::state_words(tiles));
     detail::traced_once(Variant{op, inclusive, sh}, make_kernel<T>)(Groups{tiles}, in, out, state,
                                                                        static_cast<std::int32_t>(n), init);
 }

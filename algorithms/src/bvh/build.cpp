@@ -570,12 +570,14 @@ struct TreeBuilder {
         const std::int64_t base = leaf_base(m);
         // No fills (each a GPU pass and a barrier): the fit writes both child
         // slots of every node, the hierarchy (or PLOC and the root's upload)
-        // every parent, and the fit's arrival counters are words that every
-        // kernel leaves zero (the fit clears each counter it used).
+        // every parent, and from two leaves on the fit's arrival counters are
+        // words that every kernel leaves zero (each node has two children,
+        // and the second to arrive clears the counter). A lone leaf's arrival
+        // leaves the root's counter at 1: a stream of its own.
         t.nodes_ = rt.scratch<float4>({base * 4});
         t.triangles_ = rt.scratch<float4>({t.boxes_ ? 1 : std::max<std::int64_t>(m, 1) * 3});
         t.parents_ = rt.scratch<std::int32_t>({base + std::max<std::int64_t>(m, 1)});
-        t.arrivals_ = rt.zeroed_words(base);
+        t.arrivals_ = m >= 2 ? rt.zeroed_words(base) : rt.stream<std::uint32_t>({base});
         t.leaf_faces_ = kept.domain({0}, {m});
         if (m <= 1) {
             // The root alone: no child, or the one leaf (its box comes from fit).

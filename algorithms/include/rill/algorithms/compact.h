@@ -377,8 +377,7 @@ private:
         check_fits(n, tile);
         const std::int64_t tiles = (n + tile - 1) / tile;
         Runtime rt = Runtime::of(in);
-        const std::int64_t words = detail::look_back::count_state_words(tiles);
-        auto state = tiles <= detail::look_back::kClearedCountTiles ? rt.zeroed_words(words + 1) : rt.stream<std::uint32_t>({words});
+        auto state = detail::look_back::states_for(rt, detail::look_back::count_state_words(tiles));
         kernel(Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
     }
 
@@ -575,7 +574,7 @@ private:
     /// The single pass (ScanAlgorithm::SinglePass): each tile reads its input
     /// once, and its start comes from the tiles before it by the look-back
     /// (detail/look_back.h) instead of a first pass of counts; the last tile
-    /// writes the count. `state`: look_back::count_state_words(tiles) words, zero (or one more, clear_count_states).
+    /// writes the count. `state`: look_back::count_state_words(tiles) words, zero (or one more, look_back::clear_states).
     /// Tiles are numbered by group_id: the look-back counts a tile that has
     /// not published itself when it has waited long enough (count_before).
     static MoveKernel make_compact_single_pass(int wg, int items, const std::string& name, Pred keep) {
@@ -591,7 +590,7 @@ private:
                 write_tile(wg, items, f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
                 If(t == num_groups() - 1 && local_id() == wg - 1, [&] { count.store(0, row_start + f.before[items]); });
             }, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
-            detail::look_back::clear_count_states(wg, state, num_groups());
+            detail::look_back::clear_states(wg, state, 1 + num_groups(), num_groups());
         });
     }
 
@@ -729,7 +728,7 @@ private:
 
     /// The single pass over tiles of vectors: staged as in two passes, the
     /// tile's start from the look-back meanwhile; the last tile writes the
-    /// count. `state`: look_back::count_state_words(tiles) words, zero (or one more, clear_count_states). Tiles by
+    /// count. `state`: look_back::count_state_words(tiles) words, zero (or one more, look_back::clear_states). Tiles by
     /// group_id, as make_compact_single_pass's.
     static MoveKernel make_compact_vector_single_pass(int wg, int items, const std::string& name, Pred keep) {
         const std::int32_t tile_size = wg * items;
@@ -746,7 +745,7 @@ private:
                 wg, state, t, kept, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
             write_staged(wg, items, f, staged, start + before, out, tile_base, n, false, Expr<std::uint32_t>(0u));
             If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + kept); });
-            detail::look_back::clear_count_states(wg, state, num_groups());
+            detail::look_back::clear_states(wg, state, 1 + num_groups(), num_groups());
         });
     }
 
@@ -801,7 +800,7 @@ private:
                 Var<std::uint32_t> from = start + before;
                 for (int j = 0; j < items; ++j) If(place[j] != kNotKept, [&] { out.store(from + place[j], x[j]); });
                 If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + total); });
-                detail::look_back::clear_count_states(wg, state, num_groups());
+                detail::look_back::clear_states(wg, state, 1 + num_groups(), num_groups());
             });
     }
     static constexpr std::uint32_t kNotKept = 0xffffffffu;

@@ -190,23 +190,28 @@ constexpr std::int64_t kMostCounted = std::int64_t{1} << 30;
 /// Words of the count states of `tiles` tiles; all zero before the pass.
 constexpr std::int64_t count_state_words(std::int64_t tiles) { return 1 + tiles; }
 
-/// Passes of at most this many tiles keep their count states in the runtime's
-/// zeroed words (Runtime::zeroed_words, count_state_words(tiles) + 1 words: the
-/// last counts the tiles that finished), and the last tile to finish sets them
-/// back to zero (clear_count_states): no fill before the pass, a GPU command
-/// and a barrier fewer. Larger passes take a new zero-filled stream of
-/// count_state_words(tiles), as one workgroup clearing more words would be the
+/// Passes whose states take at most this many words (count_state_words,
+/// state_words) keep them in the runtime's zeroed words (Runtime::zeroed_words,
+/// one word more: the last counts the tiles that finished), and the last tile
+/// to finish sets them back to zero (clear_states): no fill before the pass, a
+/// GPU command and a barrier fewer. Larger passes take a new zero-filled
+/// stream of their words, as one workgroup clearing more words would be the
 /// pass's tail.
-constexpr std::int64_t kClearedCountTiles = 4096;
+constexpr std::int64_t kClearedStateWords = 4097;
 
-/// The end of a single pass over count states: where `state` holds the
-/// finished counter after the states (count_state_words(tiles) + 1 words),
-/// the last tile to finish clears every word; a stream of
-/// count_state_words(tiles) (a zero-filled one) is left as it is. Every
-/// invocation must call it (it has barriers), after the tile's last read of
-/// the states.
-inline void clear_count_states(int wg, const Array<std::uint32_t>& state, const Int& tiles) {
-    Int words = 1 + tiles;  // count_state_words(tiles)
+/// The states of a single pass of `words` state words: where they are
+/// cleared (kClearedStateWords), the zeroed words, with the finished counter
+/// after them; else a zero-filled stream of their own.
+inline Stream<std::uint32_t> states_for(Runtime& rt, std::int64_t words) {
+    return words <= kClearedStateWords ? rt.zeroed_words(words + 1) : rt.stream<std::uint32_t>({words});
+}
+
+/// The end of a single pass over `tiles` tiles whose states take `words`
+/// words: where `state` holds the finished counter after them (states_for),
+/// the last tile to finish clears every word; a stream of `words` (a
+/// zero-filled one) is left as it is. Every invocation must call it (it has
+/// barriers), after the tile's last read of the states.
+inline void clear_states(int wg, const Array<std::uint32_t>& state, const Int& words, const Int& tiles) {
     If(state.size() > words, [&] {
         If(last_to_finish(state, words, tiles), [&] {
             For(local_id(), words + 1, wg, [&](Int i) { state.store(i, 0u); });
