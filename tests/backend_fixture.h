@@ -26,6 +26,19 @@ protected:
         return *rt_;
     }
 
+    /// Every kernel leaves the runtime's zeroed words zero (Runtime::zeroed_words):
+    /// single passes take their tickets and look-back states there, and one
+    /// word left set would make a later call wait or count wrong. Checked after
+    /// each test that made a runtime: the words any call takes first, as many
+    /// as the runtime makes at least (asking for more would make new ones).
+    void TearDown() override {
+        if (!rt_ || HasFailure()) return;
+        const std::vector<std::uint32_t> words = rt_->zeroed_words(kZeroedWordsChecked).download();
+        for (std::size_t i = 0; i < words.size(); ++i)
+            ASSERT_EQ(words[i], 0u) << "zeroed word " << i << " was left set by the test's calls";
+    }
+    static constexpr std::int64_t kZeroedWordsChecked = 4096;
+
 private:
     std::unique_ptr<Runtime> rt_;
 };
