@@ -337,7 +337,7 @@ TilesKernel<T> make_kernel(Variant variant) {
                 store_rows<T>(sh, op, inclusive, combine<T>(op, init, start), running, out, base, tile);
             });
         }
-        look_back::clear_states(sh.wg, state, look_back::kStateTile + 4 * num_groups(), num_groups());
+        look_back::clear_states(sh.wg, state, look_back::state_words(num_groups()), num_groups());
     });
 }
 

@@ -103,7 +103,7 @@ void Runtime::init_stream(StreamBase& s, Shape shape, std::uint32_t words, std::
     // bytes (NaN floats, -1 ints), so that an algorithm that reads scratch it
     // never wrote gives wrong results in the tests instead of what a pooled
     // buffer happened to hold.
-    if (contents == BufferContents::Undefined && bytes > 0 && env_flag("RILL_SCRATCH_PATTERN")) {
+    if (contents == BufferContents::Undefined && bytes > 0 && state_->scratch_pattern) {
         const std::vector<unsigned char> ones(bytes, 0xff);
         state_->backend->upload(*s.buffer_, 0, ones.data(), bytes);
     }

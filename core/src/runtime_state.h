@@ -27,6 +27,10 @@ struct RuntimeState {
     std::atomic<std::uint64_t> programs_compiled{0};
     std::atomic<std::uint64_t> dispatches{0};
 
+    // RILL_SCRATCH_PATTERN (a test knob), read when the runtime is made: not in
+    // every allocation.
+    bool scratch_pattern = env_flag("RILL_SCRATCH_PATTERN");
+
     // Runtime::zeroed_words: after `backend`, so that it is released first.
     std::mutex zeroed_mutex;
     std::shared_ptr<Buffer> zeroed;

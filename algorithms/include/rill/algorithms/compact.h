@@ -590,7 +590,7 @@ private:
                 write_tile(wg, items, f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
                 If(t == num_groups() - 1 && local_id() == wg - 1, [&] { count.store(0, row_start + f.before[items]); });
             }, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
-            detail::look_back::clear_states(wg, state, 1 + num_groups(), num_groups());
+            detail::look_back::clear_states(wg, state, detail::look_back::count_state_words(num_groups()), num_groups());
         });
     }
 
@@ -745,7 +745,7 @@ private:
                 wg, state, t, kept, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
             write_staged(wg, items, f, staged, start + before, out, tile_base, n, false, Expr<std::uint32_t>(0u));
             If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + kept); });
-            detail::look_back::clear_states(wg, state, 1 + num_groups(), num_groups());
+            detail::look_back::clear_states(wg, state, detail::look_back::count_state_words(num_groups()), num_groups());
         });
     }
 
@@ -800,7 +800,7 @@ private:
                 Var<std::uint32_t> from = start + before;
                 for (int j = 0; j < items; ++j) If(place[j] != kNotKept, [&] { out.store(from + place[j], x[j]); });
                 If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + total); });
-                detail::look_back::clear_states(wg, state, 1 + num_groups(), num_groups());
+                detail::look_back::clear_states(wg, state, detail::look_back::count_state_words(num_groups()), num_groups());
             });
     }
     static constexpr std::uint32_t kNotKept = 0xffffffffu;

@@ -57,6 +57,7 @@ constexpr std::int32_t kAggregate = 0, kInclusive = 2;
 /// Words of the state of `tiles` tiles; all zero before the pass (no tile
 /// ready, ticket 0), as a new stream is.
 constexpr std::int64_t state_words(std::int64_t tiles) { return kStateTile + 4 * tiles; }
+inline Expr<std::int32_t> state_words(const Int& tiles) { return kStateTile + 4 * tiles; }
 
 /// Where word `which` of tile t's state is, with `tiles` tiles in all.
 inline Int state_word(const Int& tiles, const Int& t, std::int32_t which) { return kStateTile + which * tiles + t; }
@@ -189,6 +190,7 @@ constexpr std::int64_t kMostCounted = std::int64_t{1} << 30;
 
 /// Words of the count states of `tiles` tiles; all zero before the pass.
 constexpr std::int64_t count_state_words(std::int64_t tiles) { return 1 + tiles; }
+inline Expr<std::int32_t> count_state_words(const Int& tiles) { return 1 + tiles; }
 
 /// Passes whose states take at most this many words (count_state_words,
 /// state_words) keep them in the runtime's zeroed words (Runtime::zeroed_words,
@@ -211,7 +213,7 @@ inline Stream<std::uint32_t> states_for(Runtime& rt, std::int64_t words) {
 /// the last tile to finish clears every word; a stream of `words` (a
 /// zero-filled one) is left as it is. Every invocation must call it (it has
 /// barriers), after the tile's last read of the states.
-inline void clear_states(int wg, const Array<std::uint32_t>& state, const Int& words, const Int& tiles) {
+inline void clear_states(int wg, const Array<std::uint32_t>& state, const Expr<std::int32_t>& words, const Int& tiles) {
     If(state.size() > words, [&] {
         If(last_to_finish(state, words, tiles), [&] {
             For(local_id(), words + 1, wg, [&](Int i) { state.store(i, 0u); });
