@@ -36,6 +36,14 @@ int largest_power_of_two(Runtime& rt) {
 #endif
 }
 
+::testing::AssertionResult zeroed_words_are_zero(Runtime& rt, std::int64_t count) {
+    const std::vector<std::uint32_t> words = rt.zeroed_words(count).download();
+    for (std::size_t i = 0; i < words.size(); ++i)
+        if (words[i] != 0u)
+            return ::testing::AssertionFailure() << "zeroed word " << i << " is " << words[i] << ", left set by an earlier call";
+    return ::testing::AssertionSuccess();
+}
+
 bool past_largest(Runtime& rt, std::int64_t n) { return n > (std::int64_t{1} << largest_power_of_two(rt)) + 1; }
 
 std::mt19937& rng() {

@@ -19,6 +19,11 @@ namespace rill::test {
 
 std::vector<std::string> backends_under_test();
 
+/// Whether the first `count` of rt's zeroed words (Runtime::zeroed_words) are
+/// zero, as every kernel must leave them; the failure names the first one set.
+/// (Asking for more words than the runtime holds makes new, zero ones.)
+::testing::AssertionResult zeroed_words_are_zero(Runtime& rt, std::int64_t count);
+
 class BackendTest : public ::testing::TestWithParam<std::string> {
 protected:
     Runtime& rt() {
@@ -33,9 +38,7 @@ protected:
     /// as the runtime makes at least (asking for more would make new ones).
     void TearDown() override {
         if (!rt_ || HasFailure()) return;
-        const std::vector<std::uint32_t> words = rt_->zeroed_words(kZeroedWordsChecked).download();
-        for (std::size_t i = 0; i < words.size(); ++i)
-            ASSERT_EQ(words[i], 0u) << "zeroed word " << i << " was left set by the test's calls";
+        ASSERT_TRUE(zeroed_words_are_zero(*rt_, kZeroedWordsChecked));
     }
     static constexpr std::int64_t kZeroedWordsChecked = 4096;
 
