@@ -338,13 +338,16 @@ TEST_P(Streams, LaterStreamsInADroppedStreamsMemoryKeepTheirOrder) {
 // every caller sees as the last one left it (callers set their words back to
 // zero); asked for more words than it has, a new buffer of zeros.
 TEST_P(Streams, ZeroedWordsAreOneSharedBufferOfZeros) {
+    EXPECT_EQ(rt().zeroed_words_held(), 0);
     auto w = rt().zeroed_words(3);
+    EXPECT_GE(rt().zeroed_words_held(), 3);
     EXPECT_EQ(w.download(), std::vector<std::uint32_t>(3, 0u));
     w.upload(std::vector<std::uint32_t>{7, 8, 9});
     EXPECT_EQ(rt().zeroed_words(2).download(), (std::vector<std::uint32_t>{7, 8}));
     w.upload(std::vector<std::uint32_t>(3, 0u));
     const std::int64_t more = 100003;
     EXPECT_EQ(rt().zeroed_words(more).download(), std::vector<std::uint32_t>(std::size_t(more), 0u));
+    EXPECT_GE(rt().zeroed_words_held(), more);
     EXPECT_EQ(w.download(), std::vector<std::uint32_t>(3, 0u));  // the old buffer, kept by w
     EXPECT_EQ(error_message([&] { (void)rt().zeroed_words(0); }), "Runtime::zeroed_words: count = 0; ask for 1 word or more");
 }

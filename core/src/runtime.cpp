@@ -129,6 +129,11 @@ void Runtime::init_zeroed_words(StreamBase& s, std::int64_t count) {
     s.offset_ = 0;
 }
 
+std::int64_t Runtime::zeroed_words_held() const {
+    std::lock_guard lock(state_->zeroed_mutex);
+    return state_->zeroed_count;
+}
+
 void Runtime::init_iterator(StreamBase& s, Shape shape, std::uint32_t words, std::string type_name,
                             const IteratorRange& range) {
     if (shape.rank == 0)

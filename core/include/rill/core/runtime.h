@@ -261,6 +261,12 @@ public:
         return s;
     }
 
+    /// How many zeroed words the runtime holds now (0 before the first
+    /// zeroed_words call): zeroed_words(zeroed_words_held()) covers all of
+    /// them without growing the buffer, which is what a check that every
+    /// call left them zero reads.
+    std::int64_t zeroed_words_held() const;
+
     /// An iterator stream (Brook 3.4): element at position p has the value
     /// start + (end - start) * p / n per component, computed when a kernel reads
     /// it, with no storage. A 1D iterator interpolates every component along its
