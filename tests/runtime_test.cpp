@@ -176,6 +176,39 @@ TEST_P(Lifecycle, ScratchPatternKnobFillsScratchOnly) {
     }
 }
 
+// RILL_GL_FLUSH (docs/TUNING.md): whenever the OpenGL backend hands its
+// commands to the GPU, chains of dependent kernels with read-backs between
+// them come out right; a value it cannot read is an error that says what to
+// give. Other backends do not read it (their chains are checked alike).
+TEST_P(Lifecycle, FlushKnobKeepsDependentChainsRight) {
+    auto add_one = kernel("add_one(x, r)", [](In<std::uint32_t> x, Out<std::uint32_t> r) { r = x + 1u; });
+    for (const char* flush : {"1", "3,5", "0", "8,64"}) {
+        SCOPED_TRACE(std::string("RILL_GL_FLUSH=") + flush);
+        const ScopedEnv knob("RILL_GL_FLUSH", flush);
+        Runtime rt(GetParam());
+        std::vector<Stream<std::uint32_t>> s;
+        for (int i = 0; i < 2; ++i) s.push_back(rt.stream<std::uint32_t>({1000}));
+        std::uint32_t want = 0;
+        for (int step = 1; step <= 70; ++step) {
+            add_one(s[(step + 1) % 2], s[step % 2]);
+            ++want;
+            if (step % 23 == 0) {
+                ASSERT_EQ(s[step % 2].download(), std::vector<std::uint32_t>(1000, want)) << "after " << step << " kernels";
+            }
+        }
+        ASSERT_EQ(s[0].download(), std::vector<std::uint32_t>(1000, want));
+    }
+    if (GetParam() != "opengl") return;
+    for (const char* bad : {"x", "8,", "-1", "5000", "8,64,2"}) {
+        const ScopedEnv knob("RILL_GL_FLUSH", bad);
+        const std::string message = error_message([&] { Runtime rt(GetParam()); });
+        EXPECT_NE(message.find(std::string("RILL_GL_FLUSH is '") + bad +
+                               "'; give FIRST or FIRST,EVERY (dispatches, 0 to 4096; 0 never), or unset it"),
+                  std::string::npos)
+            << message;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Lifecycle, ::testing::ValuesIn(backends_under_test()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 

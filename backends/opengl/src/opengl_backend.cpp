@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -102,6 +103,46 @@ bool pool_unfenced_from_env() {
 bool info_ranges_from_env() {
     static const bool on = env_flag("RILL_GL_INFO_RANGES");
     return on;
+}
+
+/// When the backend hands its commands to the GPU (glFlush) without waiting:
+/// after `first` dispatches following a wait for the GPU (a read-back,
+/// finish), then every `every`; 0 never (the driver flushes when it will).
+/// A call of short dependent kernels with a read-back between them (a level
+/// of a subdivision, a BVH build) leaves the GPU idle after each wait until
+/// the driver sends what the host issued since; the first flush starts it on
+/// them, as the Vulkan backend submits its first batch after a wait early
+/// (RILL_VK_FIRST_SUBMIT). RILL_GL_FLUSH=FIRST[,EVERY] (docs/TUNING.md); the
+/// default on GPUs 8,64, on llvmpipe never (its threads run a flushed batch
+/// while the host records the next: the two cores CI has are taken).
+struct FlushPolicy {
+    long first = 0, every = 0;
+};
+FlushPolicy flush_policy_from_env(bool software) {
+    const FlushPolicy fallback = software ? FlushPolicy{0, 0} : FlushPolicy{8, 64};
+    const char* v = std::getenv("RILL_GL_FLUSH");
+    if (!v || !*v) return fallback;
+    const std::string text = v;
+    const auto bad = [&] {
+        return Error("RILL_GL_FLUSH is '" + text + "'; give FIRST or FIRST,EVERY (dispatches, 0 to 4096; 0 never), or unset it");
+    };
+    FlushPolicy f;
+    const std::size_t comma = text.find(',');
+    try {
+        std::size_t used = 0;
+        f.first = std::stol(text.substr(0, comma), &used);
+        if (used != (comma == std::string::npos ? text.size() : comma)) throw bad();
+        f.every = f.first;
+        if (comma != std::string::npos) {
+            const std::string rest = text.substr(comma + 1);
+            f.every = std::stol(rest, &used);
+            if (used != rest.size()) throw bad();
+        }
+    } catch (const std::logic_error&) {
+        throw bad();
+    }
+    if (f.first < 0 || f.first > 4096 || f.every < 0 || f.every > 4096) throw bad();
+    return f;
 }
 
 /// Stream buffers of at least this many bytes take memory that Vulkan
@@ -289,6 +330,22 @@ struct State {
     GLuint info = 0;
     GLsizeiptr info_used = 0;
     bool info_ranges = false;  // RILL_GL_INFO_RANGES, where the driver's offset alignment divides 256
+    FlushPolicy flush;           // flush_policy_from_env
+    long unflushed = 0;          // dispatches since the last flush or wait
+    bool waited = true;          // no flush since the last wait for the GPU
+    /// After each dispatch: flushes by `flush`.
+    void dispatched() {
+        const long due = waited ? flush.first : flush.every;
+        if (due == 0 || ++unflushed < due) return;
+        glFlush();
+        unflushed = 0;
+        waited = false;
+    }
+    /// After a wait for the GPU: the next flush comes `flush.first` dispatches on.
+    void waited_for_gpu() {
+        unflushed = 0;
+        waited = true;
+    }
     void new_info_ring() {
         if (info) glDeleteBuffers(1, &info);
         glCreateBuffers(1, &info);
@@ -692,6 +749,7 @@ public:
         info_.limits.max_buffer_bytes = static_cast<std::uint64_t>(ssbo);
         s.llvmpipe = renderer.find("llvmpipe") != std::string::npos;
         s.nvidia = vendor.find("NVIDIA") != std::string::npos;
+        s.flush = flush_policy_from_env(s.llvmpipe);
         if (info_ranges_from_env()) {
             GLint alignment = 0;
             glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &alignment);
@@ -852,6 +910,7 @@ public:
                 glGetNamedBufferSubData(from.id, static_cast<GLintptr>(offset + done), piece, to);
             }
         }
+        st_->waited_for_gpu();
         check_transfer("download");
         st_->check_debug();
     }
@@ -926,6 +985,7 @@ public:
                                                     static_cast<std::uint64_t>(max_groups_[0]),
                                                     static_cast<std::uint64_t>(max_groups_[1]));
         s.timed(k.name, [&] { glDispatchCompute(grid.x, grid.y, 1); });
+        s.dispatched();
         s.check_debug();
     }
 
@@ -934,6 +994,7 @@ public:
         st_->ctx.make_current();
         const HostTimes::Scope timed(st_->host_times, State::HostTime::Finish);
         glFinish();
+        st_->waited_for_gpu();
         st_->collect_queries();
         st_->check_debug();
         st_->ctx.release();  // another thread may use this runtime next
