@@ -212,10 +212,20 @@ inline Stream<std::uint32_t> states_for(Runtime& rt, std::int64_t words) {
 /// words: where `state` holds the finished counter after them (states_for),
 /// the last tile to finish clears every word; a stream of `words` (a
 /// zero-filled one) is left as it is. Every invocation must call it (it has
-/// barriers), after the tile's last read of the states.
+/// barriers), after the tile's last read and write of the states.
+///
+/// The fences order each tile's publishes (atomic stores by its first
+/// invocation) before its count in the finished counter, and the last tile's
+/// clearing stores after every count it saw: without them a publish could
+/// land after the store that cleared its word, and the next pass would read a
+/// tile's inclusive count left from this one (through NVIDIA's Vulkan driver
+/// on an H100, 2026-12-07, a compaction of 1,025 elements after one of a
+/// single element kept 1 of 518: Compaction.FilterKeepsOrderAndCount).
 inline void clear_states(int wg, const Array<std::uint32_t>& state, const Expr<std::int32_t>& words, const Int& tiles) {
     If(state.size() > words, [&] {
+        memory_fence();
         If(last_to_finish(state, words, tiles), [&] {
+            memory_fence();
             For(local_id(), words + 1, wg, [&](Int i) { state.store(i, 0u); });
         });
     });
