@@ -113,13 +113,16 @@ bool info_ranges_from_env() {
 /// the driver sends what the host issued since; the first flush starts it on
 /// them, as the Vulkan backend submits its first batch after a wait early
 /// (RILL_VK_FIRST_SUBMIT). RILL_GL_FLUSH=FIRST[,EVERY] (docs/TUNING.md); the
-/// default on GPUs 8,64, on llvmpipe never (its threads run a flushed batch
-/// while the host records the next: the two cores CI has are taken).
+/// default on GPUs 4,32 (on an H100 spot's subdivision to level 5 1.23 ms
+/// against 1.26 without flushes or with 8,64, and 1.32 with one after every
+/// dispatch: docs/PERFORMANCE.md#opengl-against-vulkan), on llvmpipe never
+/// (its threads run a flushed batch while the host records the next: the two
+/// cores CI has are taken).
 struct FlushPolicy {
     long first = 0, every = 0;
 };
 FlushPolicy flush_policy_from_env(bool software) {
-    const FlushPolicy fallback = software ? FlushPolicy{0, 0} : FlushPolicy{8, 64};
+    const FlushPolicy fallback = software ? FlushPolicy{0, 0} : FlushPolicy{4, 32};
     const char* v = std::getenv("RILL_GL_FLUSH");
     if (!v || !*v) return fallback;
     const std::string text = v;
