@@ -23,6 +23,7 @@ struct RayFrame {
     Expr<bool> x_is_0, x_is_1, y_is_0, y_is_1, z_is_0, z_is_1;  // kx, ky, kz as masks
     Expr<float> sx, sy, sz;
     Expr<float3> inverse;  // 1 / direction, with zero components nudged off zero
+    Expr<bool3> negative;  // inverse < 0: where a box's near plane is its hi, its far plane its lo
 
     Expr<float> pick(const Expr<float3>& v, const Expr<bool>& is_0, const Expr<bool>& is_1) const {
         return select(is_0, v.x(), select(is_1, v.y(), v.z()));
@@ -40,20 +41,39 @@ RayFrame ray_frame(const Float3& o, const Float3& d) {
     Float dx = select(kx == 0, d.x(), select(kx == 1, d.y(), d.z()));
     Float dy = select(ky == 0, d.x(), select(ky == 1, d.y(), d.z()));
     Float3 nudged = select(ad >= Float3(1e-30f), d, select(d >= Float3(0.0f), Float3(1e-30f), Float3(-1e-30f)));
-    return RayFrame{o, kx == 0, kx == 1, ky == 0, ky == 1, kz == 0, kz == 1, dx / dz, dy / dz, 1.0f / dz,
-                    Float3(1.0f) / nudged};
+    Float3 inverse = Float3(1.0f) / nudged;
+    return RayFrame{o, kx == 0, kx == 1, ky == 0, ky == 1, kz == 0, kz == 1, dx / dz, dy / dz, 1.0f / dz, inverse,
+                    inverse < Float3(0.0f)};
+}
+
+/// RILL_BVH_SLABS_MIN_MAX=1 (an A/B knob, docs/TUNING.md): box_hit orders each
+/// axis's two distances by min and max, as before the planes were picked by
+/// the ray's signs.
+bool slabs_by_min_max() {
+    static const bool on = env_flag("RILL_BVH_SLABS_MIN_MAX");
+    return on;
 }
 
 /// The ray's entry distance into the box, and whether it enters it within
 /// [t_min, t_max]. The far distance is scaled up by 1 + 2 gamma(3) (Ize 2013)
 /// so that rounding never culls a box the ray touches.
+///
+/// Each axis's near and far planes are picked by the sign of the ray's
+/// direction (the same distances as the min and max of the two, for any box
+/// whose lo is not above its hi), so that the entry is a max of products and
+/// the exit a min of them: no min takes a max, the pattern that NVIDIA's
+/// OpenGL driver merges into a clamp and rill therefore hands it through
+/// opaque operands (docs/SEMANTICS.md#driver-workarounds), five of them a
+/// box, ten a node.
 struct BoxHit {
     Expr<float> t;
     Expr<bool> hit;
 };
 BoxHit box_hit(const RayFrame& r, const Float4& lo, const Float4& hi, const Expr<float>& t_min, const Expr<float>& t_max) {
-    Float3 a = (lo.xyz() - r.origin) * r.inverse, b = (hi.xyz() - r.origin) * r.inverse;
-    Float3 near = min(a, b), far = max(a, b);
+    Expr<float3> a = (lo.xyz() - r.origin) * r.inverse, b = (hi.xyz() - r.origin) * r.inverse;
+    const bool by_min_max = slabs_by_min_max();
+    Expr<float3> near = by_min_max ? min(a, b) : (select(r.negative, hi.xyz(), lo.xyz()) - r.origin) * r.inverse;
+    Expr<float3> far = by_min_max ? max(a, b) : (select(r.negative, lo.xyz(), hi.xyz()) - r.origin) * r.inverse;
     Float t_near = max(max(near.x(), near.y()), max(near.z(), t_min));
     Float t_far = min(min(far.x(), far.y()), far.z()) * 1.00000024f;
     return BoxHit{t_near, t_near <= min(t_far, t_max)};
