@@ -63,8 +63,8 @@ bool slabs_by_min_max() {
 /// whose lo is not above its hi), so that the entry is a max of products and
 /// the exit a min of them: no min takes a max, the pattern that NVIDIA's
 /// OpenGL driver merges into a clamp and rill therefore hands it through
-/// opaque operands (docs/SEMANTICS.md#driver-workarounds), five of them a
-/// box, ten a node.
+/// opaque operands (docs/SEMANTICS.md#driver-workarounds), up to four of
+/// them a box, eight a node.
 struct BoxHit {
     Expr<float> t;
     Expr<bool> hit;
