@@ -33,6 +33,7 @@ struct Knobs {
     bool signed_division = env_flag("RILL_GLSL_SIGNED_DIVISION");
     bool shared_words = env_flag("RILL_GLSL_SHARED_WORDS");
     bool unchecked = env_flag("RILL_GLSL_UNCHECKED");
+    bool gl_shared_fence = env_flag("RILL_GLSL_GL_SHARED_FENCE");
 };
 const Knobs& knobs() {
     static const Knobs k;
@@ -1283,7 +1284,12 @@ private:
                     // too, which NVIDIA's Vulkan driver makes expensive (the radix scatter, ten
                     // such barriers per tile: 3.7 against 2.3 ms per pass on the H100).
                     if (opt_.dialect == Dialect::Vulkan) out_ << (global_write_before_[sid] ? kBufferBarrier : kSharedBarrier) << ";\n";
-                    else if (!global_write_before_[sid]) out_ << "memoryBarrierShared(); barrier();\n";
+                    // OpenGL's barrier() alone orders shared variables in compute
+                    // shaders (what one invocation wrote before it, the others read
+                    // after it); a memoryBarrierShared() before it is a fence of its
+                    // own, as through Vulkan (RILL_GLSL_GL_SHARED_FENCE=1, the old
+                    // way, for the A/B).
+                    else if (!global_write_before_[sid]) out_ << (knobs().gl_shared_fence ? "memoryBarrierShared(); barrier();\n" : "barrier();\n");
                     else out_ << "groupMemoryBarrier(); barrier();\n";
                     break;
                 case StmtKind::Fence:
@@ -1414,7 +1420,7 @@ std::uint64_t options_key(const ShaderOptions& opt) {
                                     opt.fence_through_shared_atomic, opt.subgroup_partitioned, opt.reorderable_loads,
                                     opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
                                     opt.int_negation_as_subtraction, static_cast<std::uint64_t>(opt.float_min_max), knobs().masked_loads, knobs().signed_division,
-                                    knobs().shared_words, knobs().unchecked};
+                                    knobs().shared_words, knobs().unchecked, knobs().gl_shared_fence};
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }
 
