@@ -6,6 +6,7 @@
 #include <rill/algorithms/variable_output.h>
 
 #include <string>
+#include <utility>
 
 namespace rill::bvh {
 
@@ -69,11 +70,17 @@ struct BoxHit {
     Expr<float> t;
     Expr<bool> hit;
 };
+/// Each axis's entry and exit distances into the box.
+std::pair<Expr<float3>, Expr<float3>> slab_distances(const RayFrame& r, const Float4& lo, const Float4& hi) {
+    auto distance = [&](const Expr<float3>& plane) { return (plane - r.origin) * r.inverse; };
+    if (slabs_by_min_max()) {
+        Expr<float3> a = distance(lo.xyz()), b = distance(hi.xyz());
+        return {min(a, b), max(a, b)};
+    }
+    return {distance(select(r.negative, hi.xyz(), lo.xyz())), distance(select(r.negative, lo.xyz(), hi.xyz()))};
+}
 BoxHit box_hit(const RayFrame& r, const Float4& lo, const Float4& hi, const Expr<float>& t_min, const Expr<float>& t_max) {
-    Expr<float3> a = (lo.xyz() - r.origin) * r.inverse, b = (hi.xyz() - r.origin) * r.inverse;
-    const bool by_min_max = slabs_by_min_max();
-    Expr<float3> near = by_min_max ? min(a, b) : (select(r.negative, hi.xyz(), lo.xyz()) - r.origin) * r.inverse;
-    Expr<float3> far = by_min_max ? max(a, b) : (select(r.negative, lo.xyz(), hi.xyz()) - r.origin) * r.inverse;
+    auto [near, far] = slab_distances(r, lo, hi);
     Float t_near = max(max(near.x(), near.y()), max(near.z(), t_min));
     Float t_far = min(min(far.x(), far.y()), far.z()) * 1.00000024f;
     return BoxHit{t_near, t_near <= min(t_far, t_max)};

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -112,40 +111,19 @@ bool info_ranges_from_env() {
 /// of a subdivision, a BVH build) leaves the GPU idle after each wait until
 /// the driver sends what the host issued since; the first flush starts it on
 /// them, as the Vulkan backend submits its first batch after a wait early
-/// (RILL_VK_FIRST_SUBMIT). RILL_GL_FLUSH=FIRST[,EVERY] (docs/TUNING.md); the
-/// default on GPUs 4,32 (on an H100 spot's subdivision to level 5 1.23 ms
-/// against 1.26 without flushes or with 8,64, and 1.32 with one after every
-/// dispatch: docs/PERFORMANCE.md#opengl-against-vulkan), on llvmpipe never
-/// (its threads run a flushed batch while the host records the next: the two
-/// cores CI has are taken).
+/// (RILL_VK_FIRST_SUBMIT). RILL_GL_FLUSH_FIRST and RILL_GL_FLUSH_EVERY
+/// (docs/TUNING.md); the default on GPUs 4 and 32 (on an H100 spot's
+/// subdivision to level 5 1.23 ms against 1.26 without flushes or with 8 and
+/// 64, and 1.32 with one after every dispatch:
+/// docs/PERFORMANCE.md#opengl-against-vulkan), on llvmpipe never (its threads
+/// run a flushed batch while the host records the next: the two cores CI has
+/// are taken).
 struct FlushPolicy {
     long first = 0, every = 0;
 };
 FlushPolicy flush_policy_from_env(bool software) {
-    const FlushPolicy fallback = software ? FlushPolicy{0, 0} : FlushPolicy{4, 32};
-    const char* v = std::getenv("RILL_GL_FLUSH");
-    if (!v || !*v) return fallback;
-    const std::string text = v;
-    const auto bad = [&] {
-        return Error("RILL_GL_FLUSH is '" + text + "'; give FIRST or FIRST,EVERY (dispatches, 0 to 4096; 0 never), or unset it");
-    };
-    FlushPolicy f;
-    const std::size_t comma = text.find(',');
-    try {
-        std::size_t used = 0;
-        f.first = std::stol(text.substr(0, comma), &used);
-        if (used != (comma == std::string::npos ? text.size() : comma)) throw bad();
-        f.every = f.first;
-        if (comma != std::string::npos) {
-            const std::string rest = text.substr(comma + 1);
-            f.every = std::stol(rest, &used);
-            if (used != rest.size()) throw bad();
-        }
-    } catch (const std::logic_error&) {
-        throw bad();
-    }
-    if (f.first < 0 || f.first > 4096 || f.every < 0 || f.every > 4096) throw bad();
-    return f;
+    return {env_count("RILL_GL_FLUSH_FIRST", 0, 4096, software ? 0 : 4, "dispatches (0: never)"),
+            env_count("RILL_GL_FLUSH_EVERY", 0, 4096, software ? 0 : 32, "dispatches (0: never)")};
 }
 
 /// Stream buffers of at least this many bytes take memory that Vulkan
