@@ -2,7 +2,9 @@
 # Every GPU test of rill-tests and rill-app-tests, the Vulkan and the OpenGL ones in two processes at once, each
 # within a time limit, summed up: passed / failed / skipped lines, tests that ran to OK, and the
 # device each API reported. Full logs: OUTDIR/tests_vulkan.txt, OUTDIR/app_tests_vulkan.txt and the OpenGL ones.
-# RILL_TESTS_BIN and RILL_APP_TESTS_BIN name other builds of the two.
+# RILL_TESTS_BIN and RILL_APP_TESTS_BIN name other builds of the two. The app tests read every test mesh:
+# pack them all (bench/gpu/pack.sh --meshes "spot stanford-bunny cow fandisk teapot" ...), or the
+# mesh tests fail on the missing files.
 # Usage (on the GPU machine, after ../shared/device/README.md):
 #   bench/gpu/gpu_tests.sh OUTDIR [seconds per API = 450] [extra gtest filter, e.g. -*LargeSizes*]
 set -uo pipefail
