@@ -1,13 +1,13 @@
 #include "collide_app.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 
 #include <rill/algorithms/bvh.h>
 
 #include "raytrace_app.h"
+#include "stopwatch.h"
 
 namespace collide_app {
 
@@ -15,8 +15,8 @@ using namespace rill;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+using app_time::Clock;
+using app_time::ms_since;
 
 struct Sphere {
     float3 centre;

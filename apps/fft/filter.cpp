@@ -1,20 +1,20 @@
 #include "filter.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <random>
 
 #include <rill/algorithms/fft.h>
 
+#include "stopwatch.h"
+
 namespace fft_app {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+using app_time::Clock;
+using app_time::ms_since;
 
 /// Multiplies the half spectrum {channels, h, w / 2 + 1} by H at each frequency.
 void apply_response(const rill::Stream<rill::float2>& spectrum, int width, int height, const FilterOptions& o) {

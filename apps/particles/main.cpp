@@ -3,7 +3,6 @@
 // backend, the time of each stage of a step and the steps per second.
 //
 //   rill-particles [scene] [--particles N] [--frames F] [--every K] [--out PREFIX] [--size WxH]
-#include <chrono>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +16,7 @@
 
 #include "arguments.h"
 #include "particles_app.h"
+#include "stopwatch.h"
 
 namespace {
 
@@ -38,8 +38,8 @@ const char kUsage[] =
 
 const app_args::Usage kArgs{"rill-particles", kUsage};
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+using app_time::Clock;
+using app_time::ms_since;
 
 }  // namespace
 

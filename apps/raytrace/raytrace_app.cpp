@@ -3,9 +3,10 @@
 #include "raytrace_app.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numbers>
+
+#include "stopwatch.h"
 
 namespace raytrace_app {
 
@@ -228,8 +229,8 @@ void accumulate(const Stream<float4>& sum, const Stream<float4>& r1, const Strea
     k(sum, r1, d1, occluded1, r2, d2, occluded2, sum);
 }
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+using app_time::Clock;
+using app_time::ms_since;
 
 }  // namespace
 

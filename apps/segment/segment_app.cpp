@@ -1,17 +1,17 @@
 #include "segment_app.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
+
+#include "stopwatch.h"
 
 namespace segment_app {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+using app_time::Clock;
+using app_time::ms_since;
 
 }  // namespace
 

@@ -4,7 +4,6 @@
 // limit normals, adaptive runs coloured by level.
 //
 //   rill-subdivide [mesh.obj] [--levels L | --adaptive R [--max-level L]] [--flat] [--obj OUT.obj] [--out OUT.png] [--size WxH] [--samples S]
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include "arguments.h"
 #include "raytrace_app.h"
+#include "stopwatch.h"
 
 namespace {
 
@@ -37,9 +37,8 @@ const char kUsage[] =
 
 const app_args::Usage kArgs{"rill-subdivide", kUsage};
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+using app_time::Clock;
+using app_time::ms_since;
 
 /// An albedo per level: blue (0) through green and yellow to red and magenta.
 rill::float4 level_colour(int level) {
