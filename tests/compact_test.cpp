@@ -146,28 +146,6 @@ TEST_P(Compaction, SinglePassWhateverOrderWorkgroupsStart) {
     }
 }
 
-// Passes of up to look_back::kClearedStateWords - 1 tiles keep their states in the
-// runtime's zeroed words and leave them zero (a later pass reads them as
-// none published); larger ones take a zero-filled stream of their own.
-TEST_P(Compaction, SinglePassLeavesTheZeroedWordsZero) {
-    const Filter<std::int32_t> odd = odd_filter();
-    if (rt().info().limits.loop_iterations != 0) {  // refused here (ClearErrors checks the message)
-        auto in = rt().stream<std::int32_t>({5000}), out = rt().stream<std::int32_t>({5000});
-        EXPECT_THROW(odd(in, out, CompactOptions{.scan = ScanAlgorithm::SinglePass}), Error);
-        return;
-    }
-    const Way few{{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass, {128, 8}}, 0, "tiles of 128 x 8"};
-    const std::int64_t many = detail::look_back::kClearedStateWords * 1024 + 3;  // one tile more than are cleared, and a part
-    for (std::int64_t n : {std::int64_t{1}, std::int64_t{5000}, std::int64_t{1} << 20, many}) {
-        if (past_largest(rt(), n)) continue;
-        SCOPED_TRACE("n = " + std::to_string(n));
-        check_odd_filter(rt(), odd, few, n);
-        check_odd_filter(rt(), odd, Way{{CompactAlgorithm::ScanScatter, ScanAlgorithm::SinglePass}, 0, "default tiles"}, n);
-        if (HasFatalFailure()) return;
-        ASSERT_TRUE(zeroed_words_are_zero(rt()));
-    }
-}
-
 // One-word elements partition through every way, tiles of vectors included.
 TEST_P(Compaction, StablePartitionOfScalars) {
     Filter<std::uint32_t> small("small", [](Expr<std::uint32_t> x) { return x < 300u; });

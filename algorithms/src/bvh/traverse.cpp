@@ -24,7 +24,6 @@ struct RayFrame {
     Expr<bool> x_is_0, x_is_1, y_is_0, y_is_1, z_is_0, z_is_1;  // kx, ky, kz as masks
     Expr<float> sx, sy, sz;
     Expr<float3> inverse;  // 1 / direction, with zero components nudged off zero
-    Expr<bool3> negative;  // inverse < 0: where a box's near plane is its hi, its far plane its lo
 
     Expr<float> pick(const Expr<float3>& v, const Expr<bool>& is_0, const Expr<bool>& is_1) const {
         return select(is_0, v.x(), select(is_1, v.y(), v.z()));
@@ -42,45 +41,27 @@ RayFrame ray_frame(const Float3& o, const Float3& d) {
     Float dx = select(kx == 0, d.x(), select(kx == 1, d.y(), d.z()));
     Float dy = select(ky == 0, d.x(), select(ky == 1, d.y(), d.z()));
     Float3 nudged = select(ad >= Float3(1e-30f), d, select(d >= Float3(0.0f), Float3(1e-30f), Float3(-1e-30f)));
-    Float3 inverse = Float3(1.0f) / nudged;
-    return RayFrame{o, kx == 0, kx == 1, ky == 0, ky == 1, kz == 0, kz == 1, dx / dz, dy / dz, 1.0f / dz, inverse,
-                    inverse < Float3(0.0f)};
-}
-
-/// RILL_BVH_SLABS_MIN_MAX=1 (an A/B knob, docs/TUNING.md): box_hit orders each
-/// axis's two distances by min and max, as before the planes were picked by
-/// the ray's signs.
-bool slabs_by_min_max() {
-    static const bool on = env_flag("RILL_BVH_SLABS_MIN_MAX");
-    return on;
+    return RayFrame{o, kx == 0, kx == 1, ky == 0, ky == 1, kz == 0, kz == 1, dx / dz, dy / dz, 1.0f / dz,
+                    Float3(1.0f) / nudged};
 }
 
 /// The ray's entry distance into the box, and whether it enters it within
 /// [t_min, t_max]. The far distance is scaled up by 1 + 2 gamma(3) (Ize 2013)
 /// so that rounding never culls a box the ray touches.
 ///
-/// Each axis's near and far planes are picked by the sign of the ray's
-/// direction (the same distances as the min and max of the two, for any box
-/// whose lo is not above its hi), so that the entry is a max of products and
-/// the exit a min of them: no min takes a max, the pattern that NVIDIA's
-/// OpenGL driver merges into a clamp and rill therefore hands it through
-/// opaque operands (docs/SEMANTICS.md#driver-workarounds), up to four of
-/// them a box, eight a node.
+/// Each axis's two distances are ordered by min and max. Picking the near and
+/// far planes by the ray's signs instead (no min of maxes, the pattern rill
+/// hands NVIDIA's OpenGL through opaque operands) gave the same distances but
+/// slower rays through OpenGL: the subdivided bunny's 0.355 / 0.281 / 0.396 ms
+/// against 0.344 / 0.270 / 0.380 (primary / shadow / bounce, H100, 2026-12-07,
+/// docs/PERFORMANCE.md#ray-tracing).
 struct BoxHit {
     Expr<float> t;
     Expr<bool> hit;
 };
-/// Each axis's entry and exit distances into the box.
-std::pair<Expr<float3>, Expr<float3>> slab_distances(const RayFrame& r, const Float4& lo, const Float4& hi) {
-    auto distance = [&](const Expr<float3>& plane) { return (plane - r.origin) * r.inverse; };
-    if (slabs_by_min_max()) {
-        Expr<float3> a = distance(lo.xyz()), b = distance(hi.xyz());
-        return {min(a, b), max(a, b)};
-    }
-    return {distance(select(r.negative, hi.xyz(), lo.xyz())), distance(select(r.negative, lo.xyz(), hi.xyz()))};
-}
 BoxHit box_hit(const RayFrame& r, const Float4& lo, const Float4& hi, const Expr<float>& t_min, const Expr<float>& t_max) {
-    auto [near, far] = slab_distances(r, lo, hi);
+    Float3 a = (lo.xyz() - r.origin) * r.inverse, b = (hi.xyz() - r.origin) * r.inverse;
+    Float3 near = min(a, b), far = max(a, b);
     Float t_near = max(max(near.x(), near.y()), max(near.z(), t_min));
     Float t_far = min(min(far.x(), far.y()), far.z()) * 1.00000024f;
     return BoxHit{t_near, t_near <= min(t_far, t_max)};

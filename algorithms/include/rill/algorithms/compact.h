@@ -370,14 +370,17 @@ private:
     }
 
     /// Launches a single pass's kernel (in, state, out, count, n) over tiles of
-    /// `tile` elements, with zeroed look-back states.
+    /// `tile` elements, with look-back states in a new zero-filled stream. Not
+    /// in the runtime's zeroed words, cleared by the last tile as the scan's
+    /// are: with that clearing, tiles of 128 x 8 ranked by ballots counted
+    /// wrongly through NVIDIA's Vulkan driver, every other shape and backend
+    /// right (docs/PERFORMANCE.md#compaction).
     void run_single_pass(const Stream<T>& in, const Stream<T>& out, const Stream<std::uint32_t>& count, std::int32_t tile,
                          const MoveKernel& kernel) const {
         const std::int64_t n = in.size();
         check_fits(n, tile);
         const std::int64_t tiles = (n + tile - 1) / tile;
-        Runtime rt = Runtime::of(in);
-        auto state = detail::look_back::states_for(rt, detail::look_back::count_state_words(tiles));
+        auto state = Runtime::of(in).template stream<std::uint32_t>({detail::look_back::count_state_words(tiles)});
         kernel(Groups{tiles}, in, state, out, count, static_cast<std::int32_t>(n));
     }
 
@@ -574,7 +577,7 @@ private:
     /// The single pass (ScanAlgorithm::SinglePass): each tile reads its input
     /// once, and its start comes from the tiles before it by the look-back
     /// (detail/look_back.h) instead of a first pass of counts; the last tile
-    /// writes the count. `state`: look_back::count_state_words(tiles) words, zero (or one more, look_back::clear_states).
+    /// writes the count. `state`: look_back::count_state_words(tiles), zero.
     /// Tiles are numbered by group_id: the look-back counts a tile that has
     /// not published itself when it has waited long enough (count_before).
     static MoveKernel make_compact_single_pass(int wg, int items, const std::string& name, Pred keep) {
@@ -590,7 +593,6 @@ private:
                 write_tile(wg, items, f, row_start, out, base, n, places, false, Expr<std::uint32_t>(0u));
                 If(t == num_groups() - 1 && local_id() == wg - 1, [&] { count.store(0, row_start + f.before[items]); });
             }, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
-            detail::look_back::clear_states(wg, state, detail::look_back::count_state_words(num_groups()), num_groups());
         });
     }
 
@@ -728,7 +730,7 @@ private:
 
     /// The single pass over tiles of vectors: staged as in two passes, the
     /// tile's start from the look-back meanwhile; the last tile writes the
-    /// count. `state`: look_back::count_state_words(tiles) words, zero (or one more, look_back::clear_states). Tiles by
+    /// count. `state`: look_back::count_state_words(tiles), zero. Tiles by
     /// group_id, as make_compact_single_pass's.
     static MoveKernel make_compact_vector_single_pass(int wg, int items, const std::string& name, Pred keep) {
         const std::int32_t tile_size = wg * items;
@@ -745,7 +747,6 @@ private:
                 wg, state, t, kept, [&](const Int& tile) { return count_kept(wg, tile_size, keep, in, tile, n); });
             write_staged(wg, items, f, staged, start + before, out, tile_base, n, false, Expr<std::uint32_t>(0u));
             If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + kept); });
-            detail::look_back::clear_states(wg, state, detail::look_back::count_state_words(num_groups()), num_groups());
         });
     }
 
@@ -800,7 +801,6 @@ private:
                 Var<std::uint32_t> from = start + before;
                 for (int j = 0; j < items; ++j) If(place[j] != kNotKept, [&] { out.store(from + place[j], x[j]); });
                 If(t == num_groups() - 1 && local_id() == 0, [&] { count.store(0, start + total); });
-                detail::look_back::clear_states(wg, state, detail::look_back::count_state_words(num_groups()), num_groups());
             });
     }
     static constexpr std::uint32_t kNotKept = 0xffffffffu;

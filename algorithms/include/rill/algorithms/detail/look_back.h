@@ -192,13 +192,14 @@ constexpr std::int64_t kMostCounted = std::int64_t{1} << 30;
 constexpr std::int64_t count_state_words(std::int64_t tiles) { return 1 + tiles; }
 inline Expr<std::int32_t> count_state_words(const Int& tiles) { return 1 + tiles; }
 
-/// Passes whose states take at most this many words (count_state_words,
-/// state_words) keep them in the runtime's zeroed words (Runtime::zeroed_words,
+/// The scan's single passes whose states take at most this many words
+/// (state_words) keep them in the runtime's zeroed words (Runtime::zeroed_words,
 /// one word more: the last counts the tiles that finished), and the last tile
 /// to finish sets them back to zero (clear_states): no fill before the pass, a
 /// GPU command and a barrier fewer. Larger passes take a new zero-filled
 /// stream of their words, as one workgroup clearing more words would be the
-/// pass's tail.
+/// pass's tail. The compaction's single passes always take a new stream
+/// (Filter's run_single_pass says why).
 constexpr std::int64_t kClearedStateWords = 4097;
 
 /// The states of a single pass of `words` state words: where they are
@@ -216,11 +217,9 @@ inline Stream<std::uint32_t> states_for(Runtime& rt, std::int64_t words) {
 ///
 /// The fences order each tile's publishes (atomic stores by its first
 /// invocation) before its count in the finished counter, and the last tile's
-/// clearing stores after every count it saw: without them a publish could
-/// land after the store that cleared its word, and the next pass would read a
-/// tile's inclusive count left from this one (through NVIDIA's Vulkan driver
-/// on an H100, 2026-12-07, a compaction of 1,025 elements after one of a
-/// single element kept 1 of 518: Compaction.FilterKeepsOrderAndCount).
+/// clearing stores after every count it saw: without them nothing at device
+/// scope keeps a publish from landing after the store that cleared its word,
+/// which would leave the next pass a tile's inclusive count from this one.
 inline void clear_states(int wg, const Array<std::uint32_t>& state, const Expr<std::int32_t>& words, const Int& tiles) {
     If(state.size() > words, [&] {
         memory_fence();
