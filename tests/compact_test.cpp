@@ -67,9 +67,19 @@ bool single_pass(const Way& way) {
     return way.options.algorithm == CompactAlgorithm::ScanScatter && way.options.scan == ScanAlgorithm::SinglePass;
 }
 
-/// Whether this device runs the way: the single pass is refused where the
-/// driver ends long loops (ClearErrors checks the message).
-bool runs_here(Runtime& rt, const Way& way) { return !single_pass(way) || rt.info().limits.loop_iterations == 0; }
+/// Whether this device runs the way on n elements: tiles ranked by ballots
+/// need subgroup ballots; where the driver ends long loops, the single pass
+/// runs only as long as its look-back surely ends in time (about n / S
+/// iterations, S the subgroup's size, plus a tile's: half of that budget
+/// here). Both are refused otherwise (ClearErrors checks the messages).
+bool runs_here(Runtime& rt, const Way& way, std::int64_t n) {
+    if (way.options.tile.load == TileLoad::Ballots && !detail::ballot_subgroup(rt.info().limits).size) return false;
+    const std::uint64_t limit = rt.info().limits.loop_iterations;
+    if (!single_pass(way) || limit == 0) return true;
+    const DeviceLimits& l = rt.info().limits;
+    const std::int64_t S = std::max<std::uint32_t>(1, l.min_subgroup_size ? l.min_subgroup_size : l.subgroup_size);
+    return n <= (static_cast<std::int64_t>(limit) - 2 * 4096) * S / 2;
+}
 
 std::vector<std::int64_t> compaction_sizes(Runtime& rt) {
     std::vector<std::int64_t> sizes;
@@ -102,7 +112,7 @@ TEST_P(Compaction, FilterKeepsOrderAndCount) {
     const Filter<std::int32_t> odd = odd_filter();
     for (const Way& way : kWays)
     for (std::int64_t n : compaction_sizes(rt())) {
-        if (n > way.max_n || !runs_here(rt(), way)) continue;
+        if (n > way.max_n || !runs_here(rt(), way, n)) continue;
         SCOPED_TRACE(way.name);
         check_odd_filter(rt(), odd, way, n);
         if (HasFatalFailure()) return;
@@ -114,7 +124,7 @@ TEST_P(Compaction, DegenerateSelections) {
     Filter<float> none("none", [](Expr<float>) { return Expr<bool>(false); });
     for (const Way& way : kWays)
     for (std::int64_t n : {1, 4096, 4097, 70001}) {
-        if (!runs_here(rt(), way)) continue;
+        if (!runs_here(rt(), way, n)) continue;
         SCOPED_TRACE(way.name);
         std::vector<float> x = random_floats(static_cast<std::size_t>(n), -1, 1);
         auto in = rt().stream<float>({n}, x);
@@ -139,7 +149,7 @@ TEST_P(Compaction, SinglePassWhateverOrderWorkgroupsStart) {
     const Filter<std::int32_t> odd = odd_filter();
     for (const Way& way : kWays)
     for (std::int64_t n : {4097, 16385, 40009}) {
-        if (!single_pass(way) || !runs_here(rt(), way)) continue;
+        if (!single_pass(way) || !runs_here(rt(), way, n)) continue;
         SCOPED_TRACE(way.name);
         check_odd_filter(rt(), odd, way, n);
         if (HasFatalFailure()) return;
@@ -184,7 +194,7 @@ TEST_P(Compaction, FilterOfWideStructs) {
         auto in = rt().stream<WideRecord>({n}, rs);
         for (int w = -1; w < static_cast<int>(std::size(kWays)); ++w) {
             const Way way = w < 0 ? Way{CompactOptions{}, std::int64_t{1} << 30, "default"} : kWays[w];
-            if (!runs_here(rt(), way) || way.options.tile.load != TileLoad::Transposed || n > way.max_n) continue;
+            if (!runs_here(rt(), way, n) || way.options.tile.load != TileLoad::Transposed || n > way.max_n) continue;
             SCOPED_TRACE(std::string(way.name) + ", n = " + std::to_string(n));
             auto out = rt().stream<WideRecord>({n});
             if (single_pass(way) && rt().backend_name() == "vulkan") {  // refused there: NVIDIA's driver miscounted
@@ -213,7 +223,7 @@ TEST_P(Compaction, StablePartitionOfStructs) {
     Filter<Particle> inside("inside", [](const Var<Particle>& p) { return length(p.position) < 1.0f; });
     for (const Way& way : kWays)
     for (std::int64_t n : {0, 1, 2, 255, 4097, 70001}) {
-        if (!runs_here(rt(), way)) continue;
+        if (!runs_here(rt(), way, n)) continue;
         if (way.options.tile.load != TileLoad::Transposed) continue;  // vectors and ballots of one-word elements (ClearErrors)
         SCOPED_TRACE(n);
         SCOPED_TRACE(way.name);
@@ -269,14 +279,12 @@ TEST_P(Compaction, ClearErrors) {
               }).find("rill::Filter 'first': CompactOptions::tile moves vectors of 4 elements, which needs int32, "
                       "uint32 or float elements, not Particle; use TileLoad::Transposed"),
               0u);
-    if (rt().info().limits.loop_iterations == 0) {
-        EXPECT_EQ(error_message([&] {
-                      Filter<Particle>("first", [](const Var<Particle>& p) { return p.id == 0; })(
-                          parts, kept, CompactOptions{.tile = {128, 16, TileLoad::Ballots}});
-                  }).find("rill::Filter 'first': TileLoad::Ballots holds one-word elements (int32, uint32 or float), not "
-                          "Particle; use TileLoad::Transposed"),
-                  0u);
-    }
+    EXPECT_EQ(error_message([&] {
+                  Filter<Particle>("first", [](const Var<Particle>& p) { return p.id == 0; })(
+                      parts, kept, CompactOptions{.tile = {128, 16, TileLoad::Ballots}});
+              }).find("rill::Filter 'first': TileLoad::Ballots holds one-word elements (int32, uint32 or float), not "
+                      "Particle; use TileLoad::Transposed"),
+              0u);
     auto wide = rt().stream<float>({16});
     EXPECT_EQ(error_message([&] { any(wide.domain({1}, {11}), c, CompactOptions{.tile = {128, 16, TileLoad::Vectors}}); }),
               "rill::Filter 'any': CompactOptions::tile moves vectors of 4 elements, but the input is a view that starts "
@@ -285,26 +293,35 @@ TEST_P(Compaction, ClearErrors) {
     const CompactOptions ballots{.tile = {128, 16, TileLoad::Ballots}};
     const std::string ballots_fix = "TileLoad::Vectors or Transposed (TileLoad::Ballots is a tile of the single pass only)";
     auto count = rt().stream<std::uint32_t>({1});
-    if (const std::uint64_t limit = rt().info().limits.loop_iterations) {
-        const std::string why = ": ScanAlgorithm::SinglePass cannot be exact on " + rt().info().device +
-                                ": the driver ends every loop after " + std::to_string(limit) +
-                                " iterations, and a look-back may wait longer; use ";
-        EXPECT_EQ(error_message([&] { any(a, c, single); }), "rill::Filter 'any'" + why + "ScanAlgorithm::Auto");
-        EXPECT_EQ(error_message([&] { any(a, c, ballots); }), "rill::Filter 'any'" + why + ballots_fix);
+    const std::string why = "rill::Filter 'any': partition cannot run in a single pass: the other elements go after "
+                            "all kept ones, whose number is known only when every tile is done; use ";
+    EXPECT_EQ(error_message([&] { any.partition(a, c, count, single); }), why + "ScanAlgorithm::Auto");
+    EXPECT_EQ(error_message([&] { any.partition(a, c, count, ballots); }), why + ballots_fix);
+    const bool has_ballots = detail::ballot_subgroup(rt().info().limits).size != 0;
+    if (has_ballots) {
+        EXPECT_EQ(error_message([&] { any(a, c, CompactOptions{.tile = {256, 24, TileLoad::Ballots}}); }),
+                  "rill::Filter 'any': CompactOptions::tile is 256 invocations of 24 elements ranked by ballots; use "
+                  "128 or 256 invocations of 8 or 16 elements each (or leave the default)");
     } else {
-        const std::string why = "rill::Filter 'any': partition cannot run in a single pass: the other elements go after "
-                                "all kept ones, whose number is known only when every tile is done; use ";
-        EXPECT_EQ(error_message([&] { any.partition(a, c, count, single); }), why + "ScanAlgorithm::Auto");
-        EXPECT_EQ(error_message([&] { any.partition(a, c, count, ballots); }), why + ballots_fix);
-        if (detail::ballot_subgroup(rt().info().limits).size) {
-            EXPECT_EQ(error_message([&] { any(a, c, CompactOptions{.tile = {256, 24, TileLoad::Ballots}}); }),
-                      "rill::Filter 'any': CompactOptions::tile is 256 invocations of 24 elements ranked by ballots; use "
-                      "128 or 256 invocations of 8 or 16 elements each (or leave the default)");
-        } else {
-            EXPECT_EQ(error_message([&] { any(a, c, ballots); }),
-                      "rill::Filter 'any': TileLoad::Ballots ranks elements by subgroup ballots, which " + rt().info().device +
-                          " does not have (it needs subgroups of 8 to 128 invocations with ballots and shuffles); use "
-                          "TileLoad::Vectors or Transposed");
+        EXPECT_EQ(error_message([&] { any(a, c, ballots); }),
+                  "rill::Filter 'any': TileLoad::Ballots ranks elements by subgroup ballots, which " + rt().info().device +
+                      " does not have (it needs subgroups of 8 to 128 invocations with ballots and shuffles); use "
+                      "TileLoad::Vectors or Transposed");
+    }
+    // Where the driver ends long loops, a single pass too long for its look-back to end in time is refused.
+    if (const std::uint64_t limit = rt().info().limits.loop_iterations) {
+        const std::int64_t big = static_cast<std::int64_t>(limit) * 64;
+        auto x = rt().stream<float>({big}), y = rt().stream<float>({big});
+        const std::string why_long = "rill::Filter 'any': ScanAlgorithm::SinglePass of " + std::to_string(big) +
+                                     " elements cannot be exact on " + rt().info().device + ": the driver ends every loop after " +
+                                     std::to_string(limit) + " iterations, and the look-back may take ";
+        const std::string refused = error_message([&] { any(x, y, single); });
+        EXPECT_EQ(refused.find(why_long), 0u) << refused;
+        EXPECT_NE(refused.find("; use ScanAlgorithm::Auto, or at most "), std::string::npos) << refused;
+        if (has_ballots) {
+            const std::string refused_ballots = error_message([&] { any(x, y, ballots); });
+            EXPECT_EQ(refused_ballots.find(why_long), 0u) << refused_ballots;
+            EXPECT_NE(refused_ballots.find("; use " + ballots_fix + ", or at most "), std::string::npos) << refused_ballots;
         }
     }
     EXPECT_EQ(error_message([&] {

@@ -221,6 +221,10 @@ private:
                        : vectors              ? kDefaultVectorTile
                        : single               ? kDefaultSinglePassTile
                                               : kDefaultTile;
+            // Where the driver ends long loops, only passes short enough for the look-back (whose fallback bounds its waits).
+            if (single)
+                detail::look_back::check_counted(rt.info(), "rill::Filter '" + state_->name + "'", single_pass_fix(ballot_tile), n,
+                                                 std::int64_t{tile.workgroup} * tile.items, tile.workgroup);
             if (tile.load == TileLoad::Ballots) return compact_by_ballots(in, out, count, tile, ballots);
             if (vectors) check_vectors(in, out);
             if (!listed_tile(tile))
@@ -309,10 +313,12 @@ private:
     /// Refuses the single pass where it cannot run; `ballot_tile`: asked for
     /// by TileLoad::Ballots, which has no other.
     static std::string in_type_name() { return element_name<T>::get(); }
+    static std::string single_pass_fix(bool ballot_tile) {
+        return ballot_tile ? "TileLoad::Vectors or Transposed (TileLoad::Ballots is a tile of the single pass only)"
+                           : "ScanAlgorithm::Auto";
+    }
     void check_single_pass(const BackendInfo& info, std::int64_t n, bool split, bool ballot_tile) const {
-        const std::string fix = ballot_tile ? "TileLoad::Vectors or Transposed (TileLoad::Ballots is a tile of the single pass only)"
-                                            : "ScanAlgorithm::Auto";
-        detail::look_back::check_exact(info, "rill::Filter '" + state_->name + "'", fix);
+        const std::string fix = single_pass_fix(ballot_tile);
         if (n >= detail::look_back::kMostCounted)
             throw Error("rill::Filter '" + state_->name + "': the single pass counts in 30 bits, and the stream has " +
                         std::to_string(n) + " elements (2^30 or more); use " + fix);

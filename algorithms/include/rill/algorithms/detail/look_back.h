@@ -9,6 +9,7 @@
 
 #include <rill/algorithms/detail/workgroup_scan.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -318,6 +319,46 @@ inline void check_exact(const BackendInfo& info, const std::string& who, const s
         throw Error(who + ": ScanAlgorithm::SinglePass cannot be exact on " + info.device +
                     ": the driver ends every loop after " + std::to_string(info.limits.loop_iterations) +
                     " iterations, and a look-back may wait longer; use " + fix);
+}
+
+/// The most loop iterations of one window of S tiles in count_before, which
+/// never waits long (its fallback counts a tile itself): kFallbackReads + 1
+/// reads, then up to S of its tiles counted, a step of the loop over them and
+/// ceil(tile_size / S) iterations of each count.
+inline std::int64_t counted_window_iterations(std::int64_t tile_size, std::int64_t S) {
+    return (kFallbackReads + 1) + S + S * ((tile_size + S - 1) / S);
+}
+/// The most loop iterations an invocation runs in a single pass with count
+/// states over `tiles` tiles of `tile_size` elements, with subgroups of at
+/// least `S` invocations: the last tile's windows, and `tile_size` more for
+/// the kernel's other loops (each over less than a tile).
+inline std::uint64_t counted_look_back_iterations(std::int64_t tiles, std::int64_t tile_size, std::int64_t S) {
+    const std::int64_t windows = (std::max<std::int64_t>(tiles - 1, 0) + S - 1) / S;
+    return static_cast<std::uint64_t>(windows * counted_window_iterations(tile_size, S) + tile_size);
+}
+
+/// Refuses a single pass with count states (counted_look_back_iterations)
+/// where the driver ends loops (DeviceLimits::loop_iterations) before its
+/// look-back could end: `who` names the caller, `fix` what to use instead.
+/// Where the driver ends no loops, or the pass is short enough, it is exact.
+inline void check_counted(const BackendInfo& info, const std::string& who, const std::string& fix, std::int64_t n,
+                          std::int64_t tile_size, int wg) {
+    const std::uint64_t limit = info.limits.loop_iterations;
+    if (limit == 0 || n == 0) return;
+    const std::int64_t smallest = info.limits.min_subgroup_size ? info.limits.min_subgroup_size : info.limits.subgroup_size;
+    const std::int64_t S = std::clamp<std::int64_t>(smallest, 1, wg);
+    const std::int64_t tiles = (n + tile_size - 1) / tile_size;
+    const std::uint64_t most = counted_look_back_iterations(tiles, tile_size, S);
+    if (most <= limit) return;
+    // The most tiles whose look-backs end in time: whole windows of S, and the first tile.
+    const std::int64_t windows = limit > static_cast<std::uint64_t>(tile_size)
+                                     ? static_cast<std::int64_t>(limit - static_cast<std::uint64_t>(tile_size)) /
+                                           counted_window_iterations(tile_size, S)
+                                     : 0;
+    throw Error(who + ": ScanAlgorithm::SinglePass of " + std::to_string(n) + " elements cannot be exact on " + info.device +
+                ": the driver ends every loop after " + std::to_string(limit) + " iterations, and the look-back may take " +
+                std::to_string(most) + "; use " + fix + ", or at most " + std::to_string((windows * S + 1) * tile_size) +
+                " elements a call there");
 }
 
 }  // namespace rill::detail::look_back
