@@ -273,17 +273,14 @@ TEST_P(Compaction, ClearErrors) {
               "rill::Filter 'any': CompactOptions::tile is 512 invocations of 8 elements; use 128 or 256 invocations "
               "of 8 or 16 elements each (or leave the default)");
     auto parts = rt().stream<Particle>({8}), kept = rt().stream<Particle>({8});
-    EXPECT_EQ(error_message([&] {
-                  Filter<Particle>("first", [](const Var<Particle>& p) { return p.id == 0; })(
-                      parts, kept, CompactOptions{.tile = {128, 16, TileLoad::Vectors}});
-              }).find("rill::Filter 'first': CompactOptions::tile moves vectors of 4 elements, which needs int32, "
-                      "uint32 or float elements, not Particle; use TileLoad::Transposed"),
+    const Filter<Particle> first("first", [](const Var<Particle>& p) { return p.id == 0; });
+    EXPECT_EQ(error_message([&] { first(parts, kept, CompactOptions{.tile = {128, 16, TileLoad::Vectors}}); })
+                  .find("rill::Filter 'first': CompactOptions::tile moves vectors of 4 elements, which needs int32, "
+                        "uint32 or float elements, not Particle; use TileLoad::Transposed"),
               0u);
-    EXPECT_EQ(error_message([&] {
-                  Filter<Particle>("first", [](const Var<Particle>& p) { return p.id == 0; })(
-                      parts, kept, CompactOptions{.tile = {128, 16, TileLoad::Ballots}});
-              }).find("rill::Filter 'first': TileLoad::Ballots holds one-word elements (int32, uint32 or float), not "
-                      "Particle; use TileLoad::Transposed"),
+    EXPECT_EQ(error_message([&] { first(parts, kept, CompactOptions{.tile = {128, 16, TileLoad::Ballots}}); })
+                  .find("rill::Filter 'first': TileLoad::Ballots holds one-word elements (int32, uint32 or float), not "
+                        "Particle; use TileLoad::Transposed"),
               0u);
     auto wide = rt().stream<float>({16});
     EXPECT_EQ(error_message([&] { any(wide.domain({1}, {11}), c, CompactOptions{.tile = {128, 16, TileLoad::Vectors}}); }),
