@@ -635,10 +635,20 @@ const LineKernel& staged_line_kernel(const Words& words) {
                 Int first = group_id() * kStagedLines;
                 // Contiguous lines (a single pass over whole lines) lie at l R.
                 Int base = first * R, here = min(lines - first, Int(kStagedLines)) * R;
-                for (int k = 0; k < R; ++k) {
-                    Int e = local_id() + k * kStagedLines;
-                    If(e < here, [&] { buf.store(slot(e), src.load(base + e)); });
-                }
+                // A whole workgroup's lines loaded first, then stored: NVIDIA's OpenGL
+                // compiler kept each guarded load with its store in a branch of its
+                // own, one load in flight (lines of 16 2.5x slower than through
+                // Vulkan, docs/PERFORMANCE.md#opengl-against-vulkan).
+                If(here == Int(kStagedLines * R), [&] {
+                    std::deque<Var<float2>> loaded;
+                    for (int k = 0; k < R; ++k) loaded.emplace_back(src.load(base + local_id() + k * kStagedLines));
+                    for (int k = 0; k < R; ++k) buf.store(slot(local_id() + k * kStagedLines), loaded[static_cast<std::size_t>(k)]);
+                }).Else([&] {
+                    for (int k = 0; k < R; ++k) {
+                        Int e = local_id() + k * kStagedLines;
+                        If(e < here, [&] { buf.store(slot(e), src.load(base + e)); });
+                    }
+                });
                 barrier();
                 Int l = local_id();
                 If(first + l < lines, [&] {

@@ -573,6 +573,7 @@ public:
             phase_done("the driver's compile and link", since);
             if (st_->binaries) store_binary(file, key, {});
         }
+        if (st_->binaries && std::getenv("RILL_DUMP")) detail::dump_file(shader.dump_name + ".glbin", program_binary());
         if (ir_key != 0) store_binary(ir_file, ir_key, glsl::binding_words(shader));
     }
     ~GlProgram() override {
@@ -683,17 +684,26 @@ private:
         return false;
     }
 
-    /// The program's binary after `prefix` (the shader's bindings, in an entry by its IR).
-    void store_binary(const std::string& file, std::uint64_t key, const std::vector<std::uint32_t>& prefix) {
+    /// The driver's program binary as it gives it (its format enum, then the bytes), for
+    /// RILL_DUMP: NVIDIA's holds the kernel's machine code (bench/gpu/nv_gl_binary_code.py).
+    std::string program_binary() const {
         GLint len = 0;
         glGetProgramiv(id, GL_PROGRAM_BINARY_LENGTH, &len);
-        if (len <= 0) return;
-        const std::size_t at = 4 * prefix.size();
-        std::vector<std::uint8_t> data(at + 4 + static_cast<std::size_t>(len));
-        if (at > 0) std::memcpy(data.data(), prefix.data(), at);
+        if (len <= 0) return {};
+        std::string data(4 + static_cast<std::size_t>(len), '\0');
         GLenum format = 0;
-        glGetProgramBinary(id, len, nullptr, &format, data.data() + at + 4);
-        std::memcpy(data.data() + at, &format, 4);
+        glGetProgramBinary(id, len, nullptr, &format, data.data() + 4);
+        std::memcpy(data.data(), &format, 4);
+        return data;
+    }
+
+    /// The program's binary after `prefix` (the shader's bindings, in an entry by its IR).
+    void store_binary(const std::string& file, std::uint64_t key, const std::vector<std::uint32_t>& prefix) {
+        const std::string binary = program_binary();
+        if (binary.empty()) return;
+        std::vector<std::uint8_t> data(4 * prefix.size() + binary.size());
+        if (!prefix.empty()) std::memcpy(data.data(), prefix.data(), 4 * prefix.size());
+        std::memcpy(data.data() + 4 * prefix.size(), binary.data(), binary.size());
         disk_cache::store(file, key, data);
     }
 
