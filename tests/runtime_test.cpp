@@ -1,6 +1,7 @@
 // Runtime lifecycle: many runtimes, created and destroyed in any order, leave
 // nothing behind (file descriptors, device objects) on any backend; and what a
 // runtime says of the kernels it builds when asked (RILL_LOG_COMPILES).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -90,6 +91,43 @@ TEST_P(Lifecycle, LogsEachKernelBuildWhenAsked) {
     }
     EXPECT_EQ(wider_out.download()[63], 3.0f);
     EXPECT_EQ(r.download()[0], 2.0f);
+}
+
+// RILL_DUMP writes what each backend made of a kernel beside its IR: through
+// Vulkan its GLSL and SPIR-V, through OpenGL its GLSL and the driver's
+// program binary (a format word, then bytes; bench/gpu/nv_gl_binary_code.py
+// reads NVIDIA's); the CPU backend writes no GLSL.
+TEST_P(Lifecycle, DumpWritesWhatTheBackendMadeOfAKernel) {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("rill-dump-" + GetParam() + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    {
+        const ScopedEnv knob("RILL_DUMP", dir.c_str());
+        auto k = kernel("dumped_plus_three(x, r)", [](In<float> x, Out<float> r) { r = x + 3.0f; });
+        Runtime rt(GetParam());
+        auto x = rt.stream<float>({16}, std::vector<float>(16, 1.0f));
+        auto r = rt.stream<float>({16});
+        k(x, r);
+        EXPECT_EQ(r.download()[15], 4.0f);
+    }
+    std::vector<std::string> names;
+    std::uintmax_t binary_size = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("dumped_plus_three", 0) != 0) continue;
+        names.push_back(name);
+        if (name.ends_with(".glbin")) binary_size = e.file_size();
+    }
+    std::filesystem::remove_all(dir);
+    auto has = [&](const std::string& end) {
+        return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.ends_with(end); });
+    };
+    EXPECT_TRUE(has(".ir.txt")) << names.size() << " files";
+    const std::string backend = GetParam();
+    EXPECT_EQ(has(".vulkan.comp"), backend == "vulkan");
+    EXPECT_EQ(has(".spvasm"), backend == "vulkan");
+    EXPECT_EQ(has(".opengl.comp"), backend == "opengl");
+    EXPECT_EQ(has(".glbin"), backend == "opengl");
+    if (backend == "opengl") EXPECT_GT(binary_size, 4u) << "a program binary is its format word and the driver's bytes";
 }
 
 // A kernel built again by a new runtime comes from the disk cache by its IR
