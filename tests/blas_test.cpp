@@ -155,6 +155,8 @@ TEST_P(Blas, GemvAgainstFloat64AndOpenBLAS) {
         {1, 4099},  {4099, 1}, {300, 2050}, {65, 1024}, {5, 8192}, {1028, 12}, {8192, 8},  {1000, 64}, {3, 4},
         // Rows of 128 quads and more are taken 4 at a time: row counts that 4 does not divide, split in chunks.
         {7, 36864},
+        // Rows of 2^14 quads and more take four steps of the team at a time: a last step part full.
+        {5, 65540},
         // 65 quads wide, transposed: bands of 64 quads, the second of one.
         {1001, 260}};
     for (auto [m, n] : shapes) {

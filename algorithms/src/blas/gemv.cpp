@@ -48,6 +48,13 @@ constexpr std::int64_t kMinPerInvocation = 16;
 /// 128 where there are many rows), sharing x's loads and the team's barriers:
 /// H200 through Vulkan, 512 x 2^20 0.77 -> 0.99 of cuBLAS, 32 x 2^22 0.77 -> 0.94.
 constexpr int kLongRows = 4;
+/// Quads from which a row is long enough for a team to take four steps an
+/// iteration (16 loads of A and 4 of x in flight an invocation): H100 through
+/// Vulkan, 512 x 2^20 0.91 -> 0.97 of cuBLAS, 32 x 2^22 0.90 -> 0.94 (two
+/// steps: 0.93, 0.90); 8192^2 (2048 quads) 1.22 -> 1.15, so not there
+/// (docs/PERFORMANCE.md#blas).
+constexpr std::int32_t kStepsFrom = 1 << 14;
+constexpr int kLongSteps = 4;
 
 /// The sum over t in [begin, end) stepping by `step` of term(t), InFlight
 /// (4 or 8) terms at a time into as many sums, so that as many loads are in flight.
@@ -153,11 +160,12 @@ using SumKernel = Kernel<Array<float>, Array<float>, Array<float>, Array<float>,
 /// With Rows > 1 (quads only) a lane loads each quad of x once for Rows rows:
 /// a matrix of few long rows otherwise reads x from the cache once per row,
 /// as many bytes as A itself.
-template <int Team, bool Quads, int Rows = 1>
+template <int Team, bool Quads, int Rows = 1, int Steps = 1>
 SumKernel rows_kernel() {
     static_assert(Rows == 1 || Quads);
+    static_assert(Steps == 1 || Rows > 1);
     return group_kernel<kWorkgroup>(
-        std::string("blas_gemv_n") + std::to_string(Team) + (Quads ? "q" : "") + (Rows > 1 ? "r" + std::to_string(Rows) : "") +
+        std::string("blas_gemv_n") + std::to_string(Team) + (Quads ? "q" : "") + (Rows > 1 ? "r" + std::to_string(Rows) : "") + (Steps > 1 ? "s" + std::to_string(Steps) : "") +
             "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta)",
         // Without rill's bounds checks, as columns_kernel (below): every index
         // is in range by construction (rows clamped to the last, a sum's
@@ -183,10 +191,27 @@ SumKernel rows_kernel() {
                     // Rows past the last are read as the last (in range) and not stored.
                     std::vector<Expr<std::int32_t>> row;
                     for (int r = 0; r < Rows; ++r) row.push_back(min(i + r, m - 1) * (lda / 4));
-                    For(begin + lane, end, Team, [&](Expr<std::int32_t> q) {
-                        Expr<float4> xq = x.load_vector<4>(q);
-                        for (int r = 0; r < Rows; ++r) s[r] = s[r] + dot(A.load_vector<4>(row[r] + q), xq);
-                    });
+                    if constexpr (Steps == 1) {
+                        For(begin + lane, end, Team, [&](Expr<std::int32_t> q) {
+                            Expr<float4> xq = x.load_vector<4>(q);
+                            for (int r = 0; r < Rows; ++r) s[r] = s[r] + dot(A.load_vector<4>(row[r] + q), xq);
+                        });
+                    } else {
+                        // Steps of the team an iteration, every load of them read before
+                        // any is added (past the end clamped in range and counted 0).
+                        For(begin + lane, end, Steps * Team, [&](Expr<std::int32_t> q) {
+                            std::vector<Var<float4>> xs, as;
+                            for (int u = 0; u < Steps; ++u) {
+                                Expr<std::int32_t> at = min(q + u * Team, end - 1);
+                                xs.emplace_back(x.load_vector<4>(at));
+                                for (int r = 0; r < Rows; ++r) as.emplace_back(A.load_vector<4>(row[r] + at));
+                            }
+                            for (int u = 0; u < Steps; ++u) {
+                                Expr<float4> xq = select(q + u * Team < end, Expr<float4>(xs[u]), Expr<float4>(0.0f));
+                                for (int r = 0; r < Rows; ++r) s[r] = s[r] + dot(Expr<float4>(as[u * Rows + r]), xq);
+                            }
+                        });
+                    }
                 } else if constexpr (Quads) {
                     Int row = i * (lda / 4);
                     s[0] = strided_sum<float>(begin + lane, end, Team, [&](Expr<std::int32_t> q) {
@@ -290,7 +315,8 @@ struct Scheme {
 };
 
 Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols) {
-    // Traced once each, on first use; 6 shapes x 2 ways of loading, and 32-lane teams of 4 rows.
+    // Traced once each, on first use; 6 shapes x 2 ways of loading, 32-lane teams of 4 rows,
+    // and 256-lane teams of 4 rows in 4 steps.
     static const auto make = [](int v) {
         switch (v) {
             case 0: return rows_kernel<4, false>();
@@ -305,7 +331,8 @@ Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols)
             case 9: return columns_kernel<1, true>();
             case 10: return columns_kernel<8, true>();
             case 11: return columns_kernel<64, true>();
-            default: return rows_kernel<32, true, kLongRows>();
+            case 12: return rows_kernel<32, true, kLongRows>();
+            default: return rows_kernel<256, true, kLongRows, kLongSteps>();
         }
     };
     auto get = [](int v) { return &rill::detail::traced_once<SumKernel, int>(v, +make); };
@@ -319,6 +346,7 @@ Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols)
         // cuBLAS, but 1024^2 2.10 -> 1.23 with 32 workgroups.
         if (quads && which == 1 && rows >= kTargetGroups * (kWorkgroup / 32) * kLongRows)
             return {get(12), lanes, kWorkgroup / lanes * kLongRows};
+        if (quads && which == 2 && length >= kStepsFrom) return {get(13), lanes, kWorkgroup / lanes * kLongRows};
         return {get(which + (quads ? 3 : 0)), lanes, kWorkgroup / lanes * (which == 2 && quads ? kLongRows : 1)};
     }
     // Columns (or quads of them) per workgroup by the width of op(A): a

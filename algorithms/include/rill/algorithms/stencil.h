@@ -61,6 +61,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 #include <typeindex>
 #include <typeinfo>
 #include <utility>
@@ -583,10 +584,23 @@ private:
                 // i >= 0: its quotients by the buffers' widths are taken unsigned (in a
                 // loop of about 40 instructions a step's element; docs/PERFORMANCE.md#segment).
                 auto quotient = [](const Int& i, int d) { return nonnegative_quotient(i, static_cast<std::uint32_t>(d)); };
-                For(local_id(), side * side, kWorkgroup, [&](Int i) {
+                // The region with its halo, every load of an invocation read before
+                // its first store (slots past the region read its last element and
+                // store nothing): NVIDIA's OpenGL compiler kept this as a loop of one
+                // load in flight (docs/PERFORMANCE.md#opengl-against-vulkan).
+                const int elements = side * side, slots = (elements + kWorkgroup - 1) / kWorkgroup;
+                std::vector<Var<T>> loaded;
+                for (int k = 0; k < slots; ++k) {
+                    Int at = local_id() + k * kWorkgroup;
+                    Int i = (k + 1) * kWorkgroup <= elements ? Expr<std::int32_t>(at) : min(at, Int(elements - 1));
                     Int r = quotient(i, side);
-                    buffers[0].store(i, in.load(clamp(by + r, 0, h - 1) * w + clamp(bx + (i - r * side), 0, w - 1)));
-                });
+                    loaded.emplace_back(in.load(clamp(by + r, 0, h - 1) * w + clamp(bx + (i - r * side), 0, w - 1)));
+                }
+                for (int k = 0; k < slots; ++k) {
+                    Int i = local_id() + k * kWorkgroup;
+                    if ((k + 1) * kWorkgroup <= elements) buffers[0].store(i, loaded[static_cast<std::size_t>(k)]);
+                    else If(i < elements, [&] { buffers[0].store(i, loaded[static_cast<std::size_t>(k)]); });
+                }
                 barrier();
                 Bool interior = by >= 0 && y0 + (kBlockTile + halo) <= h && bx >= 0 && x0 + (kBlockTile + halo) <= w;
                 for (int s = 1; s <= steps; ++s) {
