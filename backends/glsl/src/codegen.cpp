@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <regex>
 #include <sstream>
 
 #include "rill/backends/glsl/info_layout.h"
@@ -34,6 +35,7 @@ struct Knobs {
     bool shared_words = env_flag("RILL_GLSL_SHARED_WORDS");
     bool unchecked = env_flag("RILL_GLSL_UNCHECKED");
     bool gl_shared_fence = env_flag("RILL_GLSL_GL_SHARED_FENCE");
+    bool interleaved_elements = env_flag("RILL_GLSL_INTERLEAVED_ELEMENTS");
 };
 const Knobs& knobs() {
     static const Knobs k;
@@ -80,6 +82,7 @@ public:
         }
         // One function per element, so that Return keeps its meaning when an
         // invocation handles several elements (grid-stride loop in main).
+        const std::size_t element_from = out_.str().size();
         out_ << "void rill_element(const uint gid) {\n";
         if (needs_positions()) {
             // Only kernels that resize, use views, iterators or indexof pay for these divisions.
@@ -105,15 +108,23 @@ public:
             }
         }
         function_body();
+        const std::vector<std::string> statements = element_statements(out_.str().substr(element_from));
         out_ << "void main() {\n";
         out_ << "    const uint n = I(0u);\n";
         out_ << "    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * " << opt_.workgroup_size << "u;\n";
         out_ << "    uint gid = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * "
              << opt_.workgroup_size << "u);\n";
         // Unrolled by four: independent elements keep several loads in flight.
-        out_ << "    for (; gid + 3u * stride < n && gid + 3u * stride > gid; gid += 4u * stride) {\n"
-                "        rill_element(gid); rill_element(gid + stride);\n"
-                "        rill_element(gid + 2u * stride); rill_element(gid + 3u * stride);\n    }\n";
+        out_ << "    for (; gid + 3u * stride < n && gid + 3u * stride > gid; gid += 4u * stride) {\n";
+        if (statements.empty()) {
+            out_ << "        rill_element(gid); rill_element(gid + stride);\n"
+                    "        rill_element(gid + 2u * stride); rill_element(gid + 3u * stride);\n";
+        } else {
+            out_ << "        const uint gid_0 = gid, gid_1 = gid + stride, gid_2 = gid + 2u * stride, gid_3 = gid + 3u * stride;\n";
+            for (const std::string& statement : statements)
+                for (int c = 0; c < 4; ++c) out_ << of_copy(statement, c);
+        }
+        out_ << "    }\n";
         out_ << "    for (; gid < n; gid += stride) rill_element(gid);\n";
         out_ << "}\n";
         sh.source = out_.str();
@@ -122,6 +133,38 @@ public:
 
 private:
     std::uint32_t workgroup_size() const { return k_.is_group_kernel() ? k_.workgroup_size : opt_.workgroup_size; }
+
+    /// RILL_GLSL_INTERLEAVED_ELEMENTS=1 (an A/B knob, docs/TUNING.md): the
+    /// element function's top-level statements, each indented for main's
+    /// unrolled loop, where main takes four elements as four copies of its
+    /// body, statement by statement (each element's loads then come before
+    /// the others' stores: NVIDIA's OpenGL compiler keeps loads after an
+    /// earlier store, docs/PERFORMANCE.md#opengl-against-vulkan). Empty (the
+    /// calls stay) without the knob, for a body that returns early, or one of
+    /// more than kMostInterleavedLines lines.
+    static constexpr std::size_t kMostInterleavedLines = 80;
+    static std::vector<std::string> element_statements(const std::string& function) {
+        if (!knobs().interleaved_elements || function.find("return") != std::string::npos) return {};
+        std::vector<std::string> lines;
+        std::istringstream in(function);
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+        // The function's first line opens it and its last closes it.
+        if (lines.size() < 3 || lines.size() - 2 > kMostInterleavedLines) return {};
+        std::vector<std::string> statements;
+        for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+            const std::string& line = lines[i];
+            const bool starts = line.rfind("    ", 0) == 0 && line.size() > 4 && line[4] != ' ' && line[4] != '}';
+            if (starts || statements.empty()) statements.emplace_back();
+            statements.back() += "    " + line + "\n";
+        }
+        return statements;
+    }
+    /// A statement of the element function for copy c of main's unrolled
+    /// loop: its element's index and the function's locals named apart.
+    static std::string of_copy(const std::string& statement, int c) {
+        static const std::regex local(R"(\b(gid|pos|[ertv][0-9]+)\b)");
+        return std::regex_replace(statement, local, "$1_" + std::to_string(c));
+    }
 
     /// True when statement s (or one nested in it) writes global memory.
     bool writes_global(ir::StmtId s) const {
@@ -1420,7 +1463,8 @@ std::uint64_t options_key(const ShaderOptions& opt) {
                                     opt.fence_through_shared_atomic, opt.subgroup_partitioned, opt.reorderable_loads,
                                     opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
                                     opt.int_negation_as_subtraction, static_cast<std::uint64_t>(opt.float_min_max), knobs().masked_loads, knobs().signed_division,
-                                    knobs().shared_words, knobs().unchecked, knobs().gl_shared_fence};
+                                    knobs().shared_words, knobs().unchecked, knobs().gl_shared_fence,
+                                    knobs().interleaved_elements};
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }
 
