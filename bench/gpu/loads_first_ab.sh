@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The A/Bs that putting loads in flight together leaves open (docs/PERFORMANCE.md#opengl-against-vulkan),
+# on the GPU machine after the recipe in ../shared/device/README.md (rill-tests, rill-bench-bandwidth,
+# rill-bench-blas and rill-bench-segment carried in .device/; bench/gpu/pack.sh):
+#
+#   bench/gpu/loads_first_ab.sh [runs = 1]   (about 6 minutes with one run)
+#
+# Element kernels as four interleaved copies of their body (RILL_GLSL_INTERLEAVED_ELEMENTS=1) against the
+# four calls, through both APIs: the GPU tests that run element kernels most with it first, then the copy
+# and SAXPY of 2^24 and 2^28 floats (rill-bench-bandwidth), BLAS level 1 and the segmentation, alternated
+# `runs` times. Then the blocked stencil's iterations a pass (RILL_STENCIL_STEPS 3 to 8) on Segment's
+# diffusion through both APIs, now that a pass's tile loads are in flight together. Packs everything as
+# $OUT/loads_first_ab.tgz.
+set -uo pipefail
+source bench/gpu/device_prologue.sh loads_first_ab
+runs=${1:-1}
+for api in vulkan opengl; do
+    RILL_GLSL_INTERLEAVED_ELEMENTS=1 RILL_GL_DEBUG=1 rill-tests \
+        --gtest_filter="Backends/Streams*/$api:Backends/Blas.*/$api:Backends/Segment*/$api:Backends/Subdivision.*/$api:Backends/Builtins*/$api" \
+        > "$O/tests_interleaved_$api.txt" 2>&1 \
+        && echo "tests with interleaved elements passed on $api" \
+        || { echo "tests with interleaved elements FAILED on $api"; grep -E "Failure|FAILED" "$O/tests_interleaved_$api.txt" | head; }
+done
+el
+rows() {  # the copy and SAXPY rows of a bandwidth run
+    grep -E "^\| (copy|saxpy) " "$1" | cut -d'|' -f2,4,6 | tr '\n' ' '
+}
+for run in $(seq "$runs"); do
+    for knob in 0 1; do
+        for api in vulkan opengl; do
+            for log2n in 24 28; do
+                f="$O/bandwidth_${api}_${log2n}_interleaved${knob}_$run.txt"
+                RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BENCH_ONLY=none RILL_BACKEND=$api rill-bench-bandwidth "$log2n" > "$f" 2>&1 \
+                    || echo "bandwidth $api 2^$log2n knob $knob failed: $(tail -2 "$f")"
+                echo "$api 2^$log2n interleaved=$knob: $(rows "$f")"
+            done
+            f="$O/level1_${api}_interleaved${knob}_$run.json"
+            RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BENCH_ONLY=level1 RILL_BACKEND=$api rill-bench-blas --max-log2 28 "$f" \
+                > "${f%.json}.txt" 2>&1 || echo "level 1 $api knob $knob failed"
+            f="$O/segment_${api}_interleaved${knob}_$run.txt"
+            RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BACKEND=$api rill-bench-segment --size-log2 11 --iterations 200 > "$f" 2>&1 \
+                || echo "segment $api knob $knob failed"
+            echo "$api interleaved=$knob segmentation: $(grep -E '^\| segmentation' "$f" | cut -d'|' -f3-5)"
+        done
+    done
+    for api in vulkan opengl; do
+        python3 bench/gpu/compare_runs.py "$O/level1_${api}_interleaved0_$run.json" "$O/level1_${api}_interleaved1_$run.json" calls interleaved
+    done
+    el
+done
+# Iterations a pass: the diffusion's iteration against the copy of the image, each API.
+for api in vulkan opengl; do
+    for steps in 3 4 5 6 8; do
+        f="$O/segment_${api}_steps$steps.txt"
+        RILL_STENCIL_STEPS=$steps RILL_BACKEND=$api rill-bench-segment --size-log2 11 --iterations 200 > "$f" 2>&1 \
+            || echo "segment $api steps $steps failed"
+        echo "$api, $steps iterations a pass: $(grep -E '^\| (diffusion|linear)' "$f" | cut -d'|' -f2,3,5 | tr '\n' ' ')"
+    done
+    el
+done
+finish
