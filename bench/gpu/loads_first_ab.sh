@@ -25,6 +25,11 @@ el
 rows() {  # the copy and SAXPY rows of a bandwidth run
     grep -E "^\| (copy|saxpy) " "$1" | cut -d'|' -f2,4,6 | tr '\n' ' '
 }
+segment() {  # segment FILE VAR=VALUE...: rill-bench-segment on 2048^2, 200 iterations, with those variables
+    local f=$1
+    shift
+    env "$@" rill-bench-segment --size-log2 11 --iterations 200 > "$f" 2>&1 || echo "rill-bench-segment with $* failed: $(tail -2 "$f")"
+}
 for run in $(seq "$runs"); do
     for knob in 0 1; do
         for api in vulkan opengl; do
@@ -38,8 +43,7 @@ for run in $(seq "$runs"); do
             RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BENCH_ONLY=level1 RILL_BACKEND=$api rill-bench-blas --max-log2 28 "$f" \
                 > "${f%.json}.txt" 2>&1 || echo "level 1 $api knob $knob failed"
             f="$O/segment_${api}_interleaved${knob}_$run.txt"
-            RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BACKEND=$api rill-bench-segment --size-log2 11 --iterations 200 > "$f" 2>&1 \
-                || echo "segment $api knob $knob failed"
+            segment "$f" RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BACKEND=$api
             echo "$api interleaved=$knob segmentation: $(grep -E '^\| segmentation' "$f" | cut -d'|' -f3-5)"
         done
     done
@@ -52,8 +56,7 @@ done
 for api in vulkan opengl; do
     for steps in 3 4 5 6 8; do
         f="$O/segment_${api}_steps$steps.txt"
-        RILL_STENCIL_STEPS=$steps RILL_BACKEND=$api rill-bench-segment --size-log2 11 --iterations 200 > "$f" 2>&1 \
-            || echo "segment $api steps $steps failed"
+        segment "$f" RILL_STENCIL_STEPS=$steps RILL_BACKEND=$api
         echo "$api, $steps iterations a pass: $(grep -E '^\| (diffusion|linear)' "$f" | cut -d'|' -f2,3,5 | tr '\n' ' ')"
     done
     el
