@@ -3,25 +3,33 @@
 # on the GPU machine after the recipe in ../shared/device/README.md (rill-tests, rill-bench-bandwidth,
 # rill-bench-blas and rill-bench-segment carried in .device/; bench/gpu/pack.sh):
 #
-#   bench/gpu/loads_first_ab.sh [runs = 1]   (about 6 minutes with one run)
+#   bench/gpu/loads_first_ab.sh [elements | parameters | steps | all (default)] [runs = 1]
 #
-# Element kernels as four interleaved copies of their body (RILL_GLSL_INTERLEAVED_ELEMENTS=1) against the
-# four calls, through both APIs: the GPU tests that run element kernels most with it first, then the copy
-# and SAXPY of 2^24 and 2^28 floats (rill-bench-bandwidth), BLAS level 1 and the segmentation, alternated
-# `runs` times. Then the blocked stencil's iterations a pass (RILL_STENCIL_STEPS 3 to 8) on Segment's
-# diffusion through both APIs, now that a pass's tile loads are in flight together. Packs everything as
-# $OUT/loads_first_ab.tgz.
+# elements (about 4 minutes with one run): element kernels as four interleaved copies of their body
+# (RILL_GLSL_INTERLEAVED_ELEMENTS=1) against the four calls, through both APIs: the GPU tests that run
+# element kernels most with it first, then the copy and SAXPY of 2^24 and 2^28 floats
+# (rill-bench-bandwidth), BLAS level 1 and the segmentation, alternated `runs` times.
+# parameters (about 3 minutes): group kernels' scalar parameters read once at the top
+# (RILL_GLSL_PARAMETERS_FIRST=1) against each use, the same way: the tests first, then Segment's diffusion
+# and the SGEMV and SGEMM sweep (rill-bench-blas to 2^26).
+# steps (about 3 minutes): the blocked stencil's iterations a pass (RILL_STENCIL_STEPS 3 to 8) on
+# Segment's diffusion through both APIs, now that a pass's tile loads are in flight together.
+# Packs everything as $OUT/loads_first_ab.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh loads_first_ab
-runs=${1:-1}
-for api in vulkan opengl; do
-    RILL_GLSL_INTERLEAVED_ELEMENTS=1 RILL_GL_DEBUG=1 rill-tests \
-        --gtest_filter="Backends/Streams*/$api:Backends/Blas.*/$api:Backends/Segment*/$api:Backends/Subdivision.*/$api:Backends/Builtins*/$api" \
-        > "$O/tests_interleaved_$api.txt" 2>&1 \
-        && echo "tests with interleaved elements passed on $api" \
-        || { echo "tests with interleaved elements FAILED on $api"; grep -E "Failure|FAILED" "$O/tests_interleaved_$api.txt" | head; }
-done
-el
+part=${1:-all}
+runs=${2:-1}
+tests_with() {  # tests_with VAR: the GPU tests that exercise it most, with VAR=1, on both APIs
+    local api
+    for api in vulkan opengl; do
+        env "$1=1" RILL_GL_DEBUG=1 rill-tests \
+            --gtest_filter="Backends/Streams*/$api:Backends/Blas.*/$api:Backends/Segment*/$api:Backends/Stencil*/$api:Backends/Subdivision.*/$api:Backends/Builtins*/$api:Backends/Fft.*/$api" \
+            > "$O/tests_$1_$api.txt" 2>&1 \
+            && echo "tests with $1=1 passed on $api" \
+            || { echo "tests with $1=1 FAILED on $api"; grep -E "Failure|FAILED" "$O/tests_$1_$api.txt" | head; }
+    done
+    el
+}
 rows() {  # the copy and SAXPY rows of a bandwidth run
     grep -E "^\| (copy|saxpy) " "$1" | cut -d'|' -f2,4,6 | tr '\n' ' '
 }
@@ -30,7 +38,8 @@ segment() {  # segment FILE VAR=VALUE...: rill-bench-segment on 2048^2, 200 iter
     shift
     env "$@" rill-bench-segment --size-log2 11 --iterations 200 > "$f" 2>&1 || echo "rill-bench-segment with $* failed: $(tail -2 "$f")"
 }
-for run in $(seq "$runs"); do
+[ "$part" = elements ] || [ "$part" = all ] && tests_with RILL_GLSL_INTERLEAVED_ELEMENTS
+for run in $( { [ "$part" = elements ] || [ "$part" = all ]; } && seq "$runs"); do
     for knob in 0 1; do
         for api in vulkan opengl; do
             for log2n in 24 28; do
@@ -52,8 +61,25 @@ for run in $(seq "$runs"); do
     done
     el
 done
+[ "$part" = parameters ] || [ "$part" = all ] && tests_with RILL_GLSL_PARAMETERS_FIRST
+for run in $( { [ "$part" = parameters ] || [ "$part" = all ]; } && seq "$runs"); do
+    for knob in 0 1; do
+        for api in vulkan opengl; do
+            f="$O/segment_${api}_parameters${knob}_$run.txt"
+            segment "$f" RILL_GLSL_PARAMETERS_FIRST=$knob RILL_BACKEND=$api
+            echo "$api parameters-first=$knob: $(grep -E '^\| (diffusion|linear)' "$f" | cut -d'|' -f2,3,5 | tr '\n' ' ')"
+            f="$O/blas_${api}_parameters${knob}_$run.json"
+            RILL_GLSL_PARAMETERS_FIRST=$knob RILL_BENCH_ONLY=gemv,gemm RILL_BACKEND=$api rill-bench-blas --max-log2 26 "$f" \
+                > "${f%.json}.txt" 2>&1 || echo "SGEMV and SGEMM $api knob $knob failed"
+        done
+    done
+    for api in vulkan opengl; do
+        python3 bench/gpu/compare_runs.py "$O/blas_${api}_parameters0_$run.json" "$O/blas_${api}_parameters1_$run.json" each-use first
+    done
+    el
+done
 # Iterations a pass: the diffusion's iteration against the copy of the image, each API.
-for api in vulkan opengl; do
+for api in $( { [ "$part" = steps ] || [ "$part" = all ]; } && echo vulkan opengl); do
     for steps in 3 4 5 6 8; do
         f="$O/segment_${api}_steps$steps.txt"
         segment "$f" RILL_STENCIL_STEPS=$steps RILL_BACKEND=$api

@@ -36,6 +36,7 @@ struct Knobs {
     bool unchecked = env_flag("RILL_GLSL_UNCHECKED");
     bool gl_shared_fence = env_flag("RILL_GLSL_GL_SHARED_FENCE");
     bool interleaved_elements = env_flag("RILL_GLSL_INTERLEAVED_ELEMENTS");
+    bool parameters_first = env_flag("RILL_GLSL_PARAMETERS_FIRST");
 };
 const Knobs& knobs() {
     static const Knobs k;
@@ -204,6 +205,7 @@ private:
     /// variables, body and epilogue, and the closing brace.
     void function_body() {
         array_geometry(1);
+        parameters_first(1);
         for (std::size_t v = 0; v < k_.vars.size(); ++v)
             out_ << "    " << type_name(k_.vars[v]) << " v" << v << ";\n";
         scopes_.emplace_back();
@@ -718,8 +720,10 @@ private:
             case Op::Const: return constant(n);
             case Op::Uniform: {
                 std::vector<std::string> comps;
-                for (int c = 0; c < n.type.width; ++c)
-                    comps.push_back(from_word(n.type.scalar, "I(" + std::to_string(kHeaderWords + n.imm[0] + c) + "u)"));
+                for (int c = 0; c < n.type.width; ++c) {
+                    const std::string w = std::to_string(kHeaderWords + n.imm[0] + c);
+                    comps.push_back(from_word(n.type.scalar, parameters_first() ? "rill_u" + w : "I(" + w + "u)"));
+                }
                 return vector_of(n.type, comps);
             }
             case Op::InputLoad:
@@ -902,6 +906,25 @@ private:
             indent(depth);
             out_ << "const uint rill_offset" << p << " = I(" << sb << "u), rill_size" << p << " = I(" << sb + 1
                  << "u), rill_last" << p << " = max(rill_size" << p << ", 1u) - 1u;\n";
+        }
+    }
+    /// RILL_GLSL_PARAMETERS_FIRST=1 (an A/B knob, docs/TUNING.md): a group
+    /// kernel reads the info words of its scalar parameters once, here at the
+    /// top of main, where each use (in a loop, each trip) reads the info block
+    /// again otherwise; NVIDIA's OpenGL assembly keeps such reads after the
+    /// stores before them (docs/PERFORMANCE.md#opengl-against-vulkan).
+    bool parameters_first() const { return knobs().parameters_first && k_.is_group_kernel(); }
+    void parameters_first(int depth) {
+        if (!parameters_first()) return;
+        std::vector<std::uint32_t> words;
+        for (const ir::Node& n : k_.nodes)
+            if (n.op == Op::Uniform)
+                for (int c = 0; c < n.type.width; ++c) words.push_back(kHeaderWords + static_cast<std::uint32_t>(n.imm[0]) + c);
+        std::sort(words.begin(), words.end());
+        words.erase(std::unique(words.begin(), words.end()), words.end());
+        for (std::uint32_t w : words) {
+            indent(depth);
+            out_ << "const uint rill_u" << w << " = I(" << w << "u);\n";
         }
     }
     std::string count_of(bool shared, std::uint32_t id) const {
@@ -1464,7 +1487,7 @@ std::uint64_t options_key(const ShaderOptions& opt) {
                                     opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
                                     opt.int_negation_as_subtraction, static_cast<std::uint64_t>(opt.float_min_max), knobs().masked_loads, knobs().signed_division,
                                     knobs().shared_words, knobs().unchecked, knobs().gl_shared_fence,
-                                    knobs().interleaved_elements};
+                                    knobs().interleaved_elements, knobs().parameters_first};
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }
 
