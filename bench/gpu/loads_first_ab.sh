@@ -3,7 +3,7 @@
 # on the GPU machine after the recipe in ../shared/device/README.md (rill-tests, rill-bench-bandwidth,
 # rill-bench-blas and rill-bench-segment carried in .device/; bench/gpu/pack.sh):
 #
-#   bench/gpu/loads_first_ab.sh [elements | parameters | steps | all (default)] [runs = 1]
+#   bench/gpu/loads_first_ab.sh [elements | parameters | steps | gemv | all (default)] [runs = 1]
 #
 # elements (about 4 minutes with one run): element kernels as four interleaved copies of their body
 # (RILL_GLSL_INTERLEAVED_ELEMENTS=1) against the four calls, through both APIs: the GPU tests that run
@@ -14,6 +14,8 @@
 # and the SGEMV and SGEMM sweep (rill-bench-blas to 2^26).
 # steps (about 3 minutes): the blocked stencil's iterations a pass (RILL_STENCIL_STEPS 3 to 8) on
 # Segment's diffusion through both APIs, now that a pass's tile loads are in flight together.
+# gemv (about 2 minutes): SGEMV A^T x with 16 loads in flight (RILL_BLAS_GEMV_T_IN_FLIGHT=16) against 8,
+# through both APIs, after the BLAS tests with it.
 # Packs everything as $OUT/loads_first_ab.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh loads_first_ab
@@ -87,4 +89,20 @@ for api in $( { [ "$part" = steps ] || [ "$part" = all ]; } && echo vulkan openg
     done
     el
 done
+if [ "$part" = gemv ] || [ "$part" = all ]; then
+    for api in vulkan opengl; do
+        RILL_BLAS_GEMV_T_IN_FLIGHT=16 RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Blas.*/$api" > "$O/tests_gemv16_$api.txt" 2>&1 \
+            && echo "BLAS tests with 16 loads in flight passed on $api" || echo "BLAS tests with 16 loads in flight FAILED on $api"
+    done
+    for run in $(seq "$runs"); do
+        for api in vulkan opengl; do
+            for v in 8 16; do
+                RILL_BLAS_GEMV_T_IN_FLIGHT=$v RILL_BENCH_ONLY=gemv RILL_BACKEND=$api rill-bench-blas --max-log2 28 "$O/gemv_${api}_${v}_$run.json" \
+                    > "$O/gemv_${api}_${v}_$run.txt" 2>&1 || echo "SGEMV $api with $v in flight failed"
+            done
+            python3 bench/gpu/compare_runs.py "$O/gemv_${api}_8_$run.json" "$O/gemv_${api}_16_$run.json" 8 16
+        done
+        el
+    done
+fi
 finish

@@ -60,7 +60,7 @@ constexpr int kLongSteps = 4;
 /// (4 or 8) terms at a time into as many sums, so that as many loads are in flight.
 template <class T, int InFlight = 4, class Term>
 Var<T> strided_sum(const Expr<std::int32_t>& begin, const Expr<std::int32_t>& end, int step, Term term) {
-    static_assert(InFlight == 4 || InFlight == 8);
+    static_assert(InFlight == 4 || InFlight == 8 || InFlight == 16);
     Var<T> s[InFlight];
     // Every term is read into a variable before any is added: with A^T x's
     // bounds checks gone (columns_kernel), NVIDIA's compiler then kept more
@@ -81,8 +81,14 @@ Var<T> strided_sum(const Expr<std::int32_t>& begin, const Expr<std::int32_t>& en
             s[u] = s[u] + select(at < end, v, Expr<T>(T{}));
         }
     });
-    if constexpr (InFlight == 8) return Var<T>(((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])));
-    else return Var<T>((s[0] + s[1]) + (s[2] + s[3]));
+    // Pairwise: the sums of neighbours, then of neighbouring pairs...
+    std::vector<Expr<T>> sums(s, s + InFlight);
+    while (sums.size() > 1) {
+        std::vector<Expr<T>> next;
+        for (std::size_t i = 0; i < sums.size(); i += 2) next.push_back(sums[i] + sums[i + 1]);
+        sums = std::move(next);
+    }
+    return Var<T>(sums[0]);
 }
 
 /// Adds up the `lanes` values of each team (lanes `stride` invocations apart
@@ -274,10 +280,19 @@ SumKernel columns_kernel() {
             If(jq * (Quads ? 4 : 1) < n, [&] {
                 // Quads: 8 loads in flight (H100 through Vulkan, 8192^2 0.86 -> 0.92 of
                 // cuBLAS, 16384^2 0.89 -> 0.96, 2^20 x 512 0.85 -> 0.91; same run).
-                s = strided_sum<V, Quads ? 8 : 4>(begin + lane, end, kWorkgroup / Columns, [&](Expr<std::int32_t> i) {
+                // RILL_BLAS_GEMV_T_IN_FLIGHT=16 takes 16 (an A/B knob, docs/TUNING.md).
+                static const bool sixteen = [] {
+                    const long v = env_count("RILL_BLAS_GEMV_T_IN_FLIGHT", 8, 16, 8, "loads in flight");
+                    if (v != 8 && v != 16)
+                        throw Error("RILL_BLAS_GEMV_T_IN_FLIGHT is " + std::to_string(v) + "; give 8 or 16, or unset it");
+                    return v == 16;
+                }();
+                auto term = [&](Expr<std::int32_t> i) {
                     if constexpr (Quads) return A.load_vector<4>(i * (lda / 4) + jq) * x.load(i * incx);
                     else return A.load(i * lda + jq * cs) * x.load(i * incx);
-                });
+                };
+                if (Quads && sixteen) s = strided_sum<V, 16>(begin + lane, end, kWorkgroup / Columns, term);
+                else s = strided_sum<V, Quads ? 8 : 4>(begin + lane, end, kWorkgroup / Columns, term);
             });
             team_sum(s, lane, kWorkgroup / Columns, Columns);
             If(lane == 0 && jq * (Quads ? 4 : 1) < n, [&] {
