@@ -214,8 +214,11 @@ private:
         out_ << "}\n";
     }
 
+    bool uniform_control_flow() const {
+        return opt_.subgroup_uniform_control_flow && opt_.native_subgroups && k_.is_group_kernel() && uses_subgroup_ops();
+    }
     void group_main() {
-        out_ << "void main() {\n";
+        out_ << (uniform_control_flow() ? "[[subgroup_uniform_control_flow]] void main() {\n" : "void main() {\n");
         // Grids too large for x spread over y; their padding workgroups leave
         // at once (the whole workgroup, so barriers stay uniform).
         out_ << "    const uint rill_group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n";
@@ -287,6 +290,7 @@ private:
                 out_ << "#extension GL_KHR_shader_subgroup_" << ext << " : require\n";
         const bool partitioned = opt_.native_subgroups && opt_.subgroup_partitioned && uses_match();
         if (partitioned) out_ << "#extension GL_NV_shader_subgroup_partitioned : require\n";
+        if (uniform_control_flow()) out_ << "#extension GL_EXT_subgroup_uniform_control_flow : require\n";
         if (native_float_add()) out_ << "#extension " << opt_.float_atomic_add_extension << " : require\n";
         if (vk && (uses_barrier(false) || (opt_.native_subgroups && uses_barrier(true))))
             out_ << "#extension GL_KHR_memory_scope_semantics : require\n";
@@ -1487,7 +1491,7 @@ std::uint64_t options_key(const ShaderOptions& opt) {
                                     opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
                                     opt.int_negation_as_subtraction, static_cast<std::uint64_t>(opt.float_min_max), knobs().masked_loads, knobs().signed_division,
                                     knobs().shared_words, knobs().unchecked, knobs().gl_shared_fence,
-                                    knobs().interleaved_elements, knobs().parameters_first};
+                                    knobs().interleaved_elements, knobs().parameters_first, opt.subgroup_uniform_control_flow};
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }
 

@@ -59,6 +59,7 @@ struct SharedDevice {
     bool pipeline_stats = false;
     bool glsl_modules = false;
     bool subgroup_partitioned = false;  // VK_NV_shader_subgroup_partitioned enabled
+    bool subgroup_uniform_control_flow = false;  // VK_KHR_shader_subgroup_uniform_control_flow enabled
     bool unchecked_buffers = false;     // VK_EXT_pipeline_robustness enabled to make pipelines without the driver's checks
     std::mutex queue_mutex;  // vkQueueSubmit needs external synchronization
 };
@@ -250,6 +251,7 @@ Context::Context() {
         pipeline_stats = shared.pipeline_stats;
         glsl_modules = shared.glsl_modules;
         unchecked_buffers = shared.unchecked_buffers;
+        subgroup_uniform_control_flow = native_subgroups && shared.subgroup_uniform_control_flow;
         subgroup_partitioned = native_subgroups && shared.subgroup_partitioned &&
                                (subgroup_ops & VK_SUBGROUP_FEATURE_PARTITIONED_BIT_NV) != 0;
         min_subgroup_size = max_subgroup_size = native_subgroups ? subgroup_size : 1u;
@@ -352,6 +354,22 @@ SharedDevice& shared_device(VkPhysicalDevice physical, std::uint32_t family) {
             dev->pipeline_stats = true;
         } else {
             std::fprintf(stderr, "rill vulkan: RILL_VK_PIPELINE_STATS: the device has no VK_KHR_pipeline_executable_properties\n");
+        }
+    }
+    // Subgroups that reconverge after branches (an A/B knob, docs/TUNING.md:
+    // whether the look-back's subgroup operations after lane-divergent branches
+    // are why some single-pass compactions went wrong through NVIDIA's driver).
+    VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR uniform_control_flow{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW_FEATURES_KHR};
+    if (env_flag("RILL_VK_SUBGROUP_UNIFORM_CONTROL_FLOW")) {
+        if (device_extension(physical, VK_KHR_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW_EXTENSION_NAME) &&
+            device_features(physical, uniform_control_flow).shaderSubgroupUniformControlFlow == VK_TRUE) {
+            uniform_control_flow.shaderSubgroupUniformControlFlow = VK_TRUE;
+            enable_features(di, extensions, uniform_control_flow, VK_KHR_SHADER_SUBGROUP_UNIFORM_CONTROL_FLOW_EXTENSION_NAME);
+            dev->subgroup_uniform_control_flow = true;
+        } else {
+            throw Error("vulkan backend: RILL_VK_SUBGROUP_UNIFORM_CONTROL_FLOW is set, but the device has no "
+                        "VK_KHR_shader_subgroup_uniform_control_flow; unset it");
         }
     }
     if (std::getenv("RILL_VK_GLSL_MODULES")) {

@@ -37,6 +37,8 @@ struct Context {
     /// VK_NV_shader_subgroup_partitioned enabled with its operation in compute
     /// shaders: subgroup_match is one instruction (subgroupPartitionNV).
     bool subgroup_partitioned = false;
+    /// VK_KHR_shader_subgroup_uniform_control_flow enabled (RILL_VK_SUBGROUP_UNIFORM_CONTROL_FLOW=1).
+    bool subgroup_uniform_control_flow = false;
     /// Mesa's lavapipe (llvmpipe underneath): loops end after 65535 iterations,
     /// and memory_fence() goes through a shared atomic (glsl::ShaderOptions).
     bool llvmpipe = false;

@@ -647,13 +647,14 @@ class VkProgram final : public Program {
 public:
     VkProgram(std::shared_ptr<Device> dev, const ir::Kernel& k, const Signature& sig) : dev_(std::move(dev)) {
         auto since = std::chrono::steady_clock::now();
-        const glsl::ShaderOptions options{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
-                                          dev_->ctx.native_subgroups,
-                                          dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
-                                          dev_->ctx.llvmpipe, dev_->ctx.subgroup_partitioned,
-                                          /*reorderable_loads=*/true, /*uint_bit_queries_as_int=*/false,
-                                          /*min_max_as_selects=*/false, /*opaque_operands=*/dev_->ctx.llvmpipe ? glsl::OpaqueOperands::Min
-                                                                                                : glsl::OpaqueOperands::None};
+        glsl::ShaderOptions options{glsl::Dialect::Vulkan, glsl::kWorkgroupSize,
+                                    dev_->ctx.native_subgroups,
+                                    dev_->ctx.float_atomic_add ? "GL_EXT_shader_atomic_float" : "",
+                                    dev_->ctx.llvmpipe, dev_->ctx.subgroup_partitioned,
+                                    /*reorderable_loads=*/true, /*uint_bit_queries_as_int=*/false,
+                                    /*min_max_as_selects=*/false, /*opaque_operands=*/dev_->ctx.llvmpipe ? glsl::OpaqueOperands::Min
+                                                                                          : glsl::OpaqueOperands::None};
+        options.subgroup_uniform_control_flow = dev_->ctx.subgroup_uniform_control_flow;
         const bool optimize = spirv_optimized(k.spirv_opt, dev_->ctx.driver_optimizes_spirv);
         // A kernel this build compiled before, found by its IR: no GLSL to
         // generate, hash and look up (0.6 of a warm FFT kernel's 1.1 ms on an

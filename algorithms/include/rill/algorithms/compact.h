@@ -325,7 +325,7 @@ private:
         if (split)
             throw Error("rill::Filter '" + state_->name + "': partition cannot run in a single pass: the other elements "
                         "go after all kept ones, whose number is known only when every tile is done; use " + fix);
-        if (info.name == "vulkan" && element_words<T> > 1 && !ballot_tile)  // ballots say it their way
+        if (info.name == "vulkan" && element_words<T> > 1 && !ballot_tile && !refused_shapes_allowed())  // ballots say it their way
             throw Error("rill::Filter '" + state_->name + "': through Vulkan the single pass moves elements of one word, "
                         "not " + in_type_name() + " (" + std::to_string(element_words<T>) + " words: NVIDIA's driver "
                         "miscounted them); use " + fix);
@@ -344,11 +344,21 @@ private:
         // Larger tiles (256 x 24, 512 x 16) and elements of several words (a 16-byte
         // struct at 256 x 16) compacted wrongly through NVIDIA's Vulkan driver, right on
         // every other backend, for a reason not found (docs/PERFORMANCE.md#compaction).
-        if (!listed_tile(tile))
+        if (!listed_tile(tile) && !refused_shapes_allowed())
             throw Error("rill::Filter '" + state_->name + "': CompactOptions::tile is " + std::to_string(tile.workgroup) +
                         " invocations of " + std::to_string(tile.items) + " elements ranked by ballots; use 128 or 256 "
                         "invocations of 8 or 16 elements each (or leave the default)");
         compact_ballot_single_pass(tile.workgroup, tile.items, in, out, count, ballots);
+    }
+
+    /// RILL_COMPACT_REFUSED_SHAPES=1 (an experiment knob, docs/TUNING.md): the
+    /// single pass runs the shapes it refuses because NVIDIA's Vulkan driver
+    /// compacted them wrongly (elements of several words through Vulkan, ballot
+    /// tiles past the listed ones), to test a cause there
+    /// (bench/gpu/compact_shapes.cpp); results may then be wrong.
+    static bool refused_shapes_allowed() {
+        static const bool allowed = env_flag("RILL_COMPACT_REFUSED_SHAPES");
+        return allowed;
     }
 
     /// The tiles CompactOptions::tile lists, of every way of loading: 128 or 256

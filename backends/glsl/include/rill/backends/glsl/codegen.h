@@ -81,6 +81,12 @@ struct ShaderOptions {
     /// default, where the rays and PLOC's boxes ran 1.35-1.77x faster than with
     /// AsOtherTypes; RILL_GL_NATIVE_MIN_MAX chooses, docs/TUNING.md).
     FloatMinMax float_min_max = FloatMinMax::AsOtherTypes;
+    /// Group kernels with subgroup operations declare main
+    /// [[subgroup_uniform_control_flow]] (GL_EXT_subgroup_uniform_control_flow,
+    /// VK_KHR_shader_subgroup_uniform_control_flow enabled): their subgroups
+    /// reconverge after branches taken by some lanes, which core Vulkan does
+    /// not promise (RILL_VK_SUBGROUP_UNIFORM_CONTROL_FLOW=1, docs/TUNING.md).
+    bool subgroup_uniform_control_flow = false;
 };
 
 struct Shader {
