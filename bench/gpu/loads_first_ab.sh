@@ -12,8 +12,9 @@
 # parameters (about 3 minutes): group kernels' scalar parameters read once at the top
 # (RILL_GLSL_PARAMETERS_FIRST=1) against each use, the same way: the tests first, then Segment's diffusion
 # and the SGEMV and SGEMM sweep (rill-bench-blas to 2^26).
-# steps (about 3 minutes): the blocked stencil's iterations a pass (RILL_STENCIL_STEPS 3 to 8) on
-# Segment's diffusion through both APIs, now that a pass's tile loads are in flight together.
+# steps (about 4 minutes): the blocked stencil's iterations a pass (RILL_STENCIL_STEPS 3 to 8), rows and
+# columns an invocation, on Segment's diffusion through both APIs, now that a pass's tile loads are in
+# flight together.
 # gemv (about 2 minutes): SGEMV A^T x with 16 loads in flight (RILL_BLAS_GEMV_T_IN_FLIGHT=16) against 8,
 # through both APIs, after the BLAS tests with it.
 # Packs everything as $OUT/loads_first_ab.tgz.
@@ -80,12 +81,16 @@ for run in $( { [ "$part" = parameters ] || [ "$part" = all ]; } && seq "$runs")
     done
     el
 done
-# Iterations a pass: the diffusion's iteration against the copy of the image, each API.
+# The blocked passes' shape: the diffusion's iteration against the copy of the image, each API, by
+# iterations a pass (RILL_STENCIL_STEPS), rows an invocation (RILL_STENCIL_BLOCK_ROWS) and columns
+# (RILL_STENCIL_BLOCK_COLUMNS), the default (4, 4, 1) first.
 for api in $( { [ "$part" = steps ] || [ "$part" = all ]; } && echo vulkan opengl); do
-    for steps in 3 4 5 6 8; do
-        f="$O/segment_${api}_steps$steps.txt"
-        segment "$f" RILL_STENCIL_STEPS=$steps RILL_BACKEND=$api
-        echo "$api, $steps iterations a pass: $(grep -E '^\| (diffusion|linear)' "$f" | cut -d'|' -f2,3,5 | tr '\n' ' ')"
+    for knobs in "RILL_STENCIL_STEPS=4" "RILL_STENCIL_STEPS=3" "RILL_STENCIL_STEPS=5" "RILL_STENCIL_STEPS=6" "RILL_STENCIL_STEPS=8" \
+                 "RILL_STENCIL_BLOCK_ROWS=8" "RILL_STENCIL_BLOCK_COLUMNS=2"; do
+        name=${knobs#RILL_STENCIL_}
+        f="$O/segment_${api}_${name//=/_}.txt"
+        segment "$f" "$knobs" RILL_BACKEND=$api
+        echo "$api, $knobs: $(grep -E '^\| (diffusion|linear)' "$f" | cut -d'|' -f2,3,5 | tr '\n' ' ')"
     done
     el
 done
