@@ -3,7 +3,7 @@
 # on the GPU machine after the recipe in ../shared/device/README.md (rill-tests, rill-bench-bandwidth,
 # rill-bench-blas and rill-bench-segment carried in .device/; bench/gpu/pack.sh):
 #
-#   bench/gpu/loads_first_ab.sh [elements | parameters | steps | gemv | all (default)] [runs = 1]
+#   bench/gpu/loads_first_ab.sh [elements | parameters | steps | gemv | selects | all (default)] [runs = 1]
 #
 # elements (about 4 minutes with one run): element kernels as four interleaved copies of their body
 # (RILL_GLSL_INTERLEAVED_ELEMENTS=1) against the four calls, through both APIs: the GPU tests that run
@@ -17,6 +17,9 @@
 # flight together.
 # gemv (about 2 minutes): SGEMV A^T x with 16 loads in flight (RILL_BLAS_GEMV_T_IN_FLIGHT=16) against 8,
 # through both APIs, after the BLAS tests with it.
+# selects (about 2 minutes; rill-bench-raytrace and the bunny in .device/meshes too): scalar selects as
+# mix() (RILL_GLSL_SELECTS_AS_MIX=1) against ?:, the subdivided bunny's rays through OpenGL, and the
+# closest-hit kernel's OpenGL assembly each way (IF blocks counted).
 # Packs everything as $OUT/loads_first_ab.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh loads_first_ab
@@ -108,6 +111,19 @@ if [ "$part" = gemv ] || [ "$part" = all ]; then
             python3 bench/gpu/compare_runs.py "$O/gemv_${api}_8_$run.json" "$O/gemv_${api}_16_$run.json" 8 16
         done
         el
+    done
+fi
+if [ "$part" = selects ] || [ "$part" = all ]; then
+    tests_with RILL_GLSL_SELECTS_AS_MIX
+    for run in $(seq "$runs"); do
+        for knob in 0 1; do
+            RILL_GLSL_SELECTS_AS_MIX=$knob RILL_DUMP="$O/rt_dump$knob" RILL_BACKEND=opengl rill-bench-raytrace .device/meshes/stanford-bunny.obj \
+                --subdivide 2 --size 1920x1080 > "$O/rays_opengl_mix${knob}_$run.txt" 2>&1 || echo "rays with mix=$knob failed"
+            echo "selects as mix=$knob: $(grep -E '^\| (primary|shadow|diffuse)' "$O/rays_opengl_mix${knob}_$run.txt" | cut -d'|' -f2,3 | tr '\n' ' ')"
+            python3 bench/gpu/nv_gl_binary_code.py "$O/rt_dump$knob" "$O/rt_asm$knob" > /dev/null
+            echo "  closest-hit assembly: $(grep -c '^IF' "$O"/rt_asm$knob/bvh_closest_hit*.nvasm) IF blocks"
+            rm -rf "$O/rt_dump$knob"
+        done
     done
 fi
 finish

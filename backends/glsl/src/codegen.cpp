@@ -37,6 +37,7 @@ struct Knobs {
     bool gl_shared_fence = env_flag("RILL_GLSL_GL_SHARED_FENCE");
     bool interleaved_elements = env_flag("RILL_GLSL_INTERLEAVED_ELEMENTS");
     bool parameters_first = env_flag("RILL_GLSL_PARAMETERS_FIRST");
+    bool selects_as_mix = env_flag("RILL_GLSL_SELECTS_AS_MIX");
 };
 const Knobs& knobs() {
     static const Knobs k;
@@ -772,7 +773,13 @@ private:
                 return type_name(n.type) + "(" + a(0) + ")";  // int <-> uint keep their bits
             }
             case Op::Select:
+                // RILL_GLSL_SELECTS_AS_MIX=1 (an A/B knob, docs/TUNING.md): scalars too, where
+                // NVIDIA's OpenGL assembly makes each ?: an IF/ELSE.
                 if (arg_type(0).width > 1) return "mix(" + a(2) + ", " + a(1) + ", " + a(0) + ")";
+                if (knobs().selects_as_mix) {
+                    const std::string c = a(0);  // a bool for each component
+                    return "mix(" + a(2) + ", " + a(1) + ", " + (n.type.width > 1 ? "bvec" + std::to_string(n.type.width) + "(" + c + ")" : c) + ")";
+                }
                 return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
             case Op::Neg:
                 if (opt_.int_negation_as_subtraction && n.type.scalar == Scalar::Int) return "(0 - " + a(0) + ")";
@@ -1491,7 +1498,8 @@ std::uint64_t options_key(const ShaderOptions& opt) {
                                     opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
                                     opt.int_negation_as_subtraction, static_cast<std::uint64_t>(opt.float_min_max), knobs().masked_loads, knobs().signed_division,
                                     knobs().shared_words, knobs().unchecked, knobs().gl_shared_fence,
-                                    knobs().interleaved_elements, knobs().parameters_first, opt.subgroup_uniform_control_flow};
+                                    knobs().interleaved_elements, knobs().parameters_first, opt.subgroup_uniform_control_flow,
+                                    knobs().selects_as_mix};
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }
 
