@@ -685,7 +685,8 @@ private:
     }
 
     /// The driver's program binary as it gives it (its format enum, then the bytes), for
-    /// RILL_DUMP: NVIDIA's holds the kernel's machine code (bench/gpu/nv_gl_binary_code.py).
+    /// RILL_DUMP: NVIDIA's holds the driver's assembly of the kernel
+    /// (bench/gpu/nv_gl_binary_code.py cuts it out).
     std::string program_binary() const {
         GLint len = 0;
         glGetProgramiv(id, GL_PROGRAM_BINARY_LENGTH, &len);
