@@ -356,6 +356,43 @@ TEST_P(GroupKernels, UncheckedArraysMatchTheHost) {
     EXPECT_EQ(state.download(), want_state);
 }
 
+// GroupOptions::parameters_at_start (rill's blocked stencil): scalar parameters
+// of each type, read once at the start, where the loop that uses them stores
+// first, give what reads at each use give, on every backend.
+TEST_P(GroupKernels, ParametersAtStartMatchTheHost) {
+    auto make = [](bool at_start) {
+        return group_kernel<kWg>("parameters_at_start(out, n, rounds, scale, offset, seed)", GroupOptions{.parameters_at_start = at_start},
+                                 [](Array<float> out, Int n, Int rounds, Float scale, Float2 offset, UInt seed) {
+            Int i = global_id();
+            If(i < n, [&] {
+                Var<float> x = cast<float>(cast<std::int32_t>((cast<std::uint32_t>(i) ^ seed) % 1000u));
+                For(0, rounds, [&](Int r) {
+                    out.store(r * n + i, x);
+                    x = x * scale + offset.x() - offset.y() * cast<float>(r);
+                });
+            });
+        });
+    };
+    EXPECT_NE(make(true).ir().hash(), make(false).ir().hash()) << "the two kernels must not share a cache entry";
+    auto k = make(true);
+    for (std::int32_t n : {1, kWg - 1, 3 * kWg + 5}) {
+        const std::int32_t rounds = 3;
+        const float scale = 0.5f, ox = 3.0f, oy = 0.25f;
+        const std::uint32_t seed = 0x9e3779b9u;
+        auto out = rt().stream<float>({static_cast<std::int64_t>(rounds) * n});
+        k(Groups{(n + kWg - 1) / kWg}, out, n, rounds, scale, float2{ox, oy}, seed);
+        std::vector<float> want(static_cast<std::size_t>(rounds) * n);
+        for (std::int32_t i = 0; i < n; ++i) {
+            float x = static_cast<float>((static_cast<std::uint32_t>(i) ^ seed) % 1000u);
+            for (std::int32_t r = 0; r < rounds; ++r) {
+                want[static_cast<std::size_t>(r) * n + i] = x;
+                x = x * scale + ox - oy * static_cast<float>(r);
+            }
+        }
+        EXPECT_EQ(out.download(), want) << "n = " << n;
+    }
+}
+
 // Reverses each workgroup's elements through shared memory. Right with the
 // barrier on every backend; without it a GPU reads slots that other subgroups
 // have not written yet (the CPU backend runs a workgroup in lockstep, so the

@@ -206,6 +206,7 @@ std::uint64_t Kernel::hash() const {
     h = mix(h, static_cast<std::uint64_t>(spirv_opt));
     h = mix(h, unchecked_arrays);
     h = mix(h, shared_only_barriers);
+    h = mix(h, parameters_at_start);
     for (const SharedArray& a : shared) {
         h = mix(h, (static_cast<std::uint64_t>(a.words) << 32) | a.count);
         h = mix(h, (static_cast<std::uint64_t>(a.per_invocation) << 1) | a.unchecked);

@@ -31,6 +31,7 @@ public:
         if (k_.spirv_opt == SpirvOpt::UnlessTheDriverOptimizes) out_ << "  spirv-opt unless the driver optimizes\n";
         if (k_.unchecked_arrays) out_ << "  arrays unchecked\n";
         if (k_.shared_only_barriers) out_ << "  barriers order shared memory only\n";
+        if (k_.parameters_at_start) out_ << "  parameters read at the start\n";
         for (std::size_t i = 0; i < k_.shared.size(); ++i)
             out_ << "  shared" << i << ": " << k_.shared[i].type_name << "[" << k_.shared[i].count << "]"
                  << (k_.shared[i].unchecked ? " unchecked" : "")

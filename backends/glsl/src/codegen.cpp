@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <sstream>
@@ -35,9 +36,14 @@ struct Knobs {
     bool shared_words = env_flag("RILL_GLSL_SHARED_WORDS");
     bool unchecked = env_flag("RILL_GLSL_UNCHECKED");
     bool gl_shared_fence = env_flag("RILL_GLSL_GL_SHARED_FENCE");
-    bool interleaved_elements = env_flag("RILL_GLSL_INTERLEAVED_ELEMENTS");
-    bool parameters_first = env_flag("RILL_GLSL_PARAMETERS_FIRST");
-    bool selects_as_mix = env_flag("RILL_GLSL_SELECTS_AS_MIX");
+    bool element_calls = env_flag("RILL_GLSL_ELEMENT_CALLS");
+    /// RILL_GLSL_PARAMETERS_FIRST=1 or 0: every group kernel reads its scalar
+    /// parameters at its start, or none does; -1 (unset): as the kernel says
+    /// (GroupOptions::parameters_at_start).
+    int parameters_first = [] {
+        const char* v = std::getenv("RILL_GLSL_PARAMETERS_FIRST");
+        return v && *v ? int{std::string(v) != "0"} : -1;
+    }();
 };
 const Knobs& knobs() {
     static const Knobs k;
@@ -136,17 +142,19 @@ public:
 private:
     std::uint32_t workgroup_size() const { return k_.is_group_kernel() ? k_.workgroup_size : opt_.workgroup_size; }
 
-    /// RILL_GLSL_INTERLEAVED_ELEMENTS=1 (an A/B knob, docs/TUNING.md): the
-    /// element function's top-level statements, each indented for main's
+    /// The element function's top-level statements, each indented for main's
     /// unrolled loop, where main takes four elements as four copies of its
     /// body, statement by statement (each element's loads then come before
     /// the others' stores: NVIDIA's OpenGL compiler keeps loads after an
-    /// earlier store, docs/PERFORMANCE.md#opengl-against-vulkan). Empty (the
-    /// calls stay) without the knob, for a body that returns early, or one of
-    /// more than kMostInterleavedLines lines.
+    /// earlier store; with four calls its copy of 2^28 floats ran at 2613
+    /// GB/s, interleaved at 3000 as through Vulkan, H100 2026-12-07,
+    /// docs/PERFORMANCE.md#opengl-against-vulkan). Empty (main calls the
+    /// function four times) for a body that returns early, one of more than
+    /// kMostInterleavedLines lines, or with RILL_GLSL_ELEMENT_CALLS=1 (an A/B
+    /// knob, docs/TUNING.md).
     static constexpr std::size_t kMostInterleavedLines = 80;
     static std::vector<std::string> element_statements(const std::string& function) {
-        if (!knobs().interleaved_elements || function.find("return") != std::string::npos) return {};
+        if (knobs().element_calls || function.find("return") != std::string::npos) return {};
         std::vector<std::string> lines;
         std::istringstream in(function);
         for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -773,13 +781,7 @@ private:
                 return type_name(n.type) + "(" + a(0) + ")";  // int <-> uint keep their bits
             }
             case Op::Select:
-                // RILL_GLSL_SELECTS_AS_MIX=1 (an A/B knob, docs/TUNING.md): scalars too, where
-                // NVIDIA's OpenGL assembly makes each ?: an IF/ELSE.
                 if (arg_type(0).width > 1) return "mix(" + a(2) + ", " + a(1) + ", " + a(0) + ")";
-                if (knobs().selects_as_mix) {
-                    const std::string c = a(0);  // a bool for each component
-                    return "mix(" + a(2) + ", " + a(1) + ", " + (n.type.width > 1 ? "bvec" + std::to_string(n.type.width) + "(" + c + ")" : c) + ")";
-                }
                 return "(" + a(0) + " ? " + a(1) + " : " + a(2) + ")";
             case Op::Neg:
                 if (opt_.int_negation_as_subtraction && n.type.scalar == Scalar::Int) return "(0 - " + a(0) + ")";
@@ -919,12 +921,15 @@ private:
                  << "u), rill_last" << p << " = max(rill_size" << p << ", 1u) - 1u;\n";
         }
     }
-    /// RILL_GLSL_PARAMETERS_FIRST=1 (an A/B knob, docs/TUNING.md): a group
-    /// kernel reads the info words of its scalar parameters once, here at the
-    /// top of main, where each use (in a loop, each trip) reads the info block
-    /// again otherwise; NVIDIA's OpenGL assembly keeps such reads after the
-    /// stores before them (docs/PERFORMANCE.md#opengl-against-vulkan).
-    bool parameters_first() const { return knobs().parameters_first && k_.is_group_kernel(); }
+    /// GroupOptions::parameters_at_start (or RILL_GLSL_PARAMETERS_FIRST, an
+    /// A/B knob, docs/TUNING.md): a group kernel reads the info words of its
+    /// scalar parameters once, here at the top of main, where each use (in a
+    /// loop, each trip) reads the info block again otherwise; NVIDIA's OpenGL
+    /// assembly keeps such reads after the stores before them
+    /// (docs/PERFORMANCE.md#opengl-against-vulkan).
+    bool parameters_first() const {
+        return k_.is_group_kernel() && (knobs().parameters_first < 0 ? k_.parameters_at_start : knobs().parameters_first == 1);
+    }
     void parameters_first(int depth) {
         if (!parameters_first()) return;
         std::vector<std::uint32_t> words;
@@ -1498,8 +1503,8 @@ std::uint64_t options_key(const ShaderOptions& opt) {
                                     opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
                                     opt.int_negation_as_subtraction, static_cast<std::uint64_t>(opt.float_min_max), knobs().masked_loads, knobs().signed_division,
                                     knobs().shared_words, knobs().unchecked, knobs().gl_shared_fence,
-                                    knobs().interleaved_elements, knobs().parameters_first, opt.subgroup_uniform_control_flow,
-                                    knobs().selects_as_mix};
+                                    knobs().element_calls, static_cast<std::uint64_t>(knobs().parameters_first + 1),
+                                    opt.subgroup_uniform_control_flow};
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }
 

@@ -116,6 +116,7 @@ private:
         out.spirv_opt = k_.spirv_opt;
         out.unchecked_arrays = k_.unchecked_arrays;
         out.shared_only_barriers = k_.shared_only_barriers;
+        out.parameters_at_start = k_.parameters_at_start;
         out.shared = k_.shared;
         Builder b(out);
         std::vector<VarId> var_map(k_.vars.size(), kNone);

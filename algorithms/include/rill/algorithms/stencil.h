@@ -573,7 +573,8 @@ private:
         return group_kernel<kWorkgroup>(
             name + "_steps" + std::to_string(steps) + (rows == 1 ? "" : "_rows" + std::to_string(rows)) +
                 (columns == 1 ? "" : "_columns" + std::to_string(columns)) + "(in, out, d, h, w, tiles_x, tiles_y, params)",
-            GroupOptions{.unchecked_arrays = true},
+            // Parameters read once: its steps' loops read them after stores (GroupOptions).
+            GroupOptions{.unchecked_arrays = true, .parameters_at_start = true},
             [&body, radius, boundary, steps, rows, columns, halo, side](Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x,
                                                                         Int, Float4 params) {
                 const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(side * side, dsl::Unchecked{})};

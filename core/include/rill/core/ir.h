@@ -163,6 +163,9 @@ public:
     bool unchecked_arrays = false;
     /// Whether barriers order shared memory only (GroupOptions::shared_only_barriers).
     bool shared_only_barriers = false;
+    /// Whether a backend reads the scalar parameters once, at the kernel's
+    /// start (GroupOptions::parameters_at_start).
+    bool parameters_at_start = false;
     std::vector<SharedArray> shared;
     bool is_group_kernel() const { return workgroup_size != 0; }
     std::uint64_t shared_bytes() const {
