@@ -279,20 +279,13 @@ SumKernel columns_kernel() {
             Var<V> s;
             If(jq * (Quads ? 4 : 1) < n, [&] {
                 // Quads: 8 loads in flight (H100 through Vulkan, 8192^2 0.86 -> 0.92 of
-                // cuBLAS, 16384^2 0.89 -> 0.96, 2^20 x 512 0.85 -> 0.91; same run).
-                // RILL_BLAS_GEMV_T_IN_FLIGHT=16 takes 16 (an A/B knob, docs/TUNING.md).
-                static const bool sixteen = [] {
-                    const long v = env_count("RILL_BLAS_GEMV_T_IN_FLIGHT", 8, 16, 8, "loads in flight");
-                    if (v != 8 && v != 16)
-                        throw Error("RILL_BLAS_GEMV_T_IN_FLIGHT is " + std::to_string(v) + "; give 8 or 16, or unset it");
-                    return v == 16;
-                }();
+                // cuBLAS, 16384^2 0.89 -> 0.96, 2^20 x 512 0.85 -> 0.91; same run). 16
+                // were slower on every shape, 32 x 2^22 by 1.7x (H100, 2026-12-07).
                 auto term = [&](Expr<std::int32_t> i) {
                     if constexpr (Quads) return A.load_vector<4>(i * (lda / 4) + jq) * x.load(i * incx);
                     else return A.load(i * lda + jq * cs) * x.load(i * incx);
                 };
-                if (Quads && sixteen) s = strided_sum<V, 16>(begin + lane, end, kWorkgroup / Columns, term);
-                else s = strided_sum<V, Quads ? 8 : 4>(begin + lane, end, kWorkgroup / Columns, term);
+                s = strided_sum<V, Quads ? 8 : 4>(begin + lane, end, kWorkgroup / Columns, term);
             });
             team_sum(s, lane, kWorkgroup / Columns, Columns);
             If(lane == 0 && jq * (Quads ? 4 : 1) < n, [&] {
