@@ -1,25 +1,20 @@
 #!/usr/bin/env bash
-# The A/Bs that putting loads in flight together leaves open (docs/PERFORMANCE.md#opengl-against-vulkan),
-# on the GPU machine after the recipe in ../shared/device/README.md (rill-tests, rill-bench-bandwidth,
-# rill-bench-blas and rill-bench-segment carried in .device/; bench/gpu/pack.sh):
+# The A/Bs of putting loads in flight together (docs/PERFORMANCE.md#opengl-against-vulkan), on the GPU
+# machine after the recipe in ../shared/device/README.md (rill-tests, rill-bench-bandwidth, rill-bench-blas
+# and rill-bench-segment carried in .device/; bench/gpu/pack.sh):
 #
-#   bench/gpu/loads_first_ab.sh [elements | parameters | steps | gemv | selects | all (default)] [runs = 1]
+#   bench/gpu/loads_first_ab.sh [elements | parameters | steps | all (default)] [runs = 1]
 #
-# elements (about 4 minutes with one run): element kernels as four interleaved copies of their body
-# (RILL_GLSL_INTERLEAVED_ELEMENTS=1) against the four calls, through both APIs: the GPU tests that run
-# element kernels most with it first, then the copy and SAXPY of 2^24 and 2^28 floats
-# (rill-bench-bandwidth), BLAS level 1 and the segmentation, alternated `runs` times.
-# parameters (about 3 minutes): group kernels' scalar parameters read once at the top
-# (RILL_GLSL_PARAMETERS_FIRST=1) against each use, the same way: the tests first, then Segment's diffusion
-# and the SGEMV and SGEMM sweep (rill-bench-blas to 2^26).
+# elements (about 5 minutes with one run): element kernels as four calls of their body
+# (RILL_GLSL_ELEMENT_CALLS=1) against the default, four interleaved copies of it, through both APIs: the GPU
+# tests that run element kernels most with the calls first, then the copy and SAXPY of 2^24 and 2^28
+# floats (rill-bench-bandwidth), BLAS level 1 and the segmentation, alternated `runs` times.
+# parameters (about 3 minutes): every group kernel's scalar parameters read once at the top
+# (RILL_GLSL_PARAMETERS_FIRST=1) against none (=0; by default only the kernels that ask,
+# GroupOptions::parameters_at_start), the same way: the tests first, then Segment's diffusion and the SGEMV
+# and SGEMM sweep (rill-bench-blas to 2^26).
 # steps (about 4 minutes): the blocked stencil's iterations a pass (RILL_STENCIL_STEPS 3 to 8), rows and
-# columns an invocation, on Segment's diffusion through both APIs, now that a pass's tile loads are in
-# flight together.
-# gemv (about 2 minutes): SGEMV A^T x with 16 loads in flight (RILL_BLAS_GEMV_T_IN_FLIGHT=16) against 8,
-# through both APIs, after the BLAS tests with it.
-# selects (about 2 minutes; rill-bench-raytrace and the bunny in .device/meshes too): scalar selects as
-# mix() (RILL_GLSL_SELECTS_AS_MIX=1) against ?:, the subdivided bunny's rays through OpenGL, and the
-# closest-hit kernel's OpenGL assembly each way (IF blocks counted).
+# columns an invocation, on Segment's diffusion through both APIs.
 # Packs everything as $OUT/loads_first_ab.tgz.
 set -uo pipefail
 source bench/gpu/device_prologue.sh loads_first_ab
@@ -44,26 +39,26 @@ segment() {  # segment FILE VAR=VALUE...: rill-bench-segment on 2048^2, 200 iter
     shift
     env "$@" rill-bench-segment --size-log2 11 --iterations 200 > "$f" 2>&1 || echo "rill-bench-segment with $* failed: $(tail -2 "$f")"
 }
-[ "$part" = elements ] || [ "$part" = all ] && tests_with RILL_GLSL_INTERLEAVED_ELEMENTS
+[ "$part" = elements ] || [ "$part" = all ] && tests_with RILL_GLSL_ELEMENT_CALLS
 for run in $( { [ "$part" = elements ] || [ "$part" = all ]; } && seq "$runs"); do
     for knob in 0 1; do
         for api in vulkan opengl; do
             for log2n in 24 28; do
-                f="$O/bandwidth_${api}_${log2n}_interleaved${knob}_$run.txt"
-                RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BENCH_ONLY=none RILL_BACKEND=$api rill-bench-bandwidth "$log2n" > "$f" 2>&1 \
+                f="$O/bandwidth_${api}_${log2n}_calls${knob}_$run.txt"
+                RILL_GLSL_ELEMENT_CALLS=$knob RILL_BENCH_ONLY=none RILL_BACKEND=$api rill-bench-bandwidth "$log2n" > "$f" 2>&1 \
                     || echo "bandwidth $api 2^$log2n knob $knob failed: $(tail -2 "$f")"
-                echo "$api 2^$log2n interleaved=$knob: $(rows "$f")"
+                echo "$api 2^$log2n calls=$knob: $(rows "$f")"
             done
-            f="$O/level1_${api}_interleaved${knob}_$run.json"
-            RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BENCH_ONLY=level1 RILL_BACKEND=$api rill-bench-blas --max-log2 28 "$f" \
+            f="$O/level1_${api}_calls${knob}_$run.json"
+            RILL_GLSL_ELEMENT_CALLS=$knob RILL_BENCH_ONLY=level1 RILL_BACKEND=$api rill-bench-blas --max-log2 28 "$f" \
                 > "${f%.json}.txt" 2>&1 || echo "level 1 $api knob $knob failed"
-            f="$O/segment_${api}_interleaved${knob}_$run.txt"
-            segment "$f" RILL_GLSL_INTERLEAVED_ELEMENTS=$knob RILL_BACKEND=$api
-            echo "$api interleaved=$knob segmentation: $(grep -E '^\| segmentation' "$f" | cut -d'|' -f3-5)"
+            f="$O/segment_${api}_calls${knob}_$run.txt"
+            segment "$f" RILL_GLSL_ELEMENT_CALLS=$knob RILL_BACKEND=$api
+            echo "$api calls=$knob segmentation: $(grep -E '^\| segmentation' "$f" | cut -d'|' -f3-5)"
         done
     done
     for api in vulkan opengl; do
-        python3 bench/gpu/compare_runs.py "$O/level1_${api}_interleaved0_$run.json" "$O/level1_${api}_interleaved1_$run.json" calls interleaved
+        python3 bench/gpu/compare_runs.py "$O/level1_${api}_calls1_$run.json" "$O/level1_${api}_calls0_$run.json" calls interleaved
     done
     el
 done
@@ -80,7 +75,7 @@ for run in $( { [ "$part" = parameters ] || [ "$part" = all ]; } && seq "$runs")
         done
     done
     for api in vulkan opengl; do
-        python3 bench/gpu/compare_runs.py "$O/blas_${api}_parameters0_$run.json" "$O/blas_${api}_parameters1_$run.json" each-use first
+        python3 bench/gpu/compare_runs.py "$O/blas_${api}_parameters0_$run.json" "$O/blas_${api}_parameters1_$run.json" none all
     done
     el
 done
@@ -97,33 +92,4 @@ for api in $( { [ "$part" = steps ] || [ "$part" = all ]; } && echo vulkan openg
     done
     el
 done
-if [ "$part" = gemv ] || [ "$part" = all ]; then
-    for api in vulkan opengl; do
-        RILL_BLAS_GEMV_T_IN_FLIGHT=16 RILL_GL_DEBUG=1 rill-tests --gtest_filter="Backends/Blas.*/$api" > "$O/tests_gemv16_$api.txt" 2>&1 \
-            && echo "BLAS tests with 16 loads in flight passed on $api" || echo "BLAS tests with 16 loads in flight FAILED on $api"
-    done
-    for run in $(seq "$runs"); do
-        for api in vulkan opengl; do
-            for v in 8 16; do
-                RILL_BLAS_GEMV_T_IN_FLIGHT=$v RILL_BENCH_ONLY=gemv RILL_BACKEND=$api rill-bench-blas --max-log2 28 "$O/gemv_${api}_${v}_$run.json" \
-                    > "$O/gemv_${api}_${v}_$run.txt" 2>&1 || echo "SGEMV $api with $v in flight failed"
-            done
-            python3 bench/gpu/compare_runs.py "$O/gemv_${api}_8_$run.json" "$O/gemv_${api}_16_$run.json" 8 16
-        done
-        el
-    done
-fi
-if [ "$part" = selects ] || [ "$part" = all ]; then
-    tests_with RILL_GLSL_SELECTS_AS_MIX
-    for run in $(seq "$runs"); do
-        for knob in 0 1; do
-            RILL_GLSL_SELECTS_AS_MIX=$knob RILL_DUMP="$O/rt_dump$knob" RILL_BACKEND=opengl rill-bench-raytrace .device/meshes/stanford-bunny.obj \
-                --subdivide 2 --size 1920x1080 > "$O/rays_opengl_mix${knob}_$run.txt" 2>&1 || echo "rays with mix=$knob failed"
-            echo "selects as mix=$knob: $(grep -E '^\| (primary|shadow|diffuse)' "$O/rays_opengl_mix${knob}_$run.txt" | cut -d'|' -f2,3 | tr '\n' ' ')"
-            python3 bench/gpu/nv_gl_binary_code.py "$O/rt_dump$knob" "$O/rt_asm$knob" > /dev/null
-            echo "  closest-hit assembly: $(grep -c '^IF' "$O"/rt_asm$knob/bvh_closest_hit*.nvasm) IF blocks"
-            rm -rf "$O/rt_dump$knob"
-        done
-    done
-fi
 finish
