@@ -10,7 +10,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <sstream>
@@ -40,10 +39,8 @@ struct Knobs {
     /// RILL_GLSL_PARAMETERS_FIRST=1 or 0: every group kernel reads its scalar
     /// parameters at its start, or none does; -1 (unset): as the kernel says
     /// (GroupOptions::parameters_at_start).
-    int parameters_first = [] {
-        const char* v = std::getenv("RILL_GLSL_PARAMETERS_FIRST");
-        return v && *v ? int{std::string(v) != "0"} : -1;
-    }();
+    long parameters_first =
+        env_count("RILL_GLSL_PARAMETERS_FIRST", 0, 1, -1, "the group kernels that read their parameters first (0: none, 1: all)");
 };
 const Knobs& knobs() {
     static const Knobs k;
