@@ -59,13 +59,12 @@ struct GroupOptions {
     bool shared_only_barriers = false;
     /// Whether the kernel reads its scalar parameters once, at its start,
     /// where backends otherwise read them at each use (the GLSL backends from
-    /// the parameter block, which NVIDIA's compilers mostly take as operands
-    /// from constant memory). Reading them once helps a kernel that uses them
+    /// the parameter block). Reading them once helps a kernel that uses them
     /// in a loop after stores, where NVIDIA's OpenGL compiler reads them
     /// again each trip: rill's blocked stencil, whose diffusion took 1.07 ->
     /// 1.02 of the copy through OpenGL and its linear stencil 0.98 -> 0.87
-    /// through Vulkan; it costs registers elsewhere: SGEMV A^T x up to 1.16x
-    /// slower, A x of 8192^2 1.5x through OpenGL (H100, 2026-12-07,
+    /// through Vulkan. Elsewhere it lost: SGEMV A^T x up to 1.16x slower
+    /// through Vulkan, A x of 8192^2 1.5x through OpenGL (H100, 2026-12-07,
     /// docs/PERFORMANCE.md#segment). RILL_GLSL_PARAMETERS_FIRST=1 or 0 sets
     /// it for every group kernel of the GLSL backends.
     bool parameters_at_start = false;
