@@ -60,7 +60,7 @@ constexpr int kLongSteps = 4;
 /// (4 or 8) terms at a time into as many sums, so that as many loads are in flight.
 template <class T, int InFlight = 4, class Term>
 Var<T> strided_sum(const Expr<std::int32_t>& begin, const Expr<std::int32_t>& end, int step, Term term) {
-    static_assert(InFlight == 4 || InFlight == 8 || InFlight == 16);
+    static_assert(InFlight == 4 || InFlight == 8);
     Var<T> s[InFlight];
     // Every term is read into a variable before any is added: with A^T x's
     // bounds checks gone (columns_kernel), NVIDIA's compiler then kept more

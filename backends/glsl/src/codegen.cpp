@@ -211,7 +211,7 @@ private:
     /// variables, body and epilogue, and the closing brace.
     void function_body() {
         array_geometry(1);
-        parameters_first(1);
+        read_parameters_first(1);
         for (std::size_t v = 0; v < k_.vars.size(); ++v)
             out_ << "    " << type_name(k_.vars[v]) << " v" << v << ";\n";
         scopes_.emplace_back();
@@ -927,7 +927,7 @@ private:
     bool parameters_first() const {
         return k_.is_group_kernel() && (knobs().parameters_first < 0 ? k_.parameters_at_start : knobs().parameters_first == 1);
     }
-    void parameters_first(int depth) {
+    void read_parameters_first(int depth) {
         if (!parameters_first()) return;
         std::vector<std::uint32_t> words;
         for (const ir::Node& n : k_.nodes)

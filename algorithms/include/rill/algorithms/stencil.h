@@ -61,10 +61,10 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
-#include <vector>
 #include <typeindex>
 #include <typeinfo>
 #include <utility>
+#include <vector>
 
 #include <rill/rill.h>
 #include <rill/algorithms/detail/dense_streams.h>
