@@ -128,30 +128,56 @@ void store_result(const Array<float>& y, const Expr<std::int32_t>& at, const Exp
 /// Component c of a float4 value.
 Expr<float> component(const Expr<float4>& v, int c) { return Expr<float>(dsl::FromId{dsl::builder().swizzle(v.id(), &c, 1)}); }
 
+/// Partial sums of a chunk lie `pitch(outputs)` apart, a whole number of
+/// quads, so that a split sum's end loads them four at a time.
+Expr<std::int32_t> pitch(const Expr<std::int32_t>& outputs) { return (outputs + 3) / 4 * 4; }
+
 /// A split sum's end: the last of the `chunks` workgroups of a group of
 /// outputs [first, first + Outputs) to finish (counted in finished[counter])
-/// sets y[i * incy] = alpha * (the sum over c of partial[c * outputs + i]) +
-/// beta y[i * incy] for each, kWorkgroup / Outputs invocations an output
-/// taking every so-many-th chunk; neighbouring invocations take neighbouring
-/// outputs of a chunk, so that each load of a subgroup reads consecutive
-/// partial sums. Every invocation calls it, those that stored partial sums
-/// after a memory_fence().
+/// sets y[i * incy] = alpha * (the sum over c of partial[c * pitch(outputs) +
+/// i]) + beta y[i * incy] for each. Its invocations take quads of outputs
+/// (where Outputs is a multiple of 4), kWorkgroup / (Outputs / 4) invocations
+/// a quad taking every so-many-th chunk, 8 loads in flight: this runs after
+/// every other workgroup of the group, so each round trip to memory is on the
+/// kernel's critical path (2^22 x 32 A^T x sums 1024 chunks of 32 outputs
+/// here: 32 rounds of loads one output at a time, 4 in quads).
+/// Neighbouring invocations take neighbouring outputs of a chunk, so that
+/// each load of a subgroup reads consecutive partial sums. Every invocation
+/// calls it, those that stored partial sums after a memory_fence().
 template <int Outputs>
 void finish_split(const Array<float>& partial, const Array<float>& y, const Array<std::uint32_t>& finished,
                   const Expr<std::int32_t>& counter, const Expr<std::int32_t>& first, const Expr<std::int32_t>& outputs,
                   const Expr<std::int32_t>& chunks, const Expr<std::int32_t>& incy, const Expr<float>& alpha, const Expr<float>& beta) {
     static_assert(Outputs >= 1 && Outputs <= kWorkgroup && kWorkgroup % Outputs == 0);
-    constexpr int lanes = kWorkgroup / Outputs;
+    // RILL_BLAS_GEMV_SCALAR_FINISH=1: an output an invocation, 4 loads in
+    // flight (an A/B knob, docs/TUNING.md).
+    static const bool scalar = env_flag("RILL_BLAS_GEMV_SCALAR_FINISH");
     If(last_to_finish(finished, counter, chunks), [&] {
         memory_fence();  // the other workgroups' partial sums, after the count that handed them on
-        Int lane = local_id() / Outputs;
-        Int i = first + local_id() % Outputs;
-        Var<float> s;
-        If(i < outputs, [&] {
-            s = strided_sum<float>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load(c * outputs + i); });
-        });
-        team_sum(s, lane, lanes, Outputs);
-        If(lane == 0 && i < outputs, [&] { store_result(y, i * incy, s, alpha, beta); });
+        if (Outputs % 4 == 0 && !scalar) {
+            constexpr int quads = Outputs % 4 == 0 ? Outputs / 4 : 1;
+            constexpr int lanes = kWorkgroup / quads;
+            Int lane = local_id() / quads;
+            Int q = first / 4 + local_id() % quads;  // first is a multiple of Outputs
+            Int row = pitch(outputs) / 4;
+            Var<float4> s;
+            If(q * 4 < outputs, [&] {
+                s = strided_sum<float4, 8>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load_vector<4>(c * row + q); });
+            });
+            team_sum(s, lane, lanes, quads);
+            for (int w = 0; w < 4; ++w)
+                If(lane == 0 && q * 4 + w < outputs, [&] { store_result(y, (q * 4 + w) * incy, component(s, w), alpha, beta); });
+        } else {
+            constexpr int lanes = kWorkgroup / Outputs;
+            Int lane = local_id() / Outputs;
+            Int i = first + local_id() % Outputs;
+            Var<float> s;
+            If(i < outputs, [&] {
+                s = strided_sum<float>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load(c * pitch(outputs) + i); });
+            });
+            team_sum(s, lane, lanes, Outputs);
+            If(lane == 0 && i < outputs, [&] { store_result(y, i * incy, s, alpha, beta); });
+        }
         If(local_id() == 0, [&] { finished.store(counter, 0u); });
     });
 }
@@ -160,8 +186,8 @@ using SumKernel = Kernel<Array<float>, Array<float>, Array<float>, Array<float>,
                          Int, Int, Float, Float>;
 
 /// op(A) = A with teams of Team lanes per Rows rows. Workgroup g takes rows
-/// (g / chunks) * rows_per_group + ... and the columns (quads with Quads) of
-/// chunk g % chunks; with one chunk it writes y, else partial[chunk * m + row],
+/// (g % row_groups) * rows_per_group + ... and the columns (quads with Quads)
+/// of chunk g / row_groups; with one chunk it writes y, else partial[chunk * m + row],
 /// which the row group's last workgroup adds up.
 /// With Rows > 1 (quads only) a lane loads each quad of x once for Rows rows:
 /// a matrix of few long rows otherwise reads x from the cache once per row,
@@ -185,9 +211,18 @@ SumKernel rows_kernel() {
            Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta) {
             Int lane = local_id() % Team;
             Bool chunked = chunks > 1;  // the same in every invocation
+            // Split sums: neighbouring workgroups take the same chunk of
+            // neighbouring row groups, so that the workgroups running at once
+            // read few pieces of x, each from the cache after its first read
+            // (32 x 2^22 reads x, 16 MiB, once for each of its 8 row groups).
+            // RILL_BLAS_GEMV_ROW_GROUP_MAJOR=1: a row group's chunks next to
+            // each other instead (an A/B knob, docs/TUNING.md).
+            static const bool row_group_major = env_flag("RILL_BLAS_GEMV_ROW_GROUP_MAJOR");
+            constexpr int outputs = kWorkgroup / Team * Rows;
             Int g = group_id();
-            Int row_group = g / chunks;
-            Int c = g - row_group * chunks;
+            Int row_groups = (m + outputs - 1) / outputs;
+            Int row_group = row_group_major ? Expr<std::int32_t>(g / chunks) : Expr<std::int32_t>(g % row_groups);
+            Int c = row_group_major ? Expr<std::int32_t>(g - row_group * chunks) : Expr<std::int32_t>(g / row_groups);
             Int i = (row_group * (kWorkgroup / Team) + local_id() / Team) * Rows;  // the first of this team's rows
             Int begin = c * chunk;
             Int end = min(Quads ? Expr<std::int32_t>(n / 4) : Expr<std::int32_t>(n), begin + chunk);  // columns, or quads of them
@@ -232,11 +267,10 @@ SumKernel rows_kernel() {
             for (int r = 0; r < Rows; ++r)
                 If(lane == 0 && i + r < m, [&] {
                     If(!chunked, [&] { store_result(y, (i + r) * incy, s[r], alpha, beta); }).Else([&] {
-                        partial.store(c * m + i + r, s[r]);
+                        partial.store(c * pitch(m) + i + r, s[r]);
                         memory_fence();  // before the count that hands it on
                     });
                 });
-            constexpr int outputs = kWorkgroup / Team * Rows;
             If(chunked, [&] {
                 finish_split<outputs>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
             });
@@ -295,7 +329,7 @@ SumKernel columns_kernel() {
                         if constexpr (Quads) return component(s, w);
                         else return Expr<float>(s);
                     }();
-                    If(!chunked, [&] { store_result(y, j * incy, sum, alpha, beta); }).Else([&] { partial.store(c * n + j, sum); });
+                    If(!chunked, [&] { store_result(y, j * incy, sum, alpha, beta); }).Else([&] { partial.store(c * pitch(n) + j, sum); });
                 }
                 If(chunked, [&] { memory_fence(); });  // the partial sums before the count that hands them on
             });
@@ -540,7 +574,7 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
     // still made every buffer coherent, A and x were read past the L1 cache:
     // 2^22 x 32 A x took 0.86 against 0.24 ms.)
     const bool chunked = parts.chunks > 1;
-    auto partial = rt.scratch<float>(Shape{chunked ? parts.chunks * rows : 1});
+    auto partial = rt.scratch<float>(Shape{chunked ? parts.chunks * ((rows + 3) / 4 * 4) : 1});
     (*s.kernel)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, rt.zeroed_words(chunked ? groups : 1), a.rows,
                 a.cols, a.row_stride, a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta);
 }
