@@ -292,8 +292,8 @@ public:
     static constexpr int kRows = 4;
     /// The output tile of a blocked pass: kBlockTile x kBlockTile elements.
     static constexpr int kBlockTile = 32;
-    /// Consecutive rows an invocation of a blocked pass takes in each step.
-    static constexpr int kBlockRows = 4;
+    /// The most consecutive rows an invocation of a blocked pass takes in a step.
+    static constexpr int kMaxBlockRows = 8;
     /// A 3D workgroup's invocations: kTile3Width columns x kTile3Height rows.
     static constexpr int kTile3Width = 32, kTile3Height = kWorkgroup / kTile3Width;
 
@@ -411,8 +411,19 @@ private:
 
     /// The shared memory of a blocked pass's two tile buffers.
     std::int64_t block_bytes(int steps) const {
-        const std::int64_t side = kBlockTile + 2 * steps * radius_;
-        return 2 * side * side * static_cast<std::int64_t>(element_words<T>) * 4;
+        const std::int64_t side = kBlockTile + 2 * steps * radius_, odd = odd_side(static_cast<int>(side), radius_);
+        return (side * side + odd * odd) * static_cast<std::int64_t>(element_words<T>) * 4;
+    }
+    /// The side of the buffer of odd steps' regions: one radius in from the
+    /// tile's on each edge, which the first step's region fills. At 4 steps
+    /// of radius 1 the two buffers take 12,176 bytes instead of 12,800: an SM
+    /// holds about 48 KiB of workgroups' shared memory on NVIDIA's drivers
+    /// (docs/PERFORMANCE.md#opengl-against-vulkan), four such workgroups
+    /// instead of three. RILL_STENCIL_EQUAL_BUFFERS=1 (an A/B knob) makes it
+    /// as large as the other.
+    static int odd_side(int side, int radius) {
+        static const bool equal = env_flag("RILL_STENCIL_EQUAL_BUFFERS");
+        return equal ? side : std::max(side - 2 * radius, 1);
     }
 
     /// The kernel cached under `key`, traced by `trace()` at its first call.
@@ -432,15 +443,27 @@ private:
                       [&] { return trace_blocked(name_, radius_, *body_, boundary_, steps, rows, columns); });
     }
 
-    /// Rows an invocation of a blocked pass takes (kBlockRows);
-    /// RILL_STENCIL_BLOCK_ROWS (a tuning knob: 1, 2, 4 or 8) overrides it.
+    /// Rows an invocation of a blocked pass takes in each step: 0, as many as
+    /// let one round of the workgroup cover the step's region (fit_rows);
+    /// RILL_STENCIL_BLOCK_ROWS (a tuning knob: 1, 2, 4, 8, or fit) fixes it.
     static int block_rows() {
         const char* knob = std::getenv("RILL_STENCIL_BLOCK_ROWS");
-        if (!knob) return kBlockRows;
+        if (!knob) return 0;
         const std::string v = knob;
+        if (v == "fit") return 0;
         for (int r : {1, 2, 4, 8})
             if (v == std::to_string(r)) return r;
-        throw Error("RILL_STENCIL_BLOCK_ROWS is '" + v + "'; give 1, 2, 4 or 8, or unset it");
+        throw Error("RILL_STENCIL_BLOCK_ROWS is '" + v + "'; give 1, 2, 4, 8 or fit, or unset it");
+    }
+    /// The rows of a strip for a step's region `extent` high, `across`
+    /// invocations wide: the fewest with which the workgroup covers it in one
+    /// round (at most kMaxBlockRows). A step's regions at 4 steps of radius 1
+    /// are 38, 36, 34 and 32 high: 7, 6, 5 and 4 rows, 22 elements an
+    /// invocation in 4 rounds, where 4 rows each took 7 rounds (28 elements,
+    /// 256 invocations covering 380 strips in two).
+    static int fit_rows(int extent, int across) {
+        const int strips = std::max(1, kWorkgroup / across);
+        return std::min(kMaxBlockRows, (extent + strips - 1) / strips);
     }
     /// Neighbouring columns an invocation of a blocked pass takes (1);
     /// RILL_STENCIL_BLOCK_COLUMNS=2 (a tuning knob) makes it two, so that
@@ -569,15 +592,24 @@ private:
     /// the step before.
     static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps, int rows,
                                 int columns) {
-        const int halo = steps * radius, side = kBlockTile + 2 * halo;
+        const int halo = steps * radius, side = kBlockTile + 2 * halo, odd = odd_side(side, radius);
         return group_kernel<kWorkgroup>(
-            name + "_steps" + std::to_string(steps) + (rows == 1 ? "" : "_rows" + std::to_string(rows)) +
+            name + "_steps" + std::to_string(steps) + (rows == 0 ? "" : "_rows" + std::to_string(rows)) +
+                (odd == side ? "_equal" : "") +
                 (columns == 1 ? "" : "_columns" + std::to_string(columns)) + "(in, out, d, h, w, tiles_x, tiles_y, params)",
             // Parameters read once: its steps' loops read them after stores (GroupOptions).
             GroupOptions{.unchecked_arrays = true, .parameters_at_start = true},
-            [&body, radius, boundary, steps, rows, columns, halo, side](Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x,
-                                                                        Int, Float4 params) {
-                const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(side * side, dsl::Unchecked{})};
+            [&body, radius, boundary, steps, rows, columns, halo, side, odd](Array<T> in, Array<T> out, Int d, Int h, Int w,
+                                                                             Int tiles_x, Int, Float4 params) {
+                // Even steps' regions (and the loaded tile) in buffers[0], the
+                // tile's side wide; odd steps' in buffers[1], `odd` wide, its
+                // element 0 at (origin, origin) of the tile.
+                const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(odd * odd, dsl::Unchecked{})};
+                const int pitches[2] = {side, odd}, origins[2] = {0, (side - odd) / 2};
+                // Where tile position (r, c) lies in buffers[b].
+                auto slot = [&](int b, const Expr<std::int32_t>& r, const Expr<std::int32_t>& c) -> Expr<std::int32_t> {
+                    return origins[b] == 0 ? Expr<std::int32_t>(r * pitches[b] + c) : Expr<std::int32_t>((r - origins[b]) * pitches[b] + (c - origins[b]));
+                };
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
                 Int y0 = ty * kBlockTile, x0 = (tile - ty * tiles_x) * kBlockTile;
@@ -605,30 +637,39 @@ private:
                 barrier();
                 Bool interior = by >= 0 && y0 + (kBlockTile + halo) <= h && bx >= 0 && x0 + (kBlockTile + halo) <= w;
                 for (int s = 1; s <= steps; ++s) {
-                    const Shared<T>& from = buffers[(s - 1) % 2];
-                    const Shared<T>& to = buffers[s % 2];
-                    const int first = s * radius, extent = side - 2 * first, strips = (extent + rows - 1) / rows;
+                    const int fb = (s - 1) % 2, tb = s % 2;
+                    const Shared<T>& from = buffers[fb];
+                    const Shared<T>& to = buffers[tb];
+                    const int first = s * radius, extent = side - 2 * first;
                     const int across = extent / columns;  // an invocation's columns side by side
+                    const int rows_here = rows == 0 ? fit_rows(extent, across) : rows;
+                    const int strips = (extent + rows_here - 1) / rows_here;
                     const bool last = s == steps;
+                    // The step's reads: tile position (r, c) at r * pitch + c + shift of `from`.
+                    const int pitch = pitches[fb], shift = -(origins[fb] * pitch + origins[fb]);
                     auto region = [&](bool inside) {
                         For(local_id(), strips * across, kWorkgroup, [&](Int i) {
                             Int q = quotient(i, across);
-                            // The strip's first element in the buffers, (r0, c), and in the stream, (y, x).
-                            Int r0 = first + (extent % rows == 0 ? Expr<std::int32_t>(q * rows) : min(q * rows, Int(extent - rows)));
+                            // The strip's first element in the tile, (r0, c), and in the stream, (y, x).
+                            Int r0 = first + (extent % rows_here == 0 ? Expr<std::int32_t>(q * rows_here)
+                                                                      : min(q * rows_here, Int(extent - rows_here)));
                             Int c = first + columns * (i - q * across);
                             Int y = by + r0, x = bx + c;
-                            // Inside: (r0 + lead, c + dx) of the buffers, the strip's reads and
+                            // Inside: (r0 + lead, c + dx) of the tile, the strip's reads and
                             // fluxes shared. Otherwise each element is computed at its nearest
                             // element in the stream, (cy, cx), reading the stream's elements by
-                            // the boundary rule at -(by * side + bx) + row * side + column: an
-                            // element outside the stream reads only what that element reads,
-                            // which the buffers hold.
+                            // the boundary rule at -(by * pitch + bx) + shift + row * pitch +
+                            // column: an element outside the stream reads only what that
+                            // element reads, which the buffer holds.
                             const detail::StencilSource<Shared<T>> src{
                                 from, 2, d, h, w,
-                                inside ? std::nullopt : std::optional<Expr<std::int32_t>>(-(by * side + bx)), Int(side), Int(side)};
+                                !inside ? std::optional<Expr<std::int32_t>>(shift - (by * pitch + bx))
+                                : shift != 0 ? std::optional<Expr<std::int32_t>>(Int(shift))
+                                             : std::nullopt,
+                                Int(pitch), Int(pitch)};
                             typename Neighbourhood<T>::Loads shared;
                             auto strip = inside ? detail::boundary_reader<T>(src, r0, r0, c, boundary, true) : typename Neighbourhood<T>::Reader{};
-                            for (int k = 0; k < rows; ++k)
+                            for (int k = 0; k < rows_here; ++k)
                                 for (int j = 0; j < columns; ++j) {
                                     Int yk = y + k, xj = x + j;
                                     Expr<std::int32_t> cy = inside ? Expr<std::int32_t>(yk) : clamp(yk, 0, h - 1);
@@ -638,7 +679,7 @@ private:
                                     Neighbourhood<T> n(read, 2, inside ? k : 0, Expr<std::int32_t>(0), cy, cx, d, h, w, radius,
                                                        inside ? shared : own, inside ? j : 0);
                                     Expr<T> value = body(n, params);
-                                    if (!last) to.store((r0 + k) * side + c + j, value);
+                                    if (!last) to.store(slot(tb, r0 + k, c + j), value);
                                     else if (inside) out.store(yk * w + xj, value);
                                     else If(yk < h && xj < w, [&] { out.store(yk * w + xj, value); });
                                 }
