@@ -10,7 +10,7 @@
 # $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
 # Then SGEMM through Vulkan with each of its A/B knobs (RILL_BLAS_GEMM_UNPADDED,
 # _SCALAR_LOADS, _GUARDED_SLICES, _CHECKED) and SGEMV with each of its own
-# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED), each against the default run; through
+# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED, _SCALAR_FINISH, _ROW_GROUP_MAJOR), each against the default run; through
 # OpenGL both with their bounds checks, with and without RILL_GLSL_MASKED_LOADS, and every
 # level through OpenGL with RILL_GL_NATIVE_MIN_MAX=all; and the SGEMM kernels' pipeline
 # statistics (RILL_VK_PIPELINE_STATS).
@@ -28,7 +28,7 @@ for backend in vulkan opengl; do
 done
 python3 bench/table.py "$O"
 # Each A/B knob of docs/TUNING.md beside the default run: SGEMM's, then SGEMV's.
-for knob in GEMM_UNPADDED GEMM_SCALAR_LOADS GEMM_GUARDED_SLICES GEMM_CHECKED GEMV_CHECKED GEMV_INTERLEAVED; do
+for knob in GEMM_UNPADDED GEMM_SCALAR_LOADS GEMM_GUARDED_SLICES GEMM_CHECKED GEMV_CHECKED GEMV_INTERLEAVED GEMV_SCALAR_FINISH GEMV_ROW_GROUP_MAJOR; do
     name=$(echo "$knob" | tr 'A-Z_' 'a-z-')
     only=$(echo "${knob%%_*}" | tr 'A-Z' 'a-z')
     env "RILL_BLAS_$knob=1" RILL_BENCH_ONLY=$only RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_$name.json" \
