@@ -57,10 +57,12 @@ constexpr std::int32_t kStepsFrom = 1 << 14;
 constexpr int kLongSteps = 4;
 
 /// The sum over t in [begin, end) stepping by `step` of term(t), InFlight
-/// (4 or 8) terms at a time into as many sums, so that as many loads are in flight.
+/// (4 or 8) terms at a time, so that as many loads are in flight, into
+/// `sums` sums (a divisor of InFlight; term u of a step into sum u % sums).
 template <class T, int InFlight = 4, class Term>
-Var<T> strided_sum(const Expr<std::int32_t>& begin, const Expr<std::int32_t>& end, int step, Term term) {
+Var<T> strided_sum(const Expr<std::int32_t>& begin, const Expr<std::int32_t>& end, int step, Term term, int sums = InFlight) {
     static_assert(InFlight == 4 || InFlight == 8);
+    if (sums < 1 || InFlight % sums != 0) throw Error("rill::blas: " + std::to_string(sums) + " sums do not divide " + std::to_string(InFlight));
     Var<T> s[InFlight];
     // Every term is read into a variable before any is added: with A^T x's
     // bounds checks gone (columns_kernel), NVIDIA's compiler then kept more
@@ -72,23 +74,23 @@ Var<T> strided_sum(const Expr<std::int32_t>& begin, const Expr<std::int32_t>& en
         if (loads_first) {
             std::vector<Var<T>> v;
             for (int u = 0; u < InFlight; ++u) v.emplace_back(term(min(t + u * step, end - 1)));
-            for (int u = 0; u < InFlight; ++u) s[u] = s[u] + select(t + u * step < end, Expr<T>(v[u]), Expr<T>(T{}));
+            for (int u = 0; u < InFlight; ++u) s[u % sums] = s[u % sums] + select(t + u * step < end, Expr<T>(v[u]), Expr<T>(T{}));
             return;
         }
         for (int u = 0; u < InFlight; ++u) {
             Expr<std::int32_t> at = t + u * step;
             Expr<T> v = term(min(at, end - 1));  // in range; past the end it counts 0
-            s[u] = s[u] + select(at < end, v, Expr<T>(T{}));
+            s[u % sums] = s[u % sums] + select(at < end, v, Expr<T>(T{}));
         }
     });
     // Pairwise: the sums of neighbours, then of neighbouring pairs...
-    std::vector<Expr<T>> sums(s, s + InFlight);
-    while (sums.size() > 1) {
+    std::vector<Expr<T>> partial(s, s + sums);
+    while (partial.size() > 1) {
         std::vector<Expr<T>> next;
-        for (std::size_t i = 0; i < sums.size(); i += 2) next.push_back(sums[i] + sums[i + 1]);
-        sums = std::move(next);
+        for (std::size_t i = 0; i < partial.size(); i += 2) next.push_back(partial[i] + partial[i + 1]);
+        partial = std::move(next);
     }
-    return Var<T>(sums[0]);
+    return Var<T>(partial[0]);
 }
 
 /// Adds up the `lanes` values of each team (lanes `stride` invocations apart
@@ -319,7 +321,14 @@ SumKernel columns_kernel() {
                     if constexpr (Quads) return A.load_vector<4>(i * (lda / 4) + jq) * x.load(i * incx);
                     else return A.load(i * lda + jq * cs) * x.load(i * incx);
                 };
-                s = strided_sum<V, Quads ? 8 : 4>(begin + lane, end, kWorkgroup / Columns, term);
+                // RILL_BLAS_GEMV_T_SUMS: the sums the 8 loads go into (1, 2, 4 or 8, the
+                // default; an A/B knob, docs/TUNING.md): fewer take fewer registers.
+                static const int sums = [] {
+                    const long v = env_count("RILL_BLAS_GEMV_T_SUMS", 1, 8, 8, "sums");
+                    if (8 % v != 0) throw Error("RILL_BLAS_GEMV_T_SUMS is " + std::to_string(v) + "; give 1, 2, 4 or 8, or unset it");
+                    return static_cast<int>(v);
+                }();
+                s = strided_sum<V, Quads ? 8 : 4>(begin + lane, end, kWorkgroup / Columns, term, Quads ? sums : 4);
             });
             team_sum(s, lane, kWorkgroup / Columns, Columns);
             If(lane == 0 && jq * (Quads ? 4 : 1) < n, [&] {
