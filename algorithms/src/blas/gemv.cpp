@@ -137,16 +137,19 @@ Expr<std::int32_t> pitch(const Expr<std::int32_t>& outputs) { return (outputs + 
 /// A split sum's end: the last of the `chunks` workgroups of a group of
 /// outputs [first, first + Outputs) to finish (counted in finished[counter])
 /// sets y[i * incy] = alpha * (the sum over c of partial[c * pitch(outputs) +
-/// i]) + beta y[i * incy] for each. Its invocations take quads of outputs
-/// (where Outputs is a multiple of 4), kWorkgroup / (Outputs / 4) invocations
-/// a quad taking every so-many-th chunk, 8 loads in flight: this runs after
-/// every other workgroup of the group, so each round trip to memory is on the
-/// kernel's critical path (2^22 x 32 A^T x sums 1024 chunks of 32 outputs
-/// here: 32 rounds of loads one output at a time, 4 in quads).
+/// i]) + beta y[i * incy] for each. In kernels on quads (Quads) its
+/// invocations take quads of outputs (where Outputs is a multiple of 4),
+/// kWorkgroup / (Outputs / 4) invocations a quad taking every so-many-th
+/// chunk, 4 loads in flight: this runs after every other workgroup of the
+/// group, so each round trip to memory is on the kernel's critical path
+/// (2^22 x 32 A^T x sums 1024 chunks of 32 outputs here: 32 rounds of loads
+/// an output at a time, 8 in quads). The 4 quads it holds are fewer registers
+/// than the loads of those kernels' own sums (kernels on single elements, whose
+/// sums hold fewer, keep an output an invocation).
 /// Neighbouring invocations take neighbouring outputs of a chunk, so that
 /// each load of a subgroup reads consecutive partial sums. Every invocation
 /// calls it, those that stored partial sums after a memory_fence().
-template <int Outputs>
+template <int Outputs, bool Quads>
 void finish_split(const Array<float>& partial, const Array<float>& y, const Array<std::uint32_t>& finished,
                   const Expr<std::int32_t>& counter, const Expr<std::int32_t>& first, const Expr<std::int32_t>& outputs,
                   const Expr<std::int32_t>& chunks, const Expr<std::int32_t>& incy, const Expr<float>& alpha, const Expr<float>& beta) {
@@ -156,7 +159,7 @@ void finish_split(const Array<float>& partial, const Array<float>& y, const Arra
     static const bool scalar = env_flag("RILL_BLAS_GEMV_SCALAR_FINISH");
     If(last_to_finish(finished, counter, chunks), [&] {
         memory_fence();  // the other workgroups' partial sums, after the count that handed them on
-        if (Outputs % 4 == 0 && !scalar) {
+        if (Quads && Outputs % 4 == 0 && !scalar) {
             constexpr int quads = Outputs % 4 == 0 ? Outputs / 4 : 1;
             constexpr int lanes = kWorkgroup / quads;
             Int lane = local_id() / quads;
@@ -164,7 +167,7 @@ void finish_split(const Array<float>& partial, const Array<float>& y, const Arra
             Int row = pitch(outputs) / 4;
             Var<float4> s;
             If(q * 4 < outputs, [&] {
-                s = strided_sum<float4, 8>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load_vector<4>(c * row + q); });
+                s = strided_sum<float4, 4>(lane, chunks, lanes, [&](Expr<std::int32_t> c) { return partial.load_vector<4>(c * row + q); }, 1);
             });
             team_sum(s, lane, lanes, quads);
             for (int w = 0; w < 4; ++w)
@@ -274,7 +277,7 @@ SumKernel rows_kernel() {
                     });
                 });
             If(chunked, [&] {
-                finish_split<outputs>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
+                finish_split<outputs, Quads>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
             });
         });
 }
@@ -344,7 +347,7 @@ SumKernel columns_kernel() {
             });
             constexpr int outputs = Columns * (Quads ? 4 : 1);
             If(chunked, [&] {
-                finish_split<outputs>(partial, y, finished, column_group, column_group * outputs, n, chunks, incy, alpha, beta);
+                finish_split<outputs, Quads>(partial, y, finished, column_group, column_group * outputs, n, chunks, incy, alpha, beta);
             });
         });
 }
