@@ -137,15 +137,18 @@ Expr<std::int32_t> pitch(const Expr<std::int32_t>& outputs) { return (outputs + 
 /// A split sum's end: the last of the `chunks` workgroups of a group of
 /// outputs [first, first + Outputs) to finish (counted in finished[counter])
 /// sets y[i * incy] = alpha * (the sum over c of partial[c * pitch(outputs) +
-/// i]) + beta y[i * incy] for each. In kernels on quads (Quads) its
-/// invocations take quads of outputs (where Outputs is a multiple of 4),
-/// kWorkgroup / (Outputs / 4) invocations a quad taking every so-many-th
-/// chunk, 4 loads in flight: this runs after every other workgroup of the
-/// group, so each round trip to memory is on the kernel's critical path
-/// (2^22 x 32 A^T x sums 1024 chunks of 32 outputs here: 32 rounds of loads
-/// an output at a time, 8 in quads). The 4 quads it holds are fewer registers
-/// than the loads of those kernels' own sums (kernels on single elements, whose
-/// sums hold fewer, keep an output an invocation).
+/// i]) + beta y[i * incy] for each. With Quads its invocations take quads of
+/// outputs (where Outputs is a multiple of 4), kWorkgroup / (Outputs / 4)
+/// invocations a quad taking every so-many-th chunk, 4 loads in flight: this
+/// runs after every other workgroup of the group, so each round trip to
+/// memory is on the kernel's critical path (2^22 x 32 A^T x sums 1024 chunks
+/// of 32 outputs here: 32 rounds of loads an output at a time, 8 in quads).
+/// op(A) = A^T's kernels on quads take it: H100 through Vulkan, A^T x 1.02-1.06x
+/// as fast (8192^2 0.908 -> 0.937 of cuBLAS). op(A) = A's keep an output an
+/// invocation: their groups have 4 or 32 outputs, and with the quads' code
+/// compiled in, their unsplit kernels ran up to 1.07x slower
+/// (docs/PERFORMANCE.md#blas). Kernels on single elements, whose own sums
+/// hold fewer registers than the quads, keep it too.
 /// Neighbouring invocations take neighbouring outputs of a chunk, so that
 /// each load of a subgroup reads consecutive partial sums. Every invocation
 /// calls it, those that stored partial sums after a memory_fence().
@@ -277,7 +280,7 @@ SumKernel rows_kernel() {
                     });
                 });
             If(chunked, [&] {
-                finish_split<outputs, Quads>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
+                finish_split<outputs, false>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
             });
         });
 }
@@ -324,14 +327,9 @@ SumKernel columns_kernel() {
                     if constexpr (Quads) return A.load_vector<4>(i * (lda / 4) + jq) * x.load(i * incx);
                     else return A.load(i * lda + jq * cs) * x.load(i * incx);
                 };
-                // RILL_BLAS_GEMV_T_SUMS: the sums the 8 loads go into (1, 2, 4 or 8, the
-                // default; an A/B knob, docs/TUNING.md): fewer take fewer registers.
-                static const int sums = [] {
-                    const long v = env_count("RILL_BLAS_GEMV_T_SUMS", 1, 8, 8, "sums");
-                    if (8 % v != 0) throw Error("RILL_BLAS_GEMV_T_SUMS is " + std::to_string(v) + "; give 1, 2, 4 or 8, or unset it");
-                    return static_cast<int>(v);
-                }();
-                s = strided_sum<V, Quads ? 8 : 4>(begin + lane, end, kWorkgroup / Columns, term, Quads ? sums : 4);
+                // Into 8 sums: 1, 2 or 4 (fewer registers) were slower on most shapes
+                // (H100, 2026-12-07: 2^20 x 512 1.02-1.04x, 16384^2 up to 1.03x).
+                s = strided_sum<V, Quads ? 8 : 4>(begin + lane, end, kWorkgroup / Columns, term);
             });
             team_sum(s, lane, kWorkgroup / Columns, Columns);
             If(lane == 0 && jq * (Quads ? 4 : 1) < n, [&] {

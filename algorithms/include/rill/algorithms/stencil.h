@@ -292,11 +292,8 @@ public:
     static constexpr int kRows = 4;
     /// The output tile of a blocked pass: kBlockTile x kBlockTile elements.
     static constexpr int kBlockTile = 32;
-    /// Consecutive rows an invocation of a blocked pass takes in each step
-    /// (fewer rows than a strip of 8 hold fewer live values: 8 ran the
-    /// diffusion slower, docs/PERFORMANCE.md#segment), and the most it takes
-    /// where they fit the region (RILL_STENCIL_BLOCK_ROWS=fit).
-    static constexpr int kBlockRows = 4, kMaxBlockRows = 8;
+    /// The most consecutive rows an invocation of a blocked pass takes in a step.
+    static constexpr int kMaxBlockRows = 8;
     /// A 3D workgroup's invocations: kTile3Width columns x kTile3Height rows.
     static constexpr int kTile3Width = 32, kTile3Height = kWorkgroup / kTile3Width;
 
@@ -421,9 +418,10 @@ private:
     /// tile's on each edge, which the first step's region fills. At 4 steps
     /// of radius 1 the two buffers take 12,176 bytes instead of 12,800: an SM
     /// holds about 48 KiB of workgroups' shared memory on NVIDIA's drivers
-    /// (docs/PERFORMANCE.md#opengl-against-vulkan), four such workgroups
-    /// instead of three. RILL_STENCIL_EQUAL_BUFFERS=1 (an A/B knob) makes it
-    /// as large as the other.
+    /// (docs/PERFORMANCE.md#opengl-against-vulkan). H100, 2026-12-07:
+    /// Perona-Malik's iteration 1.09x as fast through Vulkan, 1.07x through
+    /// OpenGL (presumably four workgroups an SM instead of three; not checked).
+    /// RILL_STENCIL_EQUAL_BUFFERS=1 (an A/B knob) makes it as large as the other.
     static int odd_side(int side, int radius) {
         static const bool equal = env_flag("RILL_STENCIL_EQUAL_BUFFERS");
         return equal ? side : std::max(side - 2 * radius, 1);
@@ -446,13 +444,12 @@ private:
                       [&] { return trace_blocked(name_, radius_, *body_, boundary_, steps, rows, columns); });
     }
 
-    /// Rows an invocation of a blocked pass takes in each step (kBlockRows);
-    /// RILL_STENCIL_BLOCK_ROWS (a tuning knob: 1, 2, 4, 8, or fit) overrides
-    /// it, `fit` (0 here) taking as many as let one round of the workgroup
-    /// cover each step's region (fit_rows; not yet timed on a GPU).
+    /// Rows an invocation of a blocked pass takes in each step: 0, as many as
+    /// let one round of the workgroup cover the step's region (fit_rows);
+    /// RILL_STENCIL_BLOCK_ROWS (a tuning knob: 1, 2, 4, 8, or fit) fixes it.
     static int block_rows() {
         const char* knob = std::getenv("RILL_STENCIL_BLOCK_ROWS");
-        if (!knob) return kBlockRows;
+        if (!knob) return 0;
         const std::string v = knob;
         if (v == "fit") return 0;
         for (int r : {1, 2, 4, 8})
@@ -464,7 +461,10 @@ private:
     /// round (at most kMaxBlockRows). A step's regions at 4 steps of radius 1
     /// are 38, 36, 34 and 32 high: 7, 6, 5 and 4 rows, 22 elements an
     /// invocation in 4 rounds, where 4 rows a step take 7 rounds (28
-    /// elements: the first step's 380 strips take two rounds of 256).
+    /// elements: the first step's 380 strips take two rounds of 256). H100,
+    /// 2026-12-07: Perona-Malik's iteration 1.03x / 1.02x as fast through
+    /// Vulkan / OpenGL, 1.04x / 1.03x with the smaller odd buffer (odd_side)
+    /// (docs/PERFORMANCE.md#segment).
     static int fit_rows(int extent, int across) {
         const int strips = std::max(1, kWorkgroup / across);
         return std::min(kMaxBlockRows, (extent + strips - 1) / strips);
@@ -598,7 +598,7 @@ private:
                                 int columns) {
         const int halo = steps * radius, side = kBlockTile + 2 * halo, odd = odd_side(side, radius);
         return group_kernel<kWorkgroup>(
-            name + "_steps" + std::to_string(steps) + (rows == 0 ? "_rows_fit" : "_rows" + std::to_string(rows)) +
+            name + "_steps" + std::to_string(steps) + (rows == 0 ? "" : "_rows" + std::to_string(rows)) +
                 (odd == side ? "_equal" : "") +
                 (columns == 1 ? "" : "_columns" + std::to_string(columns)) + "(in, out, d, h, w, tiles_x, tiles_y, params)",
             // Parameters read once: its steps' loops read them after stores (GroupOptions).
