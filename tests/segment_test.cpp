@@ -136,8 +136,9 @@ TEST_P(Segment, StencilsOfVectorElements) {
 // float64 on the host, one iteration a dispatch and four, with every number
 // of rows a blocked invocation may take (RILL_STENCIL_BLOCK_ROWS; at 4 and 8
 // a column's last strip overlaps the one before, the regions being 38 and 34
-// high, and by default, where the rows fit the region, at 7 and 5 rows) and two columns, every boundary rule and shape; then in 3D, and the
-// errors. (A flux taken without its negation fails here.)
+// high, and by default, where the rows fit the region, at 7 and 5 rows) and
+// two columns, every boundary rule and shape; then in 3D, and the errors. (A
+// flux taken without its negation fails here.)
 TEST_P(Segment, StencilFluxesAgainstTheHost) {
     // f(a, b) = (b - a) / (1 + (b - a)^2), antisymmetric bit for bit.
     auto f = [](const Expr<float>& a, const Expr<float>& b) -> Expr<float> {

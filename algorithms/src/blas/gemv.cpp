@@ -195,8 +195,8 @@ using SumKernel = Kernel<Array<float>, Array<float>, Array<float>, Array<float>,
 
 /// op(A) = A with teams of Team lanes per Rows rows. Workgroup g takes rows
 /// (g % row_groups) * rows_per_group + ... and the columns (quads with Quads)
-/// of chunk g / row_groups; with one chunk it writes y, else partial[chunk * m + row],
-/// which the row group's last workgroup adds up.
+/// of chunk g / row_groups; with one chunk it writes y, else
+/// partial[chunk * pitch(m) + row], which the row group's last workgroup adds up.
 /// With Rows > 1 (quads only) a lane loads each quad of x once for Rows rows:
 /// a matrix of few long rows otherwise reads x from the cache once per row,
 /// as many bytes as A itself.
