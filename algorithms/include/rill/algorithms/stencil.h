@@ -609,11 +609,9 @@ private:
                 // tile's side wide; odd steps' in buffers[1], `odd` wide, its
                 // element 0 at (origin, origin) of the tile.
                 const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(odd * odd, dsl::Unchecked{})};
-                const int pitches[2] = {side, odd}, origins[2] = {0, (side - odd) / 2};
-                // Where tile position (r, c) lies in buffers[b].
-                auto slot = [&](int b, const Expr<std::int32_t>& r, const Expr<std::int32_t>& c) -> Expr<std::int32_t> {
-                    return origins[b] == 0 ? Expr<std::int32_t>(r * pitches[b] + c) : Expr<std::int32_t>((r - origins[b]) * pitches[b] + (c - origins[b]));
-                };
+                // Tile position (r, c) lies at r * pitches[b] + c + shifts[b] of buffers[b].
+                const int origin = (side - odd) / 2;
+                const int pitches[2] = {side, odd}, shifts[2] = {0, -(origin * odd + origin)};
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
                 Int y0 = ty * kBlockTile, x0 = (tile - ty * tiles_x) * kBlockTile;
@@ -649,8 +647,7 @@ private:
                     const int rows_here = rows == 0 ? fit_rows(extent, across) : rows;
                     const int strips = (extent + rows_here - 1) / rows_here;
                     const bool last = s == steps;
-                    // The step's reads: tile position (r, c) at r * pitch + c + shift of `from`.
-                    const int pitch = pitches[fb], shift = -(origins[fb] * pitch + origins[fb]);
+                    const int pitch = pitches[fb], shift = shifts[fb];  // of the step's reads
                     auto region = [&](bool inside) {
                         For(local_id(), strips * across, kWorkgroup, [&](Int i) {
                             Int q = quotient(i, across);
@@ -683,7 +680,7 @@ private:
                                     Neighbourhood<T> n(read, 2, inside ? k : 0, Expr<std::int32_t>(0), cy, cx, d, h, w, radius,
                                                        inside ? shared : own, inside ? j : 0);
                                     Expr<T> value = body(n, params);
-                                    if (!last) to.store(slot(tb, r0 + k, c + j), value);
+                                    if (!last) to.store((r0 + k) * pitches[tb] + (c + j + shifts[tb]), value);
                                     else if (inside) out.store(yk * w + xj, value);
                                     else If(yk < h && xj < w, [&] { out.store(yk * w + xj, value); });
                                 }
