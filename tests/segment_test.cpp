@@ -137,8 +137,9 @@ TEST_P(Segment, StencilsOfVectorElements) {
 // of rows a blocked invocation may take (RILL_STENCIL_BLOCK_ROWS; at 4 and 8
 // a column's last strip overlaps the one before, the regions being 38 and 34
 // high, and by default, where the rows fit the region, at 7 and 5 rows) and
-// two columns, every boundary rule and shape; then in 3D, and the errors. (A
-// flux taken without its negation fails here.)
+// two columns, every boundary rule and shape; the same sum through
+// Neighbourhood::edge; then in 3D, and the errors. (A flux or difference
+// taken without its negation fails here.)
 TEST_P(Segment, StencilFluxesAgainstTheHost) {
     // f(a, b) = (b - a) / (1 + (b - a)^2), antisymmetric bit for bit.
     auto f = [](const Expr<float>& a, const Expr<float>& b) -> Expr<float> {
@@ -146,22 +147,34 @@ TEST_P(Segment, StencilFluxesAgainstTheHost) {
         return d / (1.0f + d * d);
     };
     auto host_f = [](double a, double b) { return (b - a) / (1.0 + (b - a) * (b - a)); };
+    // The same sum through Neighbourhood::edge: g(d) = 1 / (1 + d^2), even, and
+    // the terms g(d) d added by fma.
+    auto g = [](const Expr<float>& d) -> Expr<float> { return 1.0f / (1.0f + d * d); };
+    for (bool edges : {false, true})
     for (Boundary b : {Boundary::Clamp, Boundary::Mirror, Boundary::Zero})
         for (int steps : {1, 4}) {
-            const Stencil<float> stencil("segment_test_fluxes", 1, [&f](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
-                return n(0, 0) + p.x() * (n.flux(-1, 0, f) + n.flux(1, 0, f) + 0.5f * n.flux(0, -1, f) + n.flux(0, 1, f));
+            const Stencil<float> stencil(edges ? "segment_test_edges" : "segment_test_fluxes", 1,
+                                         [&f, &g, edges](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+                if (!edges) return n(0, 0) + p.x() * (n.flux(-1, 0, f) + n.flux(1, 0, f) + 0.5f * n.flux(0, -1, f) + n.flux(0, 1, f));
+                auto up = n.edge(-1, 0, g), down = n.edge(1, 0, g), left = n.edge(0, -1, g), right = n.edge(0, 1, g);
+                Float sum = fma(right.weight, right.difference,
+                                fma(0.5f * left.weight, left.difference, fma(down.weight, down.difference, up.weight * up.difference)));
+                return fma(p.x(), sum, n(0, 0));
             }, b, {.steps_per_pass = steps});
             for (auto [rows, columns] : std::vector<std::pair<const char*, const char*>>{
                      {"fit", "1"}, {"4", "1"}, {"1", "1"}, {"2", "1"}, {"8", "1"}, {"fit", "2"}, {"4", "2"}, {"1", "2"}}) {
                 // The rows and columns matter only where a blocked pass's tile is interior
                 // (100 x 90), where the boundary rule is never applied: all of them with Clamp.
-                // Four rows (the strips of the steps alike) with every rule too.
+                // Four rows (the strips of the steps alike) with every rule too. Edges share
+                // what fluxes share: the fitted rows, one and two columns.
                 const std::string shape = std::string(rows) + columns;
                 if ((steps == 1 || b != Boundary::Clamp) && shape != "fit1" && !(steps > 1 && shape == "41")) continue;
+                if (edges && shape != "fit1" && shape != "fit2") continue;
                 ScopedEnv knob("RILL_STENCIL_BLOCK_ROWS", rows), knob2("RILL_STENCIL_BLOCK_COLUMNS", columns);
                 for (auto [h, w] : kShapes) {
-                    SCOPED_TRACE("boundary " + std::to_string(int(b)) + ", " + std::to_string(h) + " x " + std::to_string(w) + ", " +
-                                 std::to_string(steps) + " per pass, " + rows + " rows, " + columns + " columns");
+                    SCOPED_TRACE(std::string(edges ? "edges" : "fluxes") + ", boundary " + std::to_string(int(b)) + ", " +
+                                 std::to_string(h) + " x " + std::to_string(w) + ", " + std::to_string(steps) + " per pass, " + rows +
+                                 " rows, " + columns + " columns");
                     const std::vector<float> v = random_floats(static_cast<std::size_t>(h * w), -2.0f, 2.0f);
                     std::vector<double> want(v.begin(), v.end());
                     constexpr int kIterations = 5;
@@ -212,12 +225,38 @@ TEST_P(Segment, StencilFluxesAgainstTheHost) {
                 const float g = got[static_cast<std::size_t>((z * h + y) * w + x)];
                 ASSERT_TRUE(close(g, want, 1e-5, 1e-5)) << z << ", " << y << ", " << x << ": " << g << " against " << want;
             }
-    // Beyond the radius, and a 3D flux in a 2D stencil: errors when the body is traced.
+    // 3D edges: the six faces' terms by fma, clamped, against the same host sum.
+    const Stencil<float> heat_edges("segment_test_edges_3d", 1, [&g](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+        Float sum = 0.0f;
+        for (auto [dz, dy, dx] : {std::tuple{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}}) {
+            auto e = n.edge(dz, dy, dx, g);
+            sum = fma(e.weight, e.difference, sum);
+        }
+        return fma(p.x(), sum, n(0, 0, 0));
+    }, Boundary::Clamp, {.dimensions = 3});
+    heat_edges(in, out, 1, float4{0.1f, 0.0f, 0.0f, 0.0f});
+    const std::vector<float> got_edges = out.download();
+    for (std::int64_t z = 0; z < d; ++z)
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+                const double c = at(z, y, x);
+                const double want = c + 0.1 * (host_f(c, at(z - 1, y, x)) + host_f(c, at(z + 1, y, x)) + host_f(c, at(z, y - 1, x)) +
+                                               host_f(c, at(z, y + 1, x)) + host_f(c, at(z, y, x - 1)) + host_f(c, at(z, y, x + 1)));
+                const float e = got_edges[static_cast<std::size_t>((z * h + y) * w + x)];
+                ASSERT_TRUE(close(e, want, 1e-5, 1e-5)) << z << ", " << y << ", " << x << ": " << e << " against " << want;
+            }
+    // Beyond the radius, and a 3D flux or edge in a 2D stencil: errors when the body is traced.
     EXPECT_THROW(Stencil<float>("segment_test_flux_reach", 1,
                                 [&f](const Neighbourhood<float>& n, const Expr<float4>&) { return n.flux(2, 0, f); }),
                  Error);
     EXPECT_THROW(Stencil<float>("segment_test_flux_3d_in_2d", 1,
                                 [&f](const Neighbourhood<float>& n, const Expr<float4>&) { return n.flux(0, 1, 0, f); }),
+                 Error);
+    EXPECT_THROW(Stencil<float>("segment_test_edge_reach", 1,
+                                [&g](const Neighbourhood<float>& n, const Expr<float4>&) { return n.edge(0, -2, g).weight; }),
+                 Error);
+    EXPECT_THROW(Stencil<float>("segment_test_edge_3d_in_2d", 1,
+                                [&g](const Neighbourhood<float>& n, const Expr<float4>&) { return n.edge(1, 0, 0, g).difference; }),
                  Error);
 }
 

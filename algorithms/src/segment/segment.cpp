@@ -59,27 +59,49 @@ void check_growth(const char* who, const Growth& g) {
 /// s = sqrt(log2 e) / K for the exponential conductance (exp(-(d / K)^2) is
 /// exp2(-(d s)^2), without exp's own scaling by log2 e)
 /// and 1 / K for the rational one. d is scaled before it is squared, so that
-/// small differences do not underflow.
+/// small differences do not underflow. The four terms g(d) d are summed by fma
+/// over the edges' differences and conductances (Neighbourhood::edge), each
+/// made once where an invocation's elements share the edge: a multiply and an
+/// add fewer an edge than the fluxes g(d) d summed (RILL_SEGMENT_FLUXES=1, an
+/// A/B knob: Neighbourhood::flux).
 const Stencil<float>& perona_malik(Conductance c, Boundary b) {
     static std::mutex mutex;
     static std::map<std::pair<Conductance, Boundary>, Stencil<float>> stencils;
+    static const bool fluxes = env_flag("RILL_SEGMENT_FLUXES");
     std::lock_guard lock(mutex);
     auto it = stencils.find({c, b});
     if (it != stencils.end()) return it->second;
     const bool exponential = c == Conductance::Exponential;
-    Stencil<float> s(exponential ? "perona_malik_exp" : "perona_malik_rational", 1,
-                     [exponential](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
-                         // The flux from a to b, antisymmetric bit for bit (d and -d give the
-                         // same square), so that neighbours share it (Neighbourhood::flux).
-                         auto conductance = [&p, exponential](const Expr<float>& a, const Expr<float>& b) -> Expr<float> {
-                             Float d = b - a;
-                             Float scaled = d * p.y();
-                             // -(s^2) as s * -s: the negation rides on the multiply (NVIDIA's
-                             // compiler spent an add on a negated product).
-                             return (exponential ? exp2(scaled * -scaled) : 1.0f / (1.0f + scaled * scaled)) * d;
-                         };
-                         auto flux = [&](int dy, int dx) { return n.flux(dy, dx, conductance); };
-                         return fma(p.x(), flux(-1, 0) + flux(1, 0) + flux(0, 1) + flux(0, -1), n(0, 0));
+    // g(d), even in d: the conductance.
+    auto conductance = [exponential](const Expr<float>& d, const Expr<float4>& p) -> Expr<float> {
+        Float scaled = d * p.y();
+        // -(s^2) as s * -s: the negation rides on the multiply (NVIDIA's
+        // compiler spent an add on a negated product).
+        return exponential ? exp2(scaled * -scaled) : 1.0f / (1.0f + scaled * scaled);
+    };
+    const std::string name = std::string(exponential ? "perona_malik_exp" : "perona_malik_rational") + (fluxes ? "_fluxes" : "");
+    Stencil<float> s(name, 1,
+                     [conductance](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+                         static constexpr int kAround[4][2] = {{-1, 0}, {1, 0}, {0, 1}, {0, -1}};
+                         if (fluxes) {
+                             // The flux from a to b, antisymmetric bit for bit (d and -d give the
+                             // same square), so that neighbours share it (Neighbourhood::flux).
+                             auto flux = [&p, &conductance](const Expr<float>& a, const Expr<float>& b) -> Expr<float> {
+                                 Float d = b - a;
+                                 return conductance(d, p) * d;
+                             };
+                             Float sum = n.flux(kAround[0][0], kAround[0][1], flux);
+                             for (int i = 1; i < 4; ++i) sum = sum + n.flux(kAround[i][0], kAround[i][1], flux);
+                             return fma(p.x(), sum, n(0, 0));
+                         }
+                         auto g = [&p, &conductance](const Expr<float>& d) { return conductance(d, p); };
+                         auto first = n.edge(kAround[0][0], kAround[0][1], g);
+                         Float sum = first.weight * first.difference;
+                         for (int i = 1; i < 4; ++i) {
+                             auto e = n.edge(kAround[i][0], kAround[i][1], g);
+                             sum = fma(e.weight, e.difference, sum);
+                         }
+                         return fma(p.x(), sum, n(0, 0));
                      },
                      b);
     return stencils.emplace(std::pair{c, b}, std::move(s)).first->second;

@@ -144,6 +144,36 @@ public:
         check({dz, dy, dx});
         return edge<F>({k_ + dz, dy, dx}, f);
     }
+    /// What crosses the edge to a neighbour, for a body that weighs its
+    /// differences (a diffusion written with fma, one rounding a term where
+    /// flux() rounds its product and then its sum).
+    struct Edge {
+        /// The neighbour minus this element.
+        Expr<T> difference;
+        /// g(difference).
+        Expr<T> weight;
+    };
+    /// The edge to the element dy rows and dx columns away: its difference
+    /// and g of it. g must be even, g(d) == g(-d) bit for bit (as a function
+    /// of d * d is), and depend on its argument alone (the same captures in
+    /// every call of the body). The elements of one invocation that share
+    /// the edge make both once: the second takes the difference negated
+    /// (exact) and the weight as it is, what it would have computed.
+    template <class G>
+    Edge edge(int dy, int dx, G&& g) const {
+        check({dy, dx});
+        return weighed<G>(dimensions_ == 2 ? std::tuple<int, int, int>{k_ + dy, 0, kx_ + dx} : std::tuple<int, int, int>{k_, dy, dx}, g);
+    }
+    /// edge() to the element dz planes, dy rows and dx columns away (3D stencils).
+    template <class G>
+    Edge edge(int dz, int dy, int dx, G&& g) const {
+        if (dimensions_ != 3)
+            throw Error("rill::Stencil: the body takes n.edge(" + std::to_string(dz) + ", " + std::to_string(dy) + ", " +
+                        std::to_string(dx) + ", g) of a 3D neighbourhood but the stencil is 2D; take n.edge(dy, dx, g), or give "
+                        "the Stencil StencilOptions{.dimensions = 3}");
+        check({dz, dy, dx});
+        return weighed<G>({k_ + dz, dy, dx}, g);
+    }
     const Expr<std::int32_t>& plane() const { return z_; }
     const Expr<std::int32_t>& row() const { return y_; }
     const Expr<std::int32_t>& column() const { return x_; }
@@ -171,17 +201,36 @@ private:
     Expr<T> edge(std::tuple<int, int, int> other, G& f) const {
         const std::tuple<int, int, int> self{k_, 0, dimensions_ == 2 ? kx_ : 0};
         const bool forward = self < other;
-        const auto key = std::make_tuple(std::type_index(typeid(std::decay_t<F>)), forward ? self : other, forward ? other : self);
+        const Expr<T> value = once<F>(self, other, [&] {
+            Expr<T> here = std::apply([this](int a, int b, int c) { return at(a, b, c); }, self);
+            Expr<T> there = std::apply([this](int a, int b, int c) { return at(a, b, c); }, other);
+            return forward ? Expr<T>(f(here, there)) : Expr<T>(f(there, here));
+        });
+        return forward ? value : Expr<T>(-value);
+    }
+    /// The Edge to `other`: its difference made once as a flux, g of it once
+    /// per g (by the end that makes it first: g is even).
+    template <class G>
+    Edge weighed(std::tuple<int, int, int> other, G& g) const {
+        struct Difference {};
+        auto subtract = [](const Expr<T>& a, const Expr<T>& b) { return Expr<T>(b - a); };
+        const Expr<T> difference = edge<Difference>(other, subtract);
+        const std::tuple<int, int, int> self{k_, 0, dimensions_ == 2 ? kx_ : 0};
+        return {difference, once<Edge(std::decay_t<G>)>(self, other, [&] { return Expr<T>(g(difference)); })};
+    }
+    /// make() for the edge between a and b under the tag F, made once in
+    /// the current block (the edge's ends in order, as flux() keys them).
+    template <class F, class Make>
+    Expr<T> once(const std::tuple<int, int, int>& a, const std::tuple<int, int, int>& b, Make make) const {
+        const auto key = std::make_tuple(std::type_index(typeid(std::decay_t<F>)), std::min(a, b), std::max(a, b));
         const ir::BlockId block = dsl::builder().current_block();
         auto it = loads_.fluxes.find(key);
         if (it == loads_.fluxes.end() || it->second.first != block) {
-            Expr<T> here = std::apply([this](int a, int b, int c) { return at(a, b, c); }, self);
-            Expr<T> there = std::apply([this](int a, int b, int c) { return at(a, b, c); }, other);
-            Expr<T> value = forward ? Expr<T>(f(here, there)) : Expr<T>(f(there, here));
+            Expr<T> value = make();
             loads_.fluxes.erase(key);
             it = loads_.fluxes.emplace(key, std::pair<ir::BlockId, Expr<T>>{block, value}).first;
         }
-        return forward ? it->second.second : Expr<T>(-it->second.second);
+        return it->second.second;
     }
     Expr<T> at(int lead, int dy, int dx) const {
         const std::tuple<int, int, int> key{lead, dy, dx};
