@@ -7,6 +7,10 @@
 #include <array>
 #include <cmath>
 #include <deque>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "backend_fixture.h"
 
@@ -434,6 +438,21 @@ TEST_P(Segment, PeronaMalikAgainstFloat64) {
                 for (std::size_t i = 0; i < got.size(); ++i)
                     ASSERT_LE(std::abs(got[i] - want[i]), 1e-5 * scale) << i << ": " << got[i] << " against " << want[i];
             }
+    // The ends of the contrast range, on images in those units (gradients
+    // about K, so that the conductance is neither 0 nor 1).
+    for (float k : {seg::kMinContrast, seg::kMaxContrast}) {
+        SCOPED_TRACE("contrast " + std::to_string(k));
+        const std::int64_t h = 21, w = 19;
+        std::vector<float> f = random_floats(static_cast<std::size_t>(h * w), 0.0f, 3.0f);
+        for (float& v : f) v *= k;
+        const seg::Diffusion d{.iterations = 20, .time_step = 0.2f, .contrast = k};
+        const std::vector<double> want = host_diffusion(std::vector<double>(f.begin(), f.end()), h, w, d);
+        auto image = rt().stream<float>({h, w}, f);
+        seg::diffuse(image, image, d);
+        const std::vector<float> got = image.download();
+        for (std::size_t i = 0; i < got.size(); ++i)
+            ASSERT_LE(std::abs(got[i] - want[i]), 1e-5 * 3.0 * k) << i << ": " << got[i] << " against " << want[i];
+    }
     // A constant image stays constant; a step's two sides keep their order.
     auto flat = rt().stream<float>({9, 13}, std::vector<float>(9 * 13, 0.375f));
     seg::diffuse(flat, flat, {.iterations = 50, .conductance = seg::Conductance::Rational});
@@ -567,9 +586,12 @@ TEST_P(Segment, BadCallsThrowAndWriteNothing) {
     EXPECT_EQ(error_message([&] { seg::diffuse(image, diffused, {.time_step = 0.3f}); }),
               "rill::segment::diffuse: diffusion.time_step is 0.300000; give a time step in (0, 0.25] (above 0.25 the explicit "
               "scheme on four neighbours is unstable)");
-    EXPECT_EQ(error_message([&] { seg::diffuse(image, diffused, {.contrast = 0.0f}); }),
-              "rill::segment::diffuse: diffusion.contrast is 0.000000; give a positive finite K in the image's units (gradients "
-              "well above K are kept as edges)");
+    for (auto [k, shown] : std::vector<std::pair<float, std::string>>{
+             {0.0f, "0"}, {-1.0f, "-1"}, {1e-19f, "1e-19"}, {2e18f, "2e+18"}, {std::numeric_limits<float>::infinity(), "inf"},
+             {std::numeric_limits<float>::quiet_NaN(), "nan"}})
+        EXPECT_EQ(error_message([&] { seg::diffuse(image, diffused, {.contrast = k}); }),
+                  "rill::segment::diffuse: diffusion.contrast is " + shown +
+                      "; give a K from 1e-18 to 1e18 in the image's units (gradients well above K are kept as edges)");
     EXPECT_EQ(error_message([&] { seg::grow(image, mask, {.low = 0.6f, .high = 0.5f}); }),
               "rill::segment::grow: growth.low 0.600000 and growth.high 0.500000 give no range; give low <= high");
     auto wrong = rt().stream<std::uint32_t>({6, 4});

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -42,9 +43,13 @@ void check_diffusion(const char* who, const Diffusion& d) {
     if (!(d.time_step > 0.0f && d.time_step <= 0.25f))
         throw Error(std::string(who) + ": diffusion.time_step is " + std::to_string(d.time_step) +
                     "; give a time step in (0, 0.25] (above 0.25 the explicit scheme on four neighbours is unstable)");
-    if (!(d.contrast > 0.0f) || std::isinf(d.contrast))
-        throw Error(std::string(who) + ": diffusion.contrast is " + std::to_string(d.contrast) +
-                    "; give a positive finite K in the image's units (gradients well above K are kept as edges)");
+    // The exponential conductance's kernel takes -log2(e) / K^2 as a float (perona_malik).
+    if (!(d.contrast >= kMinContrast && d.contrast <= kMaxContrast)) {
+        char got[32];
+        std::snprintf(got, sizeof got, "%g", static_cast<double>(d.contrast));
+        throw Error(std::string(who) + ": diffusion.contrast is " + got +
+                    "; give a K from 1e-18 to 1e18 in the image's units (gradients well above K are kept as edges)");
+    }
 }
 
 void check_growth(const char* who, const Growth& g) {
@@ -55,15 +60,19 @@ void check_growth(const char* who, const Growth& g) {
         throw Error(std::string(who) + ": growth.max_passes is " + std::to_string(g.max_passes) + "; give 0 (until convergence) or more");
 }
 
-/// The diffusion step for one conductance and boundary rule; params = (dt, s),
-/// s = sqrt(log2 e) / K for the exponential conductance (exp(-(d / K)^2) is
-/// exp2(-(d s)^2), without exp's own scaling by log2 e)
-/// and 1 / K for the rational one. d is scaled before it is squared, so that
-/// small differences do not underflow. The four terms g(d) d are summed by fma
-/// over the edges' differences and conductances (Neighbourhood::edge), each
-/// made once where an invocation's elements share the edge: a multiply and an
-/// add fewer an edge than the fluxes g(d) d summed (RILL_SEGMENT_FLUXES=1, an
-/// A/B knob: Neighbourhood::flux).
+/// The diffusion step for one conductance and boundary rule; params = (dt, k):
+/// k = -log2(e) / K^2 for the exponential conductance, whose exp(-(d / K)^2)
+/// is exp2((d k) d): two multiplies, where -(d s)^2 took an add more for the
+/// negation (NVIDIA's compilers do not fold a negation into a multiply or
+/// exp2). Exact while k is a normal float (K from 1e-18 to 1e18, which
+/// check_diffusion asks for): where d k underflows, |d| < 1 and the exponent
+/// is below the smallest float; where it overflows, |d| > 1 and the exponent
+/// is past the largest. k = 1 / K for the rational one, 1 / (1 + (d k)^2).
+/// The four terms g(d) d are summed by fma over the edges' differences and
+/// conductances (Neighbourhood::edge), each conductance made once where an
+/// invocation's elements share the edge: the product and one add an edge
+/// fewer than the fluxes g(d) d summed (RILL_SEGMENT_FLUXES=1, an A/B knob:
+/// Neighbourhood::flux).
 const Stencil<float>& perona_malik(Conductance c, Boundary b) {
     static std::mutex mutex;
     static std::map<std::pair<Conductance, Boundary>, Stencil<float>> stencils;
@@ -75,9 +84,7 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b) {
     // g(d), even in d: the conductance.
     auto conductance = [exponential](const Expr<float>& d, const Expr<float4>& p) -> Expr<float> {
         Float scaled = d * p.y();
-        // -(s^2) as s * -s: the negation rides on the multiply (NVIDIA's
-        // compiler spent an add on a negated product).
-        return exponential ? exp2(scaled * -scaled) : 1.0f / (1.0f + scaled * scaled);
+        return exponential ? exp2(scaled * d) : 1.0f / (1.0f + scaled * scaled);
     };
     const std::string name = std::string(exponential ? "perona_malik_exp" : "perona_malik_rational") + (fluxes ? "_fluxes" : "");
     Stencil<float> s(name, 1,
@@ -295,7 +302,8 @@ void diffuse(const Stream<float>& image, const Stream<float>& out, const Diffusi
     check_same(who, image, image, "the image");
     check_same(who, image, out, "the output");
     check_diffusion(who, d);
-    const double scale = d.conductance == Conductance::Exponential ? std::sqrt(std::log2(std::exp(1.0))) / d.contrast : 1.0 / d.contrast;
+    const double k = static_cast<double>(d.contrast);
+    const double scale = d.conductance == Conductance::Exponential ? -std::log2(std::exp(1.0)) / (k * k) : 1.0 / k;
     perona_malik(d.conductance, d.boundary)(image, out, d.iterations, float4{d.time_step, static_cast<float>(scale), 0.0f, 0.0f});
 }
 

@@ -27,8 +27,8 @@
 // count back to the host.
 //
 // Streams must be dense (a fresh stream or a reshape of one). Bad arguments
-// (a seed outside the image, an image of 0 pixels, dt outside (0, 0.25], K not
-// positive, low > high, shapes that differ) throw rill::Error before anything
+// (a seed outside the image, an image of 0 pixels, dt outside (0, 0.25], K
+// outside [kMinContrast, kMaxContrast], low > high, shapes that differ) throw rill::Error before anything
 // is written. Performance: docs/PERFORMANCE.md#segment.
 #pragma once
 
@@ -45,10 +45,14 @@ enum class Conductance {
     Rational,     ///< 1 / (1 + (d / K)^2): favours wide regions over small ones
 };
 
+/// The contrasts K that diffuse() takes: 1e-18 to 1e18, in the image's units
+/// (the exponential conductance's kernel holds -log2(e) / K^2 as a float).
+inline constexpr float kMinContrast = 1e-18f, kMaxContrast = 1e18f;
+
 struct Diffusion {
     int iterations = 100;
     float time_step = 0.2f;  ///< dt, in (0, 0.25]
-    float contrast = 0.1f;   ///< K, in the image's units: gradients well above it are edges
+    float contrast = 0.1f;   ///< K, in the image's units: gradients well above it are edges; kMinContrast to kMaxContrast
     Conductance conductance = Conductance::Exponential;
     Boundary boundary = Boundary::Clamp;
 };
