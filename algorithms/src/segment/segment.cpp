@@ -72,10 +72,7 @@ void check_growth(const char* who, const Growth& g) {
 /// conductances (Neighbourhood::edge), each conductance made once where an
 /// invocation's elements share the edge: the product and one add an edge
 /// fewer than the fluxes g(d) d summed (RILL_SEGMENT_FLUXES=1, an A/B knob:
-/// Neighbourhood::flux). The exponential one takes dt into its weight,
-/// dt exp2(x) = exp2(x + log2 dt) with params.z = log2 dt, the add an fma
-/// with the square, so that the terms add to I itself: a multiply and an
-/// fma an element fewer.
+/// Neighbourhood::flux).
 const Stencil<float>& perona_malik(Conductance c, Boundary b) {
     static std::mutex mutex;
     static std::map<std::pair<Conductance, Boundary>, Stencil<float>> stencils;
@@ -84,16 +81,14 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b) {
     auto it = stencils.find({c, b});
     if (it != stencils.end()) return it->second;
     const bool exponential = c == Conductance::Exponential;
-    // dt g(d) where `folded`, else g(d): even in d.
-    const bool folded = exponential && !fluxes;
-    auto conductance = [exponential, folded](const Expr<float>& d, const Expr<float4>& p) -> Expr<float> {
+    // g(d), even in d: the conductance.
+    auto conductance = [exponential](const Expr<float>& d, const Expr<float4>& p) -> Expr<float> {
         Float scaled = d * p.y();
-        if (!exponential) return 1.0f / (1.0f + scaled * scaled);
-        return exp2(folded ? fma(scaled, d, p.z()) : Expr<float>(scaled * d));
+        return exponential ? exp2(scaled * d) : 1.0f / (1.0f + scaled * scaled);
     };
     const std::string name = std::string(exponential ? "perona_malik_exp" : "perona_malik_rational") + (fluxes ? "_fluxes" : "");
     Stencil<float> s(name, 1,
-                     [conductance, folded](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+                     [conductance](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
                          static constexpr int kAround[4][2] = {{-1, 0}, {1, 0}, {0, 1}, {0, -1}};
                          if (fluxes) {
                              // The flux from a to b, antisymmetric bit for bit (d and -d give the
@@ -108,12 +103,12 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b) {
                          }
                          auto g = [&p, &conductance](const Expr<float>& d) { return conductance(d, p); };
                          auto first = n.edge(kAround[0][0], kAround[0][1], g);
-                         Float sum = folded ? Expr<float>(fma(first.weight, first.difference, n(0, 0))) : Expr<float>(first.weight * first.difference);
+                         Float sum = first.weight * first.difference;
                          for (int i = 1; i < 4; ++i) {
                              auto e = n.edge(kAround[i][0], kAround[i][1], g);
                              sum = fma(e.weight, e.difference, sum);
                          }
-                         return folded ? Expr<float>(sum) : Expr<float>(fma(p.x(), sum, n(0, 0)));
+                         return fma(p.x(), sum, n(0, 0));
                      },
                      b);
     return stencils.emplace(std::pair{c, b}, std::move(s)).first->second;
@@ -309,9 +304,7 @@ void diffuse(const Stream<float>& image, const Stream<float>& out, const Diffusi
     check_diffusion(who, d);
     const double k = static_cast<double>(d.contrast);
     const double scale = d.conductance == Conductance::Exponential ? -std::log2(std::exp(1.0)) / (k * k) : 1.0 / k;
-    const double log2_dt = std::log2(static_cast<double>(d.time_step));
-    perona_malik(d.conductance, d.boundary)(image, out, d.iterations,
-                                            float4{d.time_step, static_cast<float>(scale), static_cast<float>(log2_dt), 0.0f});
+    perona_malik(d.conductance, d.boundary)(image, out, d.iterations, float4{d.time_step, static_cast<float>(scale), 0.0f, 0.0f});
 }
 
 GrowthStats grow(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Growth& g) {
