@@ -22,6 +22,13 @@
 //       return n(0, 0) + p.x() * (n.flux(-1, 0, f) + n.flux(1, 0, f) + n.flux(0, -1, f) + n.flux(0, 1, f));
 //   });
 //
+// A body that weighs differences takes n.edge(dy, dx, g): the neighbour minus
+// this element, and g of it, g even (g(d) == g(-d)), made once per edge, so
+// that it adds its terms by fma:
+//
+//   auto g = [](const rill::Expr<float>& d) { return 1.0f / (1.0f + d * d); };
+//   ... auto e = n.edge(0, 1, g); sum = fma(e.weight, e.difference, sum); ...
+//
 // n(dy, dx) is the element dy rows and dx columns away, n(dz, dy, dx) (3D
 // stencils) the element dz planes, dy rows and dx columns away (each offset
 // at most the stencil's radius); the element outside the stream is given by
@@ -87,7 +94,7 @@ public:
     /// invocation's elements is loaded once.
     struct Loads {
         std::map<std::tuple<int, int, int>, std::pair<ir::BlockId, Expr<T>>> made;
-        /// Fluxes already computed (flux()), by function and edge (its two
+        /// Fluxes (flux()) and weights (edge()) already computed, by function and edge (its two
         /// ends in the order of the tuples), as f(first end, second end).
         std::map<std::tuple<std::type_index, std::tuple<int, int, int>, std::tuple<int, int, int>>, std::pair<ir::BlockId, Expr<T>>>
             fluxes;
