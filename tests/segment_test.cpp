@@ -206,30 +206,11 @@ TEST_P(Segment, StencilFluxesAgainstTheHost) {
                 }
             }
         }
-    // 3D: the six faces' fluxes, clamped, against the host.
+    // 3D: the six faces' fluxes, and their terms by fma over edges, clamped, against the host.
     const Stencil<float> heat("segment_test_fluxes_3d", 1, [&f](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
         return n(0, 0, 0) + p.x() * (n.flux(-1, 0, 0, f) + n.flux(1, 0, 0, f) + n.flux(0, -1, 0, f) + n.flux(0, 1, 0, f) +
                                      n.flux(0, 0, -1, f) + n.flux(0, 0, 1, f));
     }, Boundary::Clamp, {.dimensions = 3});
-    const std::int64_t d = 6, h = 11, w = 37;
-    const std::vector<float> v = random_floats(static_cast<std::size_t>(d * h * w), -2.0f, 2.0f);
-    auto at = [&](std::int64_t z, std::int64_t y, std::int64_t x) {
-        return static_cast<double>(v[static_cast<std::size_t>((std::clamp<std::int64_t>(z, 0, d - 1) * h + std::clamp<std::int64_t>(y, 0, h - 1)) * w +
-                                                             std::clamp<std::int64_t>(x, 0, w - 1))]);
-    };
-    auto in = rt().stream<float>({d, h, w}, v), out = rt().stream<float>({d, h, w});
-    heat(in, out, 1, float4{0.1f, 0.0f, 0.0f, 0.0f});
-    const std::vector<float> got = out.download();
-    for (std::int64_t z = 0; z < d; ++z)
-        for (std::int64_t y = 0; y < h; ++y)
-            for (std::int64_t x = 0; x < w; ++x) {
-                const double c = at(z, y, x);
-                const double want = c + 0.1 * (host_f(c, at(z - 1, y, x)) + host_f(c, at(z + 1, y, x)) + host_f(c, at(z, y - 1, x)) +
-                                               host_f(c, at(z, y + 1, x)) + host_f(c, at(z, y, x - 1)) + host_f(c, at(z, y, x + 1)));
-                const float g = got[static_cast<std::size_t>((z * h + y) * w + x)];
-                ASSERT_TRUE(close(g, want, 1e-5, 1e-5)) << z << ", " << y << ", " << x << ": " << g << " against " << want;
-            }
-    // 3D edges: the six faces' terms by fma, clamped, against the same host sum.
     const Stencil<float> heat_edges("segment_test_edges_3d", 1, [&g](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
         Float sum = 0.0f;
         for (auto [dz, dy, dx] : {std::tuple{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}}) {
@@ -238,17 +219,27 @@ TEST_P(Segment, StencilFluxesAgainstTheHost) {
         }
         return fma(p.x(), sum, n(0, 0, 0));
     }, Boundary::Clamp, {.dimensions = 3});
-    heat_edges(in, out, 1, float4{0.1f, 0.0f, 0.0f, 0.0f});
-    const std::vector<float> got_edges = out.download();
-    for (std::int64_t z = 0; z < d; ++z)
-        for (std::int64_t y = 0; y < h; ++y)
-            for (std::int64_t x = 0; x < w; ++x) {
-                const double c = at(z, y, x);
-                const double want = c + 0.1 * (host_f(c, at(z - 1, y, x)) + host_f(c, at(z + 1, y, x)) + host_f(c, at(z, y - 1, x)) +
-                                               host_f(c, at(z, y + 1, x)) + host_f(c, at(z, y, x - 1)) + host_f(c, at(z, y, x + 1)));
-                const float e = got_edges[static_cast<std::size_t>((z * h + y) * w + x)];
-                ASSERT_TRUE(close(e, want, 1e-5, 1e-5)) << z << ", " << y << ", " << x << ": " << e << " against " << want;
-            }
+    const std::int64_t d = 6, h = 11, w = 37;
+    const std::vector<float> v = random_floats(static_cast<std::size_t>(d * h * w), -2.0f, 2.0f);
+    auto at = [&](std::int64_t z, std::int64_t y, std::int64_t x) {
+        return static_cast<double>(v[static_cast<std::size_t>((std::clamp<std::int64_t>(z, 0, d - 1) * h + std::clamp<std::int64_t>(y, 0, h - 1)) * w +
+                                                             std::clamp<std::int64_t>(x, 0, w - 1))]);
+    };
+    for (const Stencil<float>* stencil : {&heat, &heat_edges}) {
+        SCOPED_TRACE(stencil->name());
+        auto in = rt().stream<float>({d, h, w}, v), out = rt().stream<float>({d, h, w});
+        (*stencil)(in, out, 1, float4{0.1f, 0.0f, 0.0f, 0.0f});
+        const std::vector<float> got = out.download();
+        for (std::int64_t z = 0; z < d; ++z)
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < w; ++x) {
+                    const double c = at(z, y, x);
+                    const double want = c + 0.1 * (host_f(c, at(z - 1, y, x)) + host_f(c, at(z + 1, y, x)) + host_f(c, at(z, y - 1, x)) +
+                                                   host_f(c, at(z, y + 1, x)) + host_f(c, at(z, y, x - 1)) + host_f(c, at(z, y, x + 1)));
+                    const float e = got[static_cast<std::size_t>((z * h + y) * w + x)];
+                    ASSERT_TRUE(close(e, want, 1e-5, 1e-5)) << z << ", " << y << ", " << x << ": " << e << " against " << want;
+                }
+    }
     // Beyond the radius, and a 3D flux or edge in a 2D stencil: errors when the body is traced.
     EXPECT_THROW(Stencil<float>("segment_test_flux_reach", 1,
                                 [&f](const Neighbourhood<float>& n, const Expr<float4>&) { return n.flux(2, 0, f); }),

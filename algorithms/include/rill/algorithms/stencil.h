@@ -144,11 +144,7 @@ public:
     /// flux() across the edge to the element dz planes, dy rows and dx columns away (3D stencils).
     template <class F>
     Expr<T> flux(int dz, int dy, int dx, F&& f) const {
-        if (dimensions_ != 3)
-            throw Error("rill::Stencil: the body takes n.flux(" + std::to_string(dz) + ", " + std::to_string(dy) + ", " +
-                        std::to_string(dx) + ", f) of a 3D neighbourhood but the stencil is 2D; take n.flux(dy, dx, f), or give "
-                        "the Stencil StencilOptions{.dimensions = 3}");
-        check({dz, dy, dx});
+        require_3d("flux", "f", dz, dy, dx);
         return edge<F>({k_ + dz, dy, dx}, f);
     }
     /// What crosses the edge to a neighbour, for a body that weighs its
@@ -174,11 +170,7 @@ public:
     /// edge() to the element dz planes, dy rows and dx columns away (3D stencils).
     template <class G>
     Edge edge(int dz, int dy, int dx, G&& g) const {
-        if (dimensions_ != 3)
-            throw Error("rill::Stencil: the body takes n.edge(" + std::to_string(dz) + ", " + std::to_string(dy) + ", " +
-                        std::to_string(dx) + ", g) of a 3D neighbourhood but the stencil is 2D; take n.edge(dy, dx, g), or give "
-                        "the Stencil StencilOptions{.dimensions = 3}");
-        check({dz, dy, dx});
+        require_3d("edge", "g", dz, dy, dx);
         return weighed<G>({k_ + dz, dy, dx}, g);
     }
     const Expr<std::int32_t>& plane() const { return z_; }
@@ -201,6 +193,15 @@ private:
         if (reach > radius_)
             throw Error("rill::Stencil: the body reads n(" + read + ") but the stencil's radius is " + std::to_string(radius_) +
                         "; give the Stencil a radius of at least " + std::to_string(reach));
+    }
+    /// The checks of n.call(dz, dy, dx, fn), a 3D neighbourhood's: a clear
+    /// error in a 2D stencil, or beyond the radius.
+    void require_3d(const char* call, const char* fn, int dz, int dy, int dx) const {
+        if (dimensions_ != 3)
+            throw Error(std::string("rill::Stencil: the body takes n.") + call + "(" + std::to_string(dz) + ", " + std::to_string(dy) +
+                        ", " + std::to_string(dx) + ", " + fn + ") of a 3D neighbourhood but the stencil is 2D; take n." + call +
+                        "(dy, dx, " + fn + "), or give the Stencil StencilOptions{.dimensions = 3}");
+        check({dz, dy, dx});
     }
     /// f(this element, the element at `other`) (in the coordinates of at(),
     /// within the radius), made once per edge and function.
