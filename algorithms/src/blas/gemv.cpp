@@ -26,6 +26,8 @@
 // long) or 64, 128 or 256 whole columns (op(A) = A^T) in consecutive loads
 // (row_kernels below).
 #include <array>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <rill/algorithms/blas.h>
@@ -435,12 +437,29 @@ struct Split {
     std::int64_t chunks = 1, chunk = 0;
 };
 
+/// The workgroups a split sum aims at: kTargetGroups, or
+/// RILL_BLAS_GEMV_TARGET_GROUPS (an experiment knob, 1 to 65536: whether a
+/// count that the GPU's SMs divide evenly, 132 x 8 = 1056 on an H100 or H200,
+/// runs the split sums' one wave of workgroups more evenly than 1024).
+std::int64_t target_groups() {
+    static const std::int64_t target = [] {
+        const char* v = std::getenv("RILL_BLAS_GEMV_TARGET_GROUPS");
+        if (!v) return kTargetGroups;
+        char* end = nullptr;
+        const long n = std::strtol(v, &end, 10);
+        if (end == v || *end != '\0' || n < 1 || n > 65536)
+            throw Error(std::string("RILL_BLAS_GEMV_TARGET_GROUPS is '") + v + "'; give workgroups from 1 to 65536, or unset it");
+        return static_cast<std::int64_t>(n);
+    }();
+    return target;
+}
+
 /// Chunks of a sum of `length` terms for `groups` workgroups whose teams have
 /// `lanes` lanes: enough to fill the GPU, each lane keeping kMinPerInvocation terms.
 Split split(std::int64_t groups, std::int64_t length, int lanes) {
     Split s;
     const std::int64_t most = std::max<std::int64_t>(1, length / (lanes * kMinPerInvocation));
-    s.chunks = std::clamp<std::int64_t>((kTargetGroups + groups - 1) / groups, 1, most);
+    s.chunks = std::clamp<std::int64_t>((target_groups() + groups - 1) / groups, 1, most);
     s.chunk = (length + s.chunks - 1) / s.chunks;
     s.chunk = (s.chunk + lanes - 1) / lanes * lanes;  // whole strides of the team
     s.chunks = (length + s.chunk - 1) / s.chunk;
