@@ -2,15 +2,18 @@
 // tiles found by compaction (rill/algorithms/segment.h).
 #include <rill/algorithms/compact.h>
 #include <rill/algorithms/detail/dense_streams.h>
+#include <rill/algorithms/detail/rows.h>
 #include <rill/algorithms/segment.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace rill::segment {
@@ -68,17 +71,16 @@ void check_growth(const char* who, const Growth& g) {
 /// check_diffusion asks for): where d k underflows, |d| < 1 and the exponent
 /// is below the smallest float; where it overflows, |d| > 1 and the exponent
 /// is past the largest. k = 1 / K for the rational one, 1 / (1 + (d k)^2).
-/// The four terms g(d) d are summed by fma over the edges' differences and
-/// conductances (Neighbourhood::edge), each conductance made once where an
-/// invocation's elements share the edge: the product and one add an edge
-/// fewer than the fluxes g(d) d summed (RILL_SEGMENT_FLUXES=1, an A/B knob:
-/// Neighbourhood::flux).
-const Stencil<float>& perona_malik(Conductance c, Boundary b) {
+/// With `fluxes` the body sums the fluxes g(d) d (Neighbourhood::flux), each
+/// made once where an invocation's elements share the edge; otherwise it adds
+/// the terms by fma over the edges' differences and conductances
+/// (Neighbourhood::edge), each conductance made once: the product and one add
+/// an edge fewer (uses_fluxes picks).
+const Stencil<float>& perona_malik(Conductance c, Boundary b, bool fluxes) {
     static std::mutex mutex;
-    static std::map<std::pair<Conductance, Boundary>, Stencil<float>> stencils;
-    static const bool fluxes = env_flag("RILL_SEGMENT_FLUXES");
+    static std::map<std::tuple<Conductance, Boundary, bool>, Stencil<float>> stencils;
     std::lock_guard lock(mutex);
-    auto it = stencils.find({c, b});
+    auto it = stencils.find({c, b, fluxes});
     if (it != stencils.end()) return it->second;
     const bool exponential = c == Conductance::Exponential;
     // g(d), even in d: the conductance.
@@ -88,7 +90,7 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b) {
     };
     const std::string name = std::string(exponential ? "perona_malik_exp" : "perona_malik_rational") + (fluxes ? "_fluxes" : "");
     Stencil<float> s(name, 1,
-                     [conductance](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
+                     [conductance, fluxes](const Neighbourhood<float>& n, const Expr<float4>& p) -> Expr<float> {
                          static constexpr int kAround[4][2] = {{-1, 0}, {1, 0}, {0, 1}, {0, -1}};
                          if (fluxes) {
                              // The flux from a to b, antisymmetric bit for bit (d and -d give the
@@ -111,7 +113,23 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b) {
                          return fma(p.x(), sum, n(0, 0));
                      },
                      b);
-    return stencils.emplace(std::pair{c, b}, std::move(s)).first->second;
+    return stencils.emplace(std::tuple{c, b, fluxes}, std::move(s)).first->second;
+}
+
+/// Whether the diffusion on `info`'s device sums fluxes: where its
+/// invocations run in sequence (the CPU backend), whose compiled kernels
+/// ran an iteration of 1024^2 in 4.46-4.63 ms with fluxes against 4.97-5.67
+/// with edges (2 cores, 2026-12-07, four alternations), where GPUs run the
+/// edges faster (H100: 0.97 -> 0.92 of the copy through Vulkan, 0.98 ->
+/// 0.95 through OpenGL; docs/PERFORMANCE.md#segment). RILL_SEGMENT_FLUXES=1
+/// or 0 (an A/B knob) takes fluxes or edges everywhere.
+bool uses_fluxes(const BackendInfo& info) {
+    if (const char* v = std::getenv("RILL_SEGMENT_FLUXES")) {
+        const std::string knob = v;
+        if (knob == "1" || knob == "0") return knob == "1";
+        throw Error("RILL_SEGMENT_FLUXES is '" + knob + "'; give 1 (fluxes) or 0 (edges), or unset it");
+    }
+    return detail::rows_pay(info);
 }
 
 /// Active tiles are stored as id + 1 (0: inactive), so that the compaction's
@@ -304,7 +322,8 @@ void diffuse(const Stream<float>& image, const Stream<float>& out, const Diffusi
     check_diffusion(who, d);
     const double k = static_cast<double>(d.contrast);
     const double scale = d.conductance == Conductance::Exponential ? -std::log2(std::exp(1.0)) / (k * k) : 1.0 / k;
-    perona_malik(d.conductance, d.boundary)(image, out, d.iterations, float4{d.time_step, static_cast<float>(scale), 0.0f, 0.0f});
+    perona_malik(d.conductance, d.boundary, uses_fluxes(Runtime::of(image).info()))(image, out, d.iterations,
+                                                                                     float4{d.time_step, static_cast<float>(scale), 0.0f, 0.0f});
 }
 
 GrowthStats grow(const Stream<float>& image, const Stream<std::uint32_t>& mask, const Growth& g) {
