@@ -26,7 +26,6 @@
 // long) or 64, 128 or 256 whole columns (op(A) = A^T) in consecutive loads
 // (row_kernels below).
 #include <array>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -442,15 +441,7 @@ struct Split {
 /// count that the GPU's SMs divide evenly, 132 x 8 = 1056 on an H100 or H200,
 /// runs the split sums' one wave of workgroups more evenly than 1024).
 std::int64_t target_groups() {
-    static const std::int64_t target = [] {
-        const char* v = std::getenv("RILL_BLAS_GEMV_TARGET_GROUPS");
-        if (!v) return kTargetGroups;
-        char* end = nullptr;
-        const long n = std::strtol(v, &end, 10);
-        if (end == v || *end != '\0' || n < 1 || n > 65536)
-            throw Error(std::string("RILL_BLAS_GEMV_TARGET_GROUPS is '") + v + "'; give workgroups from 1 to 65536, or unset it");
-        return static_cast<std::int64_t>(n);
-    }();
+    static const std::int64_t target = env_count("RILL_BLAS_GEMV_TARGET_GROUPS", 1, 65536, kTargetGroups, "workgroups");
     return target;
 }
 

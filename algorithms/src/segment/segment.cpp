@@ -9,7 +9,6 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -124,12 +123,8 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b, bool fluxes) {
 /// 0.95 through OpenGL; docs/PERFORMANCE.md#segment). RILL_SEGMENT_FLUXES=1
 /// or 0 (an A/B knob) takes fluxes or edges everywhere.
 bool uses_fluxes(const BackendInfo& info) {
-    if (const char* v = std::getenv("RILL_SEGMENT_FLUXES")) {
-        const std::string knob = v;
-        if (knob == "1" || knob == "0") return knob == "1";
-        throw Error("RILL_SEGMENT_FLUXES is '" + knob + "'; give 1 (fluxes) or 0 (edges), or unset it");
-    }
-    return detail::rows_pay(info);
+    const long knob = env_count("RILL_SEGMENT_FLUXES", 0, 1, -1, "the form (0: edges, 1: fluxes)");
+    return knob < 0 ? detail::rows_pay(info) : knob == 1;
 }
 
 /// Active tiles are stored as id + 1 (0: inactive), so that the compaction's
