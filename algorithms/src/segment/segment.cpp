@@ -117,8 +117,8 @@ const Stencil<float>& perona_malik(Conductance c, Boundary b, bool fluxes) {
 
 /// Whether the diffusion on `info`'s device sums fluxes: where its
 /// invocations run in sequence (the CPU backend), whose compiled kernels
-/// ran an iteration of 1024^2 in 4.46-4.63 ms with fluxes against 4.97-5.67
-/// with edges (2 cores, 2026-12-07, four alternations), where GPUs run the
+/// ran an iteration of 1024^2 in 4.65 ms with fluxes against 5.07 with edges
+/// (2 cores, 2026-12-07, medians of six alternations), where GPUs run the
 /// edges faster (H100: 0.97 -> 0.92 of the copy through Vulkan, 0.98 ->
 /// 0.95 through OpenGL; docs/PERFORMANCE.md#segment). RILL_SEGMENT_FLUXES=1
 /// or 0 (an A/B knob) takes fluxes or edges everywhere.
