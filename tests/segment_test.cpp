@@ -143,8 +143,8 @@ TEST_P(Segment, StencilsOfVectorElements) {
 // a column's last strip overlaps the one before, the regions being 38 and 34
 // high, and by default, where the rows fit the region, at 7 and 5 rows) and
 // two columns, every boundary rule and shape; the same sum through
-// Neighbourhood::edge; then in 3D, and the errors. (A flux or difference
-// taken without its negation fails here.)
+// Neighbourhood::edge; then in 3D, and the errors. (A shared flux taken
+// without its negation, or a shared weight with one, fails here.)
 TEST_P(Segment, StencilFluxesAgainstTheHost) {
     // f(a, b) = (b - a) / (1 + (b - a)^2), antisymmetric bit for bit.
     auto f = [](const Expr<float>& a, const Expr<float>& b) -> Expr<float> {
