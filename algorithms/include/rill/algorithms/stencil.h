@@ -210,8 +210,7 @@ private:
         const std::tuple<int, int, int> self{k_, 0, dimensions_ == 2 ? kx_ : 0};
         const bool forward = self < other;
         const Expr<T> value = once<F>(self, other, [&] {
-            Expr<T> here = std::apply([this](int a, int b, int c) { return at(a, b, c); }, self);
-            Expr<T> there = std::apply([this](int a, int b, int c) { return at(a, b, c); }, other);
+            const Expr<T> here = at(self), there = at(other);  // loads traced in this order
             return forward ? Expr<T>(f(here, there)) : Expr<T>(f(there, here));
         });
         return forward ? value : Expr<T>(-value);
@@ -223,8 +222,8 @@ private:
     template <class G>
     Edge weighed(std::tuple<int, int, int> other, G& g) const {
         const std::tuple<int, int, int> self{k_, 0, dimensions_ == 2 ? kx_ : 0};
-        const Expr<T> difference = std::apply([this](int a, int b, int c) { return at(a, b, c); }, other) -
-                                   std::apply([this](int a, int b, int c) { return at(a, b, c); }, self);
+        const Expr<T> there = at(other), here = at(self);  // loads traced in this order
+        const Expr<T> difference = there - here;
         return {difference, once<Edge(std::decay_t<G>)>(self, other, [&] { return Expr<T>(g(difference)); })};
     }
     /// make() for the edge between a and b under the tag F, made once in
@@ -241,6 +240,8 @@ private:
         }
         return it->second.second;
     }
+    /// at() of a position given as (lead, dy, dx).
+    Expr<T> at(const std::tuple<int, int, int>& p) const { return at(std::get<0>(p), std::get<1>(p), std::get<2>(p)); }
     Expr<T> at(int lead, int dy, int dx) const {
         const std::tuple<int, int, int> key{lead, dy, dx};
         const ir::BlockId block = dsl::builder().current_block();
