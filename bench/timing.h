@@ -111,6 +111,26 @@ Timing median_ms(int batch, int repeats, F&& f, rill::Runtime& rt) {
     return {host_median, device_median, span_median};
 }
 
+/// Every command of a call in the order it ran on the device, with its start
+/// (from the first one's), its time and the gap since the one before ended:
+/// where a chain of small kernels loses its time between them.
+inline void print_timeline(const std::vector<rill::KernelTime>& times, double origin_ms) {
+    struct Entry {
+        double start, end;
+        const std::string* kernel;
+    };
+    std::vector<Entry> entries;
+    for (const rill::KernelTime& t : times)
+        for (const rill::KernelTime::Call& c : t.each) entries.push_back({c.start_ms, c.end_ms, &t.kernel});
+    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) { return x.start < y.start; });
+    std::fprintf(stderr, "    timeline: start ms, device ms, gap ms before it, command\n");
+    double end = origin_ms;
+    for (const Entry& e : entries) {
+        std::fprintf(stderr, "    %9.4f %8.4f %8.4f  %s\n", e.start - origin_ms, e.end - e.start, e.start - end, e.kernel->c_str());
+        end = std::max(end, e.end);
+    }
+}
+
 /// The kernels of one call of f, longest first (the first `top`, all of them
 /// with RILL_BENCH_VERBOSE set): where its time goes. Kernel times are recorded for this call alone, so that rows
 /// timed by host time run without them: OpenGL's timer queries around every
@@ -135,6 +155,7 @@ std::string breakdown(rill::Runtime& rt, F&& f, std::size_t top = 6) {
     // Summed kernel times overlap where a backend's timestamps do (a kernel's
     // first timestamp taken before the kernels ahead of it end): the span,
     // from the first kernel's start to the last one's end, is what the device took.
+    if (std::getenv("RILL_BENCH_TIMELINE")) print_timeline(t, first);
     char line[160];
     std::snprintf(line, sizeof line, "%.3f ms in %zu kernels, span %.3f ms:", all, t.size(), last - first);
     std::string s = line;

@@ -447,6 +447,22 @@ TEST_P(Streams, ProfilesTellWhenKernelsRan) {
     }
     EXPECT_LE(t.first_start_ms, u.first_start_ms);
     EXPECT_LE(u.last_end_ms, t.last_end_ms + 1e-5);
+    // Each call's own times: as many as calls, adding up to the total, in the
+    // order the dependent kernels ran.
+    ASSERT_EQ(t.each.size(), 2u);
+    ASSERT_EQ(u.each.size(), 1u);
+    for (const KernelTime& e : {t, u}) {
+        double sum = 0;
+        for (const KernelTime::Call& call : e.each) {
+            EXPECT_LE(call.start_ms, call.end_ms) << e.kernel;
+            sum += call.end_ms - call.start_ms;
+        }
+        EXPECT_NEAR(sum, e.total_ms, 1e-6 + 1e-9 * e.total_ms) << e.kernel;
+    }
+    EXPECT_LE(t.each[0].start_ms, u.each[0].start_ms);
+    EXPECT_LE(u.each[0].start_ms, t.each[1].start_ms);
+    EXPECT_LE(t.each[0].end_ms, u.each[0].end_ms + 1e-5);
+    EXPECT_LE(u.each[0].end_ms, t.each[1].end_ms + 1e-5);
     EXPECT_EQ(c.download().size(), std::size_t{1} << 18);
 }
 

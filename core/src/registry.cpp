@@ -54,9 +54,10 @@ void KernelTimes::add(const std::string& kernel, double ms, std::uint64_t start,
             t.total_ms += ms;
             t.first_start_ms = std::min(t.first_start_ms, start_ms);
             t.last_end_ms = std::max(t.last_end_ms, end_ms);
+            if (t.each.size() < KernelTime::kKeptCalls) t.each.push_back({start_ms, end_ms});
             return;
         }
-    times_.push_back(KernelTime{kernel, 1, ms, start_ms, end_ms});
+    times_.push_back(KernelTime{kernel, 1, ms, start_ms, end_ms, {{start_ms, end_ms}}});
 }
 
 std::vector<KernelTime> KernelTimes::list() const { return times_; }

@@ -154,6 +154,14 @@ struct KernelTime {
     std::uint64_t calls = 0;
     double total_ms = 0.0;  // device time (GPU timestamps) or host time (CPU)
     double first_start_ms = 0.0, last_end_ms = 0.0;
+    /// Each call's start and end on the same clock, in the order recorded (the
+    /// first kKeptCalls calls): where a chain of small kernels loses its time
+    /// between them, the gaps tell (bench/timing.h's timeline).
+    struct Call {
+        double start_ms, end_ms;
+    };
+    std::vector<Call> each;
+    static constexpr std::size_t kKeptCalls = 4096;
 };
 
 /// What a new buffer holds (Backend::allocate).
