@@ -8,11 +8,10 @@
 # on both (its log; its PNGs are too large to send back), then rill-bench-segment on both and the scheme in
 # PyTorch (torch.compile) in the same run; packs everything as $OUT/segment.tgz.
 # The bench runs with the stencil's defaults and again with RILL_STENCIL_STEPS=1
-# and 3, RILL_STENCIL_BLOCK_COLUMNS=2, RILL_STENCIL_BLOCK_HEIGHT=64 and
-# RILL_SEGMENT_FLUXES=1 (segment_BACKEND_rill_stencil_steps_1.json, ...), so that the
-# run shows what temporal blocking, its invocations' and tiles' shape and the body's
-# form gain on the device; through OpenGL also with RILL_GL_NATIVE_MIN_MAX=all (NVIDIA's min/max
-# workarounds off).
+# and 3, RILL_STENCIL_BLOCK_COLUMNS=2 and RILL_SEGMENT_FLUXES=1
+# (segment_BACKEND_rill_stencil_steps_1.json, ...), so that the run shows what temporal
+# blocking, its invocations' shape and the body's form gain on the device; through
+# OpenGL also with RILL_GL_NATIVE_MIN_MAX=all (NVIDIA's min/max workarounds off).
 set -uo pipefail
 source bench/gpu/device_prologue.sh segment
 k=${1:-11}
@@ -39,10 +38,10 @@ for backend in vulkan opengl; do
     [ -n "$smi" ] && kill "$smi"
     cat "$O/segment_$backend.txt"
     el
-    # The stencil's knobs (docs/TUNING.md): iterations a pass, invocations of two columns, tiles 64 high,
-    # and Perona-Malik's fluxes instead of its edges; through
+    # The stencil's knobs (docs/TUNING.md): iterations a pass, invocations of two columns, and
+    # Perona-Malik's fluxes instead of its edges; through
     # OpenGL also what NVIDIA's min/max workarounds cost (the clamps of the boundary rule).
-    knobs="RILL_STENCIL_STEPS=1 RILL_STENCIL_STEPS=3 RILL_STENCIL_BLOCK_COLUMNS=2 RILL_STENCIL_BLOCK_HEIGHT=64 RILL_SEGMENT_FLUXES=1"
+    knobs="RILL_STENCIL_STEPS=1 RILL_STENCIL_STEPS=3 RILL_STENCIL_BLOCK_COLUMNS=2 RILL_SEGMENT_FLUXES=1"
     [ "$backend" = opengl ] && knobs="$knobs RILL_GL_NATIVE_MIN_MAX=all"
     for knob in $knobs; do
         name=$(echo "$knob" | tr 'A-Z=' 'a-z_')

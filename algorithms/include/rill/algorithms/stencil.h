@@ -349,8 +349,7 @@ public:
     /// Elements per invocation along rows (2D) or planes (3D): reads shared
     /// by their neighbourhoods are made once.
     static constexpr int kRows = 4;
-    /// The output tile of a blocked pass: kBlockTile columns x kBlockTile
-    /// rows, or twice as many rows with twice the invocations (block_height).
+    /// The output tile of a blocked pass: kBlockTile x kBlockTile elements.
     static constexpr int kBlockTile = 32;
     /// The most consecutive rows an invocation of a blocked pass takes in a step.
     static constexpr int kMaxBlockRows = 8;
@@ -393,8 +392,7 @@ public:
                                                 : std::pair<std::int64_t, std::int64_t>{kTile3Width, kTile3Height};
         const std::int64_t tiles_x = (w + tile_w - 1) / tile_w, tiles_y = (h + tile_h - 1) / tile_h;
         const std::int64_t tiles = tiles_x * tiles_y * (dims == 3 ? (d + kRows - 1) / kRows : 1);
-        const int block_h = steps > 1 ? block_height(info, steps) : kBlockTile;
-        const std::int64_t blocks_x = (w + kBlockTile - 1) / kBlockTile, blocks = blocks_x * ((h + block_h - 1) / block_h);
+        const std::int64_t blocks_x = (w + kBlockTile - 1) / kBlockTile, blocks = blocks_x * ((h + kBlockTile - 1) / kBlockTile);
         const int passes = blocked + single;
         auto i32 = [](std::int64_t v) { return static_cast<std::int32_t>(v); };
         // Where invocations run in sequence, single iterations of 3D stencils go
@@ -404,7 +402,7 @@ public:
         const std::int64_t line_groups = (d * h + detail::kRowWorkgroup - 1) / detail::kRowWorkgroup;
         auto step = [&](int pass, const Stream<T>& from, const Stream<T>& to) {
             if (pass < blocked)
-                blocked_kernel(steps, block_h)(Groups{blocks}, from, to, i32(d), i32(h), i32(w), i32(blocks_x), 0, params);
+                blocked_kernel(steps)(Groups{blocks}, from, to, i32(d), i32(h), i32(w), i32(blocks_x), 0, params);
             else if (lines)
                 line_kernel()(Groups{line_groups}, from, to, i32(d), i32(h), i32(w), 0, 0, params);
             else
@@ -440,9 +438,9 @@ public:
         if (steps == 0) {
             if (detail::rows_pay(info)) return 1;
             steps = kDefaultStencilSteps;
-            while (steps > 1 && block_bytes(steps, kBlockTile) > kStencilBlockBytes) --steps;
+            while (steps > 1 && block_bytes(steps) > kStencilBlockBytes) --steps;
         }
-        while (steps > 1 && block_bytes(steps, kBlockTile) > static_cast<std::int64_t>(info.limits.shared_memory_bytes)) --steps;
+        while (steps > 1 && block_bytes(steps) > static_cast<std::int64_t>(info.limits.shared_memory_bytes)) --steps;
         return std::max(steps, 1);
     }
 
@@ -470,32 +468,10 @@ private:
         return options;
     }
 
-    /// The shared memory of a blocked pass's two tile buffers, for output
-    /// tiles `height` rows high.
-    std::int64_t block_bytes(int steps, int height) const {
-        const int halo = steps * radius_;
-        const std::int64_t w = kBlockTile + 2 * halo, h = height + 2 * halo;
-        const std::int64_t odd_w = odd_side(static_cast<int>(w), radius_), odd_h = odd_side(static_cast<int>(h), radius_);
-        return (w * h + odd_w * odd_h) * static_cast<std::int64_t>(element_words<T>) * 4;
-    }
-    /// The rows of a blocked pass's output tile: kBlockTile, or twice that
-    /// with RILL_STENCIL_BLOCK_HEIGHT=64 (an experiment knob: 512 invocations
-    /// a workgroup on tiles of 32 x 64, whose regions with their halos are
-    /// 1.15 of the tile where 32 x 32 take 1.20, and whose strips waste fewer
-    /// invocations: at four steps of radius 1, 20 elements an invocation for
-    /// 2048 outputs against 22 for 1024; not yet timed on a GPU) where the
-    /// device takes workgroups of 512 and the buffers fit its shared memory.
-    int block_height(const BackendInfo& info, int steps) const {
-        const int knob = [] {
-            const char* v = std::getenv("RILL_STENCIL_BLOCK_HEIGHT");
-            if (!v || std::string(v) == "32") return kBlockTile;
-            if (std::string(v) == "64") return 2 * kBlockTile;
-            throw Error(std::string("RILL_STENCIL_BLOCK_HEIGHT is '") + v + "'; give 32 or 64, or unset it");
-        }();
-        if (knob == kBlockTile || info.limits.max_workgroup_size < 2 * kWorkgroup ||
-            block_bytes(steps, knob) > static_cast<std::int64_t>(info.limits.shared_memory_bytes))
-            return kBlockTile;
-        return knob;
+    /// The shared memory of a blocked pass's two tile buffers.
+    std::int64_t block_bytes(int steps) const {
+        const std::int64_t side = kBlockTile + 2 * steps * radius_, odd = odd_side(static_cast<int>(side), radius_);
+        return (side * side + odd * odd) * static_cast<std::int64_t>(element_words<T>) * 4;
     }
     /// The side of the buffer of odd steps' regions: one radius in from the
     /// tile's on each edge, which the first step's region fills. At 4 steps
@@ -521,12 +497,10 @@ private:
     const Kernel& line_kernel() const {
         return lazily(0, [&] { return trace_lines(name_, radius_, *body_, boundary_, options_.dimensions); });
     }
-    const Kernel& blocked_kernel(int steps, int height) const {
+    const Kernel& blocked_kernel(int steps) const {
         const int rows = block_rows(), columns = block_columns();
-        return lazily((height / kBlockTile) << 16 | (steps * 64 + rows * 4 + columns), [&] {
-            return height == kBlockTile ? trace_blocked<kWorkgroup>(name_, radius_, *body_, boundary_, steps, rows, columns, height)
-                                        : trace_blocked<2 * kWorkgroup>(name_, radius_, *body_, boundary_, steps, rows, columns, height);
-        });
+        return lazily(steps * 64 + rows * 4 + columns,
+                      [&] { return trace_blocked(name_, radius_, *body_, boundary_, steps, rows, columns); });
     }
 
     /// Rows an invocation of a blocked pass takes in each step: 0, as many as
@@ -550,8 +524,8 @@ private:
     /// 2026-12-07: Perona-Malik's iteration 1.03x / 1.02x as fast through
     /// Vulkan / OpenGL, 1.04x / 1.03x with the smaller odd buffer (odd_side)
     /// (docs/PERFORMANCE.md#segment).
-    static int fit_rows(int extent, int across, int invocations) {
-        const int strips = std::max(1, invocations / across);
+    static int fit_rows(int extent, int across) {
+        const int strips = std::max(1, kWorkgroup / across);
         return std::min(kMaxBlockRows, (extent + strips - 1) / strips);
     }
     /// Neighbouring columns an invocation of a blocked pass takes (1);
@@ -679,30 +653,27 @@ private:
     /// copies of the nearest element inside, and every read goes through the
     /// boundary rule to an element inside, which lies within the region of
     /// the step before.
-    template <int Invocations>
     static Kernel trace_blocked(const std::string& name, int radius, const Body& body, Boundary boundary, int steps, int rows,
-                                int columns, int height) {
-        // The buffers are `side` wide and `high` high (the output tile and its halo), the odd one `odd` and `odd_high`.
+                                int columns) {
         const int halo = steps * radius, side = kBlockTile + 2 * halo, odd = odd_side(side, radius);
-        const int high = height + 2 * halo, odd_high = odd_side(high, radius);
-        return group_kernel<Invocations>(
+        return group_kernel<kWorkgroup>(
             name + "_steps" + std::to_string(steps) + (rows == 0 ? "" : "_rows" + std::to_string(rows)) +
-                (odd == side ? "_equal" : "") + (height == kBlockTile ? "" : "_tall") +
+                (odd == side ? "_equal" : "") +
                 (columns == 1 ? "" : "_columns" + std::to_string(columns)) + "(in, out, d, h, w, tiles_x, tiles_y, params)",
             // Parameters read once: its steps' loops read them after stores (GroupOptions).
             GroupOptions{.unchecked_arrays = true, .parameters_at_start = true},
-            [&body, radius, boundary, steps, rows, columns, height, halo, side, odd, high, odd_high](
-                Array<T> in, Array<T> out, Int d, Int h, Int w, Int tiles_x, Int, Float4 params) {
+            [&body, radius, boundary, steps, rows, columns, halo, side, odd](Array<T> in, Array<T> out, Int d, Int h, Int w,
+                                                                             Int tiles_x, Int, Float4 params) {
                 // Even steps' regions (and the loaded tile) in buffers[0], the
                 // tile's side wide; odd steps' in buffers[1], `odd` wide, its
                 // element 0 at (origin, origin) of the tile.
-                const Shared<T> buffers[2] = {Shared<T>(side * high, dsl::Unchecked{}), Shared<T>(odd * odd_high, dsl::Unchecked{})};
+                const Shared<T> buffers[2] = {Shared<T>(side * side, dsl::Unchecked{}), Shared<T>(odd * odd, dsl::Unchecked{})};
                 // Tile position (r, c) lies at r * pitches[b] + c + shifts[b] of buffers[b].
                 const int origin = (side - odd) / 2;
                 const int pitches[2] = {side, odd}, shifts[2] = {0, -(origin * odd + origin)};
                 Int tile = group_id();
                 Int ty = tile / tiles_x;
-                Int y0 = ty * height, x0 = (tile - ty * tiles_x) * kBlockTile;
+                Int y0 = ty * kBlockTile, x0 = (tile - ty * tiles_x) * kBlockTile;
                 Int by = y0 - halo, bx = x0 - halo;  // the stream's position of the buffers' element 0
                 // i >= 0: its quotients by the buffers' widths are taken unsigned (in a
                 // loop of about 40 instructions a step's element; docs/PERFORMANCE.md#segment).
@@ -711,34 +682,33 @@ private:
                 // its first store (slots past the region read its last element and
                 // store nothing): NVIDIA's OpenGL compiler kept this as a loop of one
                 // load in flight (docs/PERFORMANCE.md#opengl-against-vulkan).
-                const int elements = side * high, slots = (elements + Invocations - 1) / Invocations;
+                const int elements = side * side, slots = (elements + kWorkgroup - 1) / kWorkgroup;
                 std::vector<Var<T>> loaded;
                 for (int k = 0; k < slots; ++k) {
-                    Int at = local_id() + k * Invocations;
-                    Int i = (k + 1) * Invocations <= elements ? Expr<std::int32_t>(at) : min(at, Int(elements - 1));
+                    Int at = local_id() + k * kWorkgroup;
+                    Int i = (k + 1) * kWorkgroup <= elements ? Expr<std::int32_t>(at) : min(at, Int(elements - 1));
                     Int r = quotient(i, side);
                     loaded.emplace_back(in.load(clamp(by + r, 0, h - 1) * w + clamp(bx + (i - r * side), 0, w - 1)));
                 }
                 for (int k = 0; k < slots; ++k) {
-                    Int i = local_id() + k * Invocations;
-                    if ((k + 1) * Invocations <= elements) buffers[0].store(i, loaded[static_cast<std::size_t>(k)]);
+                    Int i = local_id() + k * kWorkgroup;
+                    if ((k + 1) * kWorkgroup <= elements) buffers[0].store(i, loaded[static_cast<std::size_t>(k)]);
                     else If(i < elements, [&] { buffers[0].store(i, loaded[static_cast<std::size_t>(k)]); });
                 }
                 barrier();
-                Bool interior = by >= 0 && y0 + (height + halo) <= h && bx >= 0 && x0 + (kBlockTile + halo) <= w;
+                Bool interior = by >= 0 && y0 + (kBlockTile + halo) <= h && bx >= 0 && x0 + (kBlockTile + halo) <= w;
                 for (int s = 1; s <= steps; ++s) {
                     const int fb = (s - 1) % 2, tb = s % 2;
                     const Shared<T>& from = buffers[fb];
                     const Shared<T>& to = buffers[tb];
-                    // The step's region: `extent` rows of `side - 2 first` columns.
-                    const int first = s * radius, extent = high - 2 * first;
-                    const int across = (side - 2 * first) / columns;  // an invocation's columns side by side
-                    const int rows_here = rows == 0 ? fit_rows(extent, across, Invocations) : rows;
+                    const int first = s * radius, extent = side - 2 * first;
+                    const int across = extent / columns;  // an invocation's columns side by side
+                    const int rows_here = rows == 0 ? fit_rows(extent, across) : rows;
                     const int strips = (extent + rows_here - 1) / rows_here;
                     const bool last = s == steps;
                     const int pitch = pitches[fb], shift = shifts[fb];  // of the step's reads
                     auto region = [&](bool inside) {
-                        For(local_id(), strips * across, Invocations, [&](Int i) {
+                        For(local_id(), strips * across, kWorkgroup, [&](Int i) {
                             Int q = quotient(i, across);
                             // The strip's first element in the tile, (r0, c), and in the stream, (y, x).
                             Int r0 = first + (extent % rows_here == 0 ? Expr<std::int32_t>(q * rows_here)
