@@ -10,8 +10,7 @@
 # $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
 # Then SGEMM through Vulkan with each of its A/B knobs (RILL_BLAS_GEMM_UNPADDED,
 # _SCALAR_LOADS, _GUARDED_SLICES, _CHECKED) and SGEMV with each of its own
-# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED, _SCALAR_FINISH, _ROW_GROUP_MAJOR), each against the default run, and
-# SGEMV's split sums aiming at 528, 1056 and 2112 workgroups (RILL_BLAS_GEMV_TARGET_GROUPS); through
+# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED, _SCALAR_FINISH, _ROW_GROUP_MAJOR), each against the default run; through
 # OpenGL both with their bounds checks, with and without RILL_GLSL_MASKED_LOADS, and every
 # level through OpenGL with RILL_GL_NATIVE_MIN_MAX=all; and the SGEMM kernels' pipeline
 # statistics (RILL_VK_PIPELINE_STATS).
@@ -35,13 +34,6 @@ for knob in GEMM_UNPADDED GEMM_SCALAR_LOADS GEMM_GUARDED_SLICES GEMM_CHECKED GEM
     env "RILL_BLAS_$knob=1" RILL_BENCH_ONLY=$only RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_$name.json" \
         > "$O/blas_vulkan_$name.txt" 2>&1 || echo "rill-bench-blas $name failed: $(tail -2 "$O/blas_vulkan_$name.txt")"
     python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_$name.json" default "$name"
-done
-# The split sums' workgroups (RILL_BLAS_GEMV_TARGET_GROUPS, docs/TUNING.md): counts the H100's and H200's
-# 132 SMs divide evenly, beside the default 1024.
-for groups in 528 1056 2112; do
-    RILL_BLAS_GEMV_TARGET_GROUPS=$groups RILL_BENCH_ONLY=gemv RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_groups$groups.json" \
-        > "$O/blas_vulkan_groups$groups.txt" 2>&1 || echo "rill-bench-blas with $groups target groups failed: $(tail -2 "$O/blas_vulkan_groups$groups.txt")"
-    python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_groups$groups.json" default "groups $groups"
 done
 # Whether the checked loads' cost through OpenGL is the select (docs/TUNING.md, RILL_GLSL_MASKED_LOADS):
 # SGEMM and SGEMV with their bounds checks, selected and masked, beside the default run.

@@ -194,41 +194,46 @@ void finish_split(const Array<float>& partial, const Array<float>& y, const Arra
 using SumKernel = Kernel<Array<float>, Array<float>, Array<float>, Array<float>, Array<std::uint32_t>, Int, Int, Int, Int, Int, Int,
                          Int, Int, Float, Float>;
 
-/// Workgroup g's group of outputs and chunk of the sum, of `groups` groups
-/// and `chunks` chunks: chunk-major (a chunk's groups side by side), or
-/// group-major. With one chunk (`chunked` false) the group is g, without a
-/// division: NVIDIA's compilers divide by a variable in about 20
-/// instructions, which kernels of a few terms an invocation (2^22 x 32 A x:
-/// 2 quads) feel.
-std::pair<Var<std::int32_t>, Var<std::int32_t>> group_and_chunk(const Expr<std::int32_t>& g, const Expr<std::int32_t>& groups,
-                                                                const Expr<std::int32_t>& chunks, const Expr<bool>& chunked,
-                                                                bool group_major) {
-    Var<std::int32_t> group = g, chunk = 0;
-    If(chunked, [&] {
-        if (group_major) {
-            group = g / chunks;
-            chunk = g - group * chunks;
-        } else {
-            chunk = g / groups;
-            group = g - chunk * groups;
-        }
-    });
-    return {group, chunk};
+/// Workgroup g's group of outputs and chunk of the sum in a split kernel,
+/// of `groups` groups and `chunks` chunks: chunk-major (a chunk's groups side
+/// by side), or group-major. Kernels that never split take group g and chunk
+/// 0: no division (NVIDIA's compilers divide by a variable in about 20
+/// instructions, which kernels of a few terms an invocation feel: 2^22 x 32
+/// A x, 2 quads).
+template <bool Split>
+std::pair<Int, Int> group_and_chunk(const Expr<std::int32_t>& g, const Expr<std::int32_t>& groups, const Expr<std::int32_t>& chunks,
+                                    bool group_major) {
+    if constexpr (!Split) return {Int(g), Int(0)};
+    if (group_major) {
+        Int group = g / chunks;
+        return {group, Int(g - group * chunks)};
+    }
+    Int chunk = g / groups;
+    return {Int(g - chunk * groups), chunk};
 }
+
+/// A kernel's name: Split kernels end in "_split".
+std::string kernel_name(std::string base, bool split) { return split ? base + "_split" : base; }
 
 /// op(A) = A with teams of Team lanes per Rows rows. Workgroup g takes rows
 /// (g % row_groups) * rows_per_group + ... and the columns (quads with Quads)
-/// of chunk g / row_groups; with one chunk it writes y, else
-/// partial[chunk * pitch(m) + row], which the row group's last workgroup adds up.
+/// of chunk g / row_groups. Unsplit (one chunk) it writes y; Split it writes
+/// partial[chunk * pitch(m) + row], which the row group's last workgroup adds
+/// up. The two are traced apart, so that an unsplit kernel holds none of the
+/// split's code: through NVIDIA's OpenGL the unsplit A x of 2^22 x 32, 8192^2
+/// and 16384^2 ran 1.18-1.27x slower with it compiled in behind a uniform
+/// branch (H200, 2026-12-07, docs/PERFORMANCE.md#blas).
 /// With Rows > 1 (quads only) a lane loads each quad of x once for Rows rows:
 /// a matrix of few long rows otherwise reads x from the cache once per row,
 /// as many bytes as A itself.
-template <int Team, bool Quads, int Rows = 1, int Steps = 1>
+template <int Team, bool Quads, int Rows, int Steps, bool Split>
 SumKernel rows_kernel() {
     static_assert(Rows == 1 || Quads);
     static_assert(Steps == 1 || Rows > 1);
     return group_kernel<kWorkgroup>(
-        std::string("blas_gemv_n") + std::to_string(Team) + (Quads ? "q" : "") + (Rows > 1 ? "r" + std::to_string(Rows) : "") + (Steps > 1 ? "s" + std::to_string(Steps) : "") +
+        kernel_name(std::string("blas_gemv_n") + std::to_string(Team) + (Quads ? "q" : "") + (Rows > 1 ? "r" + std::to_string(Rows) : "") +
+                        (Steps > 1 ? "s" + std::to_string(Steps) : ""),
+                    Split) +
             "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta)",
         // Without rill's bounds checks, as columns_kernel (below): every index
         // is in range by construction (rows clamped to the last, a sum's
@@ -241,7 +246,6 @@ SumKernel rows_kernel() {
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
            Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta) {
             Int lane = local_id() % Team;
-            Bool chunked = chunks > 1;  // the same in every invocation
             // Split sums: neighbouring workgroups take the same chunk of
             // neighbouring row groups, so that the workgroups running at once
             // read few pieces of x, each from the cache after its first read
@@ -252,7 +256,7 @@ SumKernel rows_kernel() {
             constexpr int outputs = kWorkgroup / Team * Rows;
             Int g = group_id();
             Int row_groups = (m + outputs - 1) / outputs;
-            auto [row_group, c] = group_and_chunk(g, row_groups, chunks, chunked, row_group_major);
+            auto [row_group, c] = group_and_chunk<Split>(g, row_groups, chunks, row_group_major);
             Int i = (row_group * (kWorkgroup / Team) + local_id() / Team) * Rows;  // the first of this team's rows
             Int begin = c * chunk;
             Int end = min(Quads ? Expr<std::int32_t>(n / 4) : Expr<std::int32_t>(n), begin + chunk);  // columns, or quads of them
@@ -296,27 +300,28 @@ SumKernel rows_kernel() {
             team_sums(s, lane, Team, 1);
             for (int r = 0; r < Rows; ++r)
                 If(lane == 0 && i + r < m, [&] {
-                    If(!chunked, [&] { store_result(y, (i + r) * incy, s[r], alpha, beta); }).Else([&] {
+                    if constexpr (Split) {
                         partial.store(c * pitch(m) + i + r, s[r]);
                         memory_fence();  // before the count that hands it on
-                    });
+                    } else {
+                        store_result(y, (i + r) * incy, s[r], alpha, beta);
+                    }
                 });
-            If(chunked, [&] {
-                finish_split<outputs, false>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
-            });
+            if constexpr (Split) finish_split<outputs, false>(partial, y, finished, row_group, row_group * outputs, m, chunks, incy, alpha, beta);
         });
 }
 
 /// op(A) = A^T with Columns columns (quads of columns with Quads) per
 /// workgroup and kWorkgroup / Columns lanes each. Workgroup g takes columns
 /// (g % column_groups) * Columns + ... and the rows of chunk g / column_groups;
-/// with more than one chunk, the column group's last workgroup adds up the
-/// chunks' partial sums.
-template <int Columns, bool Quads>
+/// Split (more than one chunk), the column group's last workgroup adds up the
+/// chunks' partial sums; unsplit and split kernels are traced apart, as
+/// rows_kernel's.
+template <int Columns, bool Quads, bool Split>
 SumKernel columns_kernel() {
     using V = std::conditional_t<Quads, float4, float>;
     return group_kernel<kWorkgroup>(
-        std::string("blas_gemv_t") + std::to_string(Columns) + (Quads ? "q" : "") +
+        kernel_name(std::string("blas_gemv_t") + std::to_string(Columns) + (Quads ? "q" : ""), Split) +
             "(A, x, y, partial, finished, m, n, lda, cs, incx, incy, chunk, chunks, alpha, beta)",
         // Without rill's bounds checks: every index is in range by
         // construction (a sum's rows clamped into its chunk, its columns
@@ -329,13 +334,12 @@ SumKernel columns_kernel() {
         [](Array<float> A, Array<float> x, Array<float> y, Array<float> partial, Array<std::uint32_t> finished, Int m, Int n, Int lda,
            Int cs, Int incx, Int incy, Int chunk, Int chunks, Float alpha, Float beta) {
             Int lane = local_id() / Columns;
-            Bool chunked = chunks > 1;  // the same in every invocation
             // Neighbouring workgroups take neighbouring columns of the same
             // rows, so that the workgroups running at once read few rows
             // (and memory pages) of A, not a chunk of rows each.
             Int g = group_id();
             Int column_groups = (n + Columns * (Quads ? 4 : 1) - 1) / (Columns * (Quads ? 4 : 1));
-            auto [column_group, c] = group_and_chunk(g, column_groups, chunks, chunked, false);
+            auto [column_group, c] = group_and_chunk<Split>(g, column_groups, chunks, false);
             Int jq = column_group * Columns + local_id() % Columns;  // a column, or a quad of them
             Int begin = c * chunk;
             Int end = min(m, begin + chunk);
@@ -360,14 +364,13 @@ SumKernel columns_kernel() {
                         if constexpr (Quads) return component(s, w);
                         else return Expr<float>(s);
                     }();
-                    If(!chunked, [&] { store_result(y, j * incy, sum, alpha, beta); }).Else([&] { partial.store(c * pitch(n) + j, sum); });
+                    if constexpr (Split) partial.store(c * pitch(n) + j, sum);
+                    else store_result(y, j * incy, sum, alpha, beta);
                 }
-                If(chunked, [&] { memory_fence(); });  // the partial sums before the count that hands them on
+                if constexpr (Split) memory_fence();  // the partial sums before the count that hands them on
             });
             constexpr int outputs = Columns * (Quads ? 4 : 1);
-            If(chunked, [&] {
-                finish_split<outputs, Quads>(partial, y, finished, column_group, column_group * outputs, n, chunks, incy, alpha, beta);
-            });
+            if constexpr (Split) finish_split<outputs, Quads>(partial, y, finished, column_group, column_group * outputs, n, chunks, incy, alpha, beta);
         });
 }
 
@@ -383,32 +386,41 @@ void scale_y(const blas::detail::Vector& y, float beta) {
 /// The kernel for a shape: teams of `lanes` invocations each computing one
 /// output (`width` outputs for op(A) = A^T on quads).
 struct Scheme {
-    const SumKernel* kernel;
+    int kernel;  // sum_kernel's which
     int lanes, outputs_per_group;
 };
 
+template <bool Split>
+SumKernel make_kernel(int v) {
+    switch (v) {
+        case 0: return rows_kernel<4, false, 1, 1, Split>();
+        case 1: return rows_kernel<32, false, 1, 1, Split>();
+        case 2: return rows_kernel<256, false, 1, 1, Split>();
+        case 3: return rows_kernel<4, true, 1, 1, Split>();
+        case 4: return rows_kernel<32, true, 1, 1, Split>();
+        case 5: return rows_kernel<256, true, kLongRows, 1, Split>();
+        case 6: return columns_kernel<4, false, Split>();
+        case 7: return columns_kernel<32, false, Split>();
+        case 8: return columns_kernel<256, false, Split>();
+        case 9: return columns_kernel<1, true, Split>();
+        case 10: return columns_kernel<8, true, Split>();
+        case 11: return columns_kernel<64, true, Split>();
+        case 12: return rows_kernel<32, true, kLongRows, 1, Split>();
+        default: return rows_kernel<256, true, kLongRows, kLongSteps, Split>();
+    }
+}
+
+/// The kernel of scheme `which`, split or not; traced once each, on first
+/// use: 6 shapes x 2 ways of loading, 32-lane teams of 4 rows, and 256-lane
+/// teams of 4 rows in 4 steps.
+const SumKernel& sum_kernel(int which, bool split) {
+    static const auto make = [](int v) { return v >= 16 ? make_kernel<true>(v - 16) : make_kernel<false>(v); };
+    return rill::detail::traced_once<SumKernel, int>(which + (split ? 16 : 0), +make);
+}
+
+/// Which kernel (sum_kernel) takes op(A) of rows x cols, with how many lanes a
+/// team and outputs a workgroup.
 Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols) {
-    // Traced once each, on first use; 6 shapes x 2 ways of loading, 32-lane teams of 4 rows,
-    // and 256-lane teams of 4 rows in 4 steps.
-    static const auto make = [](int v) {
-        switch (v) {
-            case 0: return rows_kernel<4, false>();
-            case 1: return rows_kernel<32, false>();
-            case 2: return rows_kernel<256, false>();
-            case 3: return rows_kernel<4, true>();
-            case 4: return rows_kernel<32, true>();
-            case 5: return rows_kernel<256, true, kLongRows>();
-            case 6: return columns_kernel<4, false>();
-            case 7: return columns_kernel<32, false>();
-            case 8: return columns_kernel<256, false>();
-            case 9: return columns_kernel<1, true>();
-            case 10: return columns_kernel<8, true>();
-            case 11: return columns_kernel<64, true>();
-            case 12: return rows_kernel<32, true, kLongRows>();
-            default: return rows_kernel<256, true, kLongRows, kLongSteps>();
-        }
-    };
-    auto get = [](int v) { return &rill::detail::traced_once<SumKernel, int>(v, +make); };
     if (!transposed) {
         // Lanes per row by the row's length (in quads where loads take four).
         const std::int32_t length = quads ? cols / 4 : cols;
@@ -418,9 +430,9 @@ Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols)
         // (their rows are too short to split): 2^20 x 512 0.80 -> 0.95 of
         // cuBLAS, but 1024^2 2.10 -> 1.23 with 32 workgroups.
         if (quads && which == 1 && rows >= kTargetGroups * (kWorkgroup / 32) * kLongRows)
-            return {get(12), lanes, kWorkgroup / lanes * kLongRows};
-        if (quads && which == 2 && length >= kStepsFrom) return {get(13), lanes, kWorkgroup / lanes * kLongRows};
-        return {get(which + (quads ? 3 : 0)), lanes, kWorkgroup / lanes * (which == 2 && quads ? kLongRows : 1)};
+            return {12, lanes, kWorkgroup / lanes * kLongRows};
+        if (quads && which == 2 && length >= kStepsFrom) return {13, lanes, kWorkgroup / lanes * kLongRows};
+        return {which + (quads ? 3 : 0), lanes, kWorkgroup / lanes * (which == 2 && quads ? kLongRows : 1)};
     }
     // Columns (or quads of them) per workgroup by the width of op(A): a
     // narrow A whole, a wide one in bands of 256 columns; quads from 64 on
@@ -429,28 +441,19 @@ Scheme scheme(bool transposed, bool quads, std::int32_t rows, std::int32_t cols)
     const std::int32_t width = quads ? rows / 4 : rows;
     const int which = width >= (quads ? 64 : 256) ? 2 : width > (quads ? 1 : 4) ? 1 : 0;
     const int columns = quads ? (which == 2 ? 64 : which == 1 ? 8 : 1) : (which == 2 ? 256 : which == 1 ? 32 : 4);
-    return {get(6 + which + (quads ? 3 : 0)), kWorkgroup / columns, columns};
+    return {6 + which + (quads ? 3 : 0), kWorkgroup / columns, columns};
 }
 
 struct Split {
     std::int64_t chunks = 1, chunk = 0;
 };
 
-/// The workgroups a split sum aims at: kTargetGroups, or
-/// RILL_BLAS_GEMV_TARGET_GROUPS (an experiment knob, 1 to 65536: whether a
-/// count that the GPU's SMs divide evenly, 132 x 8 = 1056 on an H100 or H200,
-/// runs the split sums' one wave of workgroups more evenly than 1024).
-std::int64_t target_groups() {
-    static const std::int64_t target = env_count("RILL_BLAS_GEMV_TARGET_GROUPS", 1, 65536, kTargetGroups, "workgroups");
-    return target;
-}
-
 /// Chunks of a sum of `length` terms for `groups` workgroups whose teams have
 /// `lanes` lanes: enough to fill the GPU, each lane keeping kMinPerInvocation terms.
 Split split(std::int64_t groups, std::int64_t length, int lanes) {
     Split s;
     const std::int64_t most = std::max<std::int64_t>(1, length / (lanes * kMinPerInvocation));
-    s.chunks = std::clamp<std::int64_t>((target_groups() + groups - 1) / groups, 1, most);
+    s.chunks = std::clamp<std::int64_t>((kTargetGroups + groups - 1) / groups, 1, most);
     s.chunk = (length + s.chunks - 1) / s.chunks;
     s.chunk = (s.chunk + lanes - 1) / lanes * lanes;  // whole strides of the team
     s.chunks = (length + s.chunk - 1) / s.chunk;
@@ -615,7 +618,7 @@ void gemv(Op trans, float alpha, const Stream<float>& A, const Stream<float>& x,
     // 2^22 x 32 A x took 0.86 against 0.24 ms.)
     const bool chunked = parts.chunks > 1;
     auto partial = rt.scratch<float>(Shape{chunked ? parts.chunks * ((rows + 3) / 4 * 4) : 1});
-    (*s.kernel)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, rt.zeroed_words(chunked ? groups : 1), a.rows,
+    sum_kernel(s.kernel, chunked)(Groups{groups * parts.chunks}, a.extent, vx.extent, vy.extent, partial, rt.zeroed_words(chunked ? groups : 1), a.rows,
                 a.cols, a.row_stride, a.col_stride, vx.inc, vy.inc, chunk, chunks, alpha, beta);
 }
 
