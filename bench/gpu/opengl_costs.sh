@@ -10,7 +10,7 @@
 # and the subdivided bunny's BVH builds through each API; then RILL_GL_BARRIER_BITS=buffers against the
 # default (every bit): the OpenGL tests that read back between short dispatches with it, the cost of a
 # dependent kernel (rill-bench-bandwidth's chain), spot's subdivision and the bunny's rays and builds,
-# alternated `runs` times; RILL_GL_POOL_UNFENCED=1 and RILL_GL_INFO_RANGES=1: the OpenGL tests with each,
+# alternated `runs` times; RILL_GL_POOL_FENCED=1 and RILL_GL_INFO_RANGES=1: the OpenGL tests with each,
 # then the dependent-kernel cost and spot's subdivision with each against the default, alternated.
 # Packs everything as $OUT/opengl_costs.tgz.
 set -uo pipefail
@@ -41,19 +41,19 @@ el
 RILL_GL_BARRIER_BITS=buffers RILL_GL_DEBUG=1 rill-tests --gtest_filter="$subset" > "$O/tests_barrier_buffers.txt" 2>&1 && echo "OpenGL tests with RILL_GL_BARRIER_BITS=buffers passed" \
     || { echo "OpenGL tests with RILL_GL_BARRIER_BITS=buffers FAILED"; grep -E "^\[  FAILED" "$O/tests_barrier_buffers.txt" | head; }
 el
-RILL_GL_POOL_UNFENCED=1 RILL_GL_DEBUG=1 rill-tests --gtest_filter="$subset" > "$O/tests_pool_unfenced.txt" 2>&1 \
-    && echo "OpenGL tests with RILL_GL_POOL_UNFENCED=1 passed" \
-    || { echo "OpenGL tests with RILL_GL_POOL_UNFENCED=1 FAILED"; grep -E "^\[  FAILED" "$O/tests_pool_unfenced.txt" | head; }
-RILL_GL_POOL_UNFENCED=1 RILL_GL_HOST_TIMES=1 RILL_BACKEND=opengl rill-bench-subdivide "$spot" --levels 5 --adaptive-level 1 --no-peers \
-    > "$O/host_times_spot_unfenced.txt" 2>&1
-echo "spot through OpenGL, the pool unfenced: $(grep -E '^\| [0-9] \|' "$O/host_times_spot_unfenced.txt" | awk -F'|' '{printf "%s", $4}')"
-grep -A10 "host times" "$O/host_times_spot_unfenced.txt"
+RILL_GL_POOL_FENCED=1 RILL_GL_DEBUG=1 rill-tests --gtest_filter="$subset" > "$O/tests_pool_fenced.txt" 2>&1 \
+    && echo "OpenGL tests with RILL_GL_POOL_FENCED=1 passed" \
+    || { echo "OpenGL tests with RILL_GL_POOL_FENCED=1 FAILED"; grep -E "^\[  FAILED" "$O/tests_pool_fenced.txt" | head; }
+RILL_GL_POOL_FENCED=1 RILL_GL_HOST_TIMES=1 RILL_BACKEND=opengl rill-bench-subdivide "$spot" --levels 5 --adaptive-level 1 --no-peers \
+    > "$O/host_times_spot_fenced.txt" 2>&1
+echo "spot through OpenGL, the pool fenced: $(grep -E '^\| [0-9] \|' "$O/host_times_spot_fenced.txt" | awk -F'|' '{printf "%s", $4}')"
+grep -A10 "host times" "$O/host_times_spot_fenced.txt"
 el
 RILL_GL_INFO_RANGES=1 RILL_GL_DEBUG=1 rill-tests --gtest_filter="$subset" > "$O/tests_info_ranges.txt" 2>&1 \
     && echo "OpenGL tests with RILL_GL_INFO_RANGES=1 passed" \
     || { echo "OpenGL tests with RILL_GL_INFO_RANGES=1 FAILED"; grep -E "^\[  FAILED" "$O/tests_info_ranges.txt" | head; }
 for run in $(seq "$runs"); do
-    for knob in RILL_AB=default RILL_GL_INFO_RANGES=1 RILL_GL_POOL_UNFENCED=1; do
+    for knob in RILL_AB=default RILL_GL_INFO_RANGES=1 RILL_GL_POOL_FENCED=1; do
         env "$knob" RILL_BENCH_ONLY=chain RILL_BACKEND=opengl rill-bench-bandwidth 24 > "$O/chain_${knob%%=*}_$run.txt" 2>&1
         echo "dependent kernels, $knob: $(grep 'dependent kernels' "$O/chain_${knob%%=*}_$run.txt" | cut -d'|' -f4)"
         env "$knob" RILL_BACKEND=opengl rill-bench-subdivide "$spot" --levels 5 --adaptive-level 1 --no-peers > "$O/spot_${knob%%=*}_$run.txt" 2>&1

@@ -84,14 +84,17 @@ bool static_buffers_from_env() {
 
 bool debug_from_env() { return env_flag("RILL_GL_DEBUG"); }
 
-/// RILL_GL_POOL_UNFENCED=1 (an A/B knob, docs/TUNING.md): a released buffer
-/// joins the pool at once, its accesses still tracked (State::order puts a
-/// barrier before a new stream's first command on it), where by default it
-/// waits for a fence on the commands issued before its release, so that a
-/// call's later streams cannot take the buffers of its earlier ones while the
-/// GPU still runs them.
-bool pool_unfenced_from_env() {
-    static const bool on = env_flag("RILL_GL_POOL_UNFENCED");
+/// RILL_GL_POOL_FENCED=1 (an A/B knob, docs/TUNING.md): a released buffer
+/// waits for a fence on the commands issued before its release before it
+/// joins the pool, so that a call's later streams cannot take the buffers of
+/// its earlier ones while the GPU still runs them, where by default it joins
+/// at once, its accesses still tracked (State::order puts a barrier before a
+/// new stream's first command on it). The fences, one a release and each
+/// check flushing, and the new buffer objects of streams that could not take
+/// a fenced one cost spot's subdivision to level 5 1.21 against 0.80-0.86 ms
+/// on the H200 (2026-12-07, docs/PERFORMANCE.md#opengl-against-vulkan).
+bool pool_fenced_from_env() {
+    static const bool on = env_flag("RILL_GL_POOL_FENCED");
     return on;
 }
 
@@ -237,7 +240,7 @@ struct State {
 
     /// Call with the mutex held and the context current.
     void release(GLuint id, std::size_t capacity) {
-        if (pool_unfenced_from_env()) return to_pool(id, capacity);
+        if (!pool_fenced_from_env()) return to_pool(id, capacity);
         released.push_back({id, capacity, glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0)});
         pool_released();
     }
