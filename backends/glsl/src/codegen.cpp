@@ -36,6 +36,7 @@ struct Knobs {
     bool unchecked = env_flag("RILL_GLSL_UNCHECKED");
     bool gl_shared_fence = env_flag("RILL_GLSL_GL_SHARED_FENCE");
     bool element_calls = env_flag("RILL_GLSL_ELEMENT_CALLS");
+    bool checked_vector_loads = env_flag("RILL_GLSL_CHECKED_VECTOR_LOADS");
     /// RILL_GLSL_PARAMETERS_FIRST=1 or 0: every group kernel reads its scalar
     /// parameters at its start, or none does; -1 (unset): as the kernel says
     /// (GroupOptions::parameters_at_start).
@@ -1189,9 +1190,25 @@ private:
 
     /// r = elements N k .. N k + N - 1 of Array n.aux: one access of the
     /// vector holding them (clamped into the stream, as scalar loads are),
-    /// then zero for the components out of range, without a branch.
+    /// then zero for the components out of range, without a branch. In a
+    /// kernel whose Arrays are unchecked (every element of the vector in
+    /// range by construction, as the CPU backend's compiled kernels assume
+    /// and RILL_CPU_VERIFY_UNCHECKED checks) the access alone, as its scalar
+    /// loads are; RILL_GLSL_CHECKED_VECTOR_LOADS=1 checks them all the same
+    /// (an A/B knob, docs/TUNING.md).
     void vector_load(const ir::Node& n, const std::string& r, const std::string& k, int depth) {
         const std::string p = std::to_string(n.aux), w = std::to_string(n.type.width), words = "uvec" + w;
+        if (unchecked_of(false, n.aux) && !knobs().checked_vector_loads) {
+            std::string part;
+            const std::string at = r + "_k";
+            out_ << "const uint " << at << " = uint(" << k << ");\n";
+            const std::string vec = vector_holding(n.aux, at, n.type.width, part);
+            const std::string loaded =
+                static_cast<std::uint32_t>(n.type.width) < k_.params[n.aux].vector_width ? "(" + part + " == 0u ? " + vec + ".xy : " + vec + ".zw)" : vec;
+            indent(depth);
+            out_ << type_name(n.type) << " " << r << " = " << from_words(n.type, loaded) << ";\n";
+            return;
+        }
         out_ << "const uint " << r << "_k = min(uint(" << k << "), rill_last" << p << " / " << w << "u);\n";
         std::string part;
         const std::string vec = vector_holding(n.aux, r + "_k", n.type.width, part);
@@ -1500,7 +1517,7 @@ std::uint64_t options_key(const ShaderOptions& opt) {
                                     opt.uint_bit_queries_as_int, opt.min_max_as_selects, static_cast<std::uint64_t>(opt.opaque_operands),
                                     opt.int_negation_as_subtraction, static_cast<std::uint64_t>(opt.float_min_max), knobs().masked_loads, knobs().signed_division,
                                     knobs().shared_words, knobs().unchecked, knobs().gl_shared_fence,
-                                    knobs().element_calls, static_cast<std::uint64_t>(knobs().parameters_first + 1),
+                                    knobs().element_calls, static_cast<std::uint64_t>(knobs().parameters_first + 1), knobs().checked_vector_loads,
                                     opt.subgroup_uniform_control_flow};
     return disk_cache::hash_bytes(fields, sizeof fields, h);
 }

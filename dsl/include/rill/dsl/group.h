@@ -254,7 +254,9 @@ public:
     /// Elements N k .. N k + N - 1 as one N-vector (N = 2 or 4; T int32,
     /// uint32 or float), read on GPUs in one 8- or 16-byte access instead of
     /// N: what memory-bound kernels need to reach the bandwidth roof.
-    /// Components past the end read zero. The stream bound here must start at
+    /// Components past the end read zero (in a kernel with
+    /// GroupOptions::unchecked_arrays every element of the vector must lie in
+    /// the stream, as every index must there). The stream bound here must start at
     /// a multiple of N elements of its buffer (whole streams start at 0; a
     /// domain view may not): a call that binds one that does not throws.
     template <int N, class I>
