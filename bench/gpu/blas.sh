@@ -10,8 +10,8 @@
 # $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
 # Then SGEMM through Vulkan with each of its A/B knobs (RILL_BLAS_GEMM_UNPADDED,
 # _SCALAR_LOADS, _GUARDED_SLICES, _CHECKED) and SGEMV with each of its own
-# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED, _SCALAR_FINISH, _ROW_GROUP_MAJOR), each against the default run; through
-# OpenGL both with their bounds checks, with and without RILL_GLSL_MASKED_LOADS, and every
+# (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED, _SCALAR_FINISH, _ROW_GROUP_MAJOR), each against the default run; both
+# APIs with RILL_GLSL_CHECKED_VECTOR_LOADS=1; through OpenGL both with their bounds checks, with and without RILL_GLSL_MASKED_LOADS, and every
 # level through OpenGL with RILL_GL_NATIVE_MIN_MAX=all; and the SGEMM kernels' pipeline
 # statistics (RILL_VK_PIPELINE_STATS).
 set -uo pipefail
@@ -34,6 +34,14 @@ for knob in GEMM_UNPADDED GEMM_SCALAR_LOADS GEMM_GUARDED_SLICES GEMM_CHECKED GEM
     env "RILL_BLAS_$knob=1" RILL_BENCH_ONLY=$only RILL_BACKEND=vulkan rill-bench-blas --max-log2 "$n" "$O/rill_blas_vulkan_$name.json" \
         > "$O/blas_vulkan_$name.txt" 2>&1 || echo "rill-bench-blas $name failed: $(tail -2 "$O/blas_vulkan_$name.txt")"
     python3 bench/gpu/compare_runs.py "$O/rill_blas_vulkan.json" "$O/rill_blas_vulkan_$name.json" default "$name"
+done
+# What the vector loads' checks cost the unchecked SGEMV and SGEMM kernels (RILL_GLSL_CHECKED_VECTOR_LOADS,
+# docs/TUNING.md), through each API beside its default run.
+for backend in vulkan opengl; do
+    RILL_GLSL_CHECKED_VECTOR_LOADS=1 RILL_BENCH_ONLY=gemv,gemm RILL_BACKEND=$backend rill-bench-blas --max-log2 "$n" \
+        "$O/rill_blas_${backend}_checked_vector_loads.json" > "$O/blas_${backend}_checked_vector_loads.txt" 2>&1 \
+        || echo "rill-bench-blas with checked vector loads on $backend failed"
+    python3 bench/gpu/compare_runs.py "$O/rill_blas_$backend.json" "$O/rill_blas_${backend}_checked_vector_loads.json" default "checked vector loads"
 done
 # Whether the checked loads' cost through OpenGL is the select (docs/TUNING.md, RILL_GLSL_MASKED_LOADS):
 # SGEMM and SGEMV with their bounds checks, selected and masked, beside the default run.
