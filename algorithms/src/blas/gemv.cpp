@@ -255,7 +255,7 @@ SumKernel rows_kernel() {
             static const bool row_group_major = env_flag("RILL_BLAS_GEMV_ROW_GROUP_MAJOR");
             constexpr int outputs = kWorkgroup / Team * Rows;
             Int g = group_id();
-            Int row_groups = (m + outputs - 1) / outputs;
+            Expr<std::int32_t> row_groups = (m + outputs - 1) / outputs;  // for split kernels only
             auto [row_group, c] = group_and_chunk<Split>(g, row_groups, chunks, row_group_major);
             Int i = (row_group * (kWorkgroup / Team) + local_id() / Team) * Rows;  // the first of this team's rows
             Int begin = c * chunk;
@@ -338,7 +338,7 @@ SumKernel columns_kernel() {
             // rows, so that the workgroups running at once read few rows
             // (and memory pages) of A, not a chunk of rows each.
             Int g = group_id();
-            Int column_groups = (n + Columns * (Quads ? 4 : 1) - 1) / (Columns * (Quads ? 4 : 1));
+            Expr<std::int32_t> column_groups = (n + Columns * (Quads ? 4 : 1) - 1) / (Columns * (Quads ? 4 : 1));  // split kernels
             auto [column_group, c] = group_and_chunk<Split>(g, column_groups, chunks, false);
             Int jq = column_group * Columns + local_id() % Columns;  // a column, or a quad of them
             Int begin = c * chunk;
@@ -414,8 +414,9 @@ SumKernel make_kernel(int v) {
 /// use: 6 shapes x 2 ways of loading, 32-lane teams of 4 rows, and 256-lane
 /// teams of 4 rows in 4 steps.
 const SumKernel& sum_kernel(int which, bool split) {
-    static const auto make = [](int v) { return v >= 16 ? make_kernel<true>(v - 16) : make_kernel<false>(v); };
-    return rill::detail::traced_once<SumKernel, int>(which + (split ? 16 : 0), +make);
+    constexpr int kSplitKeys = 16;  // past the schemes' numbers
+    static const auto make = [](int v) { return v >= kSplitKeys ? make_kernel<true>(v - kSplitKeys) : make_kernel<false>(v); };
+    return rill::detail::traced_once<SumKernel, int>(which + (split ? kSplitKeys : 0), +make);
 }
 
 /// Which kernel (sum_kernel) takes op(A) of rows x cols, with how many lanes a

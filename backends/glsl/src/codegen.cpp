@@ -1198,24 +1198,19 @@ private:
     /// (an A/B knob, docs/TUNING.md).
     void vector_load(const ir::Node& n, const std::string& r, const std::string& k, int depth) {
         const std::string p = std::to_string(n.aux), w = std::to_string(n.type.width), words = "uvec" + w;
-        if (unchecked_of(false, n.aux) && !knobs().checked_vector_loads) {
-            std::string part;
-            const std::string at = r + "_k";
-            out_ << "const uint " << at << " = uint(" << k << ");\n";
-            const std::string vec = vector_holding(n.aux, at, n.type.width, part);
-            const std::string loaded =
-                static_cast<std::uint32_t>(n.type.width) < k_.params[n.aux].vector_width ? "(" + part + " == 0u ? " + vec + ".xy : " + vec + ".zw)" : vec;
-            indent(depth);
-            out_ << type_name(n.type) << " " << r << " = " << from_words(n.type, loaded) << ";\n";
-            return;
-        }
-        out_ << "const uint " << r << "_k = min(uint(" << k << "), rill_last" << p << " / " << w << "u);\n";
+        const bool checked = !unchecked_of(false, n.aux) || knobs().checked_vector_loads;
+        out_ << "const uint " << r << "_k = " << (checked ? "min(uint(" + k + "), rill_last" + p + " / " + w + "u)" : "uint(" + k + ")")
+             << ";\n";
         std::string part;
         const std::string vec = vector_holding(n.aux, r + "_k", n.type.width, part);
         std::string loaded = vec;
         if (static_cast<std::uint32_t>(n.type.width) < k_.params[n.aux].vector_width)  // pairs of a vector of 4
             loaded = "(" + part + " == 0u ? " + vec + ".xy : " + vec + ".zw)";
         indent(depth);
+        if (!checked) {
+            out_ << type_name(n.type) << " " << r << " = " << from_words(n.type, loaded) << ";\n";
+            return;
+        }
         out_ << "const " << words << " " << r << "_w = " << loaded << ";\n";
         indent(depth);
         // Out of range (k past the last vector) every component compares against 0.
