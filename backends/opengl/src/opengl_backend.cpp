@@ -89,10 +89,10 @@ bool debug_from_env() { return env_flag("RILL_GL_DEBUG"); }
 /// joins the pool, so that a call's later streams cannot take the buffers of
 /// its earlier ones while the GPU still runs them, where by default it joins
 /// at once, its accesses still tracked (State::order puts a barrier before a
-/// new stream's first command on it). The fences, one a release and each
-/// check flushing, and the new buffer objects of streams that could not take
-/// a fenced one cost spot's subdivision to level 5 1.21 against 0.80-0.86 ms
-/// on the H200 (2026-12-07, docs/PERFORMANCE.md#opengl-against-vulkan).
+/// new stream's first command on it). The fences (one a release, each
+/// allocation's first check flushing) cost spot's subdivision to level 5
+/// 1.16-1.21 against 0.69-0.86 ms on the H200, as many buffer objects made
+/// either way (2026-12-07, docs/PERFORMANCE.md#opengl-against-vulkan).
 bool pool_fenced_from_env() {
     static const bool on = env_flag("RILL_GL_POOL_FENCED");
     return on;
