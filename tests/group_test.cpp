@@ -393,6 +393,47 @@ TEST_P(GroupKernels, ParametersAtStartMatchTheHost) {
     }
 }
 
+// GroupOptions::quick_build (the FFT's generic kernel): a kernel that backends
+// build for a short compile (their drivers' optimizers off where they can be)
+// computes what the same kernel built for speed computes, on every backend.
+// Integer arithmetic, so that no contraction or reassociation may differ.
+TEST_P(GroupKernels, QuickBuildsComputeTheSame) {
+    auto make = [](bool quick) {
+        return group_kernel<kWg>("quick_build(x, out, rounds)", GroupOptions{.quick_build = quick},
+                                 [](Array<std::uint32_t> x, Array<std::uint32_t> out, Int rounds) {
+            Shared<std::uint32_t> tile(kWg);
+            Int i = global_id();
+            Var<std::uint32_t> h = x.load(min(i, x.size() - 1));
+            For(0, rounds, [&](Int r) { h = (h ^ (h >> 7u)) * 0x9e3779b1u + cast<std::uint32_t>(r); });
+            tile.store(local_id(), h);
+            barrier();
+            If(i < x.size(), [&] { out.store(i, tile.load(kWg - 1 - local_id()) + h); });
+        });
+    };
+    EXPECT_NE(make(true).ir().hash(), make(false).ir().hash()) << "the two kernels must not share a cache entry";
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{kWg} - 1, std::int64_t{5} * kWg + 3}) {
+        std::vector<std::uint32_t> hx(static_cast<std::size_t>(n));
+        for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = static_cast<std::uint32_t>(i * 2654435761u + 12345u);
+        auto x = rt().stream<std::uint32_t>({n}, hx);
+        const std::int32_t rounds = 5;
+        const std::int64_t groups = (n + kWg - 1) / kWg;
+        auto quick = rt().stream<std::uint32_t>({n}), optimized = rt().stream<std::uint32_t>({n});
+        make(true)(Groups{groups}, x, quick, rounds);
+        make(false)(Groups{groups}, x, optimized, rounds);
+        // The host: each element's hash, plus its mirror's in the workgroup
+        // (past the end: the last element's, which out-of-range invocations load).
+        auto hash = [&](std::int64_t i) {
+            std::uint32_t h = hx[static_cast<std::size_t>(std::min(i, n - 1))];
+            for (std::int32_t r = 0; r < rounds; ++r) h = (h ^ (h >> 7u)) * 0x9e3779b1u + static_cast<std::uint32_t>(r);
+            return h;
+        };
+        std::vector<std::uint32_t> want(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = hash(i / kWg * kWg + kWg - 1 - i % kWg) + hash(i);
+        EXPECT_EQ(quick.download(), want) << "n = " << n;
+        EXPECT_EQ(optimized.download(), want) << "n = " << n;
+    }
+}
+
 // Reverses each workgroup's elements through shared memory. Right with the
 // barrier on every backend; without it a GPU reads slots that other subgroups
 // have not written yet (the CPU backend runs a workgroup in lockstep, so the

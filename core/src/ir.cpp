@@ -207,6 +207,7 @@ std::uint64_t Kernel::hash() const {
     h = mix(h, unchecked_arrays);
     h = mix(h, shared_only_barriers);
     h = mix(h, parameters_at_start);
+    h = mix(h, quick_build);
     for (const SharedArray& a : shared) {
         h = mix(h, (static_cast<std::uint64_t>(a.words) << 32) | a.count);
         h = mix(h, (static_cast<std::uint64_t>(a.per_invocation) << 1) | a.unchecked);

@@ -32,6 +32,7 @@ public:
         if (k_.unchecked_arrays) out_ << "  arrays unchecked\n";
         if (k_.shared_only_barriers) out_ << "  barriers order shared memory only\n";
         if (k_.parameters_at_start) out_ << "  parameters read at the start\n";
+        if (k_.quick_build) out_ << "  built quickly\n";
         for (std::size_t i = 0; i < k_.shared.size(); ++i)
             out_ << "  shared" << i << ": " << k_.shared[i].type_name << "[" << k_.shared[i].count << "]"
                  << (k_.shared[i].unchecked ? " unchecked" : "")

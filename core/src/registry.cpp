@@ -73,6 +73,14 @@ std::string KernelTimes::summary(const std::string& backend) const {
     return s;
 }
 
+bool quick_builds() {
+    static const bool on = [] {
+        const char* v = std::getenv("RILL_QUICK_BUILDS");
+        return !v || std::string(v) != "0";
+    }();
+    return on;
+}
+
 bool env_flag(const char* name) {
     const char* v = std::getenv(name);
     return v && *v && std::string(v) != "0";

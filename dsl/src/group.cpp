@@ -98,6 +98,7 @@ void set_group_options(const GroupOptions& options) {
     k.unchecked_arrays = options.unchecked_arrays;
     k.shared_only_barriers = options.shared_only_barriers;
     k.parameters_at_start = options.parameters_at_start;
+    k.quick_build = options.quick_build;
     const std::uint32_t s = options.subgroup_size;
     if (s == 0) return;
     if (s > 128 || (s & (s - 1)) != 0 || k.workgroup_size % s != 0)

@@ -142,10 +142,13 @@ void with_radix(std::integer_sequence<int, Rs...>, int radix, const Pass& pass) 
 /// of SmallRadices only. The generic kernel serves a plan's first call only,
 /// so it is built for a short build rather than for speed: without spirv-opt,
 /// which took 55-65% of its cold build through lavapipe (fft_lines_2048: 252
-/// -> 120 ms with the glslang start; docs/PERFORMANCE.md#fft).
+/// -> 120 ms with the glslang start; docs/PERFORMANCE.md#fft), and as a quick
+/// build (GroupOptions::quick_build: the drivers' own optimizers off).
 LineKernel make_line_kernel(int capacity, std::optional<Words> known, bool large_radices, const std::string& name) {
+    const GroupOptions options = known ? GroupOptions{.spirv_opt = SpirvOpt::UnlessTheDriverOptimizes}
+                                       : GroupOptions{.spirv_opt = SpirvOpt::Never, .quick_build = true};
     return group_kernel<kWorkgroup>(
-        name + "(src, dst, twiddles, schedule, at, scale)", GroupOptions{.spirv_opt = known ? SpirvOpt::UnlessTheDriverOptimizes : SpirvOpt::Never},
+        name + "(src, dst, twiddles, schedule, at, scale)", options,
         [capacity, known, large_radices](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at,
                           Float scale) {
             auto word = [&](int w) -> Int {

@@ -549,8 +549,11 @@ public:
             st_->binaries && !spirv_from_env() && !std::getenv("RILL_DUMP") ? glsl::compiled_key(k, sig, options) : glsl::CompiledKey{};
         std::uint64_t ir_key = 0;
         char ir_file[48] = {};
+        // GroupOptions::quick_build: the pragma that asks NVIDIA's compiler
+        // (and any other that reads it) for a short compile.
+        const bool quick = k.quick_build && quick_builds();
         if (ir.key != 0) {
-            ir_key = disk_cache::hash_bytes(&st_->device_key, sizeof st_->device_key, ir.key);
+            ir_key = disk_cache::hash_bytes(&st_->device_key, sizeof st_->device_key, ir.key + quick);
             std::snprintf(ir_file, sizeof ir_file, "opengl-ir-%016llx.bin",
                           static_cast<unsigned long long>(disk_cache::hash_bytes(&st_->device_key, sizeof st_->device_key, ir.slot)));
             if (load_binary_by_ir(ir_file, ir_key)) {
@@ -559,6 +562,7 @@ public:
             }
         }
         shader = glsl::generate(k, sig, options);
+        if (quick) shader.source.insert(shader.source.find('\n') + 1, "#pragma optimize(off)\n");  // after #version
         phase_done("GLSL", since);
         std::uint64_t key = disk_cache::hash_bytes(shader.source.data(), shader.source.size(), st_->device_key);
         char file[48];

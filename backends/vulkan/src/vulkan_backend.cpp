@@ -737,6 +737,7 @@ public:
             unchecked.images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT;
             ci.pNext = &unchecked;
         }
+        if (k.quick_build && quick_builds()) ci.flags |= VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT;
         if (dev_->ctx.pipeline_stats)
             ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR | VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
         const char* dump = dev_->ctx.pipeline_stats ? std::getenv("RILL_VK_PIPELINE_DUMP") : nullptr;

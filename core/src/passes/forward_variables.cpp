@@ -117,6 +117,7 @@ private:
         out.unchecked_arrays = k_.unchecked_arrays;
         out.shared_only_barriers = k_.shared_only_barriers;
         out.parameters_at_start = k_.parameters_at_start;
+        out.quick_build = k_.quick_build;
         out.shared = k_.shared;
         Builder b(out);
         std::vector<VarId> var_map(k_.vars.size(), kNone);

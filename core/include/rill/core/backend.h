@@ -226,6 +226,10 @@ private:
 /// empty or 0 (how rill's on/off variables read).
 bool env_flag(const char* name);
 
+/// Whether backends honour GroupOptions::quick_build: unless
+/// RILL_QUICK_BUILDS is 0 (an A/B knob, docs/TUNING.md).
+bool quick_builds();
+
 /// The whole number environment variable `name` holds, from `lo` to `hi`
 /// (`what` they count), or `fallback` where it is unset or empty; anything
 /// else is a rill::Error that says what to give (the backends' knobs,

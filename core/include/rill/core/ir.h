@@ -166,6 +166,9 @@ public:
     /// Whether a backend reads the scalar parameters once, at the kernel's
     /// start (GroupOptions::parameters_at_start).
     bool parameters_at_start = false;
+    /// Whether backends build it for a short compile over fast code
+    /// (GroupOptions::quick_build).
+    bool quick_build = false;
     std::vector<SharedArray> shared;
     bool is_group_kernel() const { return workgroup_size != 0; }
     std::uint64_t shared_bytes() const {

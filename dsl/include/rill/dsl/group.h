@@ -68,6 +68,15 @@ struct GroupOptions {
     /// docs/PERFORMANCE.md#segment). RILL_GLSL_PARAMETERS_FIRST=1 or 0 sets
     /// it for every group kernel of the GLSL backends.
     bool parameters_at_start = false;
+    /// Whether backends build the kernel for a short compile rather than for
+    /// fast code: for a kernel that stands in for rare calls, such as the FFT's
+    /// generic kernel, which serves a plan's first call until its specialized
+    /// kernels are built. Vulkan asks the driver not to optimize the pipeline
+    /// (VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT), OpenGL puts
+    /// `#pragma optimize(off)` in the shader; drivers may ignore either, and
+    /// the CPU backend builds it as any other. Results are the same either
+    /// way. RILL_QUICK_BUILDS=0 builds every kernel for fast code.
+    bool quick_build = false;
 };
 
 namespace dsl {
