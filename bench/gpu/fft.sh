@@ -7,7 +7,8 @@
 # (all of it takes more than a call's 10 minutes: `main` runs all but the A/B knobs, `ab` the
 # default bench on both APIs and the A/B knobs beside it.)
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
-# both, cuFFT through PyTorch and VkFFT through Vulkan in the same run; prints the ratios
+# both, cuFFT through PyTorch (its kernels listed by bench/gpu/cufft_kernels_probe.py) and
+# VkFFT through Vulkan in the same run; prints the ratios
 # (bench/gpu/fft_table.py) and packs everything as $OUT/fft.tgz. Each API's bench runs
 # with empty kernel caches (the cold builds logged), then once more in a new process
 # from the filled caches at 2^20 elements (the warm loads logged). Through Vulkan,
@@ -16,15 +17,18 @@
 # RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and =16 (fft_vulkan_above16.txt),
 # RILL_FFT_STRIDED_PARTS=1 and =4 (fft_vulkan_parts1.txt, fft_vulkan_parts4.txt); through
 # OpenGL, RILL_GL_NATIVE_MIN_MAX=all (fft_opengl_native_min_max.txt), RILL_GLSL_UNCHECKED=1
-# (fft_opengl_unchecked.txt) and RILL_GL_SPIRV=1 (fft_opengl_gl_spirv.txt).
+# (fft_opengl_unchecked.txt) and RILL_GL_SPIRV=1 (fft_opengl_gl_spirv.txt); on both APIs
+# RILL_FFT_CONTIGUOUS_PARTS=2 (fft_*_contiguous_parts2.txt) and, cold, RILL_QUICK_BUILDS=0
+# (fft_*_slow_generic.txt: the first transform's generic kernel built for speed).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
 part=${2:-all}
 if [ "$part" != ab ]; then
-    run_gpu_tests FFT "Backends/Fft.*/BACKEND:Backends/Builtins.ComplexHelpers/BACKEND" "Backends/FftApp.*/BACKEND"
+    run_gpu_tests FFT "Backends/Fft.*/BACKEND:Backends/Builtins.ComplexHelpers/BACKEND:Backends/GroupKernels.QuickBuilds*/BACKEND" "Backends/FftApp.*/BACKEND"
     el
     python3 bench/gpu/torch_fft.py "$e" > "$O/peer_torch_fft.json" || echo "PyTorch FFT peer failed"
+    python3 bench/gpu/cufft_kernels_probe.py > "$O/cufft_kernels.txt" 2>&1 || echo "cuFFT kernel probe failed"
     el
     rill-vkfft-peer "$e" --check > "$O/peer_vkfft.json" 2> "$O/peer_vkfft.txt" || echo "VkFFT peer failed: $(tail -2 "$O/peer_vkfft.txt")"
     el
@@ -42,6 +46,16 @@ if [ "$part" != ab ]; then
     done
     python3 bench/gpu/fft_table.py "$O"
     el
+    # The process's first transform cold with the generic kernel built for speed (RILL_QUICK_BUILDS=0)
+    # against the default quick build (the cold runs above): its build and the first transform's time.
+    for backend in vulkan opengl; do
+        cold=$(mktemp -d)
+        RILL_QUICK_BUILDS=0 RILL_BENCH_ONLY=2d RILL_LOG_COMPILES=1 RILL_CACHE_DIR=$cold/rill __GL_SHADER_DISK_CACHE_PATH=$cold RILL_BACKEND=$backend \
+            rill-bench-fft --elements-log2 20 --no-fftw "$O/fft_${backend}_slow_generic.json" > "$O/fft_${backend}_slow_generic.txt" 2>&1 \
+            || echo "rill-bench-fft with RILL_QUICK_BUILDS=0 on $backend failed: $(tail -2 "$O/fft_${backend}_slow_generic.txt")"
+        echo "$backend, the generic kernel quick (default) and built for speed, cold:"
+        grep -h -E "kernel fft_lines_|plan cost" "$O/fft_$backend.txt" "$O/fft_${backend}_slow_generic.txt"
+    done
     # Cold through Vulkan again with every kernel through spirv-opt: where the builds' time goes
     # then, and the kernels' speed beside the default run's (docs/PERFORMANCE.md#dispatch-and-compile-cost).
     cold=$(mktemp -d)
@@ -71,6 +85,9 @@ ab above16 RILL_FFT_EXCHANGE_HALVES=16 vulkan
 # The strided passes' exchange whole (before the default two parts) and in four parts.
 ab parts1 RILL_FFT_STRIDED_PARTS=1 vulkan
 ab parts4 RILL_FFT_STRIDED_PARTS=4 vulkan
+# Contiguous lines exchanged in parts (Brook's rows of 1024 in half the shared memory), both APIs.
+ab contiguous_parts2 RILL_FFT_CONTIGUOUS_PARTS=2 vulkan
+ab contiguous_parts2 RILL_FFT_CONTIGUOUS_PARTS=2 opengl
 # What NVIDIA's min/max workarounds still cost OpenGL's short lines (integers keep them; docs/TUNING.md),
 # and what rill's bounds checks cost them (the staged kernel's lines of 16 and 13 take 2.6x and 2.0x
 # their Vulkan time through OpenGL, docs/PERFORMANCE.md#opengl-against-vulkan).
