@@ -96,6 +96,13 @@ struct Points {
     Mesh next;
 };
 
+/// sharp[e] != 0 for each edge e of c that is one of `creases` (one zero word
+/// when there are none); next[2 i], next[2 i + 1] = the halves crease i
+/// becomes at the next level. `check`: a crease that is no edge is an error
+/// naming `who` (connectivity.cpp).
+Stream<std::uint32_t> sharp_edges(const char* who, const Stream<int2>& creases, const Connectivity& c, std::int64_t vertices, bool check,
+                                   const Stream<int2>& next);
+
 /// LoopOptions::creases checked and as one dimension; none: an empty stream.
 Stream<int2> creases_of(const char* who, const LoopOptions& options, const Stream<float4>& vertices);
 
