@@ -143,6 +143,39 @@ TEST_P(Blas, IamaxTakesTheFirstLargestAndNaNFirst) {
     EXPECT_EQ(blas::iamax(rt().stream<float>({100003}, many)), 99999);
 }
 
+// The reductions' last workgroup folds every workgroup's partial result: up
+// to 1024 of them, each over several elements an invocation (3 and 5 here),
+// twice in a row on one runtime (its counter back at zero between). Strided
+// views, which every backend reduces this way (the CPU backend's row tiles
+// take dense streams, tested above). The bound is the summation's depth, not
+// n: at most 5 terms an invocation, 8 levels of a workgroup, 4 partial
+// results an invocation of the last one and its 8 levels, so gamma(32) of
+// the terms' magnitudes; a partial result left out (about 1/1000 of the sum)
+// is far outside it.
+TEST_P(Blas, ReductionsFoldEveryWorkgroupsPartialResult) {
+    for (std::int64_t n : {std::int64_t{3} << 18, (std::int64_t{1} << 20) + 5}) {
+        SCOPED_TRACE(n);
+        auto hx = random_floats(static_cast<std::size_t>(n), -1, 1);
+        const auto hy = random_floats(static_cast<std::size_t>(n), -1, 1);
+        const std::int64_t largest = n - 2;  // in the last workgroup's range
+        hx[static_cast<std::size_t>(largest)] = -3.0f;
+        double dot = 0, dot_mag = 0, sq = 0, abs_sum = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            dot += double(hx[i]) * hy[i];
+            dot_mag += std::fabs(double(hx[i]) * hy[i]);
+            sq += double(hx[i]) * hx[i];
+            abs_sum += std::fabs(hx[i]);
+        }
+        auto x = strided_vector(rt(), hx), y = strided_vector(rt(), hy);
+        for (int round = 0; round < 2; ++round) {
+            EXPECT_NEAR(blas::dot(x, y), dot, gamma(33) * dot_mag) << "round " << round;
+            EXPECT_NEAR(blas::asum(x), abs_sum, gamma(32) * abs_sum) << "round " << round;
+            EXPECT_NEAR(blas::nrm2(x), std::sqrt(sq), gamma(34) * std::sqrt(sq)) << "round " << round;
+            EXPECT_EQ(blas::iamax(x), largest) << "round " << round;
+        }
+    }
+}
+
 struct Scalars {
     float alpha, beta;
 };

@@ -1,9 +1,9 @@
 // BLAS level 1. axpy and scal are element kernels (each element read and
-// written once, views handled by the kernel call). The reductions run in two
-// steps: a group kernel in which each workgroup folds a range of elements
-// (rill::fold_runs: a few consecutive elements per invocation, then the
-// workgroup in order), and Brook's reduction of the workgroups' partial
-// results; nrm2 and iamax then turn the accumulator into the answer. Where
+// written once, views handled by the kernel call). The reductions are one
+// group kernel: each workgroup folds a range of elements (strided loads, then
+// the workgroup in order) into its partial result, and the last workgroup to
+// finish (rill::last_to_finish) folds the partial results in order and turns
+// them into the answer (nrm2's scaled sums, iamax's index). Where
 // invocations run one after another (the CPU backend) axpy, scal, dot and
 // asum take runs of consecutive elements per invocation instead (row tiles).
 #include <algorithm>
@@ -26,16 +26,22 @@ constexpr int kWorkgroup = 256;
 constexpr float kBlueSmall = 0x1p-63f, kBlueBig = 0x1p52f;        // thresholds
 constexpr float kBlueScaleSmall = 0x1p75f, kBlueScaleBig = 0x1p-76f;  // scalings
 
-/// The partial results of a level-1 reduction: partial[g] combines
+/// A level-1 reduction in one kernel: partial[g] combines
 /// map(x[i * incx], y[i * incy], i) over workgroup g's range of per * 256
-/// elements. Invocations take every 256th element of the range (neighbours
-/// read neighbouring elements), four at a time so that four loads are in
-/// flight; the combiner must therefore not depend on the order (sums, and
-/// iamax's comparison of value, then index).
-template <class A, class Map, class Combine>
-auto partials_kernel(const char* signature, Map map, Combine combine) {
-    return group_kernel<kWorkgroup>(signature, [map, combine](Array<float> x, Array<float> y, Array<A> partial, Int n,
-                                                              Int incx, Int incy, Int per) {
+/// elements, and the last workgroup to finish (counted in finished[0], a
+/// zeroed word) combines the partial results in order and calls
+/// finish(total, result) in its invocation 0. Invocations take every 256th
+/// element of a range (neighbours read neighbouring elements), four at a
+/// time so that four loads are in flight; the combiner must therefore not
+/// depend on the order (sums, and iamax's comparison of value, then index).
+/// Before, Brook's reduction of the partial results was a kernel of its own
+/// and nrm2's and iamax's answers one more each: dependent launches, which
+/// weigh at 2^20 elements (docs/PERFORMANCE.md#blas).
+template <class A, class R, class Map, class Combine, class Finish>
+auto partials_kernel(const char* signature, Map map, Combine combine, Finish finish) {
+    return group_kernel<kWorkgroup>(signature, [map, combine, finish](Array<float> x, Array<float> y, Array<A> partial,
+                                                                      Array<std::uint32_t> finished, Array<R> result, Int n,
+                                                                      Int incx, Int incy, Int per) {
         Int begin = group_id() * (per * kWorkgroup);
         Int end = begin + min(per * kWorkgroup, n - begin);
         auto element = [&](const Expr<std::int32_t>& i) {
@@ -51,7 +57,20 @@ auto partials_kernel(const char* signature, Map map, Combine combine) {
         });
         Int valid = min(end - begin, Int(kWorkgroup));
         Var<dsl::dsl_t<A>> total = workgroup_fold<A>(kWorkgroup, acc, valid, combine);
-        If(local_id() == 0, [&] { partial.store(group_id(), total); });
+        If(local_id() == 0, [&] {
+            partial.store(group_id(), total);
+            memory_fence();  // before the count that hands it to the last workgroup
+        });
+        Int groups = num_groups();
+        If(last_to_finish(finished, 0, groups), [&] {  // the same in every invocation
+            memory_fence();  // the other workgroups' partial results, after the count that handed them on
+            Var<dsl::dsl_t<A>> all = fold_runs<A>(kWorkgroup, 0, groups, (groups + kWorkgroup - 1) / kWorkgroup,
+                                                   [&](const Expr<std::int32_t>& g) { return partial.load(g); }, combine);
+            If(local_id() == 0, [&] {
+                finish(all, result);
+                finished.store(0, 0u);
+            });
+        });
     });
 }
 
@@ -119,16 +138,18 @@ std::int64_t per_invocation(std::int64_t n) {
     return std::max<std::int64_t>(1, (n + kWorkgroup * kTargetGroups - 1) / (kWorkgroup * kTargetGroups));
 }
 
-/// Runs the partials kernel over x (and y) and Brook's `reduce` of the
-/// partials into `result` (one element of A).
-template <class A, class K>
-void reduce_into(const K& kernel, const Reduction<A>& reduce, const blas::detail::Vector& x,
-                 const blas::detail::Vector& y, const Stream<A>& result) {
+/// Runs the partials kernel (accumulators of A) over x (and y), its answer
+/// into `result` (one element).
+template <class A, class K, class R>
+void reduce_into(const K& kernel, const blas::detail::Vector& x, const blas::detail::Vector& y, const Stream<R>& result) {
     const std::int64_t per = per_invocation(x.n), groups = (x.n + per * kWorkgroup - 1) / (per * kWorkgroup);
-    Stream<A> partial = Runtime::of(x.extent).template scratch<A>(Shape{groups});
-    kernel(Groups{groups}, x.extent, y.extent, partial, x.n, x.inc, y.inc, static_cast<std::int32_t>(per));
-    reduce(partial, result);
+    Runtime rt = Runtime::of(x.extent);
+    Stream<A> partial = rt.template scratch<A>(Shape{groups});
+    kernel(Groups{groups}, x.extent, y.extent, partial, rt.zeroed_words(1), result, x.n, x.inc, y.inc, static_cast<std::int32_t>(per));
 }
+
+/// finish() of the sums: the total is the answer.
+void store_total(const Var<float>& total, const Array<float>& result) { result.store(0, total); }
 
 void check_result(const char* who, const StreamBase& result) {
     if (result.size() != 1)
@@ -206,9 +227,9 @@ void scal(float alpha, const Stream<float>& x) {
 }
 
 void dot(const Stream<float>& x, const Stream<float>& y, const Stream<float>& result) {
-    static const auto kernel = partials_kernel<float>(
-        "blas_dot(x, y, partial, n, incx, incy, per)", [](auto a, auto b, auto) { return a * b; },
-        [](Var<float>& acc, const Var<float>& v) { acc = acc + v; });
+    static const auto kernel = partials_kernel<float, float>(
+        "blas_dot(x, y, partial, finished, result, n, incx, incy, per)", [](auto a, auto b, auto) { return a * b; },
+        [](Var<float>& acc, const Var<float>& v) { acc = acc + v; }, store_total);
     const char* who = "rill::blas::dot";
     const auto vx = blas::detail::vector_operand(who, "x", x);
     const auto vy = blas::detail::vector_operand(who, "y", y);
@@ -217,7 +238,7 @@ void dot(const Stream<float>& x, const Stream<float>& y, const Stream<float>& re
     if (vx.n == 0) return fill_result(result, 0.0f);
     static const auto rows = row_partials_kernel("blas_dot_rows(x, y, partial, n, per)",
                                                  [](const Expr<float>& acc, auto a, auto b) { return fma(a, b, acc); });
-    if (!row_sum_into(rows, vx, vy, result)) reduce_into(kernel, float_sum(), vx, vy, result);
+    if (!row_sum_into(rows, vx, vy, result)) reduce_into<float>(kernel, vx, vy, result);
 }
 
 float dot(const Stream<float>& x, const Stream<float>& y) {
@@ -225,16 +246,16 @@ float dot(const Stream<float>& x, const Stream<float>& y) {
 }
 
 void asum(const Stream<float>& x, const Stream<float>& result) {
-    static const auto kernel = partials_kernel<float>(
-        "blas_asum(x, y, partial, n, incx, incy, per)", [](auto a, auto, auto) { return abs(a); },
-        [](Var<float>& acc, const Var<float>& v) { acc = acc + v; });
+    static const auto kernel = partials_kernel<float, float>(
+        "blas_asum(x, y, partial, finished, result, n, incx, incy, per)", [](auto a, auto, auto) { return abs(a); },
+        [](Var<float>& acc, const Var<float>& v) { acc = acc + v; }, store_total);
     const char* who = "rill::blas::asum";
     const auto vx = blas::detail::vector_operand(who, "x", x);
     check_result(who, result);
     if (vx.n == 0) return fill_result(result, 0.0f);
     static const auto rows = row_partials_kernel("blas_asum_rows(x, y, partial, n, per)",
                                                  [](const Expr<float>& acc, auto a, auto) { return fma(abs(a), 1.0f, acc); });
-    if (!row_sum_into(rows, vx, vx, result)) reduce_into(kernel, float_sum(), vx, vx, result);
+    if (!row_sum_into(rows, vx, vx, result)) reduce_into<float>(kernel, vx, vx, result);
 }
 
 float asum(const Stream<float>& x) {
@@ -242,47 +263,44 @@ float asum(const Stream<float>& x) {
 }
 
 void nrm2(const Stream<float>& x, const Stream<float>& result) {
-    // Each element adds its scaled square to one of Blue's three sums.
-    static const auto kernel = partials_kernel<float3>(
-        "blas_nrm2(x, y, partial, n, incx, incy, per)",
+    // Each element adds its scaled square to one of Blue's three sums; the
+    // last workgroup combines them as LAPACK's snrm2 does, the largest scale
+    // first.
+    static const auto kernel = partials_kernel<float3, float>(
+        "blas_nrm2(x, y, partial, finished, result, n, incx, incy, per)",
         [](auto a, auto, auto) {
             Expr<float> m = abs(a);
             Expr<float> big = m * kBlueScaleBig, small = m * kBlueScaleSmall;
             return select(m > kBlueBig, Float3(0.0f, 0.0f, big * big),
                           select(m < kBlueSmall, Float3(small * small, 0.0f, 0.0f), Float3(0.0f, m * m, 0.0f)));
         },
-        [](Var<float3>& acc, const Var<float3>& v) { acc = acc + v; });
-    static const Reduction<float3> sums = reduction("blas_sum3", [](In<float3> a, Reduce<float3> acc) { acc += a; });
-    // LAPACK's snrm2: combine the three sums, the largest scale first.
-    static const auto finish = group_kernel<1>("blas_nrm2_finish(sums, result)", [](Array<float3> sums, Array<float> result) {
-        Var<float3> s = sums.load(0);
-        Var<float> scale = 1.0f, sumsq = s.y();
-        If(s.z() > 0.0f, [&] {
-            // Medium values scaled down to the big ones' scale; NaN propagates.
-            Var<float> big = s.z();
-            If(s.y() > 0.0f || isnan(s.y()), [&] { big = big + (s.y() * kBlueScaleBig) * kBlueScaleBig; });
-            scale = 1.0f / kBlueScaleBig;
-            sumsq = big;
-        }).Elif(s.x() > 0.0f, [&] {
-            If(s.y() > 0.0f || isnan(s.y()), [&] {
-                // Both small and medium: combine at the medium scale.
-                Expr<float> med = sqrt(s.y()), sml = sqrt(s.x()) / kBlueScaleSmall;
-                Expr<float> hi = max(med, sml), lo = min(med, sml);
-                sumsq = hi * hi * (1.0f + (lo / hi) * (lo / hi));
-            }).Else([&] {
-                scale = 1.0f / kBlueScaleSmall;
-                sumsq = s.x();
+        [](Var<float3>& acc, const Var<float3>& v) { acc = acc + v; },
+        [](const Var<float3>& s, const Array<float>& result) {
+            Var<float> scale = 1.0f, sumsq = s.y();
+            If(s.z() > 0.0f, [&] {
+                // Medium values scaled down to the big ones' scale; NaN propagates.
+                Var<float> big = s.z();
+                If(s.y() > 0.0f || isnan(s.y()), [&] { big = big + (s.y() * kBlueScaleBig) * kBlueScaleBig; });
+                scale = 1.0f / kBlueScaleBig;
+                sumsq = big;
+            }).Elif(s.x() > 0.0f, [&] {
+                If(s.y() > 0.0f || isnan(s.y()), [&] {
+                    // Both small and medium: combine at the medium scale.
+                    Expr<float> med = sqrt(s.y()), sml = sqrt(s.x()) / kBlueScaleSmall;
+                    Expr<float> hi = max(med, sml), lo = min(med, sml);
+                    sumsq = hi * hi * (1.0f + (lo / hi) * (lo / hi));
+                }).Else([&] {
+                    scale = 1.0f / kBlueScaleSmall;
+                    sumsq = s.x();
+                });
             });
+            result.store(0, scale * sqrt(sumsq));
         });
-        result.store(0, scale * sqrt(sumsq));
-    });
     const char* who = "rill::blas::nrm2";
     const auto vx = blas::detail::vector_operand(who, "x", x);
     check_result(who, result);
     if (vx.n == 0) return fill_result(result, 0.0f);
-    auto total = Runtime::of(x).scratch<float3>(Shape{1});
-    reduce_into(kernel, sums, vx, vx, total);
-    finish(Groups{1}, total, result);
+    reduce_into<float3>(kernel, vx, vx, result);
 }
 
 float nrm2(const Stream<float>& x) {
@@ -290,31 +308,21 @@ float nrm2(const Stream<float>& x) {
 }
 
 void iamax(const Stream<float>& x, const Stream<std::int32_t>& result) {
-    static const auto combine = [](Var<IndexedFloat>& acc, const Var<IndexedFloat>& later) {
-        If(later_wins(acc, later), [&] { acc = later; });
-    };
-    static const auto kernel = partials_kernel<IndexedFloat>(
-        "blas_iamax(x, y, partial, n, incx, incy, per)",
+    static const auto kernel = partials_kernel<IndexedFloat, std::int32_t>(
+        "blas_iamax(x, y, partial, finished, result, n, incx, incy, per)",
         [](auto a, auto, auto i) {
             Var<IndexedFloat> v;
             v.value = abs(a);
             v.index = i;
             return v;
         },
-        combine);
-    static const Reduction<IndexedFloat> first_largest = reduction("blas_iamax_reduce", [](In<IndexedFloat> a, Reduce<IndexedFloat> acc) {
-        If(later_wins(acc, a), [&] { acc = a; });
-    });
-    static const auto index_of = group_kernel<1>("blas_iamax_index(best, result)", [](Array<IndexedFloat> best, Array<std::int32_t> result) {
-        result.store(0, best.load(0).index);
-    });
+        [](Var<IndexedFloat>& acc, const Var<IndexedFloat>& later) { If(later_wins(acc, later), [&] { acc = later; }); },
+        [](const Var<IndexedFloat>& best, const Array<std::int32_t>& result) { result.store(0, best.index); });
     const char* who = "rill::blas::iamax";
     const auto vx = blas::detail::vector_operand(who, "x", x);
     check_result(who, result);
     if (vx.n == 0) return fill_result(result, std::int32_t{-1});
-    auto best = Runtime::of(x).scratch<IndexedFloat>(Shape{1});
-    reduce_into(kernel, first_largest, vx, vx, best);
-    index_of(Groups{1}, best, result);
+    reduce_into<IndexedFloat>(kernel, vx, vx, result);
 }
 
 std::int32_t iamax(const Stream<float>& x) {
