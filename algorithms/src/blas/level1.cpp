@@ -34,9 +34,9 @@ constexpr float kBlueScaleSmall = 0x1p75f, kBlueScaleBig = 0x1p-76f;  // scaling
 /// element of a range (neighbours read neighbouring elements), four at a
 /// time so that four loads are in flight; the combiner must therefore not
 /// depend on the order (sums, and iamax's comparison of value, then index).
-/// Before, Brook's reduction of the partial results was a kernel of its own
-/// and nrm2's and iamax's answers one more each: dependent launches, which
-/// weigh at 2^20 elements (docs/PERFORMANCE.md#blas).
+/// One launch: a reduction of the partial results (and nrm2's and iamax's
+/// answers) as kernels of their own would each wait for the one before, a
+/// third of the call at 2^20 elements (docs/PERFORMANCE.md#blas).
 template <class A, class R, class Map, class Combine, class Finish>
 auto partials_kernel(const char* signature, Map map, Combine combine, Finish finish) {
     return group_kernel<kWorkgroup>(signature, [map, combine, finish](Array<float> x, Array<float> y, Array<A> partial,
