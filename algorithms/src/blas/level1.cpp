@@ -170,7 +170,9 @@ void fill_result(const Stream<T>& result, T value) {
 
 template <class T, class F>
 T to_host(const Stream<float>& x, F device_call) {
-    auto result = Runtime::of(x).template stream<T>(Shape{1});
+    // Scratch: every path writes the one element, so a zeroed stream's fill
+    // would be a command more, which the call's kernel must wait for.
+    auto result = Runtime::of(x).template scratch<T>(Shape{1});
     device_call(result);
     return result.download()[0];
 }
