@@ -74,10 +74,7 @@ std::string KernelTimes::summary(const std::string& backend) const {
 }
 
 bool quick_builds() {
-    static const bool on = [] {
-        const char* v = std::getenv("RILL_QUICK_BUILDS");
-        return !v || std::string(v) != "0";
-    }();
+    static const bool on = env_count("RILL_QUICK_BUILDS", 0, 1, 1, "quick builds off or on (0 builds every kernel for fast code)") == 1;
     return on;
 }
 
