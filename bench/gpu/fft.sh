@@ -17,9 +17,8 @@
 # RILL_FFT_EXCHANGE_HALVES=0 (fft_vulkan_whole.txt) and =16 (fft_vulkan_above16.txt),
 # RILL_FFT_STRIDED_PARTS=1 and =4 (fft_vulkan_parts1.txt, fft_vulkan_parts4.txt); through
 # OpenGL, RILL_GL_NATIVE_MIN_MAX=all (fft_opengl_native_min_max.txt), RILL_GLSL_UNCHECKED=1
-# (fft_opengl_unchecked.txt) and RILL_GL_SPIRV=1 (fft_opengl_gl_spirv.txt); on both APIs
-# RILL_FFT_CONTIGUOUS_PARTS=2 (fft_*_contiguous_parts2.txt) and, cold, RILL_QUICK_BUILDS=0
-# (fft_*_slow_generic.txt: the first transform's generic kernel built for speed).
+# (fft_opengl_unchecked.txt) and RILL_GL_SPIRV=1 (fft_opengl_gl_spirv.txt); on both APIs, cold,
+# RILL_QUICK_BUILDS=0 (fft_*_slow_generic.txt: the first transform's generic kernel built for speed).
 set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
@@ -85,9 +84,6 @@ ab above16 RILL_FFT_EXCHANGE_HALVES=16 vulkan
 # The strided passes' exchange whole (before the default two parts) and in four parts.
 ab parts1 RILL_FFT_STRIDED_PARTS=1 vulkan
 ab parts4 RILL_FFT_STRIDED_PARTS=4 vulkan
-# Contiguous lines exchanged in parts (Brook's rows of 1024 in half the shared memory), both APIs.
-ab contiguous_parts2 RILL_FFT_CONTIGUOUS_PARTS=2 vulkan
-ab contiguous_parts2 RILL_FFT_CONTIGUOUS_PARTS=2 opengl
 # What NVIDIA's min/max workarounds still cost OpenGL's short lines (integers keep them; docs/TUNING.md),
 # and what rill's bounds checks cost them (the staged kernel's lines of 16 and 13 take 2.6x and 2.0x
 # their Vulkan time through OpenGL, docs/PERFORMANCE.md#opengl-against-vulkan).

@@ -145,9 +145,9 @@ std::vector<float2> split_twiddles(int R);
 /// (Brook's columns of 1024 eight to a workgroup, 64 bytes of each row where
 /// four read 32, in 16 KiB; on an H200 Brook's 2D FFT 1.17x and 2^24 1.04x
 /// as fast: docs/PERFORMANCE.md#fft). RILL_FFT_STRIDED_PARTS=1 (an A/B knob)
-/// exchanges whole lines. Contiguous passes exchange whole lines;
-/// RILL_FFT_CONTIGUOUS_PARTS=2 (an A/B knob) gives them parts too, the same
-/// lines a workgroup in less shared memory (more workgroups to an SM).
+/// exchanges whole lines. Contiguous passes exchange whole lines: in two
+/// parts (4 KiB a workgroup of Brook's rows instead of 8) Brook's 2D FFT ran
+/// 1.05x slower through both APIs (H100, docs/PERFORMANCE.md#fft).
 int split_parts(const Words& words);
 /// Lines per workgroup of the split line kernel for a pass (a power of two).
 int split_lines_per_group(const Words& words);

@@ -197,10 +197,10 @@ std::vector<float2> split_twiddles(int R) {
 }
 
 int split_parts(const Words& w) {
-    static const int strided_parts = static_cast<int>(env_count("RILL_FFT_STRIDED_PARTS", 1, 4, 2, "parts"));
-    static const int contiguous_parts = static_cast<int>(env_count("RILL_FFT_CONTIGUOUS_PARTS", 1, 4, 1, "parts"));
+    static const int parts = static_cast<int>(env_count("RILL_FFT_STRIDED_PARTS", 1, 4, 2, "parts"));
     const bool strided = w[desc::InStride] != 1 || w[desc::OutStride] != 1;
-    int p = strided ? strided_parts : contiguous_parts;
+    if (!strided) return 1;
+    int p = parts;
     while (split_line(w[desc::Length]).n1 % p) --p;
     return p;
 }
@@ -221,12 +221,9 @@ const LineKernel& split_line_kernel(const Words& words) {
     const int G = split_lines_per_group(key);
     const int P = split_parts(key);
     SplitLayout lay(key[desc::Length]);
-    const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
-    // Contiguous lines in parts exchange in halves where their whole lines
-    // would: parts there are for less shared memory, not wider accesses.
-    const int whole_line = lay.line;
     lay.in_parts(P);
-    const bool halves = in_halves(G * (strided ? lay.line : whole_line), G * lay.n2);
+    const bool halves = in_halves(G * lay.line, G * lay.n2);
+    const bool strided = key[desc::InStride] != 1 || key[desc::OutStride] != 1;
     lay.spread(G, strided, halves);
     return once_per_key(std::tuple{key, halves, P}, [&] {
         return group_kernel(static_cast<std::uint32_t>(G * lay.n2),
