@@ -38,7 +38,7 @@ constexpr float kBlueScaleSmall = 0x1p75f, kBlueScaleBig = 0x1p-76f;  // scaling
 /// answers) as kernels of their own would each wait for the one before, a
 /// third of the call at 2^20 elements (docs/PERFORMANCE.md#blas).
 template <class A, class R, class Map, class Combine, class Finish>
-auto partials_kernel(const char* signature, Map map, Combine combine, Finish finish) {
+auto reduction_kernel(const char* signature, Map map, Combine combine, Finish finish) {
     return group_kernel<kWorkgroup>(signature, [map, combine, finish](Array<float> x, Array<float> y, Array<A> partial,
                                                                       Array<std::uint32_t> finished, Array<R> result, Int n,
                                                                       Int incx, Int incy, Int per) {
@@ -138,7 +138,7 @@ std::int64_t per_invocation(std::int64_t n) {
     return std::max<std::int64_t>(1, (n + kWorkgroup * kTargetGroups - 1) / (kWorkgroup * kTargetGroups));
 }
 
-/// Runs the partials kernel (accumulators of A) over x (and y), its answer
+/// Runs a reduction_kernel (accumulators of A) over x (and y), its answer
 /// into `result` (one element).
 template <class A, class K, class R>
 void reduce_into(const K& kernel, const blas::detail::Vector& x, const blas::detail::Vector& y, const Stream<R>& result) {
@@ -229,7 +229,7 @@ void scal(float alpha, const Stream<float>& x) {
 }
 
 void dot(const Stream<float>& x, const Stream<float>& y, const Stream<float>& result) {
-    static const auto kernel = partials_kernel<float, float>(
+    static const auto kernel = reduction_kernel<float, float>(
         "blas_dot(x, y, partial, finished, result, n, incx, incy, per)", [](auto a, auto b, auto) { return a * b; },
         [](Var<float>& acc, const Var<float>& v) { acc = acc + v; }, store_total);
     const char* who = "rill::blas::dot";
@@ -248,7 +248,7 @@ float dot(const Stream<float>& x, const Stream<float>& y) {
 }
 
 void asum(const Stream<float>& x, const Stream<float>& result) {
-    static const auto kernel = partials_kernel<float, float>(
+    static const auto kernel = reduction_kernel<float, float>(
         "blas_asum(x, y, partial, finished, result, n, incx, incy, per)", [](auto a, auto, auto) { return abs(a); },
         [](Var<float>& acc, const Var<float>& v) { acc = acc + v; }, store_total);
     const char* who = "rill::blas::asum";
@@ -268,7 +268,7 @@ void nrm2(const Stream<float>& x, const Stream<float>& result) {
     // Each element adds its scaled square to one of Blue's three sums; the
     // last workgroup combines them as LAPACK's snrm2 does, the largest scale
     // first.
-    static const auto kernel = partials_kernel<float3, float>(
+    static const auto kernel = reduction_kernel<float3, float>(
         "blas_nrm2(x, y, partial, finished, result, n, incx, incy, per)",
         [](auto a, auto, auto) {
             Expr<float> m = abs(a);
@@ -310,7 +310,7 @@ float nrm2(const Stream<float>& x) {
 }
 
 void iamax(const Stream<float>& x, const Stream<std::int32_t>& result) {
-    static const auto kernel = partials_kernel<IndexedFloat, std::int32_t>(
+    static const auto kernel = reduction_kernel<IndexedFloat, std::int32_t>(
         "blas_iamax(x, y, partial, finished, result, n, incx, incy, per)",
         [](auto a, auto, auto i) {
             Var<IndexedFloat> v;
