@@ -347,7 +347,14 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // again) along contiguous lines: a 2D 37 x 23 inverse, its rows in that
     // kernel, its strided columns in the five kernels. Short lines that the
     // CPU's lockstep kernel keeps in registers: 2D columns of 5 and 6, and
-    // 24576, whose passes on the CPU are 8192 and a pre-twiddled 3.
+    // 24576, whose passes on the CPU are 8192 and a pre-twiddled 3. On GPUs,
+    // strided lines of 4096 in one pass of the strided three-step kernel, four
+    // lines a workgroup: 2D columns 3 wide (a workgroup's fourth line
+    // missing), 6 wide in a batch of two, inverse (two workgroups, the second
+    // half full, lines of the batch's second matrix beside the first's), and
+    // 2^23 = 4096 x 2048, whose first pass reads strided lines of 4096 and
+    // writes them contiguous (2^24's second pass, strided both ways and
+    // pre-twiddled, runs in the GPU benchmark, checked against FFTW).
     struct Case {
         Shape shape;
         int dims;
@@ -356,7 +363,8 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     for (const Case& c : {Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
                           Case{{1600, 3}, 2, false}, Case{{2, 8192}, 1, true}, Case{{2187, 2}, 2, false}, Case{{20000}, 1, false},
                           Case{{std::int64_t{17} << 18}, 1, true}, Case{{37, 23}, 2, true}, Case{{2, 5, 6}, 2, true},
-                          Case{{24576}, 1, false}}) {
+                          Case{{24576}, 1, false}, Case{{4096, 3}, 2, false}, Case{{2, 4096, 6}, 2, true},
+                          Case{{std::int64_t{1} << 23}, 1, false}}) {
         SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
         EXPECT_LE(specialized_error(rt(), c.shape, c.dims, c.inverse), bound(c.shape, c.dims));
     }

@@ -227,6 +227,31 @@ bool split3_length(std::int64_t R);
 /// Lengths that are multiples of 16 XOR-swizzle the buffer so that each of
 /// the three access patterns spreads a half-warp over 16 banks.
 const LineKernel& split3_line_kernel(const Words& words);
+/// The strided three-step split kernel: strided lines of kLineElements + 1
+/// to kSplit3Longest (the columns of a 2D 4096^2, both passes of 1D 2^24) in
+/// one pass over memory where the split kernel's passes take two. G lines a
+/// workgroup (split3_strided_lines), G n2 n3 invocations, side by side
+/// where a side is strided: a subgroup's loads (stores) take G neighbouring
+/// elements of the array, 32 bytes of a row for G = 4, where one line a
+/// workgroup read 8 of each 32-byte sector (split3). The lines' rows k1 go
+/// through shared memory kStrided3Rows / G at a time (n1 G / kStrided3Rows
+/// parts, steps two and three of those rows done before the next part), so
+/// that the exchange of G lines of 4096 holds 32 KiB. RILL_FFT_STRIDED3_LINES
+/// = 1, 2 or 4 (an A/B knob, 4 by default; 0: none, such lines take the
+/// split kernel's passes).
+constexpr int kStrided3Rows = 16;
+int split3_strided_lines();
+/// Whether strided lines of R run in that kernel on a device that gives a
+/// workgroup `max_invocations` and `shared_bytes`: R above kLineElements,
+/// split by split_line3 into rows of a multiple of 16 (its bank swizzle) and
+/// a number of rows that the parts divide.
+bool split3_strided_length(std::int64_t R, std::uint32_t max_invocations, std::uint64_t shared_bytes);
+/// Whether a pass runs there: strided lines of more than kLineElements
+/// (which only plans checked by split3_strided_length make).
+bool split3_strided(const Words& words);
+/// Lines per workgroup of it.
+inline int split3_strided_lines_per_group(const Words&) { return split3_strided_lines(); }
+const LineKernel& split3_strided_line_kernel(const Words& words);
 /// Bluestein's algorithm for one axis in one kernel, a line per workgroup:
 /// the chirped line zero-padded to M (a power of two), its transform by the
 /// three-step split in shared memory, times the filter's transform, the

@@ -94,10 +94,9 @@ struct Axis {
     /// to kLineElements), and where rows pay, `lockstep` for the lockstep
     /// kernels (lines of up to kLockstepLine elements: fewer passes).
     Passes passes, lockstep;
-    /// Where lines of up to kSplit3Longest (the three-step split kernel's)
+    /// Where lines of up to kSplit3Longest (the three-step split kernels')
     /// take fewer passes over memory than `passes` (lines of up to
-    /// kLineElements): the passes of the specialized kernels (4096 in one,
-    /// 2^24 in two of 4096 instead of three of 256).
+    /// kLineElements): the passes of the specialized kernels (wide_pays).
     Passes wide;
     /// What a call runs once Plan::Impl::specialize ran (else empty).
     struct Run {
@@ -157,7 +156,7 @@ void plan_passes(Axis& a, Tables& t, std::int64_t longest, Passes& out) {
         w[d::desc::ConjOut] = a.inverse && p + 1 == lengths.size();
         w[d::desc::LineTwiddles] = t.line_table(R);
         if (d::split(w)) w[d::desc::RegisterTwiddles] = t.split_table(R);
-        else if (contiguous && d::split3_length(R)) w[d::desc::RegisterTwiddles] = t.split3_table(R);
+        else if (d::split3_length(R) && (contiguous || R > d::kLineElements)) w[d::desc::RegisterTwiddles] = t.split3_table(R);  // split3, split3_strided
         if (ns > 1) {
             w[d::desc::PreTwiddle] = 1;
             w[d::desc::PreFine] = t.fine_table(ns * R);
@@ -196,25 +195,49 @@ void host_fft(std::vector<std::complex<double>>& x) {
     }
 }
 
-/// `lockstep`: the backend's invocations run one after another (rows pay),
-/// so the axis also gets the lockstep kernels' passes.
+/// What a plan's axes take from its device.
+struct Device {
+    bool lockstep = false;  // invocations run one after another (rows pay): the lockstep kernels' passes too
+    std::uint32_t max_invocations = 0;  // a workgroup's
+    std::uint64_t shared_bytes = 0;
+};
+
+/// Whether an axis takes fewer passes over memory in lines of up to
+/// kSplit3Longest than in lines of up to kLineElements, each longer line in
+/// a three-step kernel: contiguous (split3) or, on a device with room for
+/// its workgroups, strided (split3_strided).
+bool wide_pays(const Axis& a, const Device& dev) {
+    if (a.length <= d::kLineElements) return false;
+    const auto lengths = d::pass_lengths(a.length, d::kSplit3Longest);
+    if (lengths.size() >= d::pass_lengths(a.length, d::kLineElements).size()) return false;
+    std::int64_t ns = 1;
+    for (const std::int64_t R : lengths) {
+        const bool contiguous = (a.length / R) * a.inner == 1 && ns * a.inner == 1;  // as plan_passes
+        if (R > d::kLineElements &&
+            !(contiguous ? d::split3_length(R) : d::split3_strided_length(R, dev.max_invocations, dev.shared_bytes)))
+            return false;
+        ns *= R;
+    }
+    return true;
+}
+
 std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::int64_t inner, bool inverse, float scale,
-                                Tables& t, bool lockstep) {
+                                Tables& t, const Device& dev) {
     auto a = std::make_unique<Axis>();
     a->outer = outer, a->length = length, a->inner = inner, a->inverse = inverse, a->scale = scale;
     if (d::smooth(length)) {
         plan_passes(*a, t, d::kLineElements, a->passes);
-        if (lockstep) plan_passes(*a, t, d::kLockstepLine, a->lockstep);
-        // Contiguous lines of 2049 to 4096 in one pass of the three-step
-        // kernel where the line kernels take two (strided, it runs at a
-        // quarter of its contiguous speed: split3).
-        else if (inner == 1 && length > d::kLineElements && d::split3_length(length))
+        if (dev.lockstep) plan_passes(*a, t, d::kLockstepLine, a->lockstep);
+        // Lines of 2049 to 4096 in one pass of a three-step kernel where the
+        // line kernels take two: 4096 (contiguous or strided) in one, 2^24 in
+        // two of 4096 instead of three of 256.
+        else if (wide_pays(*a, dev))
             plan_passes(*a, t, d::kSplit3Longest, a->wide);
         return a;
     }
     a->m = d::bluestein_length(length);
-    a->forward_m = make_axis(a->lines(), a->m, 1, false, 1.0f, t, lockstep);
-    a->inverse_m = make_axis(a->lines(), a->m, 1, true, 1.0f, t, lockstep);
+    a->forward_m = make_axis(a->lines(), a->m, 1, false, 1.0f, t, dev);
+    a->inverse_m = make_axis(a->lines(), a->m, 1, true, 1.0f, t, dev);
     // The chirp w_t, t^2 mod 2 length exact in 64 bits for lengths up to
     // 2^24, and the filter b_t = conj(w_t) for |t| < length, wrapped to m,
     // whose transform is taken in double on the host.
@@ -232,7 +255,7 @@ std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::in
     for (const auto& v : b) t.twiddles.push_back(float2{static_cast<float>(v.real()), static_cast<float>(v.imag())});
     // In one kernel along contiguous lines; strided lines take the five
     // kernels, whose transforms of m run along Bluestein's contiguous lines.
-    a->in_one = !lockstep && inner == 1 && d::bluestein_in_one(a->m);
+    a->in_one = !dev.lockstep && inner == 1 && d::bluestein_in_one(a->m);
     if (a->in_one) a->m_twiddles = t.split3_table(a->m);
     return a;
 }
@@ -294,6 +317,9 @@ struct Plan::Impl {
                 a.specialized.push_back({&d::split_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
             } else if (d::split3(w)) {
                 a.specialized.push_back({&d::split3_line_kernel(w), w[d::desc::Lines], passes.at[p]});
+            } else if (d::split3_strided(w)) {
+                const std::int64_t per_group = d::split3_strided_lines_per_group(w);
+                a.specialized.push_back({&d::split3_strided_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
             } else {
                 a.specialized.push_back({&d::line_kernel(passes.capacities[p], w), passes.groups[p], passes.at[p]});
             }
@@ -398,6 +424,7 @@ std::shared_ptr<Plan::Impl> build(Runtime& rt, Kind kind, const Shape& real_or_c
     impl->out_shape = kind == Kind::R2C ? half : s;
 
     Tables t;
+    const Device device{rill::detail::rows_pay(rt.info()), rt.info().limits.max_workgroup_size, rt.info().limits.shared_memory_bytes};
     std::int64_t scratch = 0, bluestein = 0;
     for (int i = 0; i < dims; ++i) {
         const int dim = rank - 1 - i;
@@ -409,7 +436,7 @@ std::shared_ptr<Plan::Impl> build(Runtime& rt, Kind kind, const Shape& real_or_c
         const std::int64_t L = packed ? n / 2 : s[dim];
         // ByLength divides by the dimension's length (n, also where a transform of n / 2 runs).
         const float sc = inverse && scale == Scale::ByLength ? 1.0f / static_cast<float>(s[dim]) : 1.0f;
-        auto a = make_axis(outer, L, inner, inverse, sc, t, rill::detail::rows_pay(rt.info()));
+        auto a = make_axis(outer, L, inner, inverse, sc, t, device);
         if (packed) {
             impl->packed = true;
             impl->roots = t.append_roots(n, n / 2 + 1, 1);

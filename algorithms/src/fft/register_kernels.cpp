@@ -535,6 +535,137 @@ const LineKernel& split3_line_kernel(const Words& words) {
     });
 }
 
+int split3_strided_lines() {
+    static const int lines = [] {
+        const char* knob = std::getenv("RILL_FFT_STRIDED3_LINES");
+        if (!knob || !*knob) return 4;
+        const std::string v = knob;
+        if (v == "0" || v == "1" || v == "2" || v == "4") return std::stoi(v);
+        throw Error("RILL_FFT_STRIDED3_LINES is '" + v + "'; give 1, 2 or 4 (lines a workgroup), 0 (none: strided lines of 4096 in two passes), or unset it");
+    }();
+    return lines;
+}
+
+bool split3_strided_length(std::int64_t R, std::uint32_t max_invocations, std::uint64_t shared_bytes) {
+    const int G = split3_strided_lines();
+    if (G == 0 || R <= kLineElements || !split3_length(R)) return false;
+    const SplitLine3 f = split_line3(static_cast<int>(R));
+    const int m = f.n2 * f.n3;
+    return m % 16 == 0 && f.n1 % (kStrided3Rows / G) == 0 && std::uint64_t(G) * m <= max_invocations &&
+           std::uint64_t(kStrided3Rows) * m * 8 <= shared_bytes;
+}
+
+bool split3_strided(const Words& w) {
+    return (w[desc::InStride] != 1 || w[desc::OutStride] != 1) && w[desc::Length] > kLineElements && split3_length(w[desc::Length]);
+}
+
+const LineKernel& split3_strided_line_kernel(const Words& words) {
+    const Words key = kernel_key(words);
+    const int G = split3_strided_lines();
+    return once_per_key(std::pair{key, G}, [&] {
+        const SplitLine3 f = split_line3(key[desc::Length]);
+        return group_kernel(static_cast<std::uint32_t>(G * f.n2 * f.n3),
+            kernel_name("fft_split3_strided_lines_", key) + "_g" + std::to_string(G) + "(src, dst, twiddles, schedule, at, scale)", kInRange,
+            [key, G, f](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
+                const int n1 = f.n1, n2 = f.n2, n3 = f.n3, m = n2 * n3, R = n1 * m;
+                const int h = kStrided3Rows / G, P = n1 / h;  // rows of a part, parts
+                auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
+                const int c0 = word(desc::Count0), c1 = word(desc::Count1);
+                const int in_stride = word(desc::InStride), out_stride = word(desc::OutStride);
+                const bool conj_in = word(desc::ConjIn) != 0, conj_out = word(desc::ConjOut) != 0, pre = word(desc::PreTwiddle) != 0;
+                auto address = [&](const Expr<std::int32_t>& l, int mul0) { return known_line_address(key, l, mul0); };
+                Shared<float2> buffer(G * h * m, dsl::Unchecked{});
+                Int lines = schedule.load(at + int(desc::Lines));
+                Int twiddles_at = schedule.load(at + int(desc::RegisterTwiddles));
+                // Item e of `per_line` a line: its line g of the group and its
+                // index within the line; where that side is strided, the
+                // group's lines side by side (neighbouring items, neighbouring
+                // lines: neighbouring elements of the array).
+                auto place = [&](int stride, const Expr<std::int32_t>& e, int per_line, Int& g, Int& i) {
+                    g = stride == 1 ? e / per_line : e % G;
+                    i = stride == 1 ? e % per_line : e / G;
+                };
+                // Element q of row r (of a part's h) of line g. The low four
+                // bits of q are XORed with (g h + r) ^ (q / 16) h: a half-warp's
+                // 16 float2 fall in 16 bank pairs when it stores step one's
+                // outputs (G lines x 16 / G neighbouring q, strided loads; or
+                // 16 neighbouring q), reads step two's columns (16
+                // neighbouring q where n3 = 16) and step three's rows (G lines
+                // x h rows at one q, strided stores; or h rows x 16 / h
+                // columns q / 16).
+                auto slot = [&](const Expr<std::int32_t>& g, const Expr<std::int32_t>& r, const Expr<std::int32_t>& q) {
+                    Int row = g * h + r;
+                    return row * m + (q ^ ((row ^ ((q >> 4) * h)) & 15));
+                };
+                // Step one: column v of line g (elements t = v + m k1,
+                // pre-twiddled by w_M^(d1 t) in a pass after a line's first),
+                // its n1-point DFT twiddled by w_R^(v k1), held for row k1.
+                Int g1 = 0, v = 0;
+                place(in_stride, local_id(), m, g1, v);
+                Int l1 = group_id() * G + g1;
+                std::deque<Var<float2>> column = variables(n1);
+                If(l1 < lines, [&] {
+                    Int base = address(l1, desc::InMul0);
+                    Int d1 = pre ? Expr<std::int32_t>((l1 / c0) % c1) : Expr<std::int32_t>(0);
+                    Int pre_fine = pre ? schedule.load(at + int(desc::PreFine)) : Expr<std::int32_t>(0);
+                    Int pre_coarse = pre ? schedule.load(at + int(desc::PreCoarse)) : Expr<std::int32_t>(0);
+                    std::vector<C> x;
+                    for (int k1 = 0; k1 < n1; ++k1) {
+                        Int t = v + m * k1;
+                        const C loaded = src.load(base + t * in_stride);
+                        const C e = conj_in ? conj(loaded) : loaded;
+                        x.push_back(pre ? cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)) : e);
+                    }
+                    const std::vector<C> y = register_fft(x);
+                    for (int k1 = 0; k1 < n1; ++k1) {
+                        const C& e = y[static_cast<std::size_t>(k1)];
+                        column[static_cast<std::size_t>(k1)] = k1 == 0 ? e : cmul(e, tw.load(twiddles_at + k1 * m + v));
+                    }
+                });
+                const int invocations = G * m;
+                for (int p = 0; p < P; ++p) {
+                    if (p > 0) barrier();  // the part before read the buffer to the end
+                    If(l1 < lines, [&] {
+                        for (int r = 0; r < h; ++r) buffer.store(slot(g1, Int(r), v), column[static_cast<std::size_t>(p * h + r)]);
+                    });
+                    barrier();
+                    // Step two: column j' of row k1 = p h + r (elements q = j' + n3 i),
+                    // its n2-point DFT twiddled by w_R^(n1 j' i') back where it was read.
+                    each_item(G * h * n3, local_id(), invocations, [&](int, const Expr<std::int32_t>& e) {
+                        Int g = e / (h * n3), r = (e / n3) % h, jp = e % n3;
+                        std::vector<C> x;
+                        for (int i = 0; i < n2; ++i) x.push_back(buffer.load(slot(g, r, jp + n3 * i)));
+                        const std::vector<C> z = register_fft(x);
+                        for (int ip = 0; ip < n2; ++ip) {
+                            const C& e2 = z[static_cast<std::size_t>(ip)];
+                            buffer.store(slot(g, r, jp + n3 * ip), ip == 0 ? e2 : cmul(e2, tw.load(twiddles_at + (R + ip * n3) + jp)));
+                        }
+                    });
+                    barrier();
+                    // Step three: row (k1, i') (elements q = i' n3 + j'), its
+                    // n3-point DFT X[d + n1 n2 k], d = i' n1 + k1.
+                    each_item(G * h * n2, local_id(), invocations, [&](int, const Expr<std::int32_t>& e) {
+                        Int g = 0, rest = 0;
+                        place(out_stride, e, h * n2, g, rest);
+                        Int r = rest % h, ip = rest / h;
+                        Int l = group_id() * G + g;
+                        If(l < lines, [&] {
+                            std::vector<C> x;
+                            for (int jp = 0; jp < n3; ++jp) x.push_back(buffer.load(slot(g, r, ip * n3 + jp)));
+                            const std::vector<C> z = register_fft(x);
+                            Int base = address(l, desc::OutMul0);
+                            Int d = ip * n1 + (p * h + r);
+                            for (int k = 0; k < n3; ++k) {
+                                const C e3 = z[static_cast<std::size_t>(k)] * scale;
+                                dst.store(base + (d + n1 * n2 * k) * out_stride, conj_out ? conj(e3) : e3);
+                            }
+                        });
+                    });
+                }
+            });
+    });
+}
+
 bool bluestein_in_one(std::int64_t padded) {
     return !three_step_off() && padded <= kSplit3Longest && split_line3(static_cast<int>(padded)).n1 > 0;
 }
