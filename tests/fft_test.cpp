@@ -347,14 +347,7 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     // again) along contiguous lines: a 2D 37 x 23 inverse, its rows in that
     // kernel, its strided columns in the five kernels. Short lines that the
     // CPU's lockstep kernel keeps in registers: 2D columns of 5 and 6, and
-    // 24576, whose passes on the CPU are 8192 and a pre-twiddled 3. On GPUs,
-    // strided lines of 4096 in one pass of the strided three-step kernel, four
-    // lines a workgroup: 2D columns 3 wide (a workgroup's fourth line
-    // missing), 6 wide in a batch of two, inverse (two workgroups, the second
-    // half full, lines of the batch's second matrix beside the first's), and
-    // 2^23 = 4096 x 2048, whose first pass reads strided lines of 4096 and
-    // writes them contiguous (2^24's second pass, strided both ways and
-    // pre-twiddled, runs in the GPU benchmark, checked against FFTW).
+    // 24576, whose passes on the CPU are 8192 and a pre-twiddled 3.
     struct Case {
         Shape shape;
         int dims;
@@ -363,11 +356,35 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     for (const Case& c : {Case{{3, 40, 33}, 2, false}, Case{{2, 96, 50}, 2, true}, Case{{1024, 20}, 2, false},
                           Case{{1600, 3}, 2, false}, Case{{2, 8192}, 1, true}, Case{{2187, 2}, 2, false}, Case{{20000}, 1, false},
                           Case{{std::int64_t{17} << 18}, 1, true}, Case{{37, 23}, 2, true}, Case{{2, 5, 6}, 2, true},
-                          Case{{24576}, 1, false}, Case{{4096, 3}, 2, false}, Case{{2, 4096, 6}, 2, true},
-                          Case{{std::int64_t{1} << 23}, 1, false}}) {
+                          Case{{24576}, 1, false}}) {
         SCOPED_TRACE(c.shape.str() + (c.inverse ? " inverse" : " forward"));
         EXPECT_LE(specialized_error(rt(), c.shape, c.dims, c.inverse), bound(c.shape, c.dims));
     }
+}
+
+TEST_P(Fft, StridedLinesOf4096InOnePass) {
+    // On GPUs, strided lines of 4096 in one pass of the strided three-step
+    // kernel, with 4 (the default), 2 and 1 lines a workgroup side by side,
+    // and with none (0: the split kernel's two passes): 2D columns 3 wide (a
+    // workgroup's last lines missing) and 6 wide in a batch of two, inverse
+    // (lines of the batch's second matrix beside the first's); with the
+    // default also 2^23 = 4096 x 2048, whose first pass reads strided lines
+    // of 4096 and writes them contiguous (2^24's second pass, strided both
+    // ways and pre-twiddled, runs in the GPU benchmark, checked against
+    // FFTW). The CPU runs its lockstep kernels.
+    const int before = fft::detail::split3_strided_lines();
+    struct Restore {
+        int to;
+        ~Restore() { fft::detail::set_split3_strided_lines(to); }
+    } restore{before};
+    for (int lines : {4, 2, 1, 0}) {
+        fft::detail::set_split3_strided_lines(lines);
+        SCOPED_TRACE(std::to_string(lines) + " lines a workgroup");
+        EXPECT_LE(specialized_error(rt(), Shape{4096, 3}, 2, false), 1e-6);
+        EXPECT_LE(specialized_error(rt(), Shape{2, 4096, 6}, 2, true), 1e-6);
+    }
+    fft::detail::set_split3_strided_lines(4);
+    EXPECT_LE(specialized_error(rt(), Shape{std::int64_t{1} << 23}, 1, false), 1e-6);
 }
 
 TEST_P(Fft, ExchangesWholeAndInHalves) {

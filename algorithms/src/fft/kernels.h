@@ -236,22 +236,22 @@ const LineKernel& split3_line_kernel(const Words& words);
 /// workgroup read 8 of each 32-byte sector (split3). The lines' rows k1 go
 /// through shared memory kStrided3Rows / G at a time (n1 G / kStrided3Rows
 /// parts, steps two and three of those rows done before the next part), so
-/// that the exchange of G lines of 4096 holds 32 KiB. RILL_FFT_STRIDED3_LINES
-/// = 1, 2 or 4 (an A/B knob, 4 by default; 0: none, such lines take the
-/// split kernel's passes).
+/// that the exchange of G lines of 4096 holds 32 KiB. A plan takes G when it
+/// is made: RILL_FFT_STRIDED3_LINES = 1, 2 or 4 (an A/B knob, 4 by default;
+/// 0: none, such lines take the split kernel's passes), or
+/// set_split3_strided_lines (the tests, which run each).
 constexpr int kStrided3Rows = 16;
 int split3_strided_lines();
-/// Whether strided lines of R run in that kernel on a device that gives a
-/// workgroup `max_invocations` and `shared_bytes`: R above kLineElements,
-/// split by split_line3 into rows of a multiple of 16 (its bank swizzle) and
-/// a number of rows that the parts divide.
-bool split3_strided_length(std::int64_t R, std::uint32_t max_invocations, std::uint64_t shared_bytes);
+void set_split3_strided_lines(int lines);
+/// Whether strided lines of R run in that kernel with G lines a workgroup on
+/// a device that gives a workgroup `max_invocations` and `shared_bytes`: G
+/// above 0, R above kLineElements, split by split_line3 into rows of a
+/// multiple of 16 (its bank swizzle) and a number of rows that the parts divide.
+bool split3_strided_length(std::int64_t R, int G, std::uint32_t max_invocations, std::uint64_t shared_bytes);
 /// Whether a pass runs there: strided lines of more than kLineElements
 /// (which only plans checked by split3_strided_length make).
 bool split3_strided(const Words& words);
-/// Lines per workgroup of it.
-inline int split3_strided_lines_per_group(const Words&) { return split3_strided_lines(); }
-const LineKernel& split3_strided_line_kernel(const Words& words);
+const LineKernel& split3_strided_line_kernel(const Words& words, int G);
 /// Bluestein's algorithm for one axis in one kernel, a line per workgroup:
 /// the chirped line zero-padded to M (a power of two), its transform by the
 /// three-step split in shared memory, times the filter's transform, the

@@ -98,6 +98,9 @@ struct Axis {
     /// take fewer passes over memory than `passes` (lines of up to
     /// kLineElements): the passes of the specialized kernels (wide_pays).
     Passes wide;
+    /// Lines a workgroup of wide's strided passes of more than kLineElements
+    /// (split3_strided_lines when the plan was made).
+    int strided3_lines = 0;
     /// What a call runs once Plan::Impl::specialize ran (else empty).
     struct Run {
         const d::LineKernel* kernel;
@@ -214,7 +217,7 @@ bool wide_pays(const Axis& a, const Device& dev) {
     for (const std::int64_t R : lengths) {
         const bool contiguous = (a.length / R) * a.inner == 1 && ns * a.inner == 1;  // as plan_passes
         if (R > d::kLineElements &&
-            !(contiguous ? d::split3_length(R) : d::split3_strided_length(R, dev.max_invocations, dev.shared_bytes)))
+            !(contiguous ? d::split3_length(R) : d::split3_strided_length(R, a.strided3_lines, dev.max_invocations, dev.shared_bytes)))
             return false;
         ns *= R;
     }
@@ -227,6 +230,7 @@ std::unique_ptr<Axis> make_axis(std::int64_t outer, std::int64_t length, std::in
     a->outer = outer, a->length = length, a->inner = inner, a->inverse = inverse, a->scale = scale;
     if (d::smooth(length)) {
         plan_passes(*a, t, d::kLineElements, a->passes);
+        a->strided3_lines = d::split3_strided_lines();
         if (dev.lockstep) plan_passes(*a, t, d::kLockstepLine, a->lockstep);
         // Lines of 2049 to 4096 in one pass of a three-step kernel where the
         // line kernels take two: 4096 (contiguous or strided) in one, 2^24 in
@@ -318,8 +322,8 @@ struct Plan::Impl {
             } else if (d::split3(w)) {
                 a.specialized.push_back({&d::split3_line_kernel(w), w[d::desc::Lines], passes.at[p]});
             } else if (d::split3_strided(w)) {
-                const std::int64_t per_group = d::split3_strided_lines_per_group(w);
-                a.specialized.push_back({&d::split3_strided_line_kernel(w), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
+                const std::int64_t per_group = a.strided3_lines;
+                a.specialized.push_back({&d::split3_strided_line_kernel(w, a.strided3_lines), (w[d::desc::Lines] + per_group - 1) / per_group, passes.at[p]});
             } else {
                 a.specialized.push_back({&d::line_kernel(passes.capacities[p], w), passes.groups[p], passes.at[p]});
             }

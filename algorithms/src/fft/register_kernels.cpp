@@ -535,20 +535,26 @@ const LineKernel& split3_line_kernel(const Words& words) {
     });
 }
 
-int split3_strided_lines() {
-    static const int lines = [] {
+namespace {
+
+std::atomic<int>& strided3_lines_setting() {
+    static std::atomic<int> lines{[] {
         const char* knob = std::getenv("RILL_FFT_STRIDED3_LINES");
         if (!knob || !*knob) return 4;
         const std::string v = knob;
         if (v == "0" || v == "1" || v == "2" || v == "4") return std::stoi(v);
         throw Error("RILL_FFT_STRIDED3_LINES is '" + v + "'; give 1, 2 or 4 (lines a workgroup), 0 (none: strided lines of 4096 in two passes), or unset it");
-    }();
+    }()};
     return lines;
 }
 
-bool split3_strided_length(std::int64_t R, std::uint32_t max_invocations, std::uint64_t shared_bytes) {
-    const int G = split3_strided_lines();
-    if (G == 0 || R <= kLineElements || !split3_length(R)) return false;
+}  // namespace
+
+int split3_strided_lines() { return strided3_lines_setting().load(); }
+void set_split3_strided_lines(int lines) { strided3_lines_setting().store(lines); }
+
+bool split3_strided_length(std::int64_t R, int G, std::uint32_t max_invocations, std::uint64_t shared_bytes) {
+    if (G <= 0 || R <= kLineElements || !split3_length(R)) return false;
     const SplitLine3 f = split_line3(static_cast<int>(R));
     const int m = f.n2 * f.n3;
     return m % 16 == 0 && f.n1 % (kStrided3Rows / G) == 0 && std::uint64_t(G) * m <= max_invocations &&
@@ -559,9 +565,8 @@ bool split3_strided(const Words& w) {
     return (w[desc::InStride] != 1 || w[desc::OutStride] != 1) && w[desc::Length] > kLineElements && split3_length(w[desc::Length]);
 }
 
-const LineKernel& split3_strided_line_kernel(const Words& words) {
+const LineKernel& split3_strided_line_kernel(const Words& words, int G) {
     const Words key = kernel_key(words);
-    const int G = split3_strided_lines();
     return once_per_key(std::pair{key, G}, [&] {
         const SplitLine3 f = split_line3(key[desc::Length]);
         return group_kernel(static_cast<std::uint32_t>(G * f.n2 * f.n3),
