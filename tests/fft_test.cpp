@@ -364,11 +364,11 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
 
 TEST_P(Fft, StridedLinesOf4096InOnePass) {
     // On GPUs, strided lines of 4096 in one pass of the strided three-step
-    // kernel, with 4 (the default), 2 and 1 lines a workgroup side by side,
-    // and with none (0: the split kernel's two passes): 2D columns 3 wide (a
+    // kernel, with 4, 2 and 1 lines a workgroup side by side, and with none
+    // (0, the default: the split kernel's two passes): 2D columns 3 wide (a
     // workgroup's last lines missing) and 6 wide in a batch of two, inverse
-    // (lines of the batch's second matrix beside the first's); with the
-    // default also 2^23 = 4096 x 2048, whose first pass reads strided lines
+    // (lines of the batch's second matrix beside the first's); with 4 also
+    // 2^23 = 4096 x 2048, whose first pass reads strided lines
     // of 4096 and writes them contiguous (2^24's second pass, strided both
     // ways and pre-twiddled, runs in the GPU benchmark, checked against
     // FFTW). The CPU runs its lockstep kernels.

@@ -2,10 +2,13 @@
 # rill's FFT on the GPU machine, after the recipe in ../shared/device/README.md
 # (rill-tests, rill-app-tests, rill-bench-fft and rill-vkfft-peer carried in .device/):
 #
-#   bench/gpu/fft.sh [log2 elements per batched workload = 26] [all | main | ab]
+#   bench/gpu/fft.sh [log2 elements per batched workload = 26] [all | main | ab | strided3]
 #
 # (all of it takes more than a call's 10 minutes: `main` runs all but the A/B knobs, `ab` the
-# default bench on both APIs and the A/B knobs beside it.)
+# default bench on both APIs and the A/B knobs beside it; `strided3`, a few minutes, the FFT
+# tests of the strided three-step kernel and then Brook's FFT, 4096^2, the 2D R2C and 2^24
+# with RILL_FFT_STRIDED3_LINES=4, 0 (the default) and 2, alternated twice on both APIs, and
+# cuFFT's times of the same.)
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch (its kernels listed by bench/gpu/cufft_kernels_probe.py) and
 # VkFFT through Vulkan in the same run; prints the ratios
@@ -23,6 +26,26 @@ set -uo pipefail
 source bench/gpu/device_prologue.sh fft
 e=${1:-26}
 part=${2:-all}
+if [ "$part" = strided3 ]; then
+    run_gpu_tests FFT "Backends/Fft.StridedLinesOf4096InOnePass/BACKEND:Backends/Fft.SpecializedKernelsFromTheSecondCall/BACKEND" ""
+    python3 bench/gpu/torch_fft.py 12 > "$O/peer_torch_fft.json" || echo "PyTorch FFT peer failed"
+    tail -1 "$O/peer_torch_fft.json"
+    for rep in 1 2; do
+        for lines in 4 0 2; do
+            for backend in vulkan opengl; do
+                f=$O/strided3_${backend}_${lines}_$rep
+                RILL_FFT_STRIDED3_LINES=$lines RILL_BENCH_ONLY=2d,2e24 RILL_BACKEND=$backend rill-bench-fft --elements-log2 24 --no-fftw "$f.json" > "$f.txt" 2>&1 \
+                    || echo "rill-bench-fft with RILL_FFT_STRIDED3_LINES=$lines on $backend failed: $(tail -2 "$f.txt")"
+                python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(sys.argv[2], *(f'{k[:-3]} {d[k]:.4f} ms' for k in ('fft2_4x1024x1024_ms', 'fft2_4096x4096_ms', 'rfft2_1024x1024_ms', 'fft_2e24_ms') if k in d))" \
+                    "$f.json" "$backend, $lines lines a workgroup:" 2>/dev/null
+                [ "$rep" = 1 ] && grep -E "^(2D C2C 4096|1D C2C 2\^24).* ms in " "$f.txt"
+            done
+        done
+        el
+    done
+    finish
+    exit 0
+fi
 if [ "$part" != ab ]; then
     run_gpu_tests FFT "Backends/Fft.*/BACKEND:Backends/Builtins.ComplexHelpers/BACKEND:Backends/GroupKernels.QuickBuilds*/BACKEND" "Backends/FftApp.*/BACKEND"
     el

@@ -237,9 +237,10 @@ const LineKernel& split3_line_kernel(const Words& words);
 /// through shared memory kStrided3Rows / G at a time (n1 G / kStrided3Rows
 /// parts, steps two and three of those rows done before the next part), so
 /// that the exchange of G lines of 4096 holds 32 KiB. A plan takes G when it
-/// is made: RILL_FFT_STRIDED3_LINES = 1, 2 or 4 (an A/B knob, 4 by default;
-/// 0: none, such lines take the split kernel's passes), or
-/// set_split3_strided_lines (the tests, which run each).
+/// is made: RILL_FFT_STRIDED3_LINES = 1, 2 or 4, or set_split3_strided_lines
+/// (the tests, which run each). 0, the default until a GPU run times it
+/// against them (bench/gpu/fft.sh strided3), leaves such lines to the split
+/// kernel's passes.
 constexpr int kStrided3Rows = 16;
 int split3_strided_lines();
 void set_split3_strided_lines(int lines);
