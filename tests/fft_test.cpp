@@ -362,6 +362,19 @@ TEST_P(Fft, LinesInRegistersAtTheirEdges) {
     }
 }
 
+/// Puts a process-wide FFT setting that a test changes back when it ends.
+class RestoreSetting {
+public:
+    RestoreSetting(int (*get)(), void (*set)(int)) : set_(set), was_(get()) {}
+    RestoreSetting(const RestoreSetting&) = delete;
+    RestoreSetting& operator=(const RestoreSetting&) = delete;
+    ~RestoreSetting() { set_(was_); }
+
+private:
+    void (*set_)(int);
+    int was_;
+};
+
 TEST_P(Fft, StridedLinesOf4096InOnePass) {
     // On GPUs, strided lines of 4096 in one pass of the strided three-step
     // kernel, with 4, 2 and 1 lines a workgroup side by side, and with none
@@ -372,11 +385,7 @@ TEST_P(Fft, StridedLinesOf4096InOnePass) {
     // of 4096 and writes them contiguous (2^24's second pass, strided both
     // ways and pre-twiddled, runs in the GPU benchmark, checked against
     // FFTW). The CPU runs its lockstep kernels.
-    const int before = fft::detail::split3_strided_lines();
-    struct Restore {
-        int to;
-        ~Restore() { fft::detail::set_split3_strided_lines(to); }
-    } restore{before};
+    const RestoreSetting restore(fft::detail::split3_strided_lines, fft::detail::set_split3_strided_lines);
     for (int lines : {4, 2, 1, 0}) {
         fft::detail::set_split3_strided_lines(lines);
         SCOPED_TRACE(std::to_string(lines) + " lines a workgroup");
@@ -401,11 +410,7 @@ TEST_P(Fft, ExchangesWholeAndInHalves) {
     // three-step one and Bluestein's 1009 (padded to 2048), and by default
     // (above 8 KiB where that is 128 bytes an invocation or more) lines of
     // 1000 and 625 and those of 1024 and 2048 again; each against FFTW. The CPU runs its lockstep kernels, as in the tests above.
-    const int before = fft::detail::halves_above();
-    struct Restore {
-        int to;
-        ~Restore() { fft::detail::set_halves_above(to); }
-    } restore{before};
+    const RestoreSetting restore(fft::detail::halves_above, fft::detail::set_halves_above);
     struct Case {
         Shape shape;
         int dims;
