@@ -372,6 +372,27 @@ bool split3(const Words& w) {
 
 namespace {
 
+/// Step one's input in a three-step pass: column v of line l, elements t = v +
+/// m k1 (k1 < n1) read in_stride apart, conjugated in an inverse transform's
+/// first pass and pre-twiddled by w_M^(d1 t) in a pass after a line's first.
+std::vector<C> load_column(const Words& key, const Array<float2>& src, const Array<float2>& tw, const Array<std::int32_t>& schedule,
+                           const Int& at, const Expr<std::int32_t>& l, const Expr<std::int32_t>& v, int m, int n1) {
+    auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
+    const bool pre = word(desc::PreTwiddle) != 0;
+    Int base = known_line_address(key, l, desc::InMul0);
+    Int d1 = pre ? Expr<std::int32_t>((l / word(desc::Count0)) % word(desc::Count1)) : Expr<std::int32_t>(0);
+    Int pre_fine = pre ? schedule.load(at + int(desc::PreFine)) : Expr<std::int32_t>(0);
+    Int pre_coarse = pre ? schedule.load(at + int(desc::PreCoarse)) : Expr<std::int32_t>(0);
+    std::vector<C> x;
+    for (int k1 = 0; k1 < n1; ++k1) {
+        Int t = v + m * k1;
+        const C loaded = src.load(base + t * word(desc::InStride));
+        const C e = word(desc::ConjIn) ? conj(loaded) : loaded;
+        x.push_back(pre ? cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)) : e);
+    }
+    return x;
+}
+
 /// The three-step split of a line of R = n1 n2 n3 elements exchanged through
 /// a workgroup's buffer of R elements (split3_line_kernel), for invocation v
 /// of T = R / n1, in three steps with an exchange after each of the first two.
@@ -497,11 +518,8 @@ const LineKernel& split3_line_kernel(const Words& words) {
         return group_kernel(static_cast<std::uint32_t>(T),
             kernel_name("fft_split3_lines_", key) + (halves ? "_halves" : "") + "(src, dst, twiddles, schedule, at, scale)", kInRange,
             [key, R, halves](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
-                const bool conj_in = key[desc::ConjIn] != 0, conj_out = key[desc::ConjOut] != 0;
-                auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
-                const int c0 = word(desc::Count0), c1 = word(desc::Count1);
-                const int in_stride = word(desc::InStride), out_stride = word(desc::OutStride);
-                auto address = [&](const Expr<std::int32_t>& line, int mul0) { return known_line_address(key, line, mul0); };
+                const bool conj_out = key[desc::ConjOut] != 0;
+                const int out_stride = key[desc::OutStride];
                 const ComplexExchange ex(R, halves);
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int l = group_id();
@@ -509,23 +527,8 @@ const LineKernel& split3_line_kernel(const Words& words) {
                 // Column v (elements t = v + m k1, pre-twiddled by w_M^(d1 t) in a
                 // pass after a line's first).
                 std::deque<Var<float2>> column = variables(s.n1);
-                If(l < lines, [&] {
-                    Int in_base = address(l, desc::InMul0);
-                    const bool pre = word(desc::PreTwiddle) != 0;
-                    Int d1 = pre ? Expr<std::int32_t>((l / c0) % c1) : Expr<std::int32_t>(0);
-                    Int pre_fine = pre ? schedule.load(at + int(desc::PreFine)) : Expr<std::int32_t>(0);
-                    Int pre_coarse = pre ? schedule.load(at + int(desc::PreCoarse)) : Expr<std::int32_t>(0);
-                    std::vector<C> x;
-                    for (int k1 = 0; k1 < s.n1; ++k1) {
-                        Int t = s.v + s.m * k1;
-                        const C loaded = src.load(in_base + t * in_stride);
-                        const C e = conj_in ? conj(loaded) : loaded;
-                        if (pre) x.push_back(cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)));
-                        else x.push_back(e);
-                    }
-                    hold(column, s.column(x));
-                });
-                Int out_base = address(l, desc::OutMul0);
+                If(l < lines, [&] { hold(column, s.column(load_column(key, src, tw, schedule, at, l, s.v, s.m, s.n1))); });
+                Int out_base = known_line_address(key, l, desc::OutMul0);
                 const int rows = s.n1 * s.n2;
                 s.finish(l < lines, column, [&](int, const Expr<std::int32_t>& d, int k, const C& X) {
                     const C e = X * scale;
@@ -574,11 +577,8 @@ const LineKernel& split3_strided_line_kernel(const Words& words, int G) {
             [key, G, f](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const int n1 = f.n1, n2 = f.n2, n3 = f.n3, m = n2 * n3, R = n1 * m;
                 const int h = kStrided3Rows / G, P = n1 / h;  // rows of a part, parts
-                auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
-                const int c0 = word(desc::Count0), c1 = word(desc::Count1);
-                const int in_stride = word(desc::InStride), out_stride = word(desc::OutStride);
-                const bool conj_in = word(desc::ConjIn) != 0, conj_out = word(desc::ConjOut) != 0, pre = word(desc::PreTwiddle) != 0;
-                auto address = [&](const Expr<std::int32_t>& l, int mul0) { return known_line_address(key, l, mul0); };
+                const int in_stride = key[desc::InStride], out_stride = key[desc::OutStride];
+                const bool conj_out = key[desc::ConjOut] != 0;
                 Shared<float2> buffer(G * h * m, dsl::Unchecked{});
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int twiddles_at = schedule.load(at + int(desc::RegisterTwiddles));
@@ -610,18 +610,7 @@ const LineKernel& split3_strided_line_kernel(const Words& words, int G) {
                 Int l1 = group_id() * G + g1;
                 std::deque<Var<float2>> column = variables(n1);
                 If(l1 < lines, [&] {
-                    Int base = address(l1, desc::InMul0);
-                    Int d1 = pre ? Expr<std::int32_t>((l1 / c0) % c1) : Expr<std::int32_t>(0);
-                    Int pre_fine = pre ? schedule.load(at + int(desc::PreFine)) : Expr<std::int32_t>(0);
-                    Int pre_coarse = pre ? schedule.load(at + int(desc::PreCoarse)) : Expr<std::int32_t>(0);
-                    std::vector<C> x;
-                    for (int k1 = 0; k1 < n1; ++k1) {
-                        Int t = v + m * k1;
-                        const C loaded = src.load(base + t * in_stride);
-                        const C e = conj_in ? conj(loaded) : loaded;
-                        x.push_back(pre ? cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)) : e);
-                    }
-                    const std::vector<C> y = register_fft(x);
+                    const std::vector<C> y = register_fft(load_column(key, src, tw, schedule, at, l1, v, m, n1));
                     for (int k1 = 0; k1 < n1; ++k1) {
                         const C& e = y[static_cast<std::size_t>(k1)];
                         column[static_cast<std::size_t>(k1)] = k1 == 0 ? e : cmul(e, tw.load(twiddles_at + k1 * m + v));
@@ -658,7 +647,7 @@ const LineKernel& split3_strided_line_kernel(const Words& words, int G) {
                             std::vector<C> x;
                             for (int jp = 0; jp < n3; ++jp) x.push_back(buffer.load(slot(g, r, ip * n3 + jp)));
                             const std::vector<C> z = register_fft(x);
-                            Int base = address(l, desc::OutMul0);
+                            Int base = known_line_address(key, l, desc::OutMul0);
                             Int d = ip * n1 + (p * h + r);
                             for (int k = 0; k < n3; ++k) {
                                 const C e3 = z[static_cast<std::size_t>(k)] * scale;
