@@ -91,6 +91,36 @@ std::deque<Var<float2>> variables(int count) {
     return v;
 }
 
+/// The first step's input in the split kernels: column v of line l, elements
+/// t = v + m k1 (k1 < n1) read in_stride apart, conjugated in an inverse transform's
+/// first pass and pre-twiddled by w_M^(d1 t) in a pass after a line's first.
+std::vector<C> load_column(const Words& key, const Array<float2>& src, const Array<float2>& tw, const Array<std::int32_t>& schedule,
+                           const Int& at, const Expr<std::int32_t>& l, const Expr<std::int32_t>& v, int m, int n1) {
+    auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
+    const bool pre = word(desc::PreTwiddle) != 0;
+    Int base = known_line_address(key, l, desc::InMul0);
+    Int d1 = pre ? Expr<std::int32_t>((l / word(desc::Count0)) % word(desc::Count1)) : Expr<std::int32_t>(0);
+    Int pre_fine = pre ? schedule.load(at + int(desc::PreFine)) : Expr<std::int32_t>(0);
+    Int pre_coarse = pre ? schedule.load(at + int(desc::PreCoarse)) : Expr<std::int32_t>(0);
+    std::vector<C> x;
+    for (int k1 = 0; k1 < n1; ++k1) {
+        Int t = v + m * k1;
+        const C loaded = src.load(base + t * word(desc::InStride));
+        const C e = word(desc::ConjIn) ? conj(loaded) : loaded;
+        x.push_back(pre ? cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)) : e);
+    }
+    return x;
+}
+
+/// The line g of a workgroup's G and the index i within it of item e of
+/// `per_line` a line: where that side of the pass is strided, the group's
+/// lines side by side (neighbouring items, neighbouring lines: neighbouring
+/// elements of the array), else a line's items side by side.
+void place_item(int stride, const Expr<std::int32_t>& e, int per_line, int G, Int& g, Int& i) {
+    g = stride == 1 ? e / per_line : e % G;
+    i = stride == 1 ? e % per_line : e / G;
+}
+
 }  // namespace
 
 float2 root_of_unity(std::int64_t M, std::int64_t q) {
@@ -233,41 +263,21 @@ const LineKernel& split_line_kernel(const Words& words) {
             [key, G, P, lay, halves](Array<float2> src, Array<float2> dst, Array<float2> tw, Array<std::int32_t> schedule, Int at, Float scale) {
                 const int n1 = lay.n1, n2 = lay.n2;
                 auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
-                const int c0 = word(desc::Count0), c1 = word(desc::Count1);
                 const ComplexExchange ex(G * lay.line, halves);
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int twiddles_at = schedule.load(at + int(desc::RegisterTwiddles));
                 // An invocation's line of the group and its column (load) or
-                // row (store): where the pass's elements are contiguous, a
-                // line's columns side by side; where strided, the group's
-                // lines side by side (neighbouring elements either way).
-                auto place = [&](int stride, Int& g, Int& j) {
-                    g = stride == 1 ? local_id() / n2 : local_id() % G;
-                    j = stride == 1 ? local_id() % n2 : local_id() / G;
-                };
+                // row (store): neighbouring elements either way (place_item).
+                auto place = [&](int stride, Int& g, Int& j) { place_item(stride, local_id(), n2, G, g, j); };
                 auto address = [&](const Expr<std::int32_t>& l, int mul0) { return known_line_address(key, l, mul0); };
-                // Column j: elements t = j + n2 k1 (pre-twiddled by w_M^(d1 t) in a
-                // pass after a line's first), its n1-point DFT, twiddled by w_R^(j k1).
+                // Column j: elements t = j + n2 k1 (load_column), its n1-point
+                // DFT, twiddled by w_R^(j k1).
                 Int g_in = 0, j_in = 0;
                 place(word(desc::InStride), g_in, j_in);
                 Int l_in = group_id() * G + g_in;
                 std::deque<Var<float2>> column = variables(n1);
                 If(l_in < lines, [&] {
-                    Int base = address(l_in, desc::InMul0);
-                    Int d1 = (l_in / c0) % c1;
-                    Int pre_fine = schedule.load(at + int(desc::PreFine)), pre_coarse = schedule.load(at + int(desc::PreCoarse));
-                    std::vector<C> x;
-                    for (int k1 = 0; k1 < n1; ++k1) {
-                        Int t = j_in + n2 * k1;
-                        const C loaded = src.load(base + t * word(desc::InStride));
-                        const C v = word(desc::ConjIn) ? conj(loaded) : loaded;
-                        if (!word(desc::PreTwiddle)) {
-                            x.push_back(v);
-                            continue;
-                        }
-                        x.push_back(cmul(v, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)));
-                    }
-                    const std::vector<C> y = register_fft(x);
+                    const std::vector<C> y = register_fft(load_column(key, src, tw, schedule, at, l_in, j_in, n2, n1));
                     for (int k1 = 0; k1 < n1; ++k1) {
                         const C& v = y[static_cast<std::size_t>(k1)];
                         column[static_cast<std::size_t>(k1)] = k1 == 0 ? v : cmul(v, tw.load(twiddles_at + k1 * n2 + j_in));
@@ -371,27 +381,6 @@ bool split3(const Words& w) {
 }
 
 namespace {
-
-/// Step one's input in a three-step pass: column v of line l, elements t = v +
-/// m k1 (k1 < n1) read in_stride apart, conjugated in an inverse transform's
-/// first pass and pre-twiddled by w_M^(d1 t) in a pass after a line's first.
-std::vector<C> load_column(const Words& key, const Array<float2>& src, const Array<float2>& tw, const Array<std::int32_t>& schedule,
-                           const Int& at, const Expr<std::int32_t>& l, const Expr<std::int32_t>& v, int m, int n1) {
-    auto word = [&](int w) { return key[static_cast<std::size_t>(w)]; };
-    const bool pre = word(desc::PreTwiddle) != 0;
-    Int base = known_line_address(key, l, desc::InMul0);
-    Int d1 = pre ? Expr<std::int32_t>((l / word(desc::Count0)) % word(desc::Count1)) : Expr<std::int32_t>(0);
-    Int pre_fine = pre ? schedule.load(at + int(desc::PreFine)) : Expr<std::int32_t>(0);
-    Int pre_coarse = pre ? schedule.load(at + int(desc::PreCoarse)) : Expr<std::int32_t>(0);
-    std::vector<C> x;
-    for (int k1 = 0; k1 < n1; ++k1) {
-        Int t = v + m * k1;
-        const C loaded = src.load(base + t * word(desc::InStride));
-        const C e = word(desc::ConjIn) ? conj(loaded) : loaded;
-        x.push_back(pre ? cmul(e, pre_twiddle(tw, pre_coarse, pre_fine, d1 * t)) : e);
-    }
-    return x;
-}
 
 /// The three-step split of a line of R = n1 n2 n3 elements exchanged through
 /// a workgroup's buffer of R elements (split3_line_kernel), for invocation v
@@ -582,14 +571,6 @@ const LineKernel& split3_strided_line_kernel(const Words& words, int G) {
                 Shared<float2> buffer(G * h * m, dsl::Unchecked{});
                 Int lines = schedule.load(at + int(desc::Lines));
                 Int twiddles_at = schedule.load(at + int(desc::RegisterTwiddles));
-                // Item e of `per_line` a line: its line g of the group and its
-                // index within the line; where that side is strided, the
-                // group's lines side by side (neighbouring items, neighbouring
-                // lines: neighbouring elements of the array).
-                auto place = [&](int stride, const Expr<std::int32_t>& e, int per_line, Int& g, Int& i) {
-                    g = stride == 1 ? e / per_line : e % G;
-                    i = stride == 1 ? e % per_line : e / G;
-                };
                 // Element q of row r (of a part's h) of line g. The low four
                 // bits of q are XORed with (g h + r) ^ (q / 16) h: a half-warp's
                 // 16 float2 fall in 16 bank pairs when it stores step one's
@@ -606,7 +587,7 @@ const LineKernel& split3_strided_line_kernel(const Words& words, int G) {
                 // pre-twiddled by w_M^(d1 t) in a pass after a line's first),
                 // its n1-point DFT twiddled by w_R^(v k1), held for row k1.
                 Int g1 = 0, v = 0;
-                place(in_stride, local_id(), m, g1, v);
+                place_item(in_stride, local_id(), m, G, g1, v);
                 Int l1 = group_id() * G + g1;
                 std::deque<Var<float2>> column = variables(n1);
                 If(l1 < lines, [&] {
@@ -640,7 +621,7 @@ const LineKernel& split3_strided_line_kernel(const Words& words, int G) {
                     // n3-point DFT X[d + n1 n2 k], d = i' n1 + k1.
                     each_item(G * h * n2, local_id(), invocations, [&](int, const Expr<std::int32_t>& e) {
                         Int g = 0, rest = 0;
-                        place(out_stride, e, h * n2, g, rest);
+                        place_item(out_stride, e, h * n2, G, g, rest);
                         Int r = rest % h, ip = rest / h;
                         Int l = group_id() * G + g;
                         If(l < lines, [&] {
