@@ -112,6 +112,17 @@ std::vector<C> load_column(const Words& key, const Array<float2>& src, const Arr
     return x;
 }
 
+/// The first step's column v in the split kernels: the DFT of x (its n1
+/// elements) twiddled by w_R^(v k1), which the kernel's table holds at k1 m + v
+/// from twiddles_at (m = R / n1).
+std::vector<C> twiddled_dft(const std::vector<C>& x, const Array<float2>& tw, const Expr<std::int32_t>& twiddles_at,
+                            const Expr<std::int32_t>& v, int m) {
+    const std::vector<C> y = register_fft(x);
+    std::vector<C> twiddled{y[0]};
+    for (std::size_t k1 = 1; k1 < y.size(); ++k1) twiddled.push_back(cmul(y[k1], tw.load(twiddles_at + (static_cast<int>(k1) * m) + v)));
+    return twiddled;
+}
+
 /// The line g of a workgroup's G and the index i within it of item e of
 /// `per_line` a line: where that side of the pass is strided, the group's
 /// lines side by side (neighbouring items, neighbouring lines: neighbouring
@@ -276,13 +287,7 @@ const LineKernel& split_line_kernel(const Words& words) {
                 place(word(desc::InStride), g_in, j_in);
                 Int l_in = group_id() * G + g_in;
                 std::deque<Var<float2>> column = variables(n1);
-                If(l_in < lines, [&] {
-                    const std::vector<C> y = register_fft(load_column(key, src, tw, schedule, at, l_in, j_in, n2, n1));
-                    for (int k1 = 0; k1 < n1; ++k1) {
-                        const C& v = y[static_cast<std::size_t>(k1)];
-                        column[static_cast<std::size_t>(k1)] = k1 == 0 ? v : cmul(v, tw.load(twiddles_at + k1 * n2 + j_in));
-                    }
-                });
+                If(l_in < lines, [&] { hold(column, twiddled_dft(load_column(key, src, tw, schedule, at, l_in, j_in, n2, n1), tw, twiddles_at, j_in, n2)); });
                 // Rows k1 = j, j + n2, ...: their n2-point DFTs are X[k1 + n1 k2].
                 Int g = 0, j = 0;
                 place(word(desc::OutStride), g, j);
@@ -418,12 +423,7 @@ struct ThreeStep {
 
     /// Step one's DFT of column v: x[k1] is element t = v + m k1 of the line;
     /// returns its n1-point DFT twiddled by w_R^(v k1), which finish() puts in row k1.
-    std::vector<C> column(const std::vector<C>& x) const {
-        const std::vector<C> y = register_fft(x);
-        std::vector<C> twiddled{y[0]};
-        for (int k1 = 1; k1 < n1; ++k1) twiddled.push_back(cmul(y[static_cast<std::size_t>(k1)], tw.load(twiddles_at + (k1 * T) + v)));
-        return twiddled;
-    }
+    std::vector<C> column(const std::vector<C>& x) const { return twiddled_dft(x, tw, twiddles_at, v, T); }
 
     /// Steps two and three after step one's column `y` of this invocation
     /// (held in variables, given where `active`): out(b, d, k, X) for the
@@ -590,13 +590,7 @@ const LineKernel& split3_strided_line_kernel(const Words& words, int G) {
                 place_item(in_stride, local_id(), m, G, g1, v);
                 Int l1 = group_id() * G + g1;
                 std::deque<Var<float2>> column = variables(n1);
-                If(l1 < lines, [&] {
-                    const std::vector<C> y = register_fft(load_column(key, src, tw, schedule, at, l1, v, m, n1));
-                    for (int k1 = 0; k1 < n1; ++k1) {
-                        const C& e = y[static_cast<std::size_t>(k1)];
-                        column[static_cast<std::size_t>(k1)] = k1 == 0 ? e : cmul(e, tw.load(twiddles_at + k1 * m + v));
-                    }
-                });
+                If(l1 < lines, [&] { hold(column, twiddled_dft(load_column(key, src, tw, schedule, at, l1, v, m, n1), tw, twiddles_at, v, m)); });
                 const int invocations = G * m;
                 for (int p = 0; p < P; ++p) {
                     if (p > 0) barrier();  // the part before read the buffer to the end
