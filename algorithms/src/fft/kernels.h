@@ -149,6 +149,12 @@ std::vector<float2> split_twiddles(int R);
 /// parts (4 KiB a workgroup of Brook's rows instead of 8) Brook's 2D FFT ran
 /// 1.05x slower through both APIs (H100, docs/PERFORMANCE.md#fft).
 int split_parts(const Words& words);
+/// The most invocations of a workgroup of the split kernel's strided lines:
+/// kWorkgroup, or RILL_FFT_STRIDED_INVOCATIONS (up to 1024, an A/B knob), so
+/// that more lines lie side by side (Brook's columns of 1024 sixteen to a
+/// workgroup with RILL_FFT_STRIDED_INVOCATIONS=512 and RILL_FFT_STRIDED_PARTS=4:
+/// 128 bytes of each row a warp).
+int split_strided_invocations();
 /// Lines per workgroup of the split line kernel for a pass (a power of two).
 int split_lines_per_group(const Words& words);
 /// Such a pass as a two-step (four-step) transform in registers, n2

@@ -246,14 +246,21 @@ int split_parts(const Words& w) {
     return p;
 }
 
+int split_strided_invocations() {
+    static const int invocations = static_cast<int>(env_count("RILL_FFT_STRIDED_INVOCATIONS", kWorkgroup, 1024, kWorkgroup, "invocations"));
+    return invocations;
+}
+
 int split_lines_per_group(const Words& w) {
     const SplitLayout s(w[desc::Length]);
     // Strided lines: several side by side, so that loads and stores of
     // neighbouring invocations touch neighbouring elements, in up to 32 KiB
     // (times the parts of the exchange, which holds one part at a time).
-    const int bytes = w[desc::InStride] == 1 && w[desc::OutStride] == 1 ? kSplitSharedBytes : split_strided_shared_bytes() * split_parts(w);
+    const bool contiguous = w[desc::InStride] == 1 && w[desc::OutStride] == 1;
+    const int bytes = contiguous ? kSplitSharedBytes : split_strided_shared_bytes() * split_parts(w);
+    const int invocations = contiguous ? kWorkgroup : split_strided_invocations();
     int g = 1;
-    while (2 * g * s.n2 <= kWorkgroup && 2 * g * s.line * 8 <= bytes) g *= 2;
+    while (2 * g * s.n2 <= invocations && 2 * g * s.line * 8 <= bytes) g *= 2;
     return g;
 }
 
