@@ -8,7 +8,9 @@
 # default bench on both APIs and the A/B knobs beside it; `strided3`, a few minutes, the FFT
 # tests of the strided three-step kernel and then Brook's FFT, 4096^2, the 2D R2C and 2^24
 # with RILL_FFT_STRIDED3_LINES=4, 0 (the default) and 2, alternated twice on both APIs, and
-# cuFFT's times of the same.)
+# cuFFT's times of the same; then Brook's FFT with its columns sixteen lines a workgroup,
+# RILL_FFT_STRIDED_INVOCATIONS=512 and RILL_FFT_STRIDED_PARTS=4, against eight in two parts
+# (the default) and in four, alternated twice on both APIs.)
 # The FFT tests on Vulkan and OpenGL (real drivers), then rill-bench-fft on
 # both, cuFFT through PyTorch (its kernels listed by bench/gpu/cufft_kernels_probe.py) and
 # VkFFT through Vulkan in the same run; prints the ratios
@@ -43,6 +45,19 @@ if [ "$part" = strided3 ]; then
         done
         el
     done
+    # The strided split kernel's columns sixteen lines a workgroup (512 invocations, four parts)
+    # against eight (the default's two parts, and four parts alone): Brook's FFT, alternated twice.
+    for rep in 1 2; do
+        for knobs in "RILL_FFT_STRIDED_PARTS=2" "RILL_FFT_STRIDED_PARTS=4" "RILL_FFT_STRIDED_PARTS=4 RILL_FFT_STRIDED_INVOCATIONS=512"; do
+            for backend in vulkan opengl; do
+                f=$O/columns_${backend}_$(echo "$knobs" | tr -cd '0-9')_$rep
+                env $knobs RILL_BENCH_ONLY=2d RILL_BACKEND=$backend rill-bench-fft --elements-log2 22 --no-fftw "$f.json" > "$f.txt" 2>&1 \
+                    || echo "rill-bench-fft with $knobs on $backend failed: $(tail -2 "$f.txt")"
+                echo "$backend, $knobs: $(grep -E "^2D C2C 4 x 1024.* ms in " "$f.txt")"
+            done
+        done
+    done
+    el
     finish
     exit 0
 fi
