@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <string>
 
 namespace app_meshes {
 
@@ -28,6 +29,10 @@ Mesh read_obj(const std::string& program, const std::string& path) {
         for (std::size_t i = 0; i + 2 < ids.size(); i += 3)
             m.faces.push_back({ids[i].vertex_index, ids[i + 1].vertex_index, ids[i + 2].vertex_index, 0});
     }
+    // A file of no faces is the wrong file (or not an OBJ: tinyobj reads any text), not an empty scene.
+    if (m.faces.empty())
+        throw rill::Error(program + ": the OBJ file '" + path + "' has no faces (" + std::to_string(m.vertices.size()) +
+                          " vertices, no 'f' lines); give a Wavefront OBJ of polygons, or none for the built-in scene");
     return m;
 }
 

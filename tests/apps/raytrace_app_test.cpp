@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "test_meshes.h"
 #include "../backend_fixture.h"
@@ -108,6 +109,12 @@ TEST_P(RaytraceApp, EmptyMeshAndErrors) {
     EXPECT_EQ(error_message([] { app_meshes::read_obj("rill-raytrace", "/nonexistent/mesh.obj"); }),
               "rill-raytrace: cannot read the OBJ file '/nonexistent/mesh.obj' (Cannot open file [/nonexistent/mesh.obj]); "
               "give a readable Wavefront OBJ file, or none for the built-in scene");
+    const std::filesystem::path points = std::filesystem::temp_directory_path() / ("rill_points_only_" + GetParam() + ".obj");
+    std::ofstream(points) << "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+    EXPECT_EQ(error_message([&] { app_meshes::read_obj("rill-raytrace", points.string()); }),
+              "rill-raytrace: the OBJ file '" + points.string() +
+                  "' has no faces (3 vertices, no 'f' lines); give a Wavefront OBJ of polygons, or none for the built-in scene");
+    std::filesystem::remove(points);
 }
 
 RILL_INSTANTIATE_FOR_BACKENDS(RaytraceApp);
