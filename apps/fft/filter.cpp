@@ -49,7 +49,7 @@ Filtered filter_image(rill::Runtime& rt, const Image& in, const FilterOptions& o
                           " is out of range; pass a Gaussian width in cycles per pixel in (0, 1], e.g. 0.05");
     if (!(o.sigma > 0.0f && o.sigma < 1000.0f) || !(o.noise > 0.0f))
         throw rill::Error("fft_app::filter_image: sigma " + std::to_string(o.sigma) + " and noise " + std::to_string(o.noise) +
-                          " must be positive (sigma below 1000 pixels); pass e.g. --sigma 2 --noise 0.001");
+                          " must be positive (sigma below 1000 pixels); pass e.g. --deconvolve 2 --noise 0.001");
     const std::int64_t C = in.channels, H = in.height, W = in.width, half = W / 2 + 1;
     auto pixels = rt.stream<float>({C, H, W}, in.pixels);
     auto spectrum = rt.stream<rill::float2>({C, H, half});

@@ -100,9 +100,12 @@ int main(int argc, char** argv) {
         });
         if (tty && s.diffusion.iterations > 25) std::fprintf(stderr, "\r%40s\r", "");
         const double pixels = double(grey.width) * grey.height;
-        std::printf("diffusion %.1f ms (%.3f ms per iteration, %.0f MFLOPS at Brook's 32 flops per pixel and iteration; host wall time, first call includes compiling)\n",
-                    r.diffusion_ms, r.diffusion_ms / std::max(1, s.diffusion.iterations),
-                    32.0 * pixels * s.diffusion.iterations / (r.diffusion_ms * 1e3));
+        if (s.diffusion.iterations == 0)
+            std::printf("diffusion: 0 iterations (the growth reads the input image)\n");
+        else
+            std::printf("diffusion %.1f ms (%.3f ms per iteration, %.0f MFLOPS at Brook's 32 flops per pixel and iteration; host wall time, first call includes compiling)\n",
+                        r.diffusion_ms, r.diffusion_ms / s.diffusion.iterations,
+                        32.0 * pixels * s.diffusion.iterations / (r.diffusion_ms * 1e3));
         std::int64_t region = 0;
         for (std::uint32_t m : r.mask) region += m;
         std::printf("growth into [%g, %g]: %d passes over %lld active tiles of 32x32, %s, %.1f ms; region %lld pixels (%.2f%%)\n", r.low,
