@@ -2,7 +2,10 @@
 # rill's BLAS on the GPU machine, after the recipe in ../shared/device/README.md
 # (rill-tests and rill-bench-blas carried in .device/):
 #
-#   bench/gpu/blas.sh [log2 level-1 elements = 28]
+#   bench/gpu/blas.sh [log2 level-1 elements = 28] [all | short]
+#
+# (`short`, about two minutes: cuBLAS's level 1 and SGEMV, then RILL_BENCH_ONLY=level1,gemv
+# rill-bench-blas on both APIs and the table, no tests and no knobs.)
 #
 # The BLAS tests on Vulkan and OpenGL (real drivers), cuBLAS through PyTorch
 # (bench/gpu/torch_blas.py, TF32 off), then rill-bench-blas on both APIs in the
@@ -17,6 +20,22 @@
 set -uo pipefail
 source bench/gpu/device_prologue.sh blas
 n=${1:-28}
+if [ "${2:-all}" = short ]; then
+    for only in level1 gemv; do
+        python3 bench/gpu/torch_blas.py "$n" $only > "$O/peer_torch_blas_$only.json" || echo "PyTorch BLAS peer ($only) failed"
+    done
+    python3 -c "import json, sys; d = {}; [d.update(json.load(open(f))) for f in sys.argv[2:]]; json.dump(d, open(sys.argv[1], 'w'))" \
+        "$O/peer_torch_blas.json" "$O/peer_torch_blas_level1.json" "$O/peer_torch_blas_gemv.json" && rm "$O"/peer_torch_blas_*.json
+    el
+    for backend in vulkan opengl; do
+        RILL_BENCH_ONLY=level1,gemv RILL_BACKEND=$backend rill-bench-blas --max-log2 "$n" "$O/rill_blas_$backend.json" > "$O/blas_$backend.txt" 2>&1 \
+            || echo "rill-bench-blas on $backend failed: $(tail -2 "$O/blas_$backend.txt")"
+        el
+    done
+    python3 bench/table.py "$O"
+    finish
+    exit 0
+fi
 run_gpu_tests BLAS "Backends/Blas.*/BACKEND:Backends/WorkgroupFold.*/BACKEND:Backends/*Reductions.*/BACKEND" ""
 el
 python3 bench/gpu/torch_blas.py "$n" > "$O/peer_torch_blas.json" || echo "PyTorch BLAS peer failed"
