@@ -10,7 +10,8 @@
 # The BLAS tests on Vulkan and OpenGL (real drivers), cuBLAS through PyTorch
 # (bench/gpu/torch_blas.py, TF32 off), then rill-bench-blas on both APIs in the
 # same run; prints the ratios (bench/table.py) and packs everything as
-# $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm passes through to rill-bench-blas.
+# $OUT/blas.tgz. RILL_BENCH_ONLY=level1|gemv|gemm (or several with commas) passes through to rill-bench-blas
+# and to the PyTorch peer.
 # Then SGEMM through Vulkan with each of its A/B knobs (RILL_BLAS_GEMM_UNPADDED,
 # _SCALAR_LOADS, _GUARDED_SLICES, _CHECKED) and SGEMV with each of its own
 # (RILL_BLAS_GEMV_CHECKED, _INTERLEAVED, _SCALAR_FINISH, _ROW_GROUP_MAJOR), each against the default run; both
@@ -20,25 +21,16 @@
 set -uo pipefail
 source bench/gpu/device_prologue.sh blas
 n=${1:-28}
+short=0
 if [ "${2:-all}" = short ]; then
-    for only in level1 gemv; do
-        python3 bench/gpu/torch_blas.py "$n" $only > "$O/peer_torch_blas_$only.json" || echo "PyTorch BLAS peer ($only) failed"
-    done
-    python3 -c "import json, sys; d = {}; [d.update(json.load(open(f))) for f in sys.argv[2:]]; json.dump(d, open(sys.argv[1], 'w'))" \
-        "$O/peer_torch_blas.json" "$O/peer_torch_blas_level1.json" "$O/peer_torch_blas_gemv.json" && rm "$O"/peer_torch_blas_*.json
-    el
-    for backend in vulkan opengl; do
-        RILL_BENCH_ONLY=level1,gemv RILL_BACKEND=$backend rill-bench-blas --max-log2 "$n" "$O/rill_blas_$backend.json" > "$O/blas_$backend.txt" 2>&1 \
-            || echo "rill-bench-blas on $backend failed: $(tail -2 "$O/blas_$backend.txt")"
-        el
-    done
-    python3 bench/table.py "$O"
-    finish
-    exit 0
+    short=1
+    export RILL_BENCH_ONLY=level1,gemv
 fi
-run_gpu_tests BLAS "Backends/Blas.*/BACKEND:Backends/WorkgroupFold.*/BACKEND:Backends/*Reductions.*/BACKEND" ""
-el
-python3 bench/gpu/torch_blas.py "$n" > "$O/peer_torch_blas.json" || echo "PyTorch BLAS peer failed"
+if [ "$short" = 0 ]; then
+    run_gpu_tests BLAS "Backends/Blas.*/BACKEND:Backends/WorkgroupFold.*/BACKEND:Backends/*Reductions.*/BACKEND" ""
+    el
+fi
+python3 bench/gpu/torch_blas.py "$n" "${RILL_BENCH_ONLY:-}" > "$O/peer_torch_blas.json" || echo "PyTorch BLAS peer failed"
 el
 for backend in vulkan opengl; do
     RILL_BACKEND=$backend rill-bench-blas --max-log2 "$n" "$O/rill_blas_$backend.json" > "$O/blas_$backend.txt" 2>&1 \
@@ -46,6 +38,7 @@ for backend in vulkan opengl; do
     el
 done
 python3 bench/table.py "$O"
+[ "$short" = 1 ] && { finish; exit 0; }
 # Each A/B knob of docs/TUNING.md beside the default run: SGEMM's, then SGEMV's.
 for knob in GEMM_UNPADDED GEMM_SCALAR_LOADS GEMM_GUARDED_SLICES GEMM_CHECKED GEMV_CHECKED GEMV_INTERLEAVED GEMV_SCALAR_FINISH GEMV_ROW_GROUP_MAJOR; do
     name=$(echo "$knob" | tr 'A-Z_' 'a-z-')
